@@ -1,0 +1,139 @@
+# ibreplay top-level Makefile.
+#
+#   make                 build every tool into bin/
+#   make check           run the whole test suite through prove (TAP)
+#   make bench           print benchmark figures as TSV
+#   make demo            build and run the bundled workflow on samples/
+#   make deps            install the Debian packages the project needs (as root)
+#   make install         install tools and man pages (PREFIX, DESTDIR)
+#   make fuzz            build libFuzzer targets with clang into build/fuzz/
+#   make SANITIZE=address,undefined check    the suite under sanitizers
+#   make WERROR=1        warnings are errors (CI)
+
+VERSION   := 1.0
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+CC        ?= cc
+CFLAGS    ?= -O2 -g
+LIBDIR    := lib
+# Build and tool directories. A sanitizer build lives apart so that it never
+# mixes objects with the plain one; both can be overridden (BUILD=... BIN=...).
+ifeq ($(SANITIZE),)
+BUILD     ?= build
+BIN       ?= bin
+else
+BUILD     ?= build/san
+BIN       ?= build/san/bin
+endif
+
+WARN      := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wformat=2 -Wvla
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DIR_VERSION='"$(VERSION)"' -I$(LIBDIR) $(WARN) $(CFLAGS)
+LDLIBS    := -lzstd -lz -lpcre2-8 -lm
+ifneq ($(WERROR),)
+ALL_CFLAGS += -Werror
+endif
+ifneq ($(SANITIZE),)
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS   += -fsanitize=$(SANITIZE)
+endif
+
+include $(LIBDIR)/sources.mk
+
+LIB_OBJS  := $(patsubst $(LIBDIR)/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS))
+LIB_A     := $(BUILD)/libibreplay.a
+
+# Every directory tools/<name>/ with C files is one program bin/<name>.
+# A tool that needs special rules (an MPI library, say) has tools/<name>/build.mk.
+TOOL_DIRS := $(sort $(patsubst tools/%/,%,$(dir $(wildcard tools/*/*.c))))
+TOOL_MKS  := $(wildcard tools/*/build.mk)
+SPECIAL   := $(patsubst tools/%/build.mk,%,$(TOOL_MKS))
+PLAIN     := $(filter-out $(SPECIAL),$(TOOL_DIRS))
+TOOLS     := $(addprefix $(BIN)/,$(PLAIN))
+
+UNIT_SRCS := $(sort $(wildcard tests/unit/u-*.c))
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+
+FUZZ_SRCS := $(sort $(wildcard fuzz/fuzz-*.c))
+
+# Objects depend on the exact flags: changing SANITIZE or CFLAGS rebuilds everything.
+FLAGS_STAMP := $(BUILD)/.flags
+FLAGS_NOW   := $(CC) $(ALL_CFLAGS) $(LDFLAGS)
+$(shell mkdir -p $(BUILD); [ "`cat $(FLAGS_STAMP) 2>/dev/null`" = "$(FLAGS_NOW)" ] || echo "$(FLAGS_NOW)" > $(FLAGS_STAMP))
+
+.PHONY: all check bench demo deps install uninstall fuzz clean unit-bins
+all: $(LIB_A) $(TOOLS) $(UNIT_BINS) special-tools
+
+$(BUILD)/lib/%.o: $(LIBDIR)/%.c $(LIB_HDRS) $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIB_A): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/tools/%.o: tools/%.c $(LIB_HDRS) $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+.SECONDEXPANSION:
+$(BIN)/%: $$(patsubst tools/%.c,$(BUILD)/tools/%.o,$$(wildcard tools/$$*/*.c)) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/u-%: tests/unit/u-%.c tests/unit/tap.h $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
+
+special-tools::
+include $(TOOL_MKS)
+
+# Fuzz targets: libFuzzer entry points in fuzz/fuzz-<name>.c. `make fuzz` builds them with clang;
+# `make check` builds each with a plain main() that replays fuzz/corpus/<name>/ (tests/t0900).
+FUZZ_REPLAY := $(patsubst fuzz/fuzz-%.c,$(BUILD)/fuzz-replay/fuzz-%,$(FUZZ_SRCS))
+$(BUILD)/fuzz-replay/fuzz-%: fuzz/fuzz-%.c fuzz/replay.c $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< fuzz/replay.c $(LIB_A) $(LDLIBS)
+
+fuzz:
+	@mkdir -p $(BUILD)/fuzz
+	@for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
+	  echo "clang -fsanitize=fuzzer,address,undefined $$f -> $(BUILD)/fuzz/$$n"; \
+	  clang -std=c11 -D_GNU_SOURCE -DIR_VERSION='"$(VERSION)"' -O1 -g -I$(LIBDIR) \
+	    -fsanitize=fuzzer,address,undefined -o $(BUILD)/fuzz/$$n $$f $(LIB_SRCS) $(LDLIBS) || exit 1; \
+	done
+	@echo "run e.g.: $(BUILD)/fuzz/fuzz-goal-text fuzz/corpus/goal-text"
+
+PROVE_JOBS ?= 2
+export IR_BIN   = $(abspath $(BIN))
+export IR_BUILD = $(abspath $(BUILD))
+TESTS ?= $(sort $(wildcard tests/t[0-9]*.sh))
+check: all $(FUZZ_REPLAY)
+	prove -j$(PROVE_JOBS) --exec '' $(UNIT_BINS) $(TESTS)
+
+bench: all
+	@tests/bench/run-all.sh
+
+demo: all
+	@$(MAKE) -s -f pipelines/demo.mk
+
+DEPS_PKGS := libzstd-dev libpcre2-dev zlib1g-dev libopenmpi-dev openmpi-bin gnuplot-nox clang
+deps:
+	@if [ "$$(id -u)" = 0 ]; then \
+	  missing=""; for p in $(DEPS_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	  if [ -n "$$missing" ]; then \
+	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	  else echo "deps: all packages present"; fi; \
+	else echo "run as root, or: sudo apt-get install $(DEPS_PKGS)"; fi
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	for t in $(wildcard $(BIN)/*); do install -m 755 $$t $(DESTDIR)$(PREFIX)/bin/; done
+	for m in $(wildcard docs/man/*.1); do install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done
+	$(install-extra)
+
+uninstall:
+	for t in $(notdir $(wildcard $(BIN)/*)); do rm -f $(DESTDIR)$(PREFIX)/bin/$$t; done
+	for m in $(notdir $(wildcard docs/man/*.1)); do rm -f $(DESTDIR)$(PREFIX)/share/man/man1/$$m; done
+
+clean:
+	rm -rf $(BUILD) $(BIN)

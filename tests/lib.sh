@@ -1,0 +1,104 @@
+# tests/lib.sh: TAP helpers for the shell tests (tests/tNNNN-<tool>-<what>.sh).
+#
+# Usage in a test:
+#   #!/bin/sh
+#   . "$(dirname "$0")/lib.sh"
+#   test_expect_success 'title' '
+#       goalc -o x.goalb "$TESTDATA/a.goal" &&
+#       test_cmp expect actual
+#   '
+#   test_done
+#
+# Each test runs in its own scratch directory ($TRASH, removed at the end
+# unless the test failed or KEEP_TRASH is set); bin/ is first on PATH. The
+# bin/ here is $IR_BIN, which `make check` sets (it differs for sanitizer builds).
+# The first digit of the test number is the tool: 0 lib/build, 1 goalc, 2 goalgen,
+# 3 ibsim, 4 trace2goal, 5 allprof, 6 calib and cmp-real, 7 ibsim --net ib,
+# 8 pipelines and docs, 9 fuzz corpora. Golden files live in tests/<test name>/;
+# run a test with REGEN=1 to rewrite them (test_golden).
+
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+TEST_NAME=$(basename "$0" .sh)
+TESTDATA="$TOP/tests/$TEST_NAME"
+SEED="$TOP/tests/data"
+IR_BIN=${IR_BIN:-$TOP/bin}
+IR_BUILD=${IR_BUILD:-$TOP/build}
+PATH="$IR_BIN:$PATH"
+export TOP TESTDATA SEED PATH IR_BIN IR_BUILD
+LC_ALL=C
+export LC_ALL
+TRASH=$(mktemp -d "${TMPDIR:-/tmp}/ibreplay-$TEST_NAME.XXXXXX") || exit 1
+cd "$TRASH" || exit 1
+test_count=0
+test_failures=0
+
+say_fail() { printf '%s\n' "$@" | sed 's/^/# /'; }
+
+test_expect_success() {
+	test_count=$((test_count + 1))
+	if (eval "$2") >"$TRASH/.out" 2>&1; then
+		echo "ok $test_count - $1"
+	else
+		echo "not ok $test_count - $1"
+		sed 's/^/#   /' "$TRASH/.out"
+		test_failures=$((test_failures + 1))
+	fi
+}
+
+test_skip() {
+	test_count=$((test_count + 1))
+	echo "ok $test_count - # skip $1 ($2)"
+}
+
+# test_cmp EXPECTED ACTUAL: like cmp, shows a diff on mismatch
+test_cmp() {
+	if ! cmp -s "$1" "$2"; then
+		echo "files differ: $1 $2"
+		diff -u "$1" "$2" | head -50
+		return 1
+	fi
+}
+
+# test_golden NAME FILE: compare FILE with tests/<test>/NAME (REGEN=1 rewrites it)
+test_golden() {
+	if [ "${REGEN:-}" = 1 ]; then
+		mkdir -p "$TESTDATA" && cp "$2" "$TESTDATA/$1"
+		return 0
+	fi
+	test_cmp "$TESTDATA/$1" "$2"
+}
+
+# expect_fail STATUS CMD...: run CMD, require exit status STATUS; stderr goes to ./err
+expect_fail() {
+	want=$1
+	shift
+	"$@" >out 2>err
+	got=$?
+	if [ "$got" != "$want" ]; then
+		echo "exit status $got, expected $want: $*"
+		cat err
+		return 1
+	fi
+}
+
+# expect_err TEXT: ./err must contain exactly this line
+expect_err() {
+	if ! grep -qxF -- "$1" err; then
+		echo "expected error line: $1"
+		echo "got:"
+		cat err
+		return 1
+	fi
+}
+
+test_done() {
+	echo "1..$test_count"
+	cd "$TOP" || exit 1
+	if [ "$test_failures" = 0 ] && [ -z "${KEEP_TRASH:-}" ]; then
+		rm -rf "$TRASH"
+	else
+		echo "# scratch directory kept: $TRASH"
+	fi
+	[ "$test_failures" = 0 ]
+}

@@ -67,6 +67,21 @@ $(BUILD)/lib/%.o: $(LIBDIR)/%.c $(LIB_HDRS) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# Say which Debian package is missing instead of failing in the middle of the build.
+$(BUILD)/.deps-ok:
+	@missing=""; \
+	for h in zstd.h:libzstd-dev zlib.h:zlib1g-dev pcre2.h:libpcre2-dev; do \
+	  f=$${h%%:*}; p=$${h#*:}; \
+	  echo "#include <$$f>" | $(CC) -DPCRE2_CODE_UNIT_WIDTH=8 -E -x c - >/dev/null 2>&1 || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "missing Debian packages:$$missing (run 'make deps' as root, or: sudo apt-get install$$missing)" >&2; \
+	  exit 1; \
+	fi
+	@mkdir -p $(@D) && touch $@
+
+$(LIB_OBJS): | $(BUILD)/.deps-ok
+
 $(LIB_A): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
@@ -113,8 +128,12 @@ check: all $(FUZZ_REPLAY)
 bench: all
 	@tests/bench/run-all.sh
 
-demo: all
-	@$(MAKE) -s -f pipelines/demo.mk
+# make demo: the README's first command. As root it first installs missing
+# Debian packages (make deps); then it builds and runs pipelines/demo.mk.
+demo:
+	@if [ "$$(id -u)" = 0 ]; then $(MAKE) -s deps; fi
+	@$(MAKE) -s all
+	@$(MAKE) -s -f pipelines/demo.mk BIN=$(abspath $(BIN))
 
 DEPS_PKGS := libzstd-dev libpcre2-dev zlib1g-dev libopenmpi-dev openmpi-bin gnuplot-nox clang
 deps:

@@ -86,12 +86,12 @@ $(LIB_A): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/tools/%.o: tools/%.c $(LIB_HDRS) $(FLAGS_STAMP)
+.SECONDEXPANSION:
+$(BUILD)/tools/%.o: tools/%.c $(LIB_HDRS) $$(wildcard $$(subst $(BUILD)/,,$$(@D))/*.h) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-.SECONDEXPANSION:
-$(BIN)/%: $$(patsubst tools/%.c,$(BUILD)/tools/%.o,$$(wildcard tools/$$*/*.c)) $(LIB_A)
+$(BIN)/%: $$(subst .c,.o,$$(addprefix $(BUILD)/,$$(wildcard tools/$$*/*.c))) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -521,12 +521,18 @@ ir_writer *ir_writer_open(const char *path, int flags, ir_err *e)
 		w->is_stdout = 1;
 	} else {
 		size_t n = strlen(path) + 32;
+		struct stat st;
 		w->final = strdup(path);
 		w->tmp = malloc(n);
 		if (!w->final || !w->tmp)
 			goto oom;
 		snprintf(w->tmp, n, "%s.tmp.%ld", path, (long)getpid());
-		w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		/* An existing non-regular file (/dev/null, /dev/full, a FIFO) is written
+		 * in place: renaming a temporary over it would replace the device. */
+		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+			w->fd = -1;
+		else
+			w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 		if (w->fd < 0) {
 			/* a path we cannot create a sibling for (e.g. /dev/null): write in place */
 			free(w->tmp);

@@ -52,8 +52,11 @@ int ir_parse_i64(const char *s, int64_t *out, const char *what, ir_err *e)
 	int neg = *s == '-';
 	uint64_t v;
 	ir_err tmp;
-	if (ir_parse_u64(s + neg, &v, what, &tmp))
+	if (ir_parse_u64(s + neg, &v, what, &tmp)) {
+		if (s[neg] && strspn(s + neg, "0123456789") == strlen(s + neg))
+			return bad(e, what, "number", s, "does not fit in 64 bits");
 		return bad(e, what, "number", s, "expected an integer");
+	}
 	if (v > (uint64_t)INT64_MAX + (uint64_t)neg)
 		return bad(e, what, "number", s, "does not fit in 64 bits");
 	*out = neg ? (int64_t)(0 - v) : (int64_t)v;

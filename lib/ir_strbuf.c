@@ -3,6 +3,8 @@
  */
 #include "ir_strbuf.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,8 @@ int ir_sb_grow(ir_sb *sb, size_t extra)
 	need = sb->len + extra + 1;
 	if (need <= sb->alloc)
 		return 0;
+	if (need > (size_t)PTRDIFF_MAX)
+		return -1; /* no allocator can give this; asking would abort under ASan */
 	na = sb->alloc ? sb->alloc : 64;
 	while (na < need)
 		na = na > (size_t)-1 / 2 ? need : na * 2;

@@ -98,4 +98,86 @@ void ir_sched_free(ir_sched *s); /* NULL is a no-op */
 /* The label op `op` of `rank` had in the text, or NULL (binary input, or no labels kept). */
 const char *ir_sched_label(const ir_sched *s, uint32_t rank, uint32_t op);
 
+/* ---- Streaming access (formats/goal.md, formats/goalb.md) ----
+ *
+ * Every consumer of schedules that must not hold the whole file (goalc, stats)
+ * reads them through a sink: begin() once with num_ranks, then rank() once per
+ * rank block (text) or section (binary), in file order. The ir_rank passed to
+ * rank() and the labels are valid only during the call. Memory is that of the
+ * largest rank, plus the label table of the rank being parsed.
+ */
+typedef struct ir_goal_parser ir_goal_parser;
+
+typedef struct ir_goal_sink {
+	void *ctx;
+	int (*begin)(void *ctx, uint32_t num_ranks, ir_err *e);
+	/* `p` is the text parser (for labels), NULL for binary input */
+	int (*rank)(void *ctx, uint32_t rank, const ir_rank *r, const ir_goal_parser *p, ir_err *e);
+} ir_goal_sink;
+
+/* Parse GOAL text from `in` (an ir_reader from ir_io.h) into the sink. */
+struct ir_reader;
+int ir_goal_parse(struct ir_reader *in, const ir_goal_sink *sink, ir_err *e);
+/* During rank(): the label of op `op` in the text, or NULL if it had none. */
+const char *ir_goal_parser_label(const ir_goal_parser *p, uint32_t op);
+
+/* Read `path` ("-": stdin), text or binary (detected by the magic number, any
+ * compression), into the sink. Binary sections are validated one by one. */
+int ir_goal_read(const char *path, const ir_goal_sink *sink, ir_err *e);
+
+/* True if the bytes start with the GOAL binary magic number (needs 8 bytes). */
+int ir_goalb_is_magic(const unsigned char *p, size_t n);
+
+/* ---- GOAL binary writer: streams, so the output may be a pipe ---- */
+typedef struct ir_goalb_writer ir_goalb_writer;
+struct ir_writer;
+/* Writes the file header at once. */
+ir_goalb_writer *ir_goalb_writer_new(struct ir_writer *w, uint32_t num_ranks, ir_err *e);
+/* One rank's section; ranks in any order, each once. */
+int ir_goalb_writer_rank(ir_goalb_writer *bw, uint32_t rank, const ir_rank *r, ir_err *e);
+/* Checks every rank was written, writes index and trailer, frees bw (not w). */
+int ir_goalb_writer_finish(ir_goalb_writer *bw, ir_err *e);
+void ir_goalb_writer_free(ir_goalb_writer *bw); /* NULL is a no-op */
+
+/* ---- GOAL binary reader over bytes in memory (zero-copy) ---- */
+typedef struct ir_goalb ir_goalb;
+/* Validates header, trailer, index and section headers (not section contents).
+ * `data` must stay valid and 8-byte aligned while the ir_goalb is used. */
+ir_goalb *ir_goalb_open(const unsigned char *data, size_t len, const char *name, ir_err *e);
+void ir_goalb_free(ir_goalb *g);
+uint32_t ir_goalb_num_ranks(const ir_goalb *g);
+/* Rank number of the i-th section in file order. */
+uint32_t ir_goalb_section_rank(const ir_goalb *g, uint32_t i);
+/* Validate rank `rank`'s section fully (checksum, every op and edge, acyclic) and
+ * point `out` into the data. */
+int ir_goalb_rank(const ir_goalb *g, uint32_t rank, ir_rank *out, ir_err *e);
+
+/* ---- Canonical GOAL text (goalc -d) ---- */
+int ir_goal_text_begin(struct ir_writer *w, uint32_t num_ranks, ir_err *e);
+int ir_goal_text_rank(struct ir_writer *w, uint32_t rank, const ir_rank *r, ir_err *e);
+
+/* ---- Statistics (goalc --stats) ---- */
+typedef struct ir_goal_stats {
+	uint32_t nranks;
+	uint32_t ranks_seen;
+	uint64_t nops, nsend, nrecv, ncalc;
+	uint64_t recv_any_src, recv_any_tag;
+	uint64_t nedges, nireq;
+	uint64_t bytes_sent, bytes_recv, calc_ps;
+	uint64_t max_ops; uint32_t max_ops_rank;
+	uint32_t max_cpus, max_nics;
+	uint64_t max_fanout; uint32_t max_fanout_rank, max_fanout_op;
+	uint64_t max_fanin; uint32_t max_fanin_rank, max_fanin_op;
+	uint64_t nroots;               /* ops without predecessors */
+	uint32_t *priv_cnt;            /* scratch: predecessors per op */
+	uint32_t priv_cap;
+} ir_goal_stats;
+void ir_goal_stats_init(ir_goal_stats *st, uint32_t num_ranks);
+int ir_goal_stats_add(ir_goal_stats *st, uint32_t rank, const ir_rank *r, ir_err *e);
+int ir_goal_stats_write(struct ir_writer *w, const ir_goal_stats *st, ir_err *e);
+void ir_goal_stats_release(ir_goal_stats *st);
+
+/* Ranks of a loaded schedule in the order of the file (text blocks or binary sections). */
+const uint32_t *ir_sched_order(const ir_sched *s);
+
 #endif

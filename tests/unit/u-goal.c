@@ -1,0 +1,365 @@
+/*
+ * u-goal.c: the GOAL library: ir_sched_load on text (fields, CSR, labels,
+ * forward references, file order) and on binary (same bytes, no labels), the
+ * streaming parser and its labels, statistics, and the binary reader's
+ * field-level checks: each corruption below is made behind a valid checksum
+ * (the section and index checksums are recomputed), so the check that fires
+ * is the field's own, with its exact message.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ir_goal.h"
+#include "ir_hash.h"
+#include "ir_io.h"
+#include "tap.h"
+
+static char dir[] = "/tmp/u-goal.XXXXXX";
+
+static const char *tmpfile_with(const char *name, const char *text)
+{
+	static char path[4][256];
+	static int k;
+	char *p = path[k++ & 3];
+	FILE *f;
+	snprintf(p, 256, "%s/%s", dir, name);
+	f = fopen(p, "wb");
+	fputs(text, f);
+	fclose(f);
+	return p;
+}
+
+static const char small_text[] = "num_ranks 2\n"
+                                 "rank 1 {\n"
+                                 "recv 8b from 0 tag 3\n"
+                                 "}\n"
+                                 "rank 0 {\n"
+                                 "a requires b\n" /* both labels used before they are defined */
+                                 "a: send 8b to 1 tag 3\n"
+                                 "b: calc 100\n"
+                                 "}\n";
+
+/* ---- the binary file in memory, and re-sealing it after a change ---- */
+static unsigned char *bin, *orig;
+static size_t binlen;
+
+static void load_bin(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	free(bin);
+	bin = malloc(4096);
+	binlen = fread(bin, 1, 4096, f);
+	fclose(f);
+}
+
+static void reseal(void)
+{
+	/* every section's checksum, then the index checksum */
+	uint64_t index_off = ir_get64(bin + binlen - 32);
+	uint32_t n = ir_get32(bin + 12);
+	for (uint32_t r = 0; r < n; r++) {
+		/* the section positions of the file as written, not of a corrupted index */
+		uint64_t off = ir_get64(orig + index_off + 8 * r);
+		unsigned char *s = bin + off;
+		uint64_t eb = (uint64_t)ir_get32(s + 8) * 4, size = 32 + (uint64_t)ir_get32(s + 4) * 24 + eb;
+		size += (8 - (size & 7)) & 7;
+		if (size > index_off - off)
+			size = index_off - off;
+		static const unsigned char z[8];
+		ir_xxh64_state st;
+		ir_xxh64_init(&st, 0);
+		ir_xxh64_update(&st, s, 16);
+		ir_xxh64_update(&st, z, 8);
+		ir_xxh64_update(&st, s + 24, size - 24);
+		ir_put64(s + 16, ir_xxh64_digest(&st));
+	}
+	ir_put64(bin + binlen - 16, ir_xxh64(bin + index_off, 8 * (size_t)n, 0));
+}
+
+/* Open and validate every rank; the error message, or "" when valid. */
+static const char *check(void)
+{
+	static ir_err e;
+	ir_goalb *g = ir_goalb_open(bin, binlen, "m", &e);
+	if (!g)
+		return e.msg;
+	for (uint32_t r = 0; r < ir_goalb_num_ranks(g); r++) {
+		ir_rank rk;
+		if (ir_goalb_rank(g, r, &rk, &e)) {
+			ir_goalb_free(g);
+			return e.msg;
+		}
+	}
+	ir_goalb_free(g);
+	return "";
+}
+
+static void restore(void) { memcpy(bin, orig, binlen); }
+
+/* ---- a sink that records labels ---- */
+typedef struct rec {
+	char labels[256];
+	uint32_t begin_n, ranks;
+} rec;
+static int rec_begin(void *c, uint32_t n, ir_err *e)
+{
+	(void)e;
+	((rec *)c)->begin_n = n;
+	return 0;
+}
+static int rec_rank(void *c, uint32_t rank, const ir_rank *r, const ir_goal_parser *p, ir_err *e)
+{
+	rec *R = c;
+	(void)e;
+	R->ranks++;
+	for (uint32_t i = 0; i < r->nops; i++) {
+		const char *l = ir_goal_parser_label(p, i);
+		size_t n = strlen(R->labels);
+		snprintf(R->labels + n, sizeof R->labels - n, "%u:%s ", rank, l ? l : "-");
+	}
+	return 0;
+}
+
+int main(void)
+{
+	ir_err e;
+	ir_sched *s = NULL;
+	const char *txt, *msg;
+	char path[300];
+
+	if (!mkdtemp(dir))
+		return 1;
+	txt = tmpfile_with("small.goal", small_text);
+
+	/* ---- text ---- */
+	ok(ir_sched_load(&s, txt, IR_SCHED_LABELS, &e) == 0, "load text");
+	if (!s) {
+		printf("# %s\n", e.msg);
+		return tap_done();
+	}
+	is_u64(s->nranks, 2, "nranks");
+	is_u64(s->nops, 3, "nops over all ranks");
+	is_u64(s->nedges, 1, "nedges over all ranks");
+	ok(s->from_text, "from_text set");
+	is_u64(ir_sched_order(s)[0], 1, "file order: rank 1 first");
+	is_u64(ir_sched_order(s)[1], 0, "file order: rank 0 second");
+	{
+		const ir_rank *r0 = &s->rank[0];
+		const unsigned char *a = ir_rank_op(r0, 0), *b = ir_rank_op(r0, 1);
+		uint32_t lo, hi;
+		is_u64(r0->nops, 2, "rank 0 has 2 ops");
+		is_u64(ir_op_type(a), IR_OP_SEND, "op 0 is a send");
+		is_u64(ir_op_peer(a), 1, "send peer");
+		is_u64(ir_op_tag(a), 3, "send tag");
+		is_u64(ir_op_size(a), 8, "send size");
+		is_u64(ir_op_type(b), IR_OP_CALC, "op 1 is a calc");
+		is_u64(ir_op_size(b), 100, "calc time");
+		ir_rank_succ(r0, 0, &lo, &hi);
+		is_u64(hi - lo, 0, "the send has no dependents");
+		ir_rank_succ(r0, 1, &lo, &hi);
+		is_u64(hi - lo, 1, "the calc has one dependent");
+		is_u64(ir_rank_edge(r0, lo), 0, "... the send, by requires");
+		is_u64(r0->ncpus, 1, "ncpus");
+		is_u64(r0->nnics, 1, "nnics");
+		is_str(ir_sched_label(s, 0, 0), "a", "label of rank 0 op 0");
+		is_str(ir_sched_label(s, 0, 1), "b", "label of rank 0 op 1");
+		ok(ir_sched_label(s, 1, 0) == NULL, "an op without a label");
+		ok(ir_sched_label(s, 0, 2) == NULL, "an op out of range has no label");
+		ok(ir_sched_label(s, 9, 0) == NULL, "a rank out of range has no label");
+		is_u64(ir_op_peer(ir_rank_op(&s->rank[1], 0)), 0, "recv source");
+	}
+	ir_sched_free(s);
+	s = NULL;
+	ok(ir_sched_load(&s, txt, 0, &e) == 0 && ir_sched_label(s, 0, 0) == NULL, "labels only on request");
+	ir_sched_free(s);
+	s = NULL;
+	ir_sched_free(NULL);
+	ok(1, "ir_sched_free(NULL) is a no-op");
+
+	/* ---- errors from the library name the file ---- */
+	txt = tmpfile_with("bad.goal", "num_ranks 1\nrank 0 {\na: calc 1\na requires l9\n}\n");
+	ok(ir_sched_load(&s, txt, 0, &e) == -1 && s == NULL, "unknown label fails");
+	snprintf(path, sizeof path, "%s/bad.goal:4: unknown label 'l9' in rank 0", dir);
+	is_str(e.msg, path, "message with file and line");
+
+	/* ---- the streaming parser and its labels ---- */
+	{
+		rec R;
+		ir_goal_sink sink = { &R, rec_begin, rec_rank };
+		memset(&R, 0, sizeof R);
+		ir_reader *rd = ir_reader_open_mem(small_text, strlen(small_text), "mem", &e);
+		ok(ir_goal_parse(rd, &sink, &e) == 0, "parse from memory");
+		ir_reader_free(rd);
+		is_u64(R.begin_n, 2, "begin gets num_ranks");
+		is_u64(R.ranks, 2, "one rank call per block");
+		is_str(R.labels, "1:- 0:a 0:b ", "labels during the rank call");
+	}
+
+	/* ---- binary: written by the writer, loaded in place ---- */
+	snprintf(path, sizeof path, "%s/small.goalb", dir);
+	{
+		ir_sched *t = NULL;
+		ir_writer *w = ir_writer_open(path, IR_W_BINARY | IR_W_FORCE, &e);
+		ir_goalb_writer *bw = w ? ir_goalb_writer_new(w, 2, &e) : NULL;
+		ok(ir_sched_load(&t, tmpfile_with("small2.goal", small_text), 0, &e) == 0, "load for writing");
+		ok(bw && ir_goalb_writer_rank(bw, 0, &t->rank[0], &e) == 0 && ir_goalb_writer_rank(bw, 1, &t->rank[1], &e) == 0,
+		   "write two sections");
+		ok(ir_goalb_writer_finish(bw, &e) == 0 && ir_writer_close(w, &e) == 0, "finish and close");
+		ok(ir_sched_load(&s, path, IR_SCHED_LABELS, &e) == 0, "load binary");
+		ok(s && !s->from_text, "from_text clear");
+		ok(s && ir_sched_label(s, 0, 0) == NULL, "no labels from binary");
+		ok(s && s->rank[0].nops == 2 && memcmp(s->rank[0].ops, t->rank[0].ops, 48) == 0 &&
+		       memcmp(s->rank[0].edges, t->rank[0].edges, 4) == 0,
+		   "binary ops and edges equal the compiled text's");
+		ok(s && ir_sched_order(s)[0] == 0 && ir_sched_order(s)[1] == 1, "binary order is the section order");
+		ir_sched_free(s);
+		s = NULL;
+		ir_sched_free(t);
+	}
+	{
+		/* a writer missing a rank refuses to finish */
+		char p2[300];
+		snprintf(p2, sizeof p2, "%s/partial.goalb", dir);
+		ir_writer *w = ir_writer_open(p2, IR_W_BINARY | IR_W_FORCE, &e);
+		ir_goalb_writer *bw = ir_goalb_writer_new(w, 2, &e);
+		ok(ir_goalb_writer_finish(bw, &e) == -1, "finish with missing ranks fails");
+		ir_writer_abort(w);
+		ok(strstr(e.msg, "missing rank 0 (num_ranks is 2)") != NULL, "... naming the rank");
+	}
+
+	/* ---- field-level corruption behind valid checksums ---- */
+	snprintf(path, sizeof path, "%s/small.goalb", dir);
+	load_bin(path);
+	orig = malloc(binlen);
+	memcpy(orig, bin, binlen);
+	is_u64(binlen, 224, "small binary is 224 bytes");
+	is_str(check(), "", "valid as written");
+#define CASE(stmt, want, title)                                                                                        \
+	do {                                                                                                               \
+		restore();                                                                                                     \
+		stmt;                                                                                                          \
+		reseal();                                                                                                      \
+		msg = check();                                                                                                 \
+		is_str(msg, want, title);                                                                                      \
+	} while (0)
+	/* rank 0: op 0 (send) at 64, op 1 (calc) at 88, edge at 112, pad at 116; rank 1 at 120 */
+	CASE(bin[64] = 3, "m: offset 64: rank 0, op 0: type 3 out of range (0 send, 1 recv, 2 calc)", "op type");
+	CASE(bin[67] = 1, "m: offset 67: rank 0, op 0: reserved byte is not zero", "op reserved byte");
+	CASE(bin[65] = 1, "m: offset 65: rank 0, op 0: cpu 1 out of range (ncpus is 1)", "cpu beyond ncpus");
+	CASE(bin[66] = 1, "m: offset 66: rank 0, op 0: nic 1 out of range (nnics is 1)", "nic beyond nnics");
+	CASE(ir_put32(bin + 68, 5), "m: offset 68: rank 0, op 0: peer 5 out of range (num_ranks is 2)", "peer range");
+	CASE(ir_put32(bin + 68, IR_ANY), "m: offset 68: rank 0, op 0: peer 4294967295 out of range (num_ranks is 2)",
+	     "send to any is invalid");
+	CASE(ir_put32(bin + 72, IR_ANY), "m: offset 72: rank 0, op 0: tag 4294967295 out of range (0..2147483647)",
+	     "send tag any is invalid");
+	CASE(ir_put32(bin + 152 + 8, 0x80000000u),
+	     "m: offset 160: rank 1, op 0: tag 2147483648 out of range (0..2147483647 or 0xffffffff)", "recv tag range");
+	CASE((ir_put32(bin + 152 + 4, IR_ANY), ir_put32(bin + 152 + 8, IR_ANY)), "", "recv from any with any tag is valid");
+	CASE(ir_put32(bin + 92, 1), "m: offset 92: rank 0, op 1: calc with peer 1 (must be 0)", "calc peer");
+	CASE(ir_put32(bin + 96, 1), "m: offset 96: rank 0, op 1: calc with tag 1 (must be 0)", "calc tag");
+	CASE((bin[90] = 1, ir_put16(bin + 46, 2)), "m: offset 90: rank 0, op 1: calc with nic 1 (must be 0)", "calc nic");
+	CASE(ir_put32(bin + 76, 1), "m: offset 76: rank 0, op 0: succ_first 1 is not 0 for the first op",
+	     "first succ_first");
+	CASE(ir_put32(bin + 100, 2), "m: offset 100: rank 0, op 1: succ_first 2 out of range (nedges is 1)",
+	     "succ_first beyond nedges");
+	CASE(ir_put32(bin + 112, 7), "m: offset 112: rank 0, edge 0 of op 1: op index 7 out of range (nops is 2)",
+	     "edge index range");
+	CASE(ir_put32(bin + 112, 1), "m: offset 112: rank 0, edge 0: op 1 depends on itself", "self edge");
+	CASE(ir_put32(bin + 112, IR_EDGE_IREQ | 0), "", "irequires flag is valid");
+	CASE(bin[116] = 1, "m: offset 116: rank 0: padding is not zero", "padding");
+	CASE(ir_put16(bin + 44, 2), "m: offset 44: rank 0: ncpus 2, but the largest cpu used is 0", "ncpus too large");
+	CASE(ir_put16(bin + 46, 3), "m: offset 46: rank 0: nnics 3, but the largest nic used is 0", "nnics too large");
+	CASE(ir_put64(bin + 176, 33),
+	     "m: offset 176: index entry of rank 0: section offset 33 out of range (32..144, a multiple of 8)",
+	     "unaligned section offset");
+	CASE(ir_put64(bin + 176, 176),
+	     "m: offset 176: index entry of rank 0: section offset 176 out of range (32..144, a multiple of 8)",
+	     "section offset at the index");
+	CASE((ir_put64(bin + 176, 120), ir_put64(bin + 184, 32)),
+	     "m: offset 120: section rank 1 differs from its index entry (rank 0)", "swapped index entries");
+	CASE(ir_put32(bin + 32 + 8, 3), "m: offset 120: section of rank 1 overlaps the section before it",
+	     "section longer than its space (overlaps the next)");
+	CASE(ir_put32(bin + 32 + 4, 1), "m: offset 96: 24 bytes before the section of rank 1 belong to no section",
+	     "section shorter than its space");
+	CASE(ir_put32(bin + 32 + 8, 0), "m: offset 112: 8 bytes before the section of rank 1 belong to no section",
+	     "gap between sections");
+
+	/* cycles and unsorted dependents, written through the writer from hand-made ranks */
+	{
+		unsigned char ops[3 * IR_OP_BYTES], edges[8];
+		ir_rank r = { ops, edges, 2, 2, 1, 1 };
+		memset(ops, 0, sizeof ops);
+		for (int i = 0; i < 3; i++)
+			ops[i * IR_OP_BYTES] = IR_OP_CALC;
+		ir_put32(ops + 12, 0);
+		ir_put32(ops + IR_OP_BYTES + 12, 1);
+		ir_put32(edges, 1);
+		ir_put32(edges + 4, 0); /* 0 -> 1 and 1 -> 0 */
+		snprintf(path, sizeof path, "%s/cycle.goalb", dir);
+		ir_writer *w = ir_writer_open(path, IR_W_BINARY | IR_W_FORCE, &e);
+		ir_goalb_writer *bw = ir_goalb_writer_new(w, 1, &e);
+		ok(ir_goalb_writer_rank(bw, 0, &r, &e) == 0 && ir_goalb_writer_finish(bw, &e) == 0 &&
+		       ir_writer_close(w, &e) == 0,
+		   "write a cyclic rank");
+		load_bin(path);
+		is_str(check(), "m: offset 32: rank 0: dependency cycle through op 0", "binary cycle is refused");
+
+		r.nops = 3;
+		ir_put32(ops + IR_OP_BYTES + 12, 2);
+		ir_put32(ops + 2 * IR_OP_BYTES + 12, 2);
+		ir_put32(edges, 2);
+		ir_put32(edges + 4, 1); /* op 0 -> 2, 1: unsorted */
+		snprintf(path, sizeof path, "%s/unsorted.goalb", dir);
+		w = ir_writer_open(path, IR_W_BINARY | IR_W_FORCE, &e);
+		bw = ir_goalb_writer_new(w, 1, &e);
+		ok(ir_goalb_writer_rank(bw, 0, &r, &e) == 0 && ir_goalb_writer_finish(bw, &e) == 0 &&
+		       ir_writer_close(w, &e) == 0,
+		   "write unsorted dependents");
+		load_bin(path);
+		is_str(check(), "m: offset 140: rank 0, edge 1 of op 0: dependents not sorted or repeated (1 after 2)",
+		       "unsorted dependents are refused");
+	}
+
+	/* ---- statistics ---- */
+	{
+		ir_goal_stats st;
+		ok(ir_sched_load(&s, tmpfile_with("st.goal", "num_ranks 2\nrank 0 {\nc: calc 5\ns1: send 10b to 1\n"
+		                                              "s2: send 20b to 1 tag 1\ns1 requires c\ns2 irequires c\n}\n"
+		                                              "rank 1 {\nr1: recv 10b from -1\nr2: recv 20b from 0 tag -1\n"
+		                                              "x: calc 7\nx requires r1\nx requires r2\n}\n"),
+		                   0, &e) == 0,
+		   "load a schedule for statistics");
+		ir_goal_stats_init(&st, s->nranks);
+		for (uint32_t r = 0; r < s->nranks; r++)
+			ir_goal_stats_add(&st, r, &s->rank[r], &e);
+		is_u64(st.nops, 6, "stats: ops");
+		is_u64(st.nsend, 2, "stats: sends");
+		is_u64(st.nrecv, 2, "stats: recvs");
+		is_u64(st.ncalc, 2, "stats: calcs");
+		is_u64(st.nedges, 4, "stats: edges");
+		is_u64(st.nireq, 1, "stats: irequires");
+		is_u64(st.bytes_sent, 30, "stats: bytes sent");
+		is_u64(st.calc_ps, 12, "stats: calc time");
+		is_u64(st.recv_any_src, 1, "stats: recv from any source");
+		is_u64(st.recv_any_tag, 1, "stats: recv with any tag");
+		is_u64(st.max_fanout, 2, "stats: largest fan-out");
+		is_u64(st.max_fanout_rank, 0, "stats: ... in rank 0");
+		is_u64(st.max_fanin, 2, "stats: largest fan-in");
+		is_u64(st.max_fanin_rank, 1, "stats: ... in rank 1");
+		is_u64(st.max_fanin_op, 2, "stats: ... op 2");
+		is_u64(st.nroots, 3, "stats: roots");
+		ir_goal_stats_release(&st);
+		ir_sched_free(s);
+	}
+	free(bin);
+	free(orig);
+	{
+		char cmd[400];
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			printf("# could not remove %s\n", dir);
+	}
+	return tap_done();
+}

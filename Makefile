@@ -87,6 +87,7 @@ $(LIB_A): $(LIB_OBJS)
 	ar rcs $@ $^
 
 .SECONDEXPANSION:
+.SECONDARY:
 $(BUILD)/tools/%.o: tools/%.c $(LIB_HDRS) $$(wildcard $$(subst $(BUILD)/,,$$(@D))/*.h) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<

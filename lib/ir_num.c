@@ -163,19 +163,17 @@ char *ir_fmt_time(char *buf, size_t n, uint64_t ps)
 {
 	static const char *const u[] = { "s", "ms", "us", "ns" };
 	static const uint64_t m[] = { 1000000000000ULL, 1000000000, 1000000, 1000 };
+	static const int digits[] = { 12, 9, 6, 3 };
 	int i;
 	for (i = 0; i < 4; i++) {
-		if (ps && ps % m[i] == 0) {
-			snprintf(buf, n, "%llu%s", (unsigned long long)(ps / m[i]), u[i]);
-			return buf;
-		}
-	}
-	/* not a whole unit: use the largest unit with at most 3 decimals, exact */
-	for (i = 0; i < 4; i++) {
-		if (ps >= m[i] && (ps % (m[i] / 1000)) == 0) {
-			uint64_t frac = (ps % m[i]) / (m[i] / 1000);
-			int dec = 3;
-			while (dec > 0 && frac % 10 == 0) {
+		if (ps >= m[i]) {
+			uint64_t frac = ps % m[i];
+			int dec = digits[i];
+			if (!frac) {
+				snprintf(buf, n, "%llu%s", (unsigned long long)(ps / m[i]), u[i]);
+				return buf;
+			}
+			while (frac % 10 == 0) {
 				frac /= 10;
 				dec--;
 			}

@@ -29,8 +29,8 @@ int ir_parse_size(const char *s, uint64_t *bytes, const char *what, ir_err *e);
 /* Decimal number (for percentages, seeds of floating values). */
 int ir_parse_double(const char *s, double *out, const char *what, ir_err *e);
 
-/* Format a time exactly: in the largest unit that divides it ("1500000" -> "1500ns"),
- * else with up to 3 decimals of the largest unit it reaches ("2500" -> "2.5ns"). Returns buf. */
+/* Format a time exactly, in the largest unit it reaches, with as many decimals as
+ * needed ("2500" -> "2.5ns", "1500000" -> "1.5us", "7094708386" -> "7.094708386ms"). */
 char *ir_fmt_time(char *buf, size_t n, uint64_t ps);
 /* Format a size with the largest binary unit that keeps it exact ("2048" -> "2K"). */
 char *ir_fmt_size(char *buf, size_t n, uint64_t bytes);

@@ -292,17 +292,18 @@ int main(void)
 	fmt_time_case(2500, "2.5ns");
 	fmt_time_case(1234, "1.234ns");
 	fmt_time_case(1001, "1.001ns");
-	/* a whole number of a smaller unit wins over decimals of a larger one */
-	fmt_time_case(1500000, "1500ns");
+	/* the largest unit reached, with exact decimals */
+	fmt_time_case(1500000, "1.5us");
+	fmt_time_case(7094708386ULL, "7.094708386ms");
 	fmt_time_case(1000000, "1us");
 	fmt_time_case(1000000000, "1ms");
 	fmt_time_case(1000000000000ULL, "1s");
-	fmt_time_case(3522000, "3522ns");
+	fmt_time_case(3522000, "3.522us");
 	fmt_time_case(1500, "1.5ns");
-	fmt_time_case(1000000001, "1000000.001ns");
+	fmt_time_case(1000000001, "1.000000001ms");
 	fmt_time_case(60000000000000ULL, "60s");
-	fmt_time_case(1000001, "1000.001ns");
-	fmt_time_case(UINT64_MAX, "18446744073709551.615ns");
+	fmt_time_case(1000001, "1.000001us");
+	fmt_time_case(UINT64_MAX, "18446744.073709551615s");
 	fmt_size_case(0, "0");
 	fmt_size_case(1, "1");
 	fmt_size_case(1536, "1536");

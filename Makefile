@@ -136,7 +136,11 @@ demo:
 	@$(MAKE) -s all
 	@$(MAKE) -s -f pipelines/demo.mk BIN=$(abspath $(BIN))
 
-DEPS_PKGS := libzstd-dev libpcre2-dev zlib1g-dev libopenmpi-dev openmpi-bin gnuplot-nox clang
+# build: libzstd-dev libpcre2-dev zlib1g-dev; MPI: libopenmpi-dev openmpi-bin gfortran;
+# plots: gnuplot-nox; fuzzing: clang; tests: zstd (the command) and real MPI
+# programs to trace (hpcc lammps lammps-examples netpipe-openmpi mumps-test).
+DEPS_PKGS := libzstd-dev libpcre2-dev zlib1g-dev libopenmpi-dev openmpi-bin gfortran gnuplot-nox \
+             clang zstd hpcc lammps lammps-examples netpipe-openmpi mumps-test
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 	  missing=""; for p in $(DEPS_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

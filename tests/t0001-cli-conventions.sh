@@ -8,12 +8,19 @@
 help_synopsis() {
 	"$1" --help | sed -n 's/^Usage: *//p; s/^  *or: *//p' | tr -s ' \t' ' ' | sed 's/ *$//'
 }
-# SYNOPSIS of a man page with the roff markup removed, one line per usage line
+# SYNOPSIS of a man page with the roff markup removed, one line per usage form:
+# a form starts at each line that begins with the tool's name (".B tool ...")
 man_synopsis() {
 	sed -n '/^\.SH SYNOPSIS/,/^\.SH/p' "$1" | sed '1d;$d' |
-	grep -v '^\.\(br\|PP\|nf\|fi\|sp\|ad\|nh\|hy\)' |
+	grep -v '^\.\(br\|PP\|nf\|fi\|sp\|ad\|nh\|hy\|in\|HP\|TP\|SY\|YS\)\>' |
 	sed 's/^\.[A-Z][A-Z]* *//; s/\\f[BIRP]//g; s/\\-/-/g; s/\\ / /g; s/\\|//g; s/"//g' |
-	tr -s ' \t' ' ' | sed 's/^ //; s/ *$//' | grep -v '^$'
+	awk -v tool="$2" '
+		{ sub(/^[ \t]+/, "") }
+		$0 == "" { next }
+		$1 == tool { if (cur != "") print cur; cur = $0; next }
+		{ cur = cur " " $0 }
+		END { if (cur != "") print cur }' |
+	tr -s ' \t' ' ' | sed 's/ *$//'
 }
 
 for t in "$IR_BIN"/*; do
@@ -33,7 +40,7 @@ for t in "$IR_BIN"/*; do
 	test_expect_success "$n has a man page whose SYNOPSIS matches --help" '
 		test -f "$TOP/docs/man/$n.1" &&
 		help_synopsis "$t" >help.syn &&
-		man_synopsis "$TOP/docs/man/$n.1" >man.syn &&
+		man_synopsis "$TOP/docs/man/$n.1" "$n" >man.syn &&
 		test -s help.syn &&
 		test_cmp help.syn man.syn
 	'

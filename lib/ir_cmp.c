@@ -1,0 +1,436 @@
+/*
+ * ir_cmp.c: real run times from traces, simulated ones from ibsim results,
+ * and the deviation report of cmp-real (see ir_cmp.h for the definitions).
+ *
+ * Each trace is streamed once (ir_trace), keeping three times per rank; a
+ * results file is read line by line into one array of end times. Memory is
+ * O(ranks x results files).
+ */
+#include "ir_cmp.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir_io.h"
+#include "ir_num.h"
+#include "ir_trace.h"
+
+/* ---- real times ---- */
+
+static int rank_times(const ir_trace_file *tf, int64_t epoch, int64_t *span, int64_t *tail, ir_err *e)
+{
+	ir_trace_opts to = { epoch, 0 };
+	ir_trace *t = ir_trace_open(tf->path, &to, e);
+	ir_rec r;
+	int rc, have_init = 0, have_fin = 0;
+	int64_t init_ret = 0, last_ret = 0, fin_call = 0;
+	unsigned long fin_line = 0;
+	if (!t)
+		return -1;
+	while ((rc = ir_trace_next(t, &r, e)) == 1) {
+		if (r.kind != IR_REC_CALL)
+			continue;
+		if (!strcmp(r.name, "MPI_Init") || !strcmp(r.name, "MPI_Init_thread")) {
+			if (r.t_ret == IR_TIME_NONE) {
+				rc = ir_errf_at(e, tf->path, r.line, "%s: expected a return time, found '-'", r.name);
+				break;
+			}
+			have_init = 1;
+			init_ret = last_ret = r.t_ret;
+			continue;
+		}
+		if (!strcmp(r.name, "MPI_Finalize")) {
+			if (r.t_call == IR_TIME_NONE) {
+				rc = ir_errf_at(e, tf->path, r.line, "MPI_Finalize: expected a call time, found '-'");
+				break;
+			}
+			if (!have_init) {
+				rc = ir_errf_at(e, tf->path, r.line, "MPI_Finalize before MPI_Init");
+				break;
+			}
+			have_fin = 1;
+			fin_call = r.t_call;
+			fin_line = r.line;
+			continue;
+		}
+		if (have_init && !have_fin && r.t_ret != IR_TIME_NONE && r.t_ret > last_ret)
+			last_ret = r.t_ret;
+	}
+	ir_trace_free(t);
+	if (rc < 0)
+		return -1;
+	if (!have_init)
+		return ir_errf(e, "%s: no MPI_Init in the trace (expected the call that starts the measured span)", tf->path);
+	if (!have_fin)
+		return ir_errf(e, "%s: trace ends without MPI_Finalize (cut short?)", tf->path);
+	if (fin_call < init_ret)
+		return ir_errf_at(e, tf->path, fin_line,
+		                  "MPI_Finalize is called %.3f us before MPI_Init returns (clock correction?)",
+		                  (double)(init_ret - fin_call) / 1e6);
+	if (last_ret > fin_call)
+		last_ret = fin_call;
+	*span = fin_call - init_ret;
+	*tail = fin_call - last_ret;
+	return 0;
+}
+
+int ir_cmp_real_read(ir_cmp_real *r, char *const *paths, size_t n, ir_err *e)
+{
+	ir_trace_files tf = { NULL, 0 };
+	int64_t epoch;
+	int rc = -1;
+	memset(r, 0, sizeof *r);
+	if (ir_trace_discover(&tf, paths, n, NULL, e))
+		return -1;
+	r->span_ps = calloc(tf.n, sizeof *r->span_ps);
+	r->tail_ps = calloc(tf.n, sizeof *r->tail_ps);
+	if (!r->span_ps || !r->tail_ps) {
+		ir_errf(e, "out of memory");
+		goto out;
+	}
+	r->nranks = (uint32_t)tf.n;
+	if (ir_trace_epoch(tf.f[0].path, &epoch, e))
+		goto out;
+	for (size_t i = 0; i < tf.n; i++)
+		if (rank_times(&tf.f[i], epoch, &r->span_ps[i], &r->tail_ps[i], e))
+			goto out;
+	rc = 0;
+out:
+	ir_trace_files_release(&tf);
+	if (rc)
+		ir_cmp_real_release(r);
+	return rc;
+}
+
+void ir_cmp_real_release(ir_cmp_real *r)
+{
+	free(r->span_ps);
+	free(r->tail_ps);
+	memset(r, 0, sizeof *r);
+}
+
+/* ---- results files ---- */
+
+#define MAX_COLS 64
+
+static size_t split_tabs(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+	char *p = line;
+	for (;;) {
+		char *t = strchr(p, '\t');
+		if (n < max)
+			f[n] = p;
+		n++;
+		if (!t)
+			break;
+		*t = 0;
+		p = t + 1;
+	}
+	return n;
+}
+
+static int read_results(ir_cmp_sim *s, ir_reader *rd, const char *name, ir_err *e)
+{
+	char *line, *f[MAX_COLS], q[96];
+	size_t len, ncols = 0, cap = 0;
+	int rc, c_rank = -1, c_end = -1;
+	unsigned long *line_of = NULL;
+	uint8_t *seen = NULL;
+	uint32_t maxrank = 0;
+	uint64_t nrows = 0;
+	s->name = strdup(name);
+	if (!s->name)
+		return ir_errf(e, "out of memory");
+	while ((rc = ir_reader_line(rd, &line, &len, e)) == 1) {
+		unsigned long ln = ir_reader_lineno(rd);
+		size_t nf;
+		uint64_t rank, end;
+		ir_err e2;
+		if (strlen(line) != len) {
+			rc = ir_errf_at(e, name, ln, "unexpected NUL byte");
+			break;
+		}
+		if (len && line[len - 1] == '\r')
+			line[--len] = 0;
+		if (!len || line[0] == '#')
+			continue;
+		nf = split_tabs(line, f, MAX_COLS);
+		if (!ncols) {
+			if (nf > MAX_COLS) {
+				rc = ir_errf_at(e, name, ln, "expected at most %d columns in the header, found %zu", MAX_COLS, nf);
+				break;
+			}
+			for (size_t i = 0; i < nf; i++) {
+				if (!strcmp(f[i], "rank") && c_rank < 0)
+					c_rank = (int)i;
+				if (!strcmp(f[i], "end_ps") && c_end < 0)
+					c_end = (int)i;
+			}
+			if (c_rank < 0 || c_end < 0) {
+				rc = ir_errf_at(e, name, ln, "expected the header 'rank<TAB>end_ps<TAB>...' of ibsim's results, found '%s'",
+				                ir_err_quote(q, 40, f[0], strlen(f[0])));
+				break;
+			}
+			ncols = nf;
+			continue;
+		}
+		if (nf != ncols) {
+			rc = ir_errf_at(e, name, ln, "expected %zu tab-separated columns as in the header, found %zu", ncols, nf);
+			break;
+		}
+		if (ir_parse_range(f[c_rank], 0, UINT32_MAX - 1, &rank, "rank", &e2)) {
+			rc = ir_errf_at(e, name, ln, "expected a rank number, found '%s'",
+			                ir_err_quote(q, 40, f[c_rank], strlen(f[c_rank])));
+			break;
+		}
+		if (ir_parse_u64(f[c_end], &end, "end_ps", &e2)) {
+			rc = ir_errf_at(e, name, ln, "expected end_ps as whole picoseconds, found '%s'",
+			                ir_err_quote(q, 40, f[c_end], strlen(f[c_end])));
+			break;
+		}
+		if (rank >= cap) {
+			/* Ranks arrive in order in ibsim's output; growth is geometric and bounded by
+			 * the rows read so far, so a huge rank number alone cannot allocate much. */
+			size_t nc = cap ? cap : 64;
+			while (nc <= rank)
+				nc *= 2;
+			if (rank > nrows + 1024 * 1024) {
+				rc = ir_errf_at(e, name, ln, "rank %" PRIu64 " after %" PRIu64 " rows: expected ranks 0..N-1", rank, nrows);
+				break;
+			}
+			{
+				uint64_t *ne = realloc(s->end_ps, nc * sizeof *ne);
+				unsigned long *nl;
+				uint8_t *ns;
+				if (!ne) {
+					rc = ir_errf(e, "out of memory");
+					break;
+				}
+				s->end_ps = ne;
+				nl = realloc(line_of, nc * sizeof *nl);
+				if (!nl) {
+					rc = ir_errf(e, "out of memory");
+					break;
+				}
+				line_of = nl;
+				ns = realloc(seen, nc);
+				if (!ns) {
+					rc = ir_errf(e, "out of memory");
+					break;
+				}
+				seen = ns;
+				memset(seen + cap, 0, nc - cap);
+				cap = nc;
+			}
+		}
+		if (seen[rank]) {
+			rc = ir_errf_at(e, name, ln, "rank %" PRIu64 " appears twice (first at line %lu)", rank, line_of[rank]);
+			break;
+		}
+		seen[rank] = 1;
+		line_of[rank] = ln;
+		s->end_ps[rank] = end;
+		if (rank + 1 > maxrank)
+			maxrank = (uint32_t)(rank + 1);
+		nrows++;
+	}
+	if (rc == 0) {
+		if (!ncols)
+			rc = ir_errf(e, "%s: no results (expected ibsim's header 'rank<TAB>end_ps<TAB>...' and one row per rank)",
+			             name);
+		else if (!nrows)
+			rc = ir_errf(e, "%s: no rank rows after the header", name);
+		else
+			for (uint32_t i = 0; i < maxrank; i++)
+				if (!seen[i]) {
+					rc = ir_errf(e, "%s: rank %" PRIu32 " is missing (ranks up to %" PRIu32 " are listed)", name, i,
+					             maxrank - 1);
+					break;
+				}
+	}
+	free(line_of);
+	free(seen);
+	s->nranks = maxrank;
+	return rc < 0 ? -1 : 0;
+}
+
+int ir_cmp_sim_read(ir_cmp_sim *s, const char *path, ir_err *e)
+{
+	ir_reader *rd;
+	int rc;
+	memset(s, 0, sizeof *s);
+	rd = ir_reader_open(path, e);
+	if (!rd)
+		return -1;
+	rc = read_results(s, rd, ir_reader_name(rd), e);
+	ir_reader_free(rd);
+	if (rc)
+		ir_cmp_sim_release(s);
+	return rc;
+}
+
+int ir_cmp_sim_parse(ir_cmp_sim *s, const void *text, size_t len, const char *name, ir_err *e)
+{
+	ir_reader *rd;
+	int rc;
+	memset(s, 0, sizeof *s);
+	rd = ir_reader_open_mem(text, len, name, e);
+	if (!rd)
+		return -1;
+	rc = read_results(s, rd, name, e);
+	ir_reader_free(rd);
+	if (rc)
+		ir_cmp_sim_release(s);
+	return rc;
+}
+
+void ir_cmp_sim_release(ir_cmp_sim *s)
+{
+	free(s->name);
+	free(s->end_ps);
+	memset(s, 0, sizeof *s);
+}
+
+/* ---- report ---- */
+
+double ir_cmp_dev_pct(double real, double sim)
+{
+	if (real <= 0)
+		return sim <= 0 ? 0 : INFINITY;
+	return (sim - real) / real * 100;
+}
+
+static void times_of(const ir_cmp_real *r, const ir_cmp_sim *s, const ir_cmp_opts *o, uint32_t k, double *real,
+                     double *sim)
+{
+	double tail = o->exclude_finalize ? (double)r->tail_ps[k] : 0, end = (double)s->end_ps[k];
+	*real = (double)r->span_ps[k] - tail;
+	*sim = end > tail ? end - tail : 0;
+}
+
+/* A percentage with `prec` decimals (a sign when `sign`), or "inf". */
+static int add_pct(ir_sb *b, int prec, int sign, double v)
+{
+	if (isinf(v))
+		return ir_sb_adds(b, "inf");
+	return sign ? ir_sb_addf(b, "%+.*f", prec, v) : ir_sb_addf(b, "%.*f", prec, v);
+}
+
+int ir_cmp_report(const ir_cmp_real *r, const ir_cmp_sim *sims, size_t nsims, const ir_cmp_opts *o, ir_sb *b,
+                  uint64_t *outside, ir_cmp_summary *sum, ir_err *e)
+{
+	int rc = 0;
+	double real, sim;
+	*outside = 0;
+	for (size_t j = 0; j < nsims; j++)
+		if (sims[j].nranks != r->nranks)
+			return ir_errf(e, "%s: %" PRIu32 " ranks, but the traces have %" PRIu32, sims[j].name, sims[j].nranks,
+			               r->nranks);
+	/* Header. */
+	if (o->format == IR_CMP_TSV) {
+		rc |= ir_sb_adds(b, "rank\treal_ps");
+		for (size_t j = 0; j < nsims; j++)
+			rc |= ir_sb_adds(b, "\tsim_ps\tdev_pct");
+		rc |= ir_sb_addch(b, '\n');
+	} else if (o->format == IR_CMP_MD) {
+		rc |= ir_sb_adds(b, "| rank | real (us) |");
+		for (size_t j = 0; j < nsims; j++)
+			rc |= nsims > 1 ? ir_sb_addf(b, " sim %zu (us) | dev %zu (%%) |", j + 1, j + 1)
+			                : ir_sb_adds(b, " sim (us) | dev (%) |");
+		rc |= ir_sb_adds(b, "\n|---:|---:|");
+		for (size_t j = 0; j < nsims; j++)
+			rc |= ir_sb_adds(b, "---:|---:|");
+		rc |= ir_sb_addch(b, '\n');
+	} else {
+		if (nsims > 1)
+			for (size_t j = 0; j < nsims; j++)
+				rc |= ir_sb_addf(b, "results %zu: %s\n", j + 1, sims[j].name);
+		rc |= ir_sb_addf(b, "%6s %14s", "rank", "real_us");
+		for (size_t j = 0; j < nsims; j++) {
+			char h1[32], h2[32];
+			if (nsims > 1) {
+				snprintf(h1, sizeof h1, "sim%zu_us", j + 1);
+				snprintf(h2, sizeof h2, "dev%zu_%%", j + 1);
+			} else {
+				snprintf(h1, sizeof h1, "sim_us");
+				snprintf(h2, sizeof h2, "dev_%%");
+			}
+			rc |= ir_sb_addf(b, " %14s %9s", h1, h2);
+		}
+		rc |= ir_sb_addch(b, '\n');
+	}
+	/* Rows. */
+	for (uint32_t k = 0; k < r->nranks; k++) {
+		times_of(r, &sims[0], o, k, &real, &sim);
+		if (o->format == IR_CMP_TSV)
+			rc |= ir_sb_addf(b, "%" PRIu32 "\t%.0f", k, real);
+		else if (o->format == IR_CMP_MD)
+			rc |= ir_sb_addf(b, "| %" PRIu32 " | %.3f |", k, real / 1e6);
+		else
+			rc |= ir_sb_addf(b, "%6" PRIu32 " %14.3f", k, real / 1e6);
+		for (size_t j = 0; j < nsims; j++) {
+			double dev;
+			times_of(r, &sims[j], o, k, &real, &sim);
+			dev = ir_cmp_dev_pct(real, sim);
+			if (!(fabs(dev) <= o->tolerance_pct))
+				(*outside)++;
+			if (o->format == IR_CMP_TSV) {
+				rc |= ir_sb_addf(b, "\t%.0f\t", sim);
+				rc |= add_pct(b, 3, 0, dev);
+			} else if (o->format == IR_CMP_MD) {
+				rc |= ir_sb_addf(b, " %.3f | ", sim / 1e6);
+				rc |= add_pct(b, 2, 1, dev);
+				rc |= ir_sb_adds(b, " |");
+			} else {
+				rc |= ir_sb_addf(b, " %14.3f ", sim / 1e6);
+				rc |= isinf(dev) ? ir_sb_addf(b, "%9s", "inf") : ir_sb_addf(b, "%+9.2f", dev);
+			}
+		}
+		rc |= ir_sb_addch(b, '\n');
+	}
+	/* Summaries. */
+	if (o->format == IR_CMP_MD)
+		rc |= ir_sb_addch(b, '\n');
+	for (size_t j = 0; j < nsims; j++) {
+		ir_cmp_summary s;
+		double sumabs = 0;
+		memset(&s, 0, sizeof s);
+		for (uint32_t k = 0; k < r->nranks; k++) {
+			double dev;
+			times_of(r, &sims[j], o, k, &real, &sim);
+			dev = fabs(ir_cmp_dev_pct(real, sim));
+			sumabs += dev;
+			if (dev > s.max_abs_pct || k == 0) {
+				s.max_abs_pct = dev;
+				s.worst_rank = k;
+			}
+			if (!(dev <= o->tolerance_pct))
+				s.outside++;
+		}
+		s.mean_abs_pct = r->nranks ? sumabs / r->nranks : 0;
+		if (sum)
+			sum[j] = s;
+		if (o->format == IR_CMP_TSV) {
+			rc |= ir_sb_addf(b, "# %s: max_abs_dev_pct=", sims[j].name);
+			rc |= add_pct(b, 3, 0, s.max_abs_pct);
+			rc |= ir_sb_addf(b, " worst_rank=%" PRIu32 " mean_abs_dev_pct=", s.worst_rank);
+			rc |= add_pct(b, 3, 0, s.mean_abs_pct);
+			rc |= ir_sb_addf(b, " outside=%" PRIu32 " tolerance_pct=%g\n", s.outside, o->tolerance_pct);
+		} else {
+			rc |= ir_sb_addf(b, "%s%s%s: largest |deviation| ", o->format == IR_CMP_MD ? "- **" : "", sims[j].name,
+			                 o->format == IR_CMP_MD ? "**" : "");
+			rc |= add_pct(b, 2, 0, s.max_abs_pct);
+			rc |= ir_sb_addch(b, '%');
+			rc |= ir_sb_addf(b, " (rank %" PRIu32 "), mean |deviation| ", s.worst_rank);
+			rc |= add_pct(b, 2, 0, s.mean_abs_pct);
+			rc |= ir_sb_addch(b, '%');
+			rc |= ir_sb_addf(b, "; %" PRIu32 " of %" PRIu32 " rank%s outside %g%%\n", s.outside, r->nranks,
+			                 r->nranks == 1 ? "" : "s", o->tolerance_pct);
+		}
+	}
+	return rc ? ir_errf(e, "out of memory") : 0;
+}

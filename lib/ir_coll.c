@@ -1,0 +1,676 @@
+/*
+ * ir_coll.c: collective algorithms as point-to-point task graphs (see ir_coll.h).
+ *
+ * Each algorithm is written from one rank's point of view and must agree with
+ * the same function run on every other rank: tests/unit/u-coll.c runs all
+ * ranks of every algorithm for p = 1..17 and several roots and checks that
+ * the message sequences of every pair match and that the graphs, executed
+ * together, complete.
+ *
+ * The binomial trees, dissemination and linear alltoall follow Schedgen's
+ * definitions (schedgen-compat.md) exactly, op order included, because
+ * --compat schedgen uses them; the others are the textbook algorithms MPI
+ * libraries use (Thakur, Rabenseifner and Gropp 2005).
+ */
+#include "ir_coll.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir_goal.h"
+
+#define NONE UINT32_MAX
+
+void ir_cg_init(ir_cg *g) { memset(g, 0, sizeof *g); }
+
+void ir_cg_release(ir_cg *g)
+{
+	free(g->op);
+	free(g->dep);
+	ir_cg_init(g);
+}
+
+void ir_cg_reset(ir_cg *g)
+{
+	g->nop = 0;
+	g->ndep = 0;
+}
+
+/* Builder state: ops are appended; an allocation failure is remembered and
+ * reported once at the end, so the algorithms read straight. */
+typedef struct bld {
+	ir_cg *g;
+	int oom;
+} bld;
+
+static uint32_t add(bld *b, uint8_t type, uint32_t peer, uint64_t size)
+{
+	ir_cg *g = b->g;
+	if (g->nop == g->capop) {
+		size_t nc = g->capop ? g->capop * 2 : 64;
+		ir_cop *n = realloc(g->op, nc * sizeof *n);
+		if (!n) {
+			b->oom = 1;
+			return NONE;
+		}
+		g->op = n;
+		g->capop = nc;
+	}
+	g->op[g->nop].type = type;
+	g->op[g->nop].peer = peer;
+	g->op[g->nop].size = size;
+	return (uint32_t)g->nop++;
+}
+
+static void dep(bld *b, uint32_t from, uint32_t to)
+{
+	ir_cg *g = b->g;
+	if (from == NONE || to == NONE)
+		return;
+	if (g->ndep == g->capdep) {
+		size_t nc = g->capdep ? g->capdep * 2 : 64;
+		ir_cdep *n = realloc(g->dep, nc * sizeof *n);
+		if (!n) {
+			b->oom = 1;
+			return;
+		}
+		g->dep = n;
+		g->capdep = nc;
+	}
+	g->dep[g->ndep].from = from;
+	g->dep[g->ndep].to = to;
+	g->ndep++;
+}
+
+static uint32_t send(bld *b, uint32_t peer, uint64_t s) { return add(b, IR_OP_SEND, peer, s); }
+static uint32_t recv(bld *b, uint32_t peer, uint64_t s) { return add(b, IR_OP_RECV, peer, s); }
+
+static uint32_t mod(int64_t x, uint32_t p) { return (uint32_t)(((x % p) + p) % p); }
+
+/* ---- shared patterns ---- */
+
+/* Dissemination (Schedgen): round d: send to r+d (requires the previous round's receive),
+ * receive from r-d. */
+static void dissemination(bld *b, uint32_t p, uint32_t r, uint64_t s)
+{
+	uint32_t prev = NONE;
+	for (uint64_t d = 1; d < p; d *= 2) {
+		uint32_t x = send(b, mod((int64_t)r + (int64_t)d, p), s);
+		dep(b, prev, x);
+		prev = recv(b, mod((int64_t)r - (int64_t)d, p), s);
+	}
+}
+
+/* Binomial broadcast (Schedgen order): returns nothing; `after` (if not NONE) is an op
+ * every first op of the tree requires (used by reduce+bcast). */
+static void bcast_binomial(bld *b, uint32_t p, uint32_t r, uint32_t root, uint64_t s, uint32_t after)
+{
+	uint32_t v = mod((int64_t)r - root, p), rcv = NONE;
+	for (uint64_t k = 1; k < p; k *= 2) {
+		if (v < k && v + k < p) {
+			uint32_t x = send(b, mod((int64_t)(v + k) + root, p), s);
+			dep(b, rcv != NONE ? rcv : after, x);
+		}
+		if (v >= k && v < 2 * k) {
+			rcv = recv(b, mod((int64_t)(v - k) + root, p), s);
+			dep(b, after, rcv);
+		}
+	}
+}
+
+/* Binomial reduce (Schedgen order); returns the last op (root: last receive; others: the send). */
+static uint32_t reduce_binomial(bld *b, uint32_t p, uint32_t r, uint32_t root, uint64_t s)
+{
+	uint32_t v = mod((int64_t)r - root, p), last = NONE;
+	uint32_t rc[64];
+	unsigned nr = 0;
+	for (uint64_t k = 1; k < p; k *= 2) {
+		if (v < k && v + k < p) {
+			rc[nr++] = recv(b, mod((int64_t)(v + k) + root, p), s);
+			last = rc[nr - 1];
+		}
+		if (v >= k && v < 2 * k) {
+			uint32_t x = send(b, mod((int64_t)(v - k) + root, p), s);
+			for (unsigned i = 0; i < nr; i++)
+				dep(b, rc[i], x);
+			last = x;
+		}
+	}
+	return last;
+}
+
+static uint32_t lowbit_pow(uint32_t v) { return v & (~v + 1); }
+
+/* Binomial gather of blocks of s bytes: children first (ascending), then the parent. */
+static void gather_binomial(bld *b, uint32_t p, uint32_t r, uint32_t root, uint64_t s)
+{
+	uint32_t v = mod((int64_t)r - root, p);
+	uint64_t lim = v ? lowbit_pow(v) : ((uint64_t)1 << 32);
+	uint32_t rc[64];
+	unsigned nr = 0;
+	for (uint64_t k = 1; k < lim && v + k < p; k *= 2) {
+		uint64_t c = v + k, sub = k < p - c ? k : p - c;
+		rc[nr++] = recv(b, mod((int64_t)c + root, p), s * sub);
+	}
+	if (v) {
+		uint64_t sub = lim < p - v ? lim : p - v;
+		uint32_t x = send(b, mod((int64_t)(v - lim) + root, p), s * sub);
+		for (unsigned i = 0; i < nr; i++)
+			dep(b, rc[i], x);
+	}
+}
+
+/* Binomial scatter: the parent first, then children (descending). */
+static void scatter_binomial(bld *b, uint32_t p, uint32_t r, uint32_t root, uint64_t s)
+{
+	uint32_t v = mod((int64_t)r - root, p), rc = NONE;
+	uint64_t lim = v ? lowbit_pow(v) : 1, top;
+	if (v) {
+		uint64_t sub = lim < p - v ? lim : p - v;
+		rc = recv(b, mod((int64_t)(v - lim) + root, p), s * sub);
+	} else {
+		while (lim < p)
+			lim *= 2;
+	}
+	top = lim;
+	for (uint64_t k = top / 2; k >= 1; k /= 2) {
+		uint64_t c = v + k;
+		if (c < p) {
+			uint64_t sub = k < p - c ? k : p - c;
+			dep(b, rc, send(b, mod((int64_t)c + root, p), s * sub));
+		}
+		if (k == 1)
+			break;
+	}
+}
+
+/* Ring over blocks: step k sends block sidx(k) to r+1 and receives block ridx(k) from r-1;
+ * sends and receives are chained, send k requires receive k-1. `first` (if not NONE) is
+ * required by the first send and receive. Returns the last receive. */
+static uint32_t ring(bld *b, uint32_t p, uint32_t r, const uint64_t *blk, uint64_t s, int shift_s,
+                     int shift_r, uint32_t first)
+{
+	uint32_t ps = NONE, pr = first, right = mod((int64_t)r + 1, p), left = mod((int64_t)r - 1, p);
+	for (uint32_t k = 0; k + 1 < p; k++) {
+		uint32_t bs = mod((int64_t)r - k + shift_s, p), br = mod((int64_t)r - k + shift_r, p);
+		uint32_t x = send(b, right, blk ? blk[bs] : s);
+		uint32_t y;
+		dep(b, pr, x);
+		dep(b, ps, x);
+		y = recv(b, left, blk ? blk[br] : s);
+		dep(b, pr, y);
+		ps = x;
+		pr = y;
+	}
+	return pr;
+}
+
+/* ---- per kind ---- */
+
+static void barrier_linear(bld *b, uint32_t p, uint32_t r)
+{
+	if (p < 2)
+		return;
+	if (r == 0) {
+		uint32_t first = NONE, last = NONE;
+		for (uint32_t i = 1; i < p; i++) {
+			last = recv(b, i, 1);
+			if (first == NONE)
+				first = last;
+		}
+		for (uint32_t i = 1; i < p; i++) {
+			uint32_t x = send(b, i, 1);
+			for (uint32_t j = first; j <= last; j++)
+				dep(b, j, x);
+		}
+	} else {
+		uint32_t x = send(b, 0, 1);
+		dep(b, x, recv(b, 0, 1));
+	}
+}
+
+static void bcast_linear(bld *b, uint32_t p, uint32_t r, uint32_t root, uint64_t s)
+{
+	if (r == root) {
+		for (uint32_t i = 1; i < p; i++)
+			send(b, mod((int64_t)root + i, p), s);
+	} else {
+		recv(b, root, s);
+	}
+}
+
+static void bcast_chain(bld *b, uint32_t p, uint32_t r, uint32_t root, uint64_t s)
+{
+	uint32_t v = mod((int64_t)r - root, p), rc = NONE;
+	if (v > 0)
+		rc = recv(b, mod((int64_t)v - 1 + root, p), s);
+	if (v + 1 < p)
+		dep(b, rc, send(b, mod((int64_t)v + 1 + root, p), s));
+}
+
+static void reduce_linear(bld *b, uint32_t p, uint32_t r, uint32_t root, uint64_t s)
+{
+	if (r == root) {
+		for (uint32_t i = 1; i < p; i++)
+			recv(b, mod((int64_t)root + i, p), s);
+	} else {
+		send(b, root, s);
+	}
+}
+
+static void allreduce_recdoub(bld *b, uint32_t p, uint32_t r, uint64_t s)
+{
+	uint32_t pof2 = 1, rem, prev = NONE;
+	int64_t nr;
+	while ((uint64_t)pof2 * 2 <= p)
+		pof2 *= 2;
+	rem = p - pof2;
+	if (r < 2 * rem) {
+		if (r % 2 == 0) {
+			uint32_t x = send(b, r + 1, s);
+			dep(b, x, recv(b, r + 1, s));
+			return;
+		}
+		prev = recv(b, r - 1, s);
+		nr = r / 2;
+	} else {
+		nr = (int64_t)r - rem;
+	}
+	for (uint32_t mask = 1; mask < pof2; mask *= 2) {
+		uint32_t nd = (uint32_t)nr ^ mask, dst = nd < rem ? nd * 2 + 1 : nd + rem;
+		uint32_t x = send(b, dst, s), y;
+		dep(b, prev, x);
+		y = recv(b, dst, s);
+		dep(b, prev, y);
+		prev = y;
+	}
+	if (r < 2 * rem)
+		dep(b, prev, send(b, r - 1, s));
+}
+
+static void allreduce_ring(bld *b, uint32_t p, uint32_t r, uint64_t s)
+{
+	uint64_t *blk;
+	uint32_t last;
+	if (p < 2)
+		return;
+	blk = malloc((size_t)p * sizeof *blk);
+	if (!blk) {
+		b->oom = 1;
+		return;
+	}
+	for (uint32_t i = 0; i < p; i++)
+		blk[i] = s / p + (i < s % p);
+	/* reduce-scatter: send (r-k), receive (r-k-1); allgather: send (r+1-k), receive (r-k) */
+	last = ring(b, p, r, blk, 0, 0, -1, NONE);
+	ring(b, p, r, blk, 0, 1, 0, last);
+	free(blk);
+}
+
+static void reduce_bcast(bld *b, uint32_t p, uint32_t r, uint64_t s)
+{
+	uint32_t last = reduce_binomial(b, p, r, 0, s);
+	/* the root's broadcast waits for its last receive; others wait for their own send,
+	 * which keeps the two phases' messages apart */
+	bcast_binomial(b, p, r, 0, s, last);
+}
+
+static void allgather_bruck(bld *b, uint32_t p, uint32_t r, uint64_t s)
+{
+	uint32_t prev = NONE;
+	for (uint64_t d = 1; d < p; d *= 2) {
+		uint64_t n = d < p - d ? d : p - d;
+		uint32_t x = send(b, mod((int64_t)r - (int64_t)d, p), n * s);
+		dep(b, prev, x);
+		prev = recv(b, mod((int64_t)r + (int64_t)d, p), n * s);
+	}
+}
+
+static void allgather_linear(bld *b, uint32_t p, uint32_t r, uint64_t s, const uint64_t *blk)
+{
+	for (uint32_t i = 1; i < p; i++) {
+		uint32_t to = mod((int64_t)r + i, p), from = mod((int64_t)r - i, p);
+		uint64_t ss = blk ? blk[r] : s, rs = blk ? blk[from] : s;
+		(void)to;
+		if (!blk || ss)
+			send(b, to, ss);
+		if (!blk || rs)
+			recv(b, from, rs);
+	}
+}
+
+/* Linear and pairwise alltoall(v): step i sends to r+i and receives from r-i. */
+static void alltoall(bld *b, uint32_t p, uint32_t r, uint64_t s, const uint64_t *sb, const uint64_t *rb,
+                     int pairwise)
+{
+	uint32_t prev = NONE, prevs = NONE;
+	for (uint32_t i = 1; i < p; i++) {
+		uint32_t to = mod((int64_t)r + i, p), from = mod((int64_t)r - i, p), x = NONE, y = NONE;
+		uint64_t ss = sb ? sb[to] : s, rs = rb ? rb[from] : s;
+		if (!sb || ss)
+			x = send(b, to, ss);
+		if (!rb || rs)
+			y = recv(b, from, rs);
+		if (pairwise) {
+			dep(b, prev, x);
+			dep(b, prevs, x);
+			dep(b, prev, y);
+			if (y != NONE)
+				prev = y;
+			if (x != NONE)
+				prevs = x;
+		}
+	}
+}
+
+static void gather_linear(bld *b, uint32_t p, uint32_t r, uint32_t root, uint64_t s, const uint64_t *blk)
+{
+	if (r == root) {
+		for (uint32_t i = 1; i < p; i++) {
+			uint32_t from = mod((int64_t)root + i, p);
+			uint64_t sz = blk ? blk[from] : s;
+			if (!blk || sz)
+				recv(b, from, sz);
+		}
+	} else if (!blk || s) {
+		send(b, root, s);
+	}
+}
+
+static void scatter_linear(bld *b, uint32_t p, uint32_t r, uint32_t root, uint64_t s, const uint64_t *blk)
+{
+	if (r == root) {
+		for (uint32_t i = 1; i < p; i++) {
+			uint32_t to = mod((int64_t)root + i, p);
+			uint64_t sz = blk ? blk[to] : s;
+			if (!blk || sz)
+				send(b, to, sz);
+		}
+	} else if (!blk || s) {
+		recv(b, root, s);
+	}
+}
+
+/* Reduce-scatter as a binomial reduce of the whole vector to 0 and a linear scatterv. */
+static void reduce_scatterv(bld *b, uint32_t p, uint32_t r, const uint64_t *blk)
+{
+	uint64_t tot = 0;
+	uint32_t last;
+	for (uint32_t i = 0; i < p; i++)
+		tot += blk[i];
+	last = reduce_binomial(b, p, r, 0, tot);
+	if (r == 0) {
+		for (uint32_t i = 1; i < p; i++)
+			if (blk[i])
+				dep(b, last, send(b, i, blk[i]));
+	} else if (blk[r]) {
+		dep(b, last, recv(b, 0, blk[r]));
+	}
+}
+
+static void scan_linear(bld *b, uint32_t p, uint32_t r, uint64_t s)
+{
+	uint32_t rc = NONE;
+	if (r > 0)
+		rc = recv(b, r - 1, s);
+	if (r + 1 < p)
+		dep(b, rc, send(b, r + 1, s));
+}
+
+static void scan_recdoub(bld *b, uint32_t p, uint32_t r, uint64_t s)
+{
+	uint32_t prev = NONE;
+	for (uint64_t d = 1; d < p; d *= 2) {
+		uint32_t y = NONE;
+		if (r + d < p)
+			dep(b, prev, send(b, (uint32_t)(r + d), s));
+		if (r >= d)
+			y = recv(b, (uint32_t)(r - d), s);
+		if (y != NONE)
+			prev = y;
+	}
+}
+
+/* ---- tables ---- */
+
+static const char *const kind_names[IR_COLL_NKINDS] = {
+	"barrier", "bcast", "reduce", "allreduce", "allgather", "allgatherv", "alltoall", "alltoallv",
+	"gather", "gatherv", "scatter", "scatterv", "reduce_scatter", "reduce_scatter_block", "scan", "exscan",
+};
+
+static const char *const alg_names[IR_ALG_NALGS] = {
+	"default", "linear", "binomial", "dissemination", "recdoub", "ring", "bruck", "chain",
+	"pairwise", "reduce_bcast", "reduce_scatterv",
+};
+
+#define A(x) (1u << IR_ALG_##x)
+static const unsigned kind_algs[IR_COLL_NKINDS] = {
+	[IR_COLL_BARRIER] = A(DISSEMINATION) | A(LINEAR),
+	[IR_COLL_BCAST] = A(BINOMIAL) | A(LINEAR) | A(CHAIN),
+	[IR_COLL_REDUCE] = A(BINOMIAL) | A(LINEAR),
+	[IR_COLL_ALLREDUCE] = A(RECDOUB) | A(RING) | A(DISSEMINATION) | A(REDUCE_BCAST),
+	[IR_COLL_ALLGATHER] = A(RING) | A(BRUCK) | A(DISSEMINATION) | A(LINEAR),
+	[IR_COLL_ALLGATHERV] = A(RING) | A(LINEAR),
+	[IR_COLL_ALLTOALL] = A(LINEAR) | A(PAIRWISE),
+	[IR_COLL_ALLTOALLV] = A(LINEAR) | A(PAIRWISE),
+	[IR_COLL_GATHER] = A(BINOMIAL) | A(LINEAR),
+	[IR_COLL_GATHERV] = A(LINEAR),
+	[IR_COLL_SCATTER] = A(BINOMIAL) | A(LINEAR),
+	[IR_COLL_SCATTERV] = A(LINEAR),
+	[IR_COLL_REDUCE_SCATTER] = A(RING) | A(REDUCE_SCATTERV),
+	[IR_COLL_REDUCE_SCATTER_BLOCK] = A(RING) | A(REDUCE_SCATTERV),
+	[IR_COLL_SCAN] = A(LINEAR) | A(RECDOUB),
+	[IR_COLL_EXSCAN] = A(LINEAR) | A(RECDOUB),
+};
+
+static const enum ir_coll_alg kind_default[IR_COLL_NKINDS] = {
+	[IR_COLL_BARRIER] = IR_ALG_DISSEMINATION,
+	[IR_COLL_BCAST] = IR_ALG_BINOMIAL,
+	[IR_COLL_REDUCE] = IR_ALG_BINOMIAL,
+	[IR_COLL_ALLREDUCE] = IR_ALG_RECDOUB,
+	[IR_COLL_ALLGATHER] = IR_ALG_RING,
+	[IR_COLL_ALLGATHERV] = IR_ALG_RING,
+	[IR_COLL_ALLTOALL] = IR_ALG_LINEAR,
+	[IR_COLL_ALLTOALLV] = IR_ALG_LINEAR,
+	[IR_COLL_GATHER] = IR_ALG_BINOMIAL,
+	[IR_COLL_GATHERV] = IR_ALG_LINEAR,
+	[IR_COLL_SCATTER] = IR_ALG_BINOMIAL,
+	[IR_COLL_SCATTERV] = IR_ALG_LINEAR,
+	[IR_COLL_REDUCE_SCATTER] = IR_ALG_RING,
+	[IR_COLL_REDUCE_SCATTER_BLOCK] = IR_ALG_RING,
+	[IR_COLL_SCAN] = IR_ALG_LINEAR,
+	[IR_COLL_EXSCAN] = IR_ALG_LINEAR,
+};
+
+enum ir_coll_alg ir_coll_default(enum ir_coll_kind kind) { return kind_default[kind]; }
+int ir_coll_has(enum ir_coll_kind kind, enum ir_coll_alg alg)
+{
+	return (unsigned)kind < IR_COLL_NKINDS && (unsigned)alg < IR_ALG_NALGS && alg != IR_ALG_DEFAULT &&
+	       (kind_algs[kind] & (1u << alg)) != 0;
+}
+const char *ir_coll_kind_name(enum ir_coll_kind kind) { return kind_names[kind]; }
+const char *ir_coll_alg_name(enum ir_coll_alg alg) { return alg_names[alg]; }
+
+static int lookup(const char *const *tab, int n, const char *s, size_t len)
+{
+	for (int i = 0; i < n; i++)
+		if (strlen(tab[i]) == len && memcmp(tab[i], s, len) == 0)
+			return i;
+	return -1;
+}
+int ir_coll_kind_parse(const char *name, size_t len) { return lookup(kind_names, IR_COLL_NKINDS, name, len); }
+int ir_coll_alg_parse(const char *name, size_t len)
+{
+	int a = lookup(alg_names, IR_ALG_NALGS, name, len);
+	return a;
+}
+
+int ir_coll_parse_spec(const char *spec, enum ir_coll_alg algs[IR_COLL_NKINDS], ir_err *e)
+{
+	const char *p = spec;
+	char q[200];
+	while (*p) {
+		const char *c = strchr(p, ','), *end = c ? c : p + strlen(p), *eq = memchr(p, '=', (size_t)(end - p));
+		int k, a;
+		if (!eq) {
+			ir_err_quote(q, sizeof q, p, (size_t)(end - p));
+			return ir_errf(e, "invalid --coll item '%s' (expected COLLECTIVE=ALGORITHM)", q);
+		}
+		k = ir_coll_kind_parse(p, (size_t)(eq - p));
+		if (k < 0) {
+			ir_err_quote(q, sizeof q, p, (size_t)(eq - p));
+			return ir_errf(e, "invalid --coll item: unknown collective '%s'", q);
+		}
+		a = ir_coll_alg_parse(eq + 1, (size_t)(end - eq - 1));
+		if (a < 0 || (a != IR_ALG_DEFAULT && !ir_coll_has(k, a))) {
+			char list[200] = "";
+			size_t n = 0;
+			for (int i = 1; i < IR_ALG_NALGS; i++)
+				if (ir_coll_has(k, i)) {
+					int w = snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", alg_names[i]);
+					if (w > 0 && (size_t)w < sizeof list - n)
+						n += (size_t)w;
+				}
+			ir_err_quote(q, sizeof q, eq + 1, (size_t)(end - eq - 1));
+			return ir_errf(e, "invalid --coll item: %s has no algorithm '%s' (available: %s)",
+			               kind_names[k], q, list);
+		}
+		algs[k] = (enum ir_coll_alg)a;
+		p = c ? c + 1 : end;
+	}
+	return 0;
+}
+
+int ir_coll_build(ir_cg *g, enum ir_coll_kind kind, enum ir_coll_alg alg, const ir_coll_args *a, ir_err *e)
+{
+	bld b = { g, 0 };
+	uint32_t p = a->p, r = a->r, root = a->root;
+	ir_cg_reset(g);
+	if ((unsigned)kind >= IR_COLL_NKINDS)
+		return ir_errf(e, "unknown collective %d", (int)kind);
+	if (alg == IR_ALG_DEFAULT)
+		alg = kind_default[kind];
+	if (!ir_coll_has(kind, alg))
+		return ir_errf(e, "%s has no algorithm '%s'", kind_names[kind],
+		               (unsigned)alg < IR_ALG_NALGS ? alg_names[alg] : "?");
+	if (p == 0 || r >= p || root >= p)
+		return ir_errf(e, "%s: rank %u or root %u outside a communicator of %u ranks", kind_names[kind], r,
+		               root, p);
+	switch (kind) {
+	case IR_COLL_ALLGATHERV:
+	case IR_COLL_REDUCE_SCATTER:
+	case IR_COLL_REDUCE_SCATTER_BLOCK:
+		if (!a->block)
+			return ir_errf(e, "%s needs per-rank block sizes", kind_names[kind]);
+		break;
+	case IR_COLL_GATHERV:
+	case IR_COLL_SCATTERV:
+		if (r == root && !a->block)
+			return ir_errf(e, "%s needs per-rank block sizes at the root", kind_names[kind]);
+		break;
+	case IR_COLL_ALLTOALLV:
+		if (!a->sblock || !a->rblock)
+			return ir_errf(e, "%s needs per-peer send and receive sizes", kind_names[kind]);
+		break;
+	default:
+		break;
+	}
+	switch (kind) {
+	case IR_COLL_BARRIER:
+		if (alg == IR_ALG_LINEAR)
+			barrier_linear(&b, p, r);
+		else
+			dissemination(&b, p, r, 1);
+		break;
+	case IR_COLL_BCAST:
+		if (alg == IR_ALG_LINEAR)
+			bcast_linear(&b, p, r, root, a->s);
+		else if (alg == IR_ALG_CHAIN)
+			bcast_chain(&b, p, r, root, a->s);
+		else
+			bcast_binomial(&b, p, r, root, a->s, NONE);
+		break;
+	case IR_COLL_REDUCE:
+		if (alg == IR_ALG_LINEAR)
+			reduce_linear(&b, p, r, root, a->s);
+		else
+			reduce_binomial(&b, p, r, root, a->s);
+		break;
+	case IR_COLL_ALLREDUCE:
+		if (alg == IR_ALG_DISSEMINATION)
+			dissemination(&b, p, r, a->s);
+		else if (alg == IR_ALG_RING)
+			allreduce_ring(&b, p, r, a->s);
+		else if (alg == IR_ALG_REDUCE_BCAST)
+			reduce_bcast(&b, p, r, a->s);
+		else
+			allreduce_recdoub(&b, p, r, a->s);
+		break;
+	case IR_COLL_ALLGATHER:
+		if (alg == IR_ALG_DISSEMINATION)
+			dissemination(&b, p, r, a->s);
+		else if (alg == IR_ALG_BRUCK)
+			allgather_bruck(&b, p, r, a->s);
+		else if (alg == IR_ALG_LINEAR)
+			allgather_linear(&b, p, r, a->s, NULL);
+		else if (p > 1)
+			ring(&b, p, r, NULL, a->s, 0, -1, NONE);
+		break;
+	case IR_COLL_ALLGATHERV:
+		if (alg == IR_ALG_LINEAR)
+			allgather_linear(&b, p, r, 0, a->block);
+		else if (p > 1)
+			ring(&b, p, r, a->block, 0, 0, -1, NONE);
+		break;
+	case IR_COLL_ALLTOALL:
+		alltoall(&b, p, r, a->s, NULL, NULL, alg == IR_ALG_PAIRWISE);
+		break;
+	case IR_COLL_ALLTOALLV:
+		alltoall(&b, p, r, 0, a->sblock, a->rblock, alg == IR_ALG_PAIRWISE);
+		break;
+	case IR_COLL_GATHER:
+		if (alg == IR_ALG_LINEAR)
+			gather_linear(&b, p, r, root, a->s, NULL);
+		else
+			gather_binomial(&b, p, r, root, a->s);
+		break;
+	case IR_COLL_GATHERV:
+		gather_linear(&b, p, r, root, a->s, r == root ? a->block : NULL);
+		if (r != root && a->s == 0)
+			ir_cg_reset(g);
+		break;
+	case IR_COLL_SCATTER:
+		if (alg == IR_ALG_LINEAR)
+			scatter_linear(&b, p, r, root, a->s, NULL);
+		else
+			scatter_binomial(&b, p, r, root, a->s);
+		break;
+	case IR_COLL_SCATTERV:
+		scatter_linear(&b, p, r, root, a->s, r == root ? a->block : NULL);
+		if (r != root && a->s == 0)
+			ir_cg_reset(g);
+		break;
+	case IR_COLL_REDUCE_SCATTER:
+	case IR_COLL_REDUCE_SCATTER_BLOCK:
+		if (alg == IR_ALG_REDUCE_SCATTERV)
+			reduce_scatterv(&b, p, r, a->block);
+		else if (p > 1)
+			ring(&b, p, r, a->block, 0, -1, -2, NONE);
+		break;
+	case IR_COLL_SCAN:
+	case IR_COLL_EXSCAN:
+		if (alg == IR_ALG_RECDOUB)
+			scan_recdoub(&b, p, r, a->s);
+		else
+			scan_linear(&b, p, r, a->s);
+		break;
+	default:
+		break;
+	}
+	if (b.oom) {
+		ir_cg_reset(g);
+		return ir_errf(e, "out of memory building %s", kind_names[kind]);
+	}
+	return 0;
+}

@@ -1,0 +1,117 @@
+/*
+ * ir_coll.h: MPI collectives as point-to-point algorithms, one rank at a time.
+ *
+ * A converter that replays a trace sees each collective from one rank's side
+ * and must emit exactly the messages this rank sends and receives under a
+ * chosen algorithm, such that the programs of all ranks match message for
+ * message. ir_coll_build() writes that rank's part as a small task graph
+ * (ir_cg): sends, receives and calcs in the collective's communicator's
+ * ranks, and "requires" edges inside the collective that always point from an
+ * earlier op to a later one (so the graph is acyclic by construction). The
+ * converter maps peers to world ranks, tags the messages and links the graph
+ * into the rank's chain.
+ *
+ * All messages of one collective call carry one tag, so two messages between
+ * the same pair in the same direction are always emitted in the same order on
+ * both sides, and repeated receives from one peer are chained (ring, chain).
+ *
+ * Sizes (bytes) per kind, in ir_coll_args:
+ *   barrier                      none (1-byte messages)
+ *   bcast reduce allreduce scan exscan   s = count * type size
+ *   allgather alltoall gather scatter    s = one rank's block
+ *   allgatherv reduce_scatter(_block)    block[i] = rank i's block, known on every rank
+ *   gatherv (root) scatterv (root)       block[i] = rank i's block; other ranks: s
+ *   alltoallv alltoallw                  sblock[i] sent to i, rblock[i] received from i
+ * Zero-byte blocks of the v-variants send no message (both sides agree).
+ */
+#ifndef IR_COLL_H
+#define IR_COLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir_err.h"
+
+enum ir_coll_kind {
+	IR_COLL_BARRIER,
+	IR_COLL_BCAST,
+	IR_COLL_REDUCE,
+	IR_COLL_ALLREDUCE,
+	IR_COLL_ALLGATHER,
+	IR_COLL_ALLGATHERV,
+	IR_COLL_ALLTOALL,
+	IR_COLL_ALLTOALLV, /* also alltoallw */
+	IR_COLL_GATHER,
+	IR_COLL_GATHERV,
+	IR_COLL_SCATTER,
+	IR_COLL_SCATTERV,
+	IR_COLL_REDUCE_SCATTER,
+	IR_COLL_REDUCE_SCATTER_BLOCK,
+	IR_COLL_SCAN,
+	IR_COLL_EXSCAN,
+	IR_COLL_NKINDS
+};
+
+enum ir_coll_alg {
+	IR_ALG_DEFAULT = 0, /* the kind's default (ir_coll_default) */
+	IR_ALG_LINEAR,
+	IR_ALG_BINOMIAL,
+	IR_ALG_DISSEMINATION,
+	IR_ALG_RECDOUB,
+	IR_ALG_RING,
+	IR_ALG_BRUCK,
+	IR_ALG_CHAIN,
+	IR_ALG_PAIRWISE,
+	IR_ALG_REDUCE_BCAST,
+	IR_ALG_REDUCE_SCATTERV,
+	IR_ALG_NALGS
+};
+
+/* One op of a rank's part of a collective. type is IR_OP_SEND/RECV/CALC (ir_goal.h). */
+typedef struct ir_cop {
+	uint8_t type;
+	uint32_t peer; /* rank in the communicator */
+	uint64_t size; /* bytes (calc: picoseconds) */
+} ir_cop;
+
+typedef struct ir_cdep {
+	uint32_t from, to; /* op `to` requires op `from`; from < to */
+} ir_cdep;
+
+typedef struct ir_cg {
+	ir_cop *op;
+	size_t nop, capop;
+	ir_cdep *dep;
+	size_t ndep, capdep;
+} ir_cg;
+
+void ir_cg_init(ir_cg *g);
+void ir_cg_release(ir_cg *g);
+void ir_cg_reset(ir_cg *g);
+
+typedef struct ir_coll_args {
+	uint32_t p, r, root;
+	uint64_t s;
+	const uint64_t *block;  /* [p] */
+	const uint64_t *sblock; /* [p] alltoallv */
+	const uint64_t *rblock; /* [p] alltoallv */
+} ir_coll_args;
+
+/* Rank r's part of collective `kind` under `alg` (IR_ALG_DEFAULT: the default). The graph is
+ * reset first. Errors: algorithm not available for the kind, missing block arrays,
+ * r or root >= p, out of memory. */
+int ir_coll_build(ir_cg *g, enum ir_coll_kind kind, enum ir_coll_alg alg, const ir_coll_args *a,
+                  ir_err *e);
+
+enum ir_coll_alg ir_coll_default(enum ir_coll_kind kind);
+/* 1 if `alg` is implemented for `kind`. */
+int ir_coll_has(enum ir_coll_kind kind, enum ir_coll_alg alg);
+const char *ir_coll_kind_name(enum ir_coll_kind kind); /* "allreduce" */
+const char *ir_coll_alg_name(enum ir_coll_alg alg);    /* "ring" */
+int ir_coll_kind_parse(const char *name, size_t len);  /* -1 if unknown */
+int ir_coll_alg_parse(const char *name, size_t len);   /* -1 if unknown */
+/* "allreduce=ring,bcast=binomial": sets algs[kind]; errors name the bad item and list the
+ * algorithms the collective has. */
+int ir_coll_parse_spec(const char *spec, enum ir_coll_alg algs[IR_COLL_NKINDS], ir_err *e);
+
+#endif

@@ -1,0 +1,1247 @@
+/*
+ * ir_engine.c: the LogGOPS engine (see ir_engine.h for the memory design,
+ * ir_net.h for the network contract, and docs/man/ibsim.1 and
+ * formats/results.md for the semantics users see).
+ *
+ * The semantics are LogGOPSim's, rule for rule, so both give the same end
+ * times on the same schedule:
+ *   - one global queue of items (ready ops, messages at their destination,
+ *     network callbacks) ordered by (time, sequence number); an item gets its
+ *     number when it is first queued and keeps it when it is put back later;
+ *   - an item whose CPU or NIC is busy at its time is put back at the time the
+ *     resource frees (ir_heap_retime_top: one sift, no pop and push);
+ *   - after each event, the ops it made ready are queued rank by rank in
+ *     increasing rank order, per rank sends, then receives, then calcs, each
+ *     in program order, at their CPU's free time (sends: the later of CPU and
+ *     NIC), never earlier than what their predecessors allow;
+ *   - receives match the first posted receive / unexpected message in FIFO
+ *     order whose source and tag fit (IR_ANY matches anything).
+ * Where LogGOPSim is wrong (unstable ordering of ready ops, ops on one CPU
+ * starting before predecessors on another finished, zero-byte messages
+ * charged -G, the rendezvous decision taken on the receive's size) the engine
+ * does the right thing; formats/results.md lists the differences.
+ *
+ * Handles: a queue item's 32-bit ref is a global op id (rank's base + op
+ * index, below 2^31) or IR_MSGBIT | slot of the message pool (messages and
+ * network callbacks). A queued op's state word holds IR_READY | rank, so the
+ * rank of a popped op is one load away; before the op is ready the same word
+ * counts its unmet predecessors; while a receive waits in its rank's RQ the
+ * word links the RQ (IR_READY | index of the next posted receive, RQ_END at
+ * the tail), so posted receives cost no memory of their own.
+ */
+#include "ir_engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir_heap.h"
+
+#define IR_READY 0x80000000u
+#define IR_MSGBIT 0x80000000u
+#define NIL 0xFFFFFFFFu
+#define RQ_END 0x7FFFFFFFu /* no next posted receive (op indices are below it) */
+#define CHUNK_BITS 16
+#define CHUNK ((uint32_t)1 << CHUNK_BITS)
+#define PROGRESS_EVERY ((uint64_t)1 << 20)
+
+enum { WALK_REQ = 1, WALK_IREQ = 2, WALK_ALL = 3 };
+/* Message kinds: travelling or unexpected; a network callback; a rendezvous
+ * message matched and waiting for its data (IR_NET_RNDV_HANDSHAKE); its data
+ * arrived, completion queued. */
+enum { K_DATA = 0, K_WAKE = 1, K_HELD = 2, K_FIN = 3 };
+
+/* A message (or a network callback, kind K_WAKE, cookie in `size`). `next`
+ * comes first: it links the UQ while the message waits there, and the pool's
+ * free list while the slot is free. */
+typedef struct msg {
+	uint32_t next;
+	uint32_t src, dst, tag;
+	uint32_t sop; /* the send op's index on src */
+	uint8_t cpu, nic, kind, rndv;
+	uint32_t rop; /* K_HELD, K_FIN: the receive it matched */
+	uint64_t size;
+	uint64_t id;
+	uint64_t inject, arrive;
+	uint64_t mt;  /* K_HELD, K_FIN: when it matched */
+} msg;
+
+/* Chunked pool of fixed-size records: no reallocation of live records (a
+ * doubling array would need 1.5x its size at the moment it grows), free list
+ * through the first 4 bytes. */
+typedef struct pool {
+	unsigned char **chunk;
+	uint32_t nchunks, capchunks;
+	uint32_t fresh;     /* slots handed out from the chunks so far */
+	uint32_t free_head;
+	uint32_t esz;
+	uint32_t limit;     /* slots must stay below this */
+} pool;
+
+static void pool_init(pool *p, uint32_t esz, uint32_t limit)
+{
+	memset(p, 0, sizeof *p);
+	p->esz = esz;
+	p->free_head = NIL;
+	p->limit = limit;
+}
+
+static void pool_release(pool *p)
+{
+	for (uint32_t i = 0; i < p->nchunks; i++)
+		free(p->chunk[i]);
+	free(p->chunk);
+	pool_init(p, p->esz, p->limit);
+}
+
+static inline void *pool_at(const pool *p, uint32_t i)
+{
+	return p->chunk[i >> CHUNK_BITS] + (size_t)(i & (CHUNK - 1)) * p->esz;
+}
+
+static uint32_t pool_get(pool *p)
+{
+	uint32_t i = p->free_head;
+	if (i != NIL) {
+		memcpy(&p->free_head, pool_at(p, i), 4);
+		return i;
+	}
+	if (p->fresh >= p->limit)
+		return NIL;
+	if ((p->fresh >> CHUNK_BITS) == p->nchunks) {
+		if (p->nchunks == p->capchunks) {
+			uint32_t nc = p->capchunks ? p->capchunks * 2 : 16;
+			unsigned char **na = realloc(p->chunk, nc * sizeof *na);
+			if (!na)
+				return NIL;
+			p->chunk = na;
+			p->capchunks = nc;
+		}
+		p->chunk[p->nchunks] = malloc((size_t)CHUNK * p->esz);
+		if (!p->chunk[p->nchunks])
+			return NIL;
+		p->nchunks++;
+	}
+	return p->fresh++;
+}
+
+static inline void pool_put(pool *p, uint32_t i)
+{
+	memcpy(pool_at(p, i), &p->free_head, 4);
+	p->free_head = i;
+}
+
+/* A list of op indices of one rank made ready by one walk. */
+typedef struct rlist {
+	uint32_t *v;
+	uint32_t n, cap;
+	uint32_t rank;
+} rlist;
+
+struct ir_engine {
+	const ir_sched *s;
+	ir_loggops p;
+	const ir_net_ops *net;
+	const void *net_arg;
+	void *net_state;
+	ir_engine_hooks hk;
+	uint32_t nranks, C, N;   /* CPUs and NICs per rank (the largest over ranks) */
+	uint32_t *base;          /* [nranks] global id of each rank's op 0 */
+	uint32_t *state;         /* [nops] unmet predecessors, or IR_READY | rank */
+	uint64_t *earliest;      /* [nops] when C > 1: earliest start allowed by predecessors */
+	uint64_t *cpu_free;      /* [nranks * C] */
+	uint64_t *send_free;     /* [nranks * N] */
+	uint64_t *recv_free;     /* [nranks * N] */
+	uint32_t *rq_head, *rq_tail; /* [nranks] op indices of the RQ's ends, or NIL */
+	uint32_t *uq_head, *uq_tail; /* [nranks] message slots, or NIL */
+	uint32_t *done;          /* [nranks] ops done */
+	uint64_t *calc, *nmsgs, *nbytes; /* [nranks] */
+	pool mp;
+	ir_heap h;
+	uint32_t seq;            /* next sequence number */
+	uint32_t ninit;          /* ops ready at the start: they hold numbers 0..ninit-1 */
+	int in_init;             /* processing the ops ready at the start */
+	uint64_t now;
+	uint64_t next_msg_id;
+	int ovf;                 /* a time went beyond 2^64 ps */
+	int running;
+	int ran;
+	uint64_t next_progress;
+	rlist ra, rb, rm;        /* ready lists of the current event, and a merge buffer */
+	uint32_t *tmp;           /* scratch for the start: receives and calcs of a rank */
+	size_t tmpcap;
+	ir_engine_stats st;
+};
+
+/* ---- arithmetic with overflow detection: times saturate and set ovf ---- */
+
+static inline uint64_t tadd(ir_engine *en, uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	if (__builtin_add_overflow(a, b, &r)) {
+		en->ovf = 1;
+		return UINT64_MAX;
+	}
+	return r;
+}
+
+static inline uint64_t tmul(ir_engine *en, uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	if (__builtin_mul_overflow(a, b, &r)) {
+		en->ovf = 1;
+		return UINT64_MAX;
+	}
+	return r;
+}
+
+static inline uint64_t umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+static inline msg *M(const ir_engine *en, uint32_t i) { return pool_at(&en->mp, i); }
+/* The posted receive after receive i of rank r in its RQ, or NIL. */
+static inline uint32_t rq_next(const ir_engine *en, uint32_t r, uint32_t i)
+{
+	uint32_t x = en->state[en->base[r] + i] & ~IR_READY;
+	return x == RQ_END ? NIL : x;
+}
+static inline void rq_set_next(ir_engine *en, uint32_t r, uint32_t i, uint32_t next)
+{
+	en->state[en->base[r] + i] = IR_READY | (next == NIL ? RQ_END : next);
+}
+
+static inline const unsigned char *opp(const ir_engine *en, uint32_t r, uint32_t i)
+{
+	return ir_rank_op(&en->s->rank[r], i);
+}
+
+/* ---- construction ---- */
+
+static void *xcalloc(size_t n, size_t sz, ir_err *e, const char *what)
+{
+	void *p;
+	if (n == 0)
+		n = 1;
+	p = calloc(n, sz);
+	if (!p)
+		ir_errf(e, "out of memory for %s (%zu x %zu bytes)", what, n, sz);
+	return p;
+}
+
+ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
+{
+	ir_engine *en;
+	uint64_t total = 0;
+	uint32_t C = 1, N = 1;
+
+	en = calloc(1, sizeof *en);
+	if (!en) {
+		ir_errf(e, "out of memory");
+		return NULL;
+	}
+	en->s = s;
+	en->p = cfg->p;
+	en->net = cfg->net ? cfg->net : &ir_net_loggops;
+	en->net_arg = cfg->net_arg;
+	en->hk = cfg->hooks;
+	en->nranks = s->nranks;
+	pool_init(&en->mp, sizeof(msg), IR_MSGBIT);
+	ir_heap_init(&en->h);
+
+	for (uint32_t r = 0; r < s->nranks; r++) {
+		const ir_rank *rk = &s->rank[r];
+		total += rk->nops;
+		if (rk->ncpus > C)
+			C = rk->ncpus;
+		if (rk->nnics > N)
+			N = rk->nnics;
+	}
+	if (total >= IR_READY) {
+		ir_errf(e, "schedule too large: %llu ops (the engine handles at most %u)",
+		        (unsigned long long)total, IR_READY - 1);
+		goto fail;
+	}
+	if (C > 256 || N > 256) {
+		ir_errf(e, "schedule uses %u CPUs and %u NICs per rank (at most 256 each)", C, N);
+		goto fail;
+	}
+	en->C = C;
+	en->N = N;
+	if (!(en->base = xcalloc(s->nranks, sizeof *en->base, e, "op indices")) ||
+	    !(en->state = xcalloc((size_t)total, sizeof *en->state, e, "op states")) ||
+	    !(en->cpu_free = xcalloc((size_t)s->nranks * C, sizeof *en->cpu_free, e, "CPU times")) ||
+	    !(en->send_free = xcalloc((size_t)s->nranks * N, sizeof *en->send_free, e, "NIC times")) ||
+	    !(en->recv_free = xcalloc((size_t)s->nranks * N, sizeof *en->recv_free, e, "NIC times")) ||
+	    !(en->rq_head = xcalloc(s->nranks, 4, e, "receive queues")) ||
+	    !(en->rq_tail = xcalloc(s->nranks, 4, e, "receive queues")) ||
+	    !(en->uq_head = xcalloc(s->nranks, 4, e, "message queues")) ||
+	    !(en->uq_tail = xcalloc(s->nranks, 4, e, "message queues")) ||
+	    !(en->done = xcalloc(s->nranks, 4, e, "rank counters")) ||
+	    !(en->calc = xcalloc(s->nranks, 8, e, "rank counters")) ||
+	    !(en->nmsgs = xcalloc(s->nranks, 8, e, "rank counters")) ||
+	    !(en->nbytes = xcalloc(s->nranks, 8, e, "rank counters")))
+		goto fail;
+	if (C > 1 && !(en->earliest = xcalloc((size_t)total, 8, e, "op start times")))
+		goto fail;
+	memset(en->rq_head, 0xff, (size_t)s->nranks * 4);
+	memset(en->rq_tail, 0xff, (size_t)s->nranks * 4);
+	memset(en->uq_head, 0xff, (size_t)s->nranks * 4);
+	memset(en->uq_tail, 0xff, (size_t)s->nranks * 4);
+
+	/* Count predecessors: one pass over every rank's edges. */
+	total = 0;
+	for (uint32_t r = 0; r < s->nranks; r++) {
+		const ir_rank *rk = &s->rank[r];
+		uint32_t b = (uint32_t)total;
+		en->base[r] = b;
+		for (uint32_t k = 0; k < rk->nedges; k++) {
+			uint32_t d = ir_rank_edge(rk, k) & IR_EDGE_INDEX;
+			if (d >= rk->nops) {
+				ir_errf(e, "rank %u: edge %u names op %u of %u", r, k, d, rk->nops);
+				goto fail;
+			}
+			if (++en->state[b + d] >= IR_READY) {
+				ir_errf(e, "rank %u: op %u has too many predecessors", r, d);
+				goto fail;
+			}
+		}
+		for (uint32_t i = 0; i < rk->nops; i++)
+			en->ninit += en->state[b + i] == 0;
+		total += rk->nops;
+	}
+	return en;
+fail:
+	ir_engine_free(en);
+	return NULL;
+}
+
+void ir_engine_free(ir_engine *en)
+{
+	if (!en)
+		return;
+	if (en->net && en->net_state)
+		en->net->free(en->net_state);
+	free(en->base);
+	free(en->state);
+	free(en->earliest);
+	free(en->cpu_free);
+	free(en->send_free);
+	free(en->recv_free);
+	free(en->rq_head);
+	free(en->rq_tail);
+	free(en->uq_head);
+	free(en->uq_tail);
+	free(en->done);
+	free(en->calc);
+	free(en->nmsgs);
+	free(en->nbytes);
+	pool_release(&en->mp);
+	ir_heap_release(&en->h);
+	free(en->ra.v);
+	free(en->rb.v);
+	free(en->rm.v);
+	free(en->tmp);
+	free(en);
+}
+
+/* ---- queueing ---- */
+
+static int next_seq(ir_engine *en, uint32_t *out, ir_err *e)
+{
+	if (en->seq == UINT32_MAX) {
+		/* Out of 32-bit numbers: compact them. Ops still waiting in the start
+		 * list hold 0..ninit-1 and run first, so queued items start above. */
+		uint32_t b = en->in_init ? en->ninit : 0;
+		if ((uint64_t)b + en->h.n >= UINT32_MAX)
+			return ir_errf(e, "event queue overflow: %zu items queued", en->h.n);
+		en->seq = ir_heap_renumber(&en->h, b);
+		if (!en->seq)
+			return ir_errf(e, "out of memory renumbering the event queue");
+	}
+	*out = en->seq++;
+	return 0;
+}
+
+static int hpush(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ref, ir_err *e)
+{
+	int rc = ir_heap_push(&en->h, t, seq, ref);
+	if (rc == -2)
+		return ir_errf(e, "internal error: item queued at %llu ps, before the current time %llu ps",
+		               (unsigned long long)t, (unsigned long long)en->h.last);
+	if (rc)
+		return ir_errf(e, "out of memory for the event queue (%zu items)", en->h.n);
+	return 0;
+}
+
+static int qpush(ir_engine *en, uint64_t t, uint32_t ref, ir_err *e)
+{
+	uint32_t seq = 0;
+	if (next_seq(en, &seq, e))
+		return -1;
+	return hpush(en, t, seq, ref, e);
+}
+
+static int rl_add(rlist *l, uint32_t v, ir_err *e)
+{
+	if (l->n == l->cap) {
+		uint32_t nc = l->cap ? l->cap * 2 : 64;
+		uint32_t *nv;
+		if (nc < l->cap)
+			return ir_errf(e, "too many ops made ready at once");
+		nv = realloc(l->v, (size_t)nc * sizeof *nv);
+		if (!nv)
+			return ir_errf(e, "out of memory for ready ops");
+		l->v = nv;
+		l->cap = nc;
+	}
+	l->v[l->n++] = v;
+	return 0;
+}
+
+/* Op i of rank r started (mask WALK_IREQ: at ts) and/or completed (WALK_REQ: at
+ * td): release the dependents waiting for that; those with no unmet
+ * predecessor left go on `l` in program order (edges are sorted). */
+static int walk(ir_engine *en, uint32_t r, uint32_t i, unsigned mask, uint64_t ts, uint64_t td, rlist *l,
+                ir_err *e)
+{
+	const ir_rank *rk = &en->s->rank[r];
+	uint32_t b, end, base = en->base[r];
+	ir_rank_succ(rk, i, &b, &end);
+	if (b == end)
+		return 0;
+	l->rank = r;
+	for (uint32_t k = b; k < end; k++) {
+		uint32_t ed = ir_rank_edge(rk, k);
+		uint32_t g = base + (ed & IR_EDGE_INDEX);
+		unsigned kind = (ed & IR_EDGE_IREQ) ? WALK_IREQ : WALK_REQ;
+		if (!(mask & kind))
+			continue;
+		if (en->earliest) {
+			uint64_t tt = kind == WALK_IREQ ? ts : td;
+			if (en->earliest[g] < tt)
+				en->earliest[g] = tt;
+		}
+		if (--en->state[g] == 0 && rl_add(l, ed & IR_EDGE_INDEX, e))
+			return -1;
+	}
+	return 0;
+}
+
+/* Queue the ops of list l (rank l->rank): sends, receives, calcs, each in program order. */
+static int queue_list(ir_engine *en, const rlist *l, ir_err *e)
+{
+	uint32_t r = l->rank, base = en->base[r];
+	for (unsigned cls = IR_OP_SEND; cls <= IR_OP_CALC; cls++) {
+		for (uint32_t j = 0; j < l->n; j++) {
+			uint32_t i = l->v[j], g = base + i;
+			const unsigned char *op = opp(en, r, i);
+			uint64_t t;
+			if (ir_op_type(op) != cls && l->n > 1)
+				continue;
+			t = en->cpu_free[(size_t)r * en->C + ir_op_cpu(op)];
+			if (ir_op_type(op) == IR_OP_SEND)
+				t = umax(t, en->send_free[(size_t)r * en->N + ir_op_nic(op)]);
+			if (en->earliest)
+				t = umax(t, en->earliest[g]);
+			en->state[g] = IR_READY | r;
+			if (qpush(en, t, g, e))
+				return -1;
+		}
+		if (l->n == 1)
+			break; /* the common case: nothing else to order */
+	}
+	return 0;
+}
+
+/* After an event: queue what it made ready, lower rank first; one rank's two
+ * lists are merged by op index first. */
+static int flush_ready(ir_engine *en, ir_err *e)
+{
+	rlist *a = &en->ra, *b = &en->rb;
+	int rc = 0;
+	if (!b->n) {
+		if (a->n)
+			rc = queue_list(en, a, e);
+	} else if (!a->n) {
+		rc = queue_list(en, b, e);
+	} else if (a->rank != b->rank) {
+		rlist *x = a->rank < b->rank ? a : b, *y = x == a ? b : a;
+		rc = queue_list(en, x, e);
+		if (!rc)
+			rc = queue_list(en, y, e);
+	} else {
+		rlist *m = &en->rm;
+		uint32_t i = 0, j = 0;
+		m->n = 0;
+		m->rank = a->rank;
+		while (!rc && (i < a->n || j < b->n)) {
+			if (j >= b->n || (i < a->n && a->v[i] < b->v[j]))
+				rc = rl_add(m, a->v[i++], e);
+			else
+				rc = rl_add(m, b->v[j++], e);
+		}
+		if (!rc)
+			rc = queue_list(en, m, e);
+	}
+	a->n = 0;
+	b->n = 0;
+	return rc;
+}
+
+/* ---- matching ---- */
+
+static inline int recv_fits(uint32_t rsrc, uint32_t rtag, const msg *m)
+{
+	return (rsrc == IR_ANY || rsrc == m->src) && (rtag == IR_ANY || rtag == m->tag);
+}
+
+static inline uint64_t s1_of(uint64_t size) { return size ? size - 1 : 0; }
+
+/* Receive `ri` on rank d met message `mi` at time t: count an oversize
+ * message, complete a rendezvous send (its CPU and NIC are held until t),
+ * log it, free the message. */
+static inline int handshake(const ir_engine *en, const msg *m)
+{
+	return m->rndv && (en->net->flags & IR_NET_RNDV_HANDSHAKE);
+}
+
+static int log_msg(ir_engine *en, const msg *m, uint32_t ri, uint64_t t, ir_err *e)
+{
+	ir_msg_rec rec;
+	rec.id = m->id;
+	rec.src = m->src;
+	rec.dst = m->dst;
+	rec.tag = m->tag;
+	rec.size = m->size;
+	rec.inject = m->inject;
+	rec.arrive = m->arrive;
+	rec.matched = t;
+	rec.send_op = m->sop;
+	rec.recv_op = ri;
+	rec.rndv = m->rndv;
+	return en->hk.message(en->hk.ctx, &rec, e);
+}
+
+/* The sender of rendezvous message m is released at t: its CPU and NIC are
+ * held until t, and the send completes (for ops on other CPUs: when both the
+ * release and its own overhead are over). */
+static int release_sender(ir_engine *en, const msg *m, uint64_t t, ir_err *e)
+{
+	uint32_t sr = m->src;
+	uint64_t *cf = &en->cpu_free[(size_t)sr * en->C + m->cpu];
+	uint64_t *sf = &en->send_free[(size_t)sr * en->N + m->nic];
+	uint64_t cpu_end = tadd(en, tadd(en, m->inject, en->p.o_rndv), tmul(en, s1_of(m->size), en->p.O_rndv));
+	if (*cf < t)
+		*cf = t;
+	if (*sf < t)
+		*sf = t;
+	en->done[sr]++;
+	en->st.ops_done++;
+	return walk(en, sr, m->sop, WALK_REQ, 0, umax(t, cpu_end), &en->rb, e);
+}
+
+static int matched(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uint64_t t, ir_err *e)
+{
+	msg *m = M(en, mi);
+	const unsigned char *rop = opp(en, d, ri);
+	if (m->size > ir_op_size(rop)) {
+		if (!en->st.oversize++) {
+			en->st.over_rank = d;
+			en->st.over_recv = ri;
+			en->st.over_msg_size = m->size;
+			en->st.over_recv_size = ir_op_size(rop);
+			en->st.over_src = m->src;
+		}
+	}
+	if (handshake(en, m)) {
+		/* The receive and the send complete when the data has arrived
+		 * (ir_engine_complete); the network moves it from now on. */
+		m->kind = K_HELD;
+		m->rop = ri;
+		m->mt = t;
+		en->st.held++;
+		if (!en->net->matched)
+			return ir_errf(e, "network %s wants rendezvous matches but has no matched()", en->net->name);
+		return en->net->matched(en->net_state, mi, t, e);
+	}
+	if (m->rndv) {
+		if (release_sender(en, m, t, e))
+			return -1;
+	}
+	if (en->hk.message && log_msg(en, m, ri, t, e))
+		return -1;
+	pool_put(&en->mp, mi);
+	return 0;
+}
+
+/* The data of a held rendezvous message arrived at t: the receive and the
+ * send complete now. */
+static int finish_held(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err *e)
+{
+	msg *m = M(en, mi);
+	uint32_t d = m->dst, ri = m->rop;
+	uint64_t *cf = &en->cpu_free[(size_t)d * en->C + m->cpu];
+	ir_heap_pop(&en->h);
+	en->st.held--;
+	/* The receiver waits in its receive until the data is there, as the
+	 * sender of a rendezvous message waits for the match. */
+	if (*cf < t)
+		*cf = t;
+	en->done[d]++;
+	en->st.ops_done++;
+	if (walk(en, d, ri, WALK_REQ, t, t, &en->ra, e) || release_sender(en, m, t, e))
+		return -1;
+	if (en->hk.event) {
+		ir_ev ev;
+		memset(&ev, 0, sizeof ev);
+		ev.kind = IR_EV_DATA;
+		ev.seq = seq;
+		ev.t = t;
+		ev.end = t;
+		ev.rank = d;
+		ev.op = ri;
+		ev.cpu = m->cpu;
+		ev.nic = m->nic;
+		ev.peer = m->src;
+		ev.tag = m->tag;
+		ev.size = m->size;
+		ev.msg = m->id;
+		ev.rndv = 1;
+		ev.matched = 1;
+		ev.match_op = m->sop;
+		if (en->hk.event(en->hk.ctx, &ev, e))
+			return -1;
+	}
+	if (en->hk.message && log_msg(en, m, ri, m->mt, e))
+		return -1;
+	pool_put(&en->mp, mi);
+	return 0;
+}
+
+/* ---- events ---- */
+
+static int put_back(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ref, uint32_t r, uint32_t op, uint64_t nt,
+                    int in_heap, ir_err *e)
+{
+	en->st.putbacks++;
+	if (in_heap) {
+		if (ir_heap_retime_top(&en->h, nt))
+			return ir_errf(e, "out of memory for the event queue (%zu items)", en->h.n);
+	} else {
+		if (!(ref & IR_MSGBIT))
+			en->state[ref] = IR_READY | r;
+		if (hpush(en, nt, seq, ref, e))
+			return -1;
+	}
+	if (en->hk.event) {
+		ir_ev ev;
+		memset(&ev, 0, sizeof ev);
+		ev.kind = IR_EV_PUTBACK;
+		ev.seq = seq;
+		ev.t = t;
+		ev.end = nt;
+		ev.rank = r;
+		ev.op = op;
+		ev.match_op = IR_NO_OP;
+		if (en->hk.event(en->hk.ctx, &ev, e))
+			return -1;
+	}
+	return 0;
+}
+
+static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t r, int in_heap, ir_err *e)
+{
+	uint32_t i = g - en->base[r];
+	const unsigned char *op = opp(en, r, i);
+	unsigned type = ir_op_type(op), c = ir_op_cpu(op), n = ir_op_nic(op);
+	uint64_t *cf = &en->cpu_free[(size_t)r * en->C + c];
+	uint64_t size = ir_op_size(op);
+	ir_ev ev;
+
+	if (type == IR_OP_CALC) {
+		uint64_t end;
+		if (*cf > t)
+			return put_back(en, t, seq, g, r, i, *cf, in_heap, e);
+		if (in_heap)
+			ir_heap_pop(&en->h);
+		end = tadd(en, t, size);
+		*cf = end;
+		en->calc[r] = tadd(en, en->calc[r], size);
+		en->done[r]++;
+		en->st.ops_done++;
+		en->st.ops++;
+		if (walk(en, r, i, WALK_ALL, t, end, &en->ra, e))
+			return -1;
+		if (en->hk.event) {
+			memset(&ev, 0, sizeof ev);
+			ev.kind = IR_EV_CALC;
+			ev.end = end;
+			goto hook;
+		}
+		return 0;
+	}
+	if (type == IR_OP_SEND) {
+		uint64_t *sf = &en->send_free[(size_t)r * en->N + n];
+		uint64_t avail = umax(*cf, *sf), s1 = s1_of(size), oo, OO, cpu_end;
+		uint32_t mi;
+		msg *m;
+		ir_net_msg nm;
+		int rndv;
+		if (avail > t)
+			return put_back(en, t, seq, g, r, i, avail, in_heap, e);
+		if (in_heap)
+			ir_heap_pop(&en->h);
+		rndv = size > en->p.S;
+		oo = rndv ? en->p.o_rndv : en->p.o;
+		OO = rndv ? en->p.O_rndv : en->p.O;
+		cpu_end = tadd(en, tadd(en, t, oo), tmul(en, s1, OO));
+		*cf = cpu_end;
+		*sf = tadd(en, tadd(en, t, en->p.g), tmul(en, s1, en->p.G));
+		en->nmsgs[r]++;
+		en->nbytes[r] = tadd(en, en->nbytes[r], size);
+		en->st.ops++;
+		mi = pool_get(&en->mp);
+		if (mi == NIL)
+			return ir_errf(e, "out of memory for messages in flight");
+		m = M(en, mi);
+		m->next = NIL;
+		m->src = r;
+		m->dst = ir_op_peer(op);
+		m->tag = ir_op_tag(op);
+		m->sop = i;
+		m->cpu = (uint8_t)c;
+		m->nic = (uint8_t)n;
+		m->kind = K_DATA;
+		m->rndv = (uint8_t)rndv;
+		m->size = size;
+		m->id = en->next_msg_id++;
+		m->inject = t;
+		m->arrive = 0;
+		nm.src = r;
+		nm.dst = m->dst;
+		nm.tag = m->tag;
+		nm.cpu = c;
+		nm.nic = n;
+		nm.rndv = rndv;
+		nm.size = size;
+		nm.id = m->id;
+		if (nm.dst >= en->nranks)
+			return ir_errf(e, "rank %u: send op %u to rank %u of %u", r, i, nm.dst, en->nranks);
+		en->now = t;
+		if (en->net->inject(en->net_state, mi, &nm, t, e))
+			return -1;
+		if (!rndv) {
+			en->done[r]++;
+			en->st.ops_done++;
+		}
+		if (walk(en, r, i, rndv ? WALK_IREQ : WALK_ALL, t, cpu_end, &en->ra, e))
+			return -1;
+		if (en->hk.event) {
+			memset(&ev, 0, sizeof ev);
+			ev.kind = IR_EV_SEND;
+			ev.end = cpu_end;
+			ev.peer = nm.dst;
+			ev.tag = nm.tag;
+			ev.msg = nm.id;
+			ev.rndv = rndv;
+			goto hook;
+		}
+		return 0;
+	}
+	/* IR_OP_RECV: posting needs no resource. */
+	{
+		uint32_t src = ir_op_peer(op), tag = ir_op_tag(op), prev = NIL, mi;
+		if (in_heap)
+			ir_heap_pop(&en->h);
+		en->st.ops++;
+		for (mi = en->uq_head[r]; mi != NIL; prev = mi, mi = M(en, mi)->next)
+			if (recv_fits(src, tag, M(en, mi)))
+				break;
+		if (en->hk.event) {
+			memset(&ev, 0, sizeof ev);
+			ev.kind = IR_EV_RECV;
+			ev.end = t;
+			ev.peer = src;
+			ev.tag = tag;
+			ev.match_op = IR_NO_OP;
+		}
+		if (mi != NIL) {
+			msg *m = M(en, mi);
+			if (prev == NIL)
+				en->uq_head[r] = m->next;
+			else
+				M(en, prev)->next = m->next;
+			if (en->uq_tail[r] == mi)
+				en->uq_tail[r] = prev;
+			if (handshake(en, m)) {
+				if (walk(en, r, i, WALK_IREQ, t, t, &en->ra, e))
+					return -1;
+			} else {
+				en->done[r]++;
+				en->st.ops_done++;
+				if (walk(en, r, i, WALK_ALL, t, t, &en->ra, e))
+					return -1;
+			}
+			if (en->hk.event) {
+				ev.matched = 1;
+				ev.msg = m->id;
+				ev.match_op = m->sop;
+				ev.rndv = m->rndv;
+				ev.peer = m->src;
+			}
+			if (matched(en, r, i, mi, t, e))
+				return -1;
+		} else {
+			rq_set_next(en, r, i, NIL);
+			if (en->rq_tail[r] == NIL)
+				en->rq_head[r] = i;
+			else
+				rq_set_next(en, r, en->rq_tail[r], i);
+			en->rq_tail[r] = i;
+			if (walk(en, r, i, WALK_IREQ, t, t, &en->ra, e))
+				return -1;
+		}
+		if (en->hk.event)
+			goto hook;
+		return 0;
+	}
+hook:
+	ev.seq = seq;
+	ev.t = t;
+	ev.rank = r;
+	ev.op = i;
+	ev.cpu = c;
+	ev.nic = n;
+	ev.size = size;
+	if (ev.kind != IR_EV_RECV)
+		ev.match_op = IR_NO_OP;
+	return en->hk.event(en->hk.ctx, &ev, e);
+}
+
+static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err *e)
+{
+	msg *m = M(en, mi);
+	uint32_t d, prev = NIL, q;
+	uint64_t *cf, *rf, avail, s1, oo, OO, cpu_end;
+
+	if (m->kind == K_WAKE) {
+		uint64_t cookie = m->size;
+		ir_heap_pop(&en->h);
+		pool_put(&en->mp, mi);
+		en->st.net_calls++;
+		en->now = t;
+		if (en->hk.event) {
+			ir_ev ev;
+			memset(&ev, 0, sizeof ev);
+			ev.kind = IR_EV_NET;
+			ev.seq = seq;
+			ev.t = t;
+			ev.op = IR_NO_OP;
+			ev.match_op = IR_NO_OP;
+			ev.msg = cookie;
+			if (en->hk.event(en->hk.ctx, &ev, e))
+				return -1;
+		}
+		if (!en->net->wakeup)
+			return ir_errf(e, "network %s asked for a callback but has none", en->net->name);
+		return en->net->wakeup(en->net_state, t, cookie, e);
+	}
+	if (m->kind == K_FIN)
+		return finish_held(en, t, seq, mi, e);
+	d = m->dst;
+	cf = &en->cpu_free[(size_t)d * en->C + m->cpu];
+	rf = &en->recv_free[(size_t)d * en->N + m->nic];
+	avail = umax(*cf, *rf);
+	if (avail > t)
+		return put_back(en, t, seq, IR_MSGBIT | mi, d, IR_NO_OP, avail, 1, e);
+	ir_heap_pop(&en->h);
+	en->st.msgs++;
+	s1 = s1_of(m->size);
+	oo = m->rndv ? en->p.o_rndv : en->p.o;
+	OO = m->rndv ? en->p.O_rndv : en->p.O;
+	if (en->net->flags & IR_NET_MODELS_BYTES) {
+		cpu_end = tadd(en, tadd(en, t, oo), tmul(en, s1, OO));
+	} else {
+		cpu_end = tadd(en, tadd(en, t, oo), umax(tmul(en, s1, OO), tmul(en, s1, en->p.G)));
+		*rf = tadd(en, tadd(en, t, en->p.g), tmul(en, s1, en->p.G));
+	}
+	*cf = cpu_end;
+	for (q = en->rq_head[d]; q != NIL; prev = q, q = rq_next(en, d, q)) {
+		const unsigned char *rop = opp(en, d, q);
+		if (recv_fits(ir_op_peer(rop), ir_op_tag(rop), m))
+			break;
+	}
+	if (en->hk.event) {
+		ir_ev ev;
+		memset(&ev, 0, sizeof ev);
+		ev.kind = IR_EV_MSG;
+		ev.seq = seq;
+		ev.t = t;
+		ev.end = cpu_end;
+		ev.rank = d;
+		ev.op = q != NIL ? q : IR_NO_OP;
+		ev.match_op = ev.op;
+		ev.cpu = m->cpu;
+		ev.nic = m->nic;
+		ev.peer = m->src;
+		ev.tag = m->tag;
+		ev.size = m->size;
+		ev.msg = m->id;
+		ev.rndv = m->rndv;
+		ev.matched = q != NIL;
+		if (en->hk.event(en->hk.ctx, &ev, e))
+			return -1;
+	}
+	if (q != NIL) {
+		uint32_t ri = q, nx = rq_next(en, d, q);
+		if (prev == NIL)
+			en->rq_head[d] = nx;
+		else
+			rq_set_next(en, d, prev, nx);
+		if (en->rq_tail[d] == q)
+			en->rq_tail[d] = prev;
+		en->state[en->base[d] + q] = IR_READY | d;
+		if (!handshake(en, m)) {
+			en->done[d]++;
+			en->st.ops_done++;
+			if (walk(en, d, ri, WALK_REQ, t, cpu_end, &en->ra, e))
+				return -1;
+		}
+		return matched(en, d, ri, mi, t, e);
+	}
+	m->next = NIL;
+	if (en->uq_tail[d] == NIL)
+		en->uq_head[d] = mi;
+	else
+		M(en, en->uq_tail[d])->next = mi;
+	en->uq_tail[d] = mi;
+	return 0;
+}
+
+/* ---- services for the network (ir_net.h) ---- */
+
+uint64_t ir_engine_now(const ir_engine *en) { return en->now; }
+
+int ir_engine_deliver(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
+{
+	if (!en->running)
+		return ir_errf(e, "network delivered a message outside a run");
+	if (t < en->now)
+		return ir_errf(e, "network delivered message %llu at %llu ps, before the current time %llu ps",
+		               (unsigned long long)M(en, mi)->id, (unsigned long long)t, (unsigned long long)en->now);
+	M(en, mi)->arrive = t;
+	return qpush(en, t, IR_MSGBIT | mi, e);
+}
+
+int ir_engine_call_at(ir_engine *en, uint64_t t, uint64_t cookie, ir_err *e)
+{
+	uint32_t mi;
+	if (!en->running)
+		return ir_errf(e, "network asked for a callback outside a run");
+	if (t < en->now)
+		return ir_errf(e, "network asked for a callback at %llu ps, before the current time %llu ps",
+		               (unsigned long long)t, (unsigned long long)en->now);
+	mi = pool_get(&en->mp);
+	if (mi == NIL)
+		return ir_errf(e, "out of memory for network callbacks");
+	M(en, mi)->kind = K_WAKE;
+	M(en, mi)->size = cookie;
+	M(en, mi)->next = NIL;
+	return qpush(en, t, IR_MSGBIT | mi, e);
+}
+
+int ir_engine_complete(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
+{
+	if (!en->running)
+		return ir_errf(e, "network completed a message outside a run");
+	if (mi >= en->mp.fresh || M(en, mi)->kind != K_HELD)
+		return ir_errf(e, "network completed message handle %u, which is not a matched rendezvous message", mi);
+	if (t < en->now)
+		return ir_errf(e, "network completed message %llu at %llu ps, before the current time %llu ps",
+		               (unsigned long long)M(en, mi)->id, (unsigned long long)t, (unsigned long long)en->now);
+	M(en, mi)->kind = K_FIN;
+	return qpush(en, t, IR_MSGBIT | mi, e);
+}
+
+/* ---- the run ---- */
+
+static int after_event(ir_engine *en, ir_err *e)
+{
+	if (en->ra.n || en->rb.n)
+		if (flush_ready(en, e))
+			return -1;
+	if (en->ovf)
+		return ir_errf(e, "simulated time exceeds 2^64 ps (about 213 days)");
+	if (en->hk.progress && en->st.ops + en->st.msgs >= en->next_progress) {
+		en->next_progress += PROGRESS_EVERY;
+		en->hk.progress(en->hk.ctx, en->st.ops_done, en->s->nops);
+	}
+	return 0;
+}
+
+static int tmp_add(ir_engine *en, size_t *n, uint32_t v, ir_err *e)
+{
+	if (*n == en->tmpcap) {
+		size_t nc = en->tmpcap ? en->tmpcap * 2 : 256;
+		uint32_t *nt = realloc(en->tmp, nc * sizeof *nt);
+		if (!nt)
+			return ir_errf(e, "out of memory");
+		en->tmp = nt;
+		en->tmpcap = nc;
+	}
+	en->tmp[(*n)++] = v;
+	return 0;
+}
+
+/* The ops ready at the start hold sequence numbers 0..ninit-1 in the order
+ * (rank; sends, receives, calcs; program order), all at time 0. Everything
+ * they queue gets a larger number, and put-backs go to later times, so they
+ * run first and in that order: run them straight from the schedule instead of
+ * queueing them all. */
+static int run_initial(ir_engine *en, ir_err *e)
+{
+	uint32_t seq = 0;
+	en->in_init = 1;
+	for (uint32_t r = 0; r < en->nranks; r++) {
+		const ir_rank *rk = &en->s->rank[r];
+		uint32_t b = en->base[r];
+		size_t nt = 0;
+		for (uint32_t i = 0; i < rk->nops; i++) {
+			unsigned type;
+			if (en->state[b + i] != 0)
+				continue;
+			type = ir_op_type(ir_rank_op(rk, i));
+			if (type == IR_OP_SEND) {
+				if (step_op(en, 0, seq++, b + i, r, 0, e) || after_event(en, e))
+					return -1;
+			} else if (type == IR_OP_RECV) {
+				if (tmp_add(en, &nt, i, e))
+					return -1;
+			}
+		}
+		for (uint32_t i = 0; i < rk->nops; i++)
+			if (en->state[b + i] == 0 && ir_op_type(ir_rank_op(rk, i)) == IR_OP_CALC && tmp_add(en, &nt, i, e))
+				return -1;
+		for (size_t j = 0; j < nt; j++)
+			if (step_op(en, 0, seq++, b + en->tmp[j], r, 0, e) || after_event(en, e))
+				return -1;
+	}
+	en->in_init = 0;
+	return 0;
+}
+
+int ir_engine_run(ir_engine *en, ir_err *e)
+{
+	int rc = -1;
+	if (en->ran)
+		return ir_errf(e, "the engine has already run");
+	en->ran = 1;
+	if (en->net->init(&en->net_state, en, en->nranks, &en->p, en->net_arg, e))
+		return -1;
+	en->running = 1;
+	en->seq = en->ninit;
+	en->next_progress = PROGRESS_EVERY;
+	if (run_initial(en, e))
+		goto out;
+	for (;;) {
+		ir_heap_ent *top;
+		int k = ir_heap_top(&en->h, &top);
+		if (k <= 0) {
+			if (k < 0) {
+				ir_errf(e, "out of memory for the event queue (%zu items)", en->h.n);
+				goto out;
+			}
+			break;
+		}
+		uint64_t t = top->t;
+		uint32_t ref = top->ref, seq = top->seq;
+		en->now = t;
+		if (ref & IR_MSGBIT) {
+			if (step_msg(en, t, seq, ref & ~IR_MSGBIT, e))
+				goto out;
+		} else if (step_op(en, t, seq, ref, en->state[ref] & ~IR_READY, 1, e)) {
+			goto out;
+		}
+		if (after_event(en, e))
+			goto out;
+	}
+	en->st.events = en->st.ops + en->st.msgs;
+	rc = 0;
+	if (en->st.ops_done != en->s->nops)
+		rc = 1;
+	for (uint32_t r = 0; r < en->nranks && !rc; r++)
+		if (en->uq_head[r] != NIL)
+			rc = 1;
+	for (uint32_t r = 0; r < en->nranks; r++)
+		en->st.end = umax(en->st.end, ir_engine_rank_end(en, r));
+	if (en->hk.progress)
+		en->hk.progress(en->hk.ctx, en->st.ops_done, en->s->nops);
+out:
+	en->st.events = en->st.ops + en->st.msgs;
+	en->running = 0;
+	return rc;
+}
+
+/* ---- results ---- */
+
+const ir_engine_stats *ir_engine_get_stats(const ir_engine *en) { return &en->st; }
+
+uint64_t ir_engine_rank_end(const ir_engine *en, uint32_t r)
+{
+	uint64_t m = 0;
+	for (uint32_t c = 0; c < en->C; c++)
+		m = umax(m, en->cpu_free[(size_t)r * en->C + c]);
+	return m;
+}
+
+uint64_t ir_engine_rank_calc(const ir_engine *en, uint32_t r) { return en->calc[r]; }
+uint64_t ir_engine_rank_msgs(const ir_engine *en, uint32_t r) { return en->nmsgs[r]; }
+uint64_t ir_engine_rank_bytes(const ir_engine *en, uint32_t r) { return en->nbytes[r]; }
+
+/* ---- deadlock report ---- */
+
+static void opname(const ir_engine *en, uint32_t r, uint32_t i, char *buf, size_t n)
+{
+	const char *l = en->s->from_text ? ir_sched_label(en->s, r, i) : NULL;
+	if (l)
+		snprintf(buf, n, "'%.100s'", l);
+	else
+		snprintf(buf, n, "#%u", i);
+}
+
+static void peername(uint32_t v, char *buf, size_t n)
+{
+	if (v == IR_ANY)
+		snprintf(buf, n, "any");
+	else
+		snprintf(buf, n, "%u", v);
+}
+
+static int in_rq(const ir_engine *en, uint32_t r, uint32_t i)
+{
+	for (uint32_t q = en->rq_head[r]; q != NIL; q = rq_next(en, r, q))
+		if (q == i)
+			return 1;
+	return 0;
+}
+
+/* A rendezvous send of rank r still waiting: its message is in some UQ. */
+static uint32_t pending_send_msg(const ir_engine *en, uint32_t r, uint32_t i)
+{
+	for (uint32_t d = 0; d < en->nranks; d++)
+		for (uint32_t mi = en->uq_head[d]; mi != NIL; mi = M(en, mi)->next)
+			if (M(en, mi)->src == r && M(en, mi)->sop == i && M(en, mi)->rndv)
+				return mi;
+	return NIL;
+}
+
+static int never_ready(const ir_engine *en, uint32_t r, uint32_t i)
+{
+	uint32_t s = en->state[en->base[r] + i];
+	return s != 0 && !(s & IR_READY);
+}
+
+static int op_done(const ir_engine *en, uint32_t r, uint32_t i)
+{
+	unsigned type = ir_op_type(opp(en, r, i));
+	if (never_ready(en, r, i))
+		return 0;
+	if (type == IR_OP_RECV)
+		return !in_rq(en, r, i);
+	if (type == IR_OP_SEND && ir_op_size(opp(en, r, i)) > en->p.S)
+		return pending_send_msg(en, r, i) == NIL;
+	return 1;
+}
+
+static const char *tname(unsigned t) { return t == IR_OP_SEND ? "send" : t == IR_OP_RECV ? "recv" : "calc"; }
+
+int ir_engine_deadlock(const ir_engine *en, ir_sb *out, uint32_t max_ranks)
+{
+	uint32_t stuck = 0, shown = 0;
+	char a[128], b[128], p[32], tg[32];
+	int rc = 0;
+	for (uint32_t r = 0; r < en->nranks; r++)
+		if (en->done[r] < en->s->rank[r].nops || en->uq_head[r] != NIL)
+			stuck++;
+	rc |= ir_sb_addf(out, "deadlock: %u of %u ranks cannot finish (%llu of %llu ops done)\n", stuck, en->nranks,
+	                 (unsigned long long)en->st.ops_done, (unsigned long long)en->s->nops);
+	if (en->st.held)
+		rc |= ir_sb_addf(out, "%llu rendezvous messages matched but the network never completed their data\n",
+		                 (unsigned long long)en->st.held);
+	for (uint32_t r = 0; r < en->nranks && !rc; r++) {
+		const ir_rank *rk = &en->s->rank[r];
+		uint32_t nnever = 0, first = NIL, lines = 0;
+		if (!(en->done[r] < rk->nops || en->uq_head[r] != NIL))
+			continue;
+		if (shown == max_ranks) {
+			rc |= ir_sb_addf(out, "... and %u more stuck ranks\n", stuck - shown);
+			break;
+		}
+		shown++;
+		for (uint32_t q = en->rq_head[r]; q != NIL && !rc; q = rq_next(en, r, q)) {
+			const unsigned char *op = opp(en, r, q);
+			if (lines++ == 4) {
+				rc |= ir_sb_addf(out, "rank %u: ... more posted receives\n", r);
+				break;
+			}
+			opname(en, r, q, a, sizeof a);
+			peername(ir_op_peer(op), p, sizeof p);
+			peername(ir_op_tag(op), tg, sizeof tg);
+			rc |= ir_sb_addf(out, "rank %u: recv %s (%llu bytes from %s tag %s) is posted; no message matches it\n", r,
+			                 a, (unsigned long long)ir_op_size(op), p, tg);
+		}
+		lines = 0;
+		for (uint32_t d = 0; d < en->nranks && !rc && lines < 4; d++)
+			for (uint32_t mi = en->uq_head[d]; mi != NIL && lines < 4; mi = M(en, mi)->next) {
+				const msg *m = M(en, mi);
+				if (m->src != r || !m->rndv)
+					continue;
+				lines++;
+				opname(en, r, m->sop, a, sizeof a);
+				rc |= ir_sb_addf(out,
+				                 "rank %u: send %s (%llu bytes to %u tag %u, rendezvous) waits for rank %u to post a matching receive\n",
+				                 r, a, (unsigned long long)m->size, m->dst, m->tag, m->dst);
+			}
+		lines = 0;
+		for (uint32_t mi = en->uq_head[r]; mi != NIL && !rc; mi = M(en, mi)->next) {
+			const msg *m = M(en, mi);
+			if (lines++ == 4) {
+				rc |= ir_sb_addf(out, "rank %u: ... more unexpected messages\n", r);
+				break;
+			}
+			opname(en, m->src, m->sop, a, sizeof a);
+			rc |= ir_sb_addf(out,
+			                 "rank %u: message from %u tag %u (%llu bytes, send %s on rank %u) arrived; no receive matches it\n",
+			                 r, m->src, m->tag, (unsigned long long)m->size, a, m->src);
+		}
+		for (uint32_t i = 0; i < rk->nops; i++)
+			if (never_ready(en, r, i) && !nnever++)
+				first = i;
+		if (first != NIL && !rc) {
+			/* Name a predecessor that is not done: the first found in edge order. */
+			uint32_t pred = NIL;
+			for (uint32_t j = 0; j < rk->nops && pred == NIL; j++) {
+				uint32_t kb, ke;
+				ir_rank_succ(rk, j, &kb, &ke);
+				for (uint32_t k = kb; k < ke; k++)
+					if ((ir_rank_edge(rk, k) & IR_EDGE_INDEX) == first && !op_done(en, r, j)) {
+						pred = j;
+						break;
+					}
+			}
+			const unsigned char *op = opp(en, r, first);
+			opname(en, r, first, a, sizeof a);
+			if (pred != NIL) {
+				const unsigned char *pop = opp(en, r, pred);
+				opname(en, r, pred, b, sizeof b);
+				rc |= ir_sb_addf(out, "rank %u: %s %s never became ready: it waits for %s %s, %s\n", r,
+				                 tname(ir_op_type(op)), a, tname(ir_op_type(pop)), b,
+				                 never_ready(en, r, pred) ? "which never became ready" : "which never completed");
+			} else {
+				rc |= ir_sb_addf(out, "rank %u: %s %s never became ready\n", r, tname(ir_op_type(op)), a);
+			}
+			if (nnever > 1)
+				rc |= ir_sb_addf(out, "rank %u: %u ops in all never became ready\n", r, nnever);
+		}
+	}
+	return rc ? -1 : 0;
+}

@@ -1,0 +1,135 @@
+/*
+ * ir_engine.h: the LogGOPS simulation engine of ibsim.
+ *
+ * The engine replays a GOAL schedule (ir_goal.h) under the LogGOPS model,
+ * with LogGOPSim's semantics, to the picosecond (formats/results.md): per-rank
+ * CPU and NIC availability times, a FIFO of posted receives (RQ) and one of
+ * unexpected messages (UQ) per rank, eager and rendezvous protocols, and one
+ * global event queue ordered by (time, sequence number) that decides every
+ * tie. The path of a message between NICs is the network's (ir_net.h); the
+ * engine only hands it messages and receives arrival times.
+ *
+ * Memory (why it scales to millions of ranks): the schedule is used in place
+ * (mapped binary); the engine adds 4 bytes per op (unmet predecessors, later
+ * the op's rank while it is queued), 8 more per op only when some rank has
+ * several CPUs (the earliest start its predecessors allow), 72 bytes
+ * per rank (one CPU and NIC), 8 per posted receive, 72 per message in flight and 16 per
+ * queued event. Ops ready at time 0 are processed straight from the schedule
+ * without entering the queue, so a schedule whose receives are all posted at
+ * the start does not fill the queue with them.
+ *
+ * The engine never prints: tools observe it through hooks (event trace,
+ * message log, progress) and read results and the deadlock report after
+ * ir_engine_run().
+ */
+#ifndef IR_ENGINE_H
+#define IR_ENGINE_H
+
+#include <stdint.h>
+
+#include "ir_err.h"
+#include "ir_goal.h"
+#include "ir_net.h"
+#include "ir_strbuf.h"
+
+#define IR_NO_OP ((uint32_t)0xFFFFFFFFu)
+
+/* What one processed event did (hook `event`, for -v and --timeline). */
+enum ir_ev_kind {
+	IR_EV_CALC = 0, /* calc ran on [t, end) */
+	IR_EV_SEND,     /* send started at t; its CPU is busy until end; message `msg` created */
+	IR_EV_RECV,     /* receive posted at t; matched an unexpected message if matched */
+	IR_EV_MSG,      /* message `msg` charged at rank on [t, end); matched a posted receive if matched */
+	IR_EV_PUTBACK,  /* item could not run at t; put back at end (op = IR_NO_OP for a message) */
+	IR_EV_NET,      /* network callback at t */
+	IR_EV_DATA      /* IR_NET_RNDV_HANDSHAKE: the data of message `msg` arrived at t;
+	                 * receive `op` on rank and send `match_op` on peer complete */
+};
+
+typedef struct ir_ev {
+	unsigned kind;     /* enum ir_ev_kind */
+	uint32_t seq;      /* queue sequence number of the item */
+	uint64_t t;        /* time processed */
+	uint64_t end;      /* see the kinds */
+	uint32_t rank;     /* where it happened */
+	uint32_t op;       /* the op (CALC, SEND, RECV), the matched receive (MSG), or IR_NO_OP */
+	unsigned cpu, nic;
+	uint32_t peer;     /* SEND: destination; RECV: source or IR_ANY; MSG: source */
+	uint32_t tag;
+	uint64_t size;     /* bytes, or calc picoseconds */
+	uint64_t msg;      /* message id (SEND, MSG, matched RECV) */
+	int rndv;          /* SEND, MSG: rendezvous protocol */
+	int matched;       /* RECV, MSG: a match happened now */
+	uint32_t match_op; /* RECV matched: the send op on `peer`; MSG matched: the receive (= op) */
+} ir_ev;
+
+/* A matched message (hook `message`, for --msglog). */
+typedef struct ir_msg_rec {
+	uint64_t id;
+	uint32_t src, dst, tag;
+	uint64_t size;
+	uint64_t inject;   /* the send started (the network got the message) */
+	uint64_t arrive;   /* the network delivered it at the destination */
+	uint64_t matched;  /* the receive and the message met */
+	uint32_t send_op, recv_op;
+	int rndv;
+} ir_msg_rec;
+
+typedef struct ir_engine_hooks {
+	void *ctx;
+	int (*event)(void *ctx, const ir_ev *ev, ir_err *e);        /* NULL: not called */
+	int (*message)(void *ctx, const ir_msg_rec *m, ir_err *e);  /* NULL: not called */
+	/* About every million events and at the end: ops done so far, of total. */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+} ir_engine_hooks;
+
+typedef struct ir_engine_cfg {
+	ir_loggops p;
+	const ir_net_ops *net; /* NULL: ir_net_loggops */
+	const void *net_arg;   /* the network's configuration, passed to its init() */
+	ir_engine_hooks hooks;
+} ir_engine_cfg;
+
+typedef struct ir_engine_stats {
+	uint64_t events;    /* ops + messages processed (LogGOPSim's count) */
+	uint64_t ops;       /* ops processed */
+	uint64_t msgs;      /* messages processed at their destination */
+	uint64_t putbacks;  /* items put back because a CPU or NIC was busy */
+	uint64_t net_calls; /* network callbacks */
+	uint64_t held;      /* rendezvous messages matched, data not yet arrived (handshake networks) */
+	uint64_t ops_done;  /* of the schedule's nops */
+	uint64_t oversize;  /* messages larger than the receive that matched them */
+	uint32_t over_rank, over_recv; /* the first one: receiving rank and receive op */
+	uint64_t over_msg_size, over_recv_size;
+	uint32_t over_src;
+	uint64_t end;       /* largest end time over ranks */
+} ir_engine_stats;
+
+/* Prepare a run of `s` (which must outlive the engine). Fails on bad
+ * parameters or when the schedule exceeds the engine's limits (2^31 - 1 ops
+ * in all). */
+ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e);
+void ir_engine_free(ir_engine *en); /* NULL is a no-op */
+
+/* Run to the end: 0 when every op completed and every message was received,
+ * 1 when the schedule cannot finish (deadlock; see ir_engine_deadlock),
+ * -1 on error (hook or network failure, time beyond 2^64 ps, out of memory). */
+int ir_engine_run(ir_engine *en, ir_err *e);
+
+/* After a run. */
+const ir_engine_stats *ir_engine_get_stats(const ir_engine *en);
+uint64_t ir_engine_rank_end(const ir_engine *en, uint32_t rank);  /* largest cpu_free */
+uint64_t ir_engine_rank_calc(const ir_engine *en, uint32_t rank); /* sum of calc durations */
+uint64_t ir_engine_rank_msgs(const ir_engine *en, uint32_t rank); /* messages sent */
+uint64_t ir_engine_rank_bytes(const ir_engine *en, uint32_t rank);/* bytes sent */
+
+/* After a run that returned 1: append a report to `out`, one line per item,
+ * no program name: a first line "deadlock: N of M ranks cannot finish ..."
+ * then per stuck rank (at most `max_ranks` ranks; a last line counts the
+ * rest) its posted receives that nothing matched, its rendezvous sends
+ * waiting for a receive, its unexpected messages, and its first op that never
+ * became ready with the predecessor it waits for. Ops are named by label when
+ * the schedule has labels, by index otherwise. Returns -1 if out of memory. */
+int ir_engine_deadlock(const ir_engine *en, ir_sb *out, uint32_t max_ranks);
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * ir_heap.c: radix heap on (time, seq) (see ir_heap.h for why and how).
+ *
+ * Bucket of a time t given the last popped time L: 0 if t == L, else
+ * 64 - clz(t ^ L), in 1..64. Every entry of bucket i >= 1 agrees with L above
+ * bit i-1 and has bit i-1 set where L has it clear, so every entry of bucket i
+ * is smaller than every entry of bucket j > i, and splitting bucket i around
+ * its smallest time sends each entry to a bucket below i.
+ */
+#include "ir_heap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BIG_BUCKET 65536 /* entries: free such an array when its bucket empties */
+
+void ir_heap_init(ir_heap *h) { memset(h, 0, sizeof *h); }
+
+void ir_heap_release(ir_heap *h)
+{
+	for (int i = 0; i < IR_HEAP_BUCKETS; i++)
+		free(h->b[i]);
+	ir_heap_init(h);
+}
+
+int ir_heap_grow_(ir_heap *h, unsigned i)
+{
+	size_t nc = h->bcap[i] ? h->bcap[i] * 2 : 64;
+	ir_heap_ent *na;
+	if (nc > SIZE_MAX / sizeof *na)
+		return -1;
+	na = realloc(h->b[i], nc * sizeof *na);
+	if (!na)
+		return -1;
+	h->b[i] = na;
+	h->bcap[i] = nc;
+	return 0;
+}
+
+static int cmp_seq(const void *x, const void *y)
+{
+	const ir_heap_ent *a = x, *b = y;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static void sort_seq(ir_heap_ent *v, size_t n)
+{
+	size_t i;
+	for (i = 1; i < n && v[i - 1].seq < v[i].seq; i++)
+		;
+	if (i == n)
+		return; /* already in order: the usual case */
+	if (n <= 16) {
+		for (i = 1; i < n; i++) {
+			ir_heap_ent x = v[i];
+			size_t j = i;
+			while (j > 0 && v[j - 1].seq > x.seq) {
+				v[j] = v[j - 1];
+				j--;
+			}
+			v[j] = x;
+		}
+		return;
+	}
+	qsort(v, n, sizeof *v, cmp_seq);
+}
+
+/* Bucket 0 is empty: split the lowest non-empty bucket around its smallest time. */
+int ir_heap_split_(ir_heap *h)
+{
+	unsigned i = (unsigned)__builtin_ctzll(h->mask) + 1;
+	ir_heap_ent *v = h->b[i];
+	size_t k = h->bn[i];
+	uint64_t m = v[0].t;
+	for (size_t j = 1; j < k; j++)
+		if (v[j].t < m)
+			m = v[j].t;
+	h->last = m;
+	h->bn[0] = 0;
+	h->head0 = 0;
+	for (size_t j = 0; j < k; j++) {
+		if (ir_heap_append_(h, ir_heap_bucket_(v[j].t, m), &v[j]))
+			return -1; /* out of memory: the queue is unusable, the caller stops */
+	}
+	h->bn[i] = 0;
+	h->mask &= ~((uint64_t)1 << (i - 1));
+	if (h->bcap[i] > BIG_BUCKET) {
+		free(h->b[i]);
+		h->b[i] = NULL;
+		h->bcap[i] = 0;
+	}
+	sort_seq(h->b[0], h->bn[0]);
+	return 0;
+}
+
+static int cmp_ent(const void *x, const void *y)
+{
+	const ir_heap_ent *a = x, *b = y;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+uint32_t ir_heap_renumber(ir_heap *h, uint32_t base)
+{
+	/* Rare (once per 2^32 queued items): gather, sort, renumber, rebuild. */
+	ir_heap_ent *all = malloc((h->n ? h->n : 1) * sizeof *all);
+	size_t k = 0;
+	if (!all)
+		return 0;
+	for (size_t j = h->head0; j < h->bn[0]; j++)
+		all[k++] = h->b[0][j];
+	for (unsigned i = 1; i < IR_HEAP_BUCKETS; i++)
+		for (size_t j = 0; j < h->bn[i]; j++)
+			all[k++] = h->b[i][j];
+	qsort(all, k, sizeof *all, cmp_ent);
+	for (unsigned i = 0; i < IR_HEAP_BUCKETS; i++)
+		h->bn[i] = 0;
+	h->head0 = 0;
+	h->mask = 0;
+	/* Capacity is already there for every entry's bucket? Not necessarily
+	 * (entries may change buckets only if `last` changed, and it does not),
+	 * so each bucket gets back at most what it had. */
+	for (size_t j = 0; j < k; j++) {
+		all[j].seq = base + (uint32_t)j;
+		(void)ir_heap_append_(h, ir_heap_bucket_(all[j].t, h->last), &all[j]);
+	}
+	free(all);
+	return base + (uint32_t)k;
+}

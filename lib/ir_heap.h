@@ -1,0 +1,137 @@
+/*
+ * ir_heap.h: the simulator's event queue: a radix heap of 16-byte entries
+ * popped in exact (time, sequence number) order.
+ *
+ * Why a radix heap: the engine's queue is monotone (nothing is ever queued
+ * earlier than the last item taken out: every rule of the engine queues at
+ * the current time or later). A radix heap exploits that: entries sit in 65
+ * buckets by the highest bit in which their time differs from the last popped
+ * time; a push is one bit scan and an append, a pop takes from bucket 0, and
+ * only when bucket 0 runs empty is the lowest non-empty bucket split into
+ * lower ones. Each entry moves down at most 64 times and in practice a few,
+ * with no unpredictable comparisons: on the 256-rank chained ring it nearly
+ * halved the simulation time of the 4-ary heap it replaced (whose
+ * sift-downs were 40% of the run, mispredicting on every level).
+ *
+ * Ties: bucket 0 holds exactly the entries whose time equals the last popped
+ * time, kept sorted by sequence number: when a split fills it, it is sorted
+ * (usually already in order); later pushes at that time carry new, larger
+ * numbers and are appended. So entries come out in (time, seq) order exactly.
+ *
+ * Sequence numbers are 32 bits and unique; the caller assigns them (the engine
+ * gives an item its number once and keeps it across put-backs). When the
+ * caller runs out of numbers it calls ir_heap_renumber(), which keeps the
+ * order and compacts the numbers.
+ *
+ * `ref` is the caller's 32-bit handle of the item (op or message). Memory:
+ * 16 bytes per queued entry in growable bucket arrays; a large bucket's array
+ * is freed when the bucket empties, so a burst does not pin memory.
+ */
+#ifndef IR_HEAP_H
+#define IR_HEAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ir_heap_ent {
+	uint64_t t;
+	uint32_t ref;
+	uint32_t seq;
+} ir_heap_ent;
+
+#define IR_HEAP_BUCKETS 65
+
+typedef struct ir_heap {
+	ir_heap_ent *b[IR_HEAP_BUCKETS];
+	size_t bn[IR_HEAP_BUCKETS];
+	size_t bcap[IR_HEAP_BUCKETS];
+	size_t head0;   /* entries of bucket 0 before this were popped */
+	uint64_t mask;  /* bit i-1 set: bucket i (1..64) is not empty */
+	uint64_t last;  /* time of the last popped entry: no push may be earlier */
+	size_t n;       /* entries queued */
+} ir_heap;
+
+void ir_heap_init(ir_heap *h);
+void ir_heap_release(ir_heap *h);
+
+/* Internal: grow bucket i, split the lowest bucket (the hot paths below are
+ * inline because the engine calls them once or twice per event). */
+int ir_heap_grow_(ir_heap *h, unsigned i);
+int ir_heap_split_(ir_heap *h);
+
+static inline unsigned ir_heap_bucket_(uint64_t t, uint64_t last)
+{
+	return t == last ? 0 : 64 - (unsigned)__builtin_clzll(t ^ last);
+}
+
+static inline int ir_heap_append_(ir_heap *h, unsigned i, const ir_heap_ent *x)
+{
+	if (h->bn[i] == h->bcap[i] && ir_heap_grow_(h, i))
+		return -1;
+	h->b[i][h->bn[i]++] = *x;
+	if (i)
+		h->mask |= (uint64_t)1 << (i - 1);
+	return 0;
+}
+
+/* Returns 0, -1 if memory runs out (the heap is unchanged), -2 if t is earlier
+ * than the last popped time (a caller bug; the heap is unchanged). */
+static inline int ir_heap_push(ir_heap *h, uint64_t t, uint32_t seq, uint32_t ref)
+{
+	ir_heap_ent x;
+	if (t < h->last)
+		return -2;
+	x.t = t;
+	x.seq = seq;
+	x.ref = ref;
+	if (ir_heap_append_(h, ir_heap_bucket_(t, h->last), &x))
+		return -1;
+	h->n++;
+	return 0;
+}
+
+/* The smallest entry: 1 and *top set, 0 when empty, -1 if memory runs out.
+ * *top stays valid until the next push, pop or retime. */
+static inline int ir_heap_top(ir_heap *h, ir_heap_ent **top)
+{
+	if (!h->n)
+		return 0;
+	if (h->head0 == h->bn[0] && ir_heap_split_(h))
+		return -1;
+	*top = &h->b[0][h->head0];
+	return 1;
+}
+
+/* Remove the entry ir_heap_top() returned (which must precede this call). */
+static inline void ir_heap_pop(ir_heap *h)
+{
+	h->head0++;
+	h->n--;
+	if (h->head0 == h->bn[0]) {
+		h->head0 = 0;
+		h->bn[0] = 0;
+	}
+}
+
+/* Give the top (as returned by ir_heap_top) a later or equal time, keeping
+ * its sequence number; -1 if memory runs out. */
+static inline int ir_heap_retime_top(ir_heap *h, uint64_t t)
+{
+	ir_heap_ent x = h->b[0][h->head0];
+	unsigned i = ir_heap_bucket_(t, h->last);
+	x.t = t;
+	if (i == 0)
+		return 0; /* same time: it stays the top */
+	if (ir_heap_append_(h, i, &x))
+		return -1;
+	ir_heap_pop(h);
+	h->n++; /* the entry is still queued */
+	return 0;
+}
+
+/* Reassign sequence numbers base..base+n-1 in queue order; returns base+n
+ * (the next free number), or 0 if memory runs out (nothing changed). The
+ * caller guarantees base + n fits in 32 bits. */
+uint32_t ir_heap_renumber(ir_heap *h, uint32_t base);
+
+#endif

@@ -1,0 +1,113 @@
+/*
+ * ir_net.h: the interface between the LogGOPS engine (ir_engine.c) and a
+ * network model (ir_net_loggops.c, later the InfiniBand model).
+ *
+ * The engine owns everything that happens on ranks: CPUs and NIC gaps,
+ * readiness, put-backs, matching and the rendezvous protocol. A network owns
+ * only the path of a message from the sender's NIC to the receiver: the
+ * engine hands it a message when its send starts, and the network tells the
+ * engine, sooner or later, at what time the message has arrived. Nothing else
+ * crosses this line, so a new network plugs in without touching the engine.
+ *
+ * Contract (what a network may rely on, and what it must do):
+ *
+ *  1. init() is called once, before the run, with the rank count and the
+ *     LogGOPS parameters; `arg` is the network's own configuration (the tool
+ *     parses it; the engine passes it through untouched). init() stores the
+ *     engine pointer if it needs the services below.
+ *  2. inject(msg, m, t) is called while the engine processes the event at
+ *     time t that starts a send. `msg` is the engine's handle of the message;
+ *     `m` describes it (valid only during the call). The network must, during
+ *     this call or later, call ir_engine_deliver(en, msg, t_arrive) exactly
+ *     once, with t_arrive >= the engine's current time. The time is the one at
+ *     which the receiver may start charging the message (LogGOPS: t + o + L).
+ *  3. A network with internal events (packets, credits) asks the engine to
+ *     call it back with ir_engine_call_at(en, t, cookie), t >= now. The engine
+ *     calls wakeup(t, cookie) when the simulation reaches that time. Callbacks
+ *     and the engine's own events form one queue ordered by (time, sequence
+ *     number): an item's sequence number is given when it is queued, so items
+ *     at equal times run in the order they were queued, whoever queued them.
+ *     From inside wakeup() the network may deliver messages and queue further
+ *     callbacks (at the current time or later).
+ *  4. ir_engine_deliver() and ir_engine_call_at() may be called only from
+ *     inside inject() or wakeup() (that is, while the engine runs).
+ *  5. A callback returning -1 (with `e` filled) stops the run with that error.
+ *  6. `flags`: IR_NET_MODELS_BYTES means the network itself models the time
+ *     the bytes take on the wire, so the receiver is charged o + s1*O on its
+ *     CPU and no per-byte gap on its NIC. Without it (the LogGOPS network) the
+ *     receiver is charged o + max(s1*O, s1*G) on its CPU and g + s1*G on the
+ *     NIC, as LogGOPSim does.
+ *  7. free() releases the network's state (NULL state is allowed).
+ *  8. `flags`: IR_NET_RNDV_HANDSHAKE means the network carries rendezvous
+ *     messages (m->rndv) as request-to-send, clear-to-send and data, and
+ *     wants the match in between. For such a message, ir_engine_deliver()
+ *     reports the arrival of the request-to-send; the engine charges and
+ *     matches it exactly as any message (put-backs, RQ/UQ, FIFO order), and
+ *     when it meets its receive, at time t, calls matched(msg, t). The
+ *     network then moves the clear-to-send and the data and calls
+ *     ir_engine_complete(en, msg, t_done) exactly once, t_done >= now, when
+ *     the data has arrived: only then do the receive and the send complete
+ *     (the sender's CPU and NIC of the send are held until t_done, as a
+ *     blocking rendezvous send is held until the match in LogGOPS, and so is
+ *     the receiver's CPU that was charged for the message). Without the flag the engine
+ *     never calls matched() and a rendezvous message arrives whole, as in
+ *     LogGOPSim.
+ *
+ * A message handle stays valid until the engine has matched the message (with
+ * IR_NET_RNDV_HANDSHAKE and a rendezvous message: until ir_engine_complete());
+ * a network must not use it afterwards.
+ */
+#ifndef IR_NET_H
+#define IR_NET_H
+
+#include <stdint.h>
+
+#include "ir_err.h"
+
+/* LogGOPS parameters, all picoseconds except S (bytes). Messages of more than
+ * S bytes use the rendezvous protocol and the overheads o_rndv, O_rndv. */
+typedef struct ir_loggops {
+	uint64_t L, o, g, G, O, S;
+	uint64_t o_rndv, O_rndv;
+} ir_loggops;
+
+/* L=2500 o=1500 g=1000 G=6 O=0 S=65535 (LogGOPSim's defaults); o_rndv = o, O_rndv = O. */
+void ir_loggops_defaults(ir_loggops *p);
+
+typedef struct ir_engine ir_engine;
+
+/* A message as the network sees it. */
+typedef struct ir_net_msg {
+	uint32_t src, dst;   /* ranks */
+	uint32_t tag;
+	unsigned cpu, nic;   /* the send op's cpu and nic */
+	int rndv;            /* size > S: rendezvous protocol */
+	uint64_t size;       /* bytes */
+	uint64_t id;         /* creation order, 0-based (the message log's id) */
+} ir_net_msg;
+
+enum { IR_NET_MODELS_BYTES = 1, IR_NET_RNDV_HANDSHAKE = 2 };
+
+typedef struct ir_net_ops {
+	const char *name;
+	unsigned flags;
+	int (*init)(void **state, ir_engine *en, uint32_t nranks, const ir_loggops *p, const void *arg,
+	            ir_err *e);
+	int (*inject)(void *state, uint32_t msg, const ir_net_msg *m, uint64_t t, ir_err *e);
+	int (*wakeup)(void *state, uint64_t t, uint64_t cookie, ir_err *e); /* may be NULL if never used */
+	void (*free)(void *state);
+	/* IR_NET_RNDV_HANDSHAKE only: rendezvous message `msg` met its receive at t. */
+	int (*matched)(void *state, uint32_t msg, uint64_t t, ir_err *e);
+} ir_net_ops;
+
+/* Services of the engine to its network (see the contract above). */
+uint64_t ir_engine_now(const ir_engine *en);
+int ir_engine_deliver(ir_engine *en, uint32_t msg, uint64_t t, ir_err *e);
+int ir_engine_call_at(ir_engine *en, uint64_t t, uint64_t cookie, ir_err *e);
+/* IR_NET_RNDV_HANDSHAKE: the data of matched rendezvous message `msg` has arrived at t. */
+int ir_engine_complete(ir_engine *en, uint32_t msg, uint64_t t, ir_err *e);
+
+/* The LogGOPS network: arrival at t + o + L (o_rndv for rendezvous messages). */
+extern const ir_net_ops ir_net_loggops;
+
+#endif

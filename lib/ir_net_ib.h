@@ -1,0 +1,134 @@
+/*
+ * ir_net_ib.h: the InfiniBand network of ibsim (--net ib): a packet-level,
+ * credit-exact model of an InfiniBand fabric behind the engine's network
+ * interface (ir_net.h). docs/ib-model.md describes the model as built.
+ *
+ * Two ways to drive it:
+ *  - through the engine: `ir_net_ib` is an ir_net_ops; the engine passes an
+ *    ir_ib_cfg as net_arg (NULL: all defaults). Messages enter the fabric at
+ *    t + o (t + o_rndv for rendezvous), the send overhead of LogGOPS, and are
+ *    delivered when their last byte has been drained into the receiving
+ *    host's memory;
+ *  - standalone (tests, benchmarks, calibration): ir_ib_new(), then
+ *    ir_ib_inject() messages and ir_ib_run() or ir_ib_advance(); arrivals are
+ *    reported through the client's deliver() callback.
+ *
+ * Configuration: every setting is a key of one table (ir_ib_keys(), printed
+ * by ir_ib_help()); ir_ib_config_set() takes a key or an option name
+ * ("switch-latency" = "switch_latency") and a value as the user typed it, so
+ * ibsim can pass its --topo/--link/... options and params-file keys through
+ * one call. The defaults are those of ib-model.md section 3.
+ *
+ * Rendezvous through the fabric (rndv = fabric): a message above S is sent
+ * as a request-to-send packet; the receiver answers clear-to-send; then the
+ * data flows. When the engine reports matches (ir_ib_rndv_matched) the CTS
+ * leaves at the match; until then (the engine does not yet call it) the CTS
+ * leaves as soon as the RTS has been drained, i.e. the receive is taken to
+ * be posted. A client with an rts() callback gets the RTS arrival and
+ * answers with ir_ib_rndv_matched() (standalone use now; the engine once it
+ * reports matches). rndv = loggopsim sends the data at once, as LogGOPSim
+ * does.
+ */
+#ifndef IR_NET_IB_H
+#define IR_NET_IB_H
+
+#include <stdint.h>
+
+#include "ir_err.h"
+#include "ir_net.h"
+#include "ir_route.h"
+#include "ir_strbuf.h"
+#include "ir_topo.h"
+
+typedef struct ir_ib ir_ib;
+
+enum { IR_IB_RNDV_FABRIC = 0, IR_IB_RNDV_LOGGOPSIM = 1 };
+#define IR_IB_MAX_VLS 15
+#define IR_IB_HEADER_BYTES 26 /* LRH 8 + BTH 12 + ICRC 4 + VCRC 2 */
+#define IR_IB_BLOCK 64        /* credit unit */
+
+typedef struct ir_ib_cfg {
+	char *topo;          /* generator or file; "star": one switch with a port per rank */
+	char *routing;       /* minhop | updn | ftree | lft:FILE */
+	char *placement;     /* seq | random[:SEED] | FILE */
+	char *dump_lft;      /* write the computed tables here (NULL: no) */
+	uint16_t width;      /* link: lanes */
+	uint32_t mbps;       /* link: data rate, Mb/s after encoding */
+	uint32_t mtu;        /* 256, 512, 1024, 2048, 4096 */
+	uint32_t vls;        /* data VLs, 1..15 */
+	uint32_t vlarb[IR_IB_MAX_VLS]; /* packets per VL turn (weighted round robin) */
+	uint32_t buffer;     /* switch input buffer per port and VL, blocks of 64 bytes */
+	uint32_t host_buffer;/* host receive buffer per VL, blocks */
+	uint64_t delay;      /* propagation delay per link direction, ps */
+	uint64_t switch_latency; /* ps from header arrival to forwarding */
+	uint64_t pcie;       /* host bus, bytes per second */
+	int rndv;            /* IR_IB_RNDV_FABRIC or IR_IB_RNDV_LOGGOPSIM */
+	/* Not settable by key: if set, ir_net_ib's init stores the instance
+	 * here and its free() leaves it to the caller, who reads link
+	 * statistics and then calls ir_ib_free(). */
+	ir_ib **keep;
+} ir_ib_cfg;
+
+void ir_ib_config_init(ir_ib_cfg *c);    /* the defaults (cannot fail: the table is checked by tests) */
+void ir_ib_config_release(ir_ib_cfg *c);
+/* Set `key` (params key or long option name without "--") to `value`.
+ * Returns 0, -1 with e set on a bad value, -2 (e set) for an unknown key. */
+int ir_ib_config_set(ir_ib_cfg *c, const char *key, const char *value, ir_err *e);
+/* NULL-terminated list of the keys (normalized, '_'), for "unknown parameter" checks. */
+const char *const *ir_ib_keys(void);
+/* The table of keys, defaults and meanings, one "  key  default  meaning" line each (for --help). */
+int ir_ib_help(ir_sb *out);
+
+/* ---- standalone use ---- */
+typedef struct ir_ib_client {
+	void *ctx;
+	/* message `handle` has been drained at its destination at time t (t >= now) */
+	int (*deliver)(void *ctx, uint32_t handle, uint64_t t, ir_err *e);
+	/* Optional, for rndv = fabric: the request-to-send of rendezvous message
+	 * `handle` has been drained at the receiver at t. When set, the CTS
+	 * waits for ir_ib_rndv_matched(handle); when NULL, it leaves at once. */
+	int (*rts)(void *ctx, uint32_t handle, uint64_t t, ir_err *e);
+} ir_ib_client;
+
+/* Build the fabric: topology, routes (checked), placement of `nranks` ranks. */
+ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir_err *e);
+void ir_ib_free(ir_ib *ib); /* NULL is a no-op */
+
+/* A message of `size` bytes from rank src to rank dst enters the fabric at
+ * t (>= the fabric's current time). `rndv`: rendezvous protocol. */
+int ir_ib_inject(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, uint64_t size, int rndv, uint64_t t,
+                 ir_err *e);
+/* Rendezvous message `handle` (whose RTS was reported through the client's
+ * rts()) has been matched at its receiver at t (>= now): the CTS leaves. */
+int ir_ib_rndv_matched(ir_ib *ib, uint32_t handle, uint64_t t, ir_err *e);
+/* Process every internal event at a time <= t. Fails on a fabric deadlock
+ * (no event left while packets wait), naming the cycle of buffers. */
+int ir_ib_advance(ir_ib *ib, uint64_t t, ir_err *e);
+/* Advance until nothing is left. */
+int ir_ib_run(ir_ib *ib, ir_err *e);
+/* Time of the next internal event, UINT64_MAX when idle. */
+uint64_t ir_ib_next(const ir_ib *ib);
+uint64_t ir_ib_now(const ir_ib *ib);
+
+/* ---- results ---- */
+typedef struct ir_ib_stats {
+	uint64_t events;        /* internal events processed */
+	uint64_t packets;       /* packets injected by hosts */
+	uint64_t packet_hops;   /* packets sent over links */
+	uint64_t msgs;          /* data messages delivered */
+	uint64_t ctrl;          /* RTS and CTS messages */
+	uint64_t loopback;      /* messages between ranks on one host */
+	uint64_t max_live;      /* most packets in switch buffers at once */
+} ir_ib_stats;
+const ir_ib_stats *ir_ib_get_stats(const ir_ib *ib);
+const ir_topo *ir_ib_topo(const ir_ib *ib);
+const ir_lft *ir_ib_lft(const ir_ib *ib);
+uint32_t ir_ib_rank_host(const ir_ib *ib, uint32_t rank); /* host node of a rank */
+/* Per link direction, TSV with a header line:
+ * from port to port link bytes packets busy_ps stall_ps */
+int ir_ib_linkstats(const ir_ib *ib, ir_sb *out);
+
+/* The engine's network (ir_net.h): net_arg is a const ir_ib_cfg * or NULL. */
+extern const ir_net_ops ir_net_ib;
+
+#endif

@@ -1,0 +1,700 @@
+/*
+ * ir_route.c: routing engines and LFT dumps of the InfiniBand model (see
+ * ir_route.h for the rules of each engine).
+ *
+ * All engines share one shape: for each destination LID in increasing order,
+ * compute a distance over switches from the destination's switch (a BFS,
+ * cached while consecutive LIDs hang off the same switch, which is the common
+ * case since hosts of one leaf have consecutive LIDs), then give every switch
+ * one port among its candidates. The per-port counters that balance minhop
+ * and updn live in one array over all ports of the topology.
+ */
+#include "ir_route.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir_io.h"
+
+#define INF IR_TOPO_NONE
+
+int ir_lft_init(ir_lft *l, const ir_topo *t, ir_err *e)
+{
+	size_t n = (size_t)t->nswitches * (t->max_lid + 1);
+	l->nsw = t->nswitches;
+	l->nlid = t->max_lid + 1;
+	l->port = malloc(n ? n : 1);
+	if (!l->port)
+		return ir_errf(e, "out of memory for forwarding tables (%u switches x %u LIDs)", l->nsw, l->nlid);
+	memset(l->port, IR_LFT_NONE, n);
+	return 0;
+}
+
+void ir_lft_release(ir_lft *l)
+{
+	free(l->port);
+	l->port = NULL;
+}
+
+static inline void lft_set(ir_lft *l, uint32_t sw, uint32_t lid, unsigned p)
+{
+	l->port[(size_t)sw * l->nlid + lid] = (uint8_t)p;
+}
+
+/* The node a host is attached to (peer of its first connected port) and the port there. */
+static uint32_t attach(const ir_topo *t, uint32_t h, unsigned *port)
+{
+	for (unsigned p = 1; p <= t->node[h].nports; p++) {
+		const ir_topo_port *x = ir_topo_portp(t, h, p);
+		if (x->peer != IR_TOPO_NONE) {
+			*port = x->peer_port;
+			return x->peer;
+		}
+	}
+	return IR_TOPO_NONE;
+}
+
+/* BFS over switches (indices 0..nsw-1) from switch `src`. */
+static void sw_bfs(const ir_topo *t, uint32_t src, uint32_t *dist, uint32_t *qu)
+{
+	uint32_t h = 0, n = 0, H = t->nhosts;
+	for (uint32_t i = 0; i < t->nswitches; i++)
+		dist[i] = INF;
+	dist[src] = 0;
+	qu[n++] = src;
+	while (h < n) {
+		uint32_t u = qu[h++];
+		const ir_topo_node *x = &t->node[H + u];
+		for (unsigned p = 0; p < x->nports; p++) {
+			uint32_t v = t->port[x->port0 + p].peer;
+			if (v != IR_TOPO_NONE && v >= H && dist[v - H] == INF) {
+				dist[v - H] = dist[u] + 1;
+				qu[n++] = v - H;
+			}
+		}
+	}
+}
+
+/* Among ports of switch s whose peer switch b satisfies ok(b), the one with
+ * the smallest counter (ties: lowest port); counts it. 0 if none. */
+typedef struct cand_ctx {
+	const ir_topo *t;
+	const uint32_t *dist;   /* candidate if dist[b] == want */
+	uint32_t want;
+	const uint32_t *key;    /* updn: restrict to key[b] > key[s] (down) or < (up); NULL: any */
+	int dir;                /* +1 down, -1 up */
+	uint32_t *count;        /* per topology port, NULL: no balancing */
+} cand_ctx;
+
+static unsigned pick(const cand_ctx *c, uint32_t s)
+{
+	const ir_topo *t = c->t;
+	const ir_topo_node *x = &t->node[t->nhosts + s];
+	unsigned best = 0;
+	uint32_t bc = INF;
+	for (unsigned p = 1; p <= x->nports; p++) {
+		uint32_t v = t->port[x->port0 + p - 1].peer, b;
+		if (v == IR_TOPO_NONE || v < t->nhosts)
+			continue;
+		b = v - t->nhosts;
+		if (c->dist[b] != c->want)
+			continue;
+		if (c->key && (c->dir > 0 ? c->key[b] <= c->key[s] : c->key[b] >= c->key[s]))
+			continue;
+		if (!c->count) {
+			best = p;
+			break;
+		}
+		if (c->count[x->port0 + p - 1] < bc) {
+			bc = c->count[x->port0 + p - 1];
+			best = p;
+		}
+	}
+	if (best && c->count)
+		c->count[x->port0 + best - 1]++;
+	return best;
+}
+
+typedef struct rwork {
+	uint32_t *dist, *qu, *cnt, *aux, *key, *order;
+} rwork;
+
+static void rwork_free(rwork *w)
+{
+	free(w->dist);
+	free(w->qu);
+	free(w->cnt);
+	free(w->aux);
+	free(w->key);
+	free(w->order);
+}
+
+static int rwork_init(rwork *w, const ir_topo *t, ir_err *e)
+{
+	size_t ns = t->nswitches ? t->nswitches : 1;
+	memset(w, 0, sizeof *w);
+	w->dist = malloc(ns * sizeof(uint32_t));
+	w->qu = malloc(ns * sizeof(uint32_t));
+	w->aux = malloc(ns * sizeof(uint32_t));
+	w->key = malloc(ns * sizeof(uint32_t));
+	w->order = malloc(ns * sizeof(uint32_t));
+	w->cnt = calloc(t->nports_total ? t->nports_total : 1, sizeof(uint32_t));
+	if (!w->dist || !w->qu || !w->cnt || !w->aux || !w->key || !w->order) {
+		rwork_free(w);
+		return ir_errf(e, "out of memory for routing");
+	}
+	return 0;
+}
+
+/* The destination switch of a LID (for a host: its attach switch, with the
+ * port to the host in *hport), or INF when no switch routes to it. */
+static uint32_t dst_switch(const ir_topo *t, uint32_t node, unsigned *hport)
+{
+	if (node >= t->nhosts) {
+		*hport = 0;
+		return node - t->nhosts;
+	}
+	uint32_t a = attach(t, node, hport);
+	if (a == IR_TOPO_NONE || a < t->nhosts)
+		return INF;
+	return a - t->nhosts;
+}
+
+/* Shortest-path routes for every LID, balanced by `cnt` when not NULL;
+ * `hosts_only` skips switch LIDs (0) or host LIDs (2); 1 does all. */
+static void minhop_lids(ir_lft *l, const ir_topo *t, rwork *w, uint32_t *cnt, int which)
+{
+	uint32_t last = INF;
+	for (uint32_t lid = 1; lid <= t->max_lid; lid++) {
+		uint32_t n = t->lid_node[lid], a;
+		unsigned hp;
+		cand_ctx c;
+		if (n == IR_TOPO_NONE)
+			continue;
+		if ((which == 0 && n >= t->nhosts) || (which == 2 && n < t->nhosts))
+			continue;
+		a = dst_switch(t, n, &hp);
+		if (a == INF)
+			continue;
+		if (a != last) {
+			sw_bfs(t, a, w->dist, w->qu);
+			last = a;
+		}
+		c.t = t;
+		c.dist = w->dist;
+		c.key = NULL;
+		c.dir = 0;
+		c.count = cnt;
+		for (uint32_t s = 0; s < t->nswitches; s++) {
+			if (s == a) {
+				lft_set(l, s, lid, hp);
+				continue;
+			}
+			if (w->dist[s] == INF)
+				continue;
+			c.want = w->dist[s] - 1;
+			unsigned p = pick(&c, s);
+			if (p)
+				lft_set(l, s, lid, p);
+		}
+	}
+}
+
+int ir_route_minhop(ir_lft *l, const ir_topo *t, ir_err *e)
+{
+	rwork w;
+	if (ir_lft_init(l, t, e))
+		return -1;
+	if (rwork_init(&w, t, e)) {
+		ir_lft_release(l);
+		return -1;
+	}
+	minhop_lids(l, t, &w, w.cnt, 1);
+	rwork_free(&w);
+	return 0;
+}
+
+/* Distance of each switch to the nearest switch that has a host: aux[]. */
+static void host_levels(const ir_topo *t, rwork *w)
+{
+	uint32_t h = 0, n = 0, H = t->nhosts;
+	for (uint32_t i = 0; i < t->nswitches; i++)
+		w->aux[i] = INF;
+	for (uint32_t i = 0; i < t->nswitches; i++) {
+		const ir_topo_node *x = &t->node[H + i];
+		for (unsigned p = 0; p < x->nports; p++) {
+			uint32_t v = t->port[x->port0 + p].peer;
+			if (v != IR_TOPO_NONE && v < H) {
+				w->aux[i] = 0;
+				w->qu[n++] = i;
+				break;
+			}
+		}
+	}
+	while (h < n) {
+		uint32_t u = w->qu[h++];
+		const ir_topo_node *x = &t->node[H + u];
+		for (unsigned p = 0; p < x->nports; p++) {
+			uint32_t v = t->port[x->port0 + p].peer;
+			if (v != IR_TOPO_NONE && v >= H && w->aux[v - H] == INF) {
+				w->aux[v - H] = w->aux[u] + 1;
+				w->qu[n++] = v - H;
+			}
+		}
+	}
+}
+
+static const uint32_t *sort_key;
+static int by_key(const void *a, const void *b)
+{
+	uint32_t x = sort_key[*(const uint32_t *)a], y = sort_key[*(const uint32_t *)b];
+	return x < y ? -1 : x > y;
+}
+
+int ir_route_updn(ir_lft *l, const ir_topo *t, ir_err *e)
+{
+	rwork w;
+	uint32_t H = t->nhosts, S = t->nswitches, top = 0, *dd, *R, last = INF;
+	if (ir_lft_init(l, t, e))
+		return -1;
+	if (rwork_init(&w, t, e)) {
+		ir_lft_release(l);
+		return -1;
+	}
+	dd = w.dist;
+	R = malloc((S ? S : 1) * sizeof *R);
+	if (!R) {
+		rwork_free(&w);
+		ir_lft_release(l);
+		return ir_errf(e, "out of memory for routing");
+	}
+	/* roots: the switches farthest from any host; rank: BFS from all roots */
+	host_levels(t, &w);
+	for (uint32_t i = 0; i < S; i++)
+		if (w.aux[i] != INF && w.aux[i] > top)
+			top = w.aux[i];
+	{
+		uint32_t h = 0, n = 0;
+		for (uint32_t i = 0; i < S; i++) {
+			w.key[i] = INF;
+			if (w.aux[i] == top) {
+				w.key[i] = 0;
+				w.qu[n++] = i;
+			}
+		}
+		while (h < n) {
+			uint32_t u = w.qu[h++];
+			const ir_topo_node *x = &t->node[H + u];
+			for (unsigned p = 0; p < x->nports; p++) {
+				uint32_t v = t->port[x->port0 + p].peer;
+				if (v != IR_TOPO_NONE && v >= H && w.key[v - H] == INF) {
+					w.key[v - H] = w.key[u] + 1;
+					w.qu[n++] = v - H;
+				}
+			}
+		}
+	}
+	/* key = rank * S + index: a total order; up = towards a smaller key */
+	for (uint32_t i = 0; i < S; i++) {
+		uint64_t k = (uint64_t)(w.key[i] == INF ? S : w.key[i]) * S + i;
+		w.key[i] = k > 0xFFFFFFFEu ? 0xFFFFFFFEu : (uint32_t)k;
+		w.order[i] = i;
+	}
+	sort_key = w.key;
+	qsort(w.order, S, sizeof *w.order, by_key);
+	for (uint32_t lid = 1; lid <= t->max_lid; lid++) {
+		uint32_t n = t->lid_node[lid], a;
+		unsigned hp;
+		cand_ctx c;
+		if (n == IR_TOPO_NONE || n >= H)
+			continue;
+		a = dst_switch(t, n, &hp);
+		if (a == INF)
+			continue;
+		if (a != last) {
+			/* dd: down-only distance to a (backwards over down edges) */
+			uint32_t h = 0, m = 0;
+			for (uint32_t i = 0; i < S; i++)
+				dd[i] = INF;
+			dd[a] = 0;
+			w.qu[m++] = a;
+			while (h < m) {
+				uint32_t u = w.qu[h++];
+				const ir_topo_node *x = &t->node[H + u];
+				for (unsigned p = 0; p < x->nports; p++) {
+					uint32_t v = t->port[x->port0 + p].peer;
+					/* x -> u is down when key[x] < key[u] */
+					if (v != IR_TOPO_NONE && v >= H && dd[v - H] == INF && w.key[v - H] < w.key[u]) {
+						dd[v - H] = dd[u] + 1;
+						w.qu[m++] = v - H;
+					}
+				}
+			}
+			/* R: length of the route actually taken, in increasing key order */
+			for (uint32_t k = 0; k < S; k++) {
+				uint32_t s = w.order[k];
+				const ir_topo_node *x = &t->node[H + s];
+				R[s] = dd[s];
+				if (R[s] != INF)
+					continue;
+				for (unsigned p = 0; p < x->nports; p++) {
+					uint32_t v = t->port[x->port0 + p].peer;
+					if (v != IR_TOPO_NONE && v >= H && w.key[v - H] < w.key[s] && R[v - H] != INF &&
+					    R[v - H] + 1 < R[s])
+						R[s] = R[v - H] + 1;
+				}
+			}
+			last = a;
+		}
+		c.t = t;
+		c.count = w.cnt;
+		c.key = w.key;
+		for (uint32_t s = 0; s < S; s++) {
+			unsigned p;
+			if (s == a) {
+				lft_set(l, s, lid, hp);
+				continue;
+			}
+			if (dd[s] != INF) {
+				c.dist = dd;
+				c.want = dd[s] - 1;
+				c.dir = +1;
+			} else if (R[s] != INF) {
+				c.dist = R;
+				c.want = R[s] - 1;
+				c.dir = -1;
+			} else {
+				continue;
+			}
+			p = pick(&c, s);
+			if (p)
+				lft_set(l, s, lid, p);
+		}
+	}
+	minhop_lids(l, t, &w, NULL, 2);
+	free(R);
+	rwork_free(&w);
+	return 0;
+}
+
+int ir_route_ftree(ir_lft *l, const ir_topo *t, ir_err *e)
+{
+	rwork w;
+	uint32_t H = t->nhosts, S = t->nswitches, *lvl, *da, last = INF, maxl = 0;
+	uint64_t div[64];
+	if (ir_lft_init(l, t, e))
+		return -1;
+	if (rwork_init(&w, t, e)) {
+		ir_lft_release(l);
+		return -1;
+	}
+	host_levels(t, &w);
+	lvl = w.aux;
+	da = w.dist;
+	for (uint32_t i = 0; i < S; i++)
+		if (lvl[i] != INF && lvl[i] > maxl)
+			maxl = lvl[i];
+	if (maxl >= 63) {
+		rwork_free(&w);
+		ir_lft_release(l);
+		return ir_errf(e, "ftree: %u switch levels; not a fat tree (use updn or minhop)", maxl + 1);
+	}
+	/* up ports of a switch: switch neighbours one level higher; div per level */
+	for (uint32_t k = 0; k <= maxl; k++) {
+		uint32_t nup = 0;
+		div[k] = 1;
+		for (uint32_t i = 0; i < S; i++)
+			if (lvl[i] == k) {
+				const ir_topo_node *x = &t->node[H + i];
+				for (unsigned p = 0; p < x->nports; p++) {
+					uint32_t v = t->port[x->port0 + p].peer;
+					nup += v != IR_TOPO_NONE && v >= H && lvl[v - H] == k + 1;
+				}
+				break;
+			}
+		w.key[k] = nup ? nup : 1; /* key[]: up ports per level */
+	}
+	for (uint32_t k = 1; k <= maxl; k++) {
+		div[k] = div[k - 1] * w.key[k - 1];
+		if (div[k] > (uint64_t)1 << 40)
+			div[k] = (uint64_t)1 << 40;
+	}
+	for (uint32_t lid = 1; lid <= t->max_lid; lid++) {
+		uint32_t n = t->lid_node[lid], a;
+		unsigned hp;
+		if (n == IR_TOPO_NONE || n >= H)
+			continue;
+		a = dst_switch(t, n, &hp);
+		if (a == INF)
+			continue;
+		if (a != last) {
+			/* da: distance from a going only up (the switches that have a below them) */
+			uint32_t h = 0, m = 0;
+			for (uint32_t i = 0; i < S; i++)
+				da[i] = INF;
+			da[a] = 0;
+			w.qu[m++] = a;
+			while (h < m) {
+				uint32_t u = w.qu[h++];
+				const ir_topo_node *x = &t->node[H + u];
+				for (unsigned p = 0; p < x->nports; p++) {
+					uint32_t v = t->port[x->port0 + p].peer;
+					if (v != IR_TOPO_NONE && v >= H && da[v - H] == INF && lvl[v - H] == lvl[u] + 1) {
+						da[v - H] = da[u] + 1;
+						w.qu[m++] = v - H;
+					}
+				}
+			}
+			last = a;
+		}
+		for (uint32_t s = 0; s < S; s++) {
+			const ir_topo_node *x = &t->node[H + s];
+			unsigned cand[IR_TOPO_MAX_PORTS], nc = 0;
+			if (s == a) {
+				lft_set(l, s, lid, hp);
+				continue;
+			}
+			if (lvl[s] == INF)
+				continue;
+			for (unsigned p = 1; p <= x->nports; p++) {
+				uint32_t v = t->port[x->port0 + p - 1].peer;
+				if (v == IR_TOPO_NONE || v < H)
+					continue;
+				if (da[s] != INF ? (da[v - H] == da[s] - 1 && lvl[v - H] + 1 == lvl[s])
+				                 : lvl[v - H] == lvl[s] + 1)
+					cand[nc++] = p;
+			}
+			if (!nc)
+				continue;
+			if (da[s] != INF)
+				lft_set(l, s, lid, cand[n % nc]);
+			else
+				lft_set(l, s, lid, cand[(n / div[lvl[s]]) % nc]);
+		}
+	}
+	minhop_lids(l, t, &w, NULL, 2);
+	rwork_free(&w);
+	return 0;
+}
+
+int ir_route(ir_lft *l, const ir_topo *t, const char *engine, ir_err *e)
+{
+	int rc;
+	char q[80];
+	if (strcmp(engine, "minhop") == 0)
+		rc = ir_route_minhop(l, t, e);
+	else if (strcmp(engine, "updn") == 0)
+		rc = ir_route_updn(l, t, e);
+	else if (strcmp(engine, "ftree") == 0)
+		rc = ir_route_ftree(l, t, e);
+	else if (strncmp(engine, "lft:", 4) == 0 && engine[4])
+		rc = ir_lft_load(l, t, engine + 4, e);
+	else
+		return ir_errf(e, "unknown routing engine '%s' (expected minhop, updn, ftree or lft:FILE)",
+		               ir_err_quote(q, sizeof q, engine, strlen(engine)));
+	if (rc)
+		return -1;
+	if (ir_lft_check(l, t, e)) {
+		ir_lft_release(l);
+		return -1;
+	}
+	return 0;
+}
+
+int ir_lft_check(const ir_lft *l, const ir_topo *t, ir_err *e)
+{
+	uint32_t H = t->nhosts, S = t->nswitches;
+	uint8_t *st = malloc(S ? S : 1);
+	uint32_t *path = malloc((S ? S : 1) * sizeof *path);
+	if (!st || !path) {
+		free(st);
+		free(path);
+		return ir_errf(e, "out of memory for checking routes");
+	}
+	for (uint32_t d = 0; d < H; d++) {
+		uint32_t lid = t->node[d].lid;
+		memset(st, 0, S ? S : 1); /* 0 unknown, 1 on the current path, 2 reaches d */
+		for (uint32_t s = 0; s < H; s++) {
+			unsigned hp;
+			uint32_t x, np = 0;
+			if (s == d)
+				continue;
+			x = attach(t, s, &hp);
+			if (x == d)
+				continue;
+			if (x == IR_TOPO_NONE || x < H) {
+				free(st);
+				free(path);
+				return ir_errf(e, "host '%s' cannot reach host '%s'", ir_topo_name(t, s), ir_topo_name(t, d));
+			}
+			x -= H;
+			while (st[x] != 2) {
+				unsigned p = ir_lft_get(l, x, lid);
+				const ir_topo_port *pp = NULL;
+				const char *why = NULL;
+				if (st[x] == 1)
+					why = "a routing loop";
+				else if (p == IR_LFT_NONE || p == 0)
+					why = "no route";
+				else if (p > t->node[H + x].nports)
+					why = "a port the switch does not have";
+				else if ((pp = ir_topo_portp(t, H + x, p))->peer == IR_TOPO_NONE)
+					why = "an unconnected port";
+				else if (pp->peer < H && pp->peer != d)
+					why = "another host";
+				if (why) {
+					ir_errf(e, "routes to '%s' (LID %u): switch '%s' has %s (entry %u)", ir_topo_name(t, d), lid,
+					        ir_topo_name(t, H + x), why, p);
+					free(st);
+					free(path);
+					return -1;
+				}
+				st[x] = 1;
+				path[np++] = x;
+				if (pp->peer == d)
+					break;
+				x = pp->peer - H;
+			}
+			while (np)
+				st[path[--np]] = 2;
+		}
+	}
+	free(st);
+	free(path);
+	return 0;
+}
+
+/* ---- dumps ---- */
+
+static const char *node_kind(const ir_topo *t, uint32_t n)
+{
+	return t->node[n].is_switch ? "Switch" : "Channel Adapter";
+}
+
+int ir_lft_write(const ir_lft *l, const ir_topo *t, ir_sb *out)
+{
+	uint32_t H = t->nhosts;
+	for (uint32_t s = 0; s < l->nsw; s++) {
+		uint32_t node = H + s, n = 0;
+		if (ir_sb_addf(out, "Unicast lids [0x0-0x%x] of switch Lid %u guid 0x%016llx ('%s'):\n", t->max_lid,
+		               t->node[node].lid, (unsigned long long)t->node[node].guid, ir_topo_name(t, node)))
+			return -1;
+		for (uint32_t lid = 1; lid <= t->max_lid; lid++) {
+			unsigned p = ir_lft_get(l, s, lid);
+			uint32_t dn = t->lid_node[lid];
+			if (p == IR_LFT_NONE || dn == IR_TOPO_NONE)
+				continue;
+			if (ir_sb_addf(out, "0x%04x %03u # %s portguid 0x%016llx: '%s'\n", lid, p, node_kind(t, dn),
+			               (unsigned long long)t->node[dn].guid, ir_topo_name(t, dn)))
+				return -1;
+			n++;
+		}
+		if (ir_sb_addf(out, "%u lids dumped\n", n))
+			return -1;
+	}
+	return 0;
+}
+
+int ir_lft_parse(ir_lft *l, const ir_topo *t, const char *text, size_t len, const char *name, ir_err *e)
+{
+	const char *p = text, *end = text + len;
+	unsigned long no = 0;
+	uint32_t cur = IR_TOPO_NONE, H = t->nhosts;
+	char q[200];
+	if (ir_lft_init(l, t, e))
+		return -1;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *s = p, *le;
+		size_t n;
+		if (!nl)
+			nl = end;
+		le = nl;
+		if (le > s && le[-1] == '\r')
+			le--;
+		n = (size_t)(le - s);
+		p = nl < end ? nl + 1 : end;
+		no++;
+		while (s < le && (*s == ' ' || *s == '\t'))
+			s++;
+		if (s == le || *s == '#')
+			continue;
+		if ((size_t)(le - s) >= 12 && memcmp(s, "Unicast lids", 12) == 0) {
+			const char *g = memmem(s, (size_t)(le - s), " guid 0x", 8), *lp;
+			unsigned long long guid = 0, lidv = 0;
+			cur = IR_TOPO_NONE;
+			if (g) {
+				char *ep;
+				guid = strtoull(g + 8, &ep, 16);
+				for (uint32_t i = H; i < t->nnodes && cur == IR_TOPO_NONE; i++)
+					if (t->node[i].guid == guid && guid)
+						cur = i - H;
+			}
+			if (cur == IR_TOPO_NONE && (lp = memmem(s, (size_t)(le - s), "switch Lid ", 11))) {
+				char *ep;
+				lidv = strtoull(lp + 11, &ep, 10);
+				if (lidv && lidv <= t->max_lid && t->lid_node[lidv] != IR_TOPO_NONE && t->lid_node[lidv] >= H)
+					cur = t->lid_node[lidv] - H;
+			}
+			if (cur == IR_TOPO_NONE) {
+				ir_lft_release(l);
+				return ir_errf_at(e, name, no, "table of a switch the topology does not have (guid 0x%016llx, "
+				                               "lid %llu): '%s'", guid, lidv, ir_err_quote(q, sizeof q, s, (size_t)(le - s)));
+			}
+			continue;
+		}
+		if ((size_t)(le - s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+			char *ep;
+			unsigned long long lid = strtoull(s + 2, &ep, 16), port;
+			const char *x = ep;
+			if (x == s + 2 || (*x != ' ' && *x != '\t')) {
+				ir_lft_release(l);
+				return ir_errf_at(e, name, no, "expected 'LID PORT', found '%s'", ir_err_quote(q, sizeof q, s, n));
+			}
+			while (x < le && (*x == ' ' || *x == '\t'))
+				x++;
+			port = strtoull(x, &ep, 10);
+			if (ep == x || (ep < le && *ep != ' ' && *ep != '\t' && *ep != ':')) {
+				ir_lft_release(l);
+				return ir_errf_at(e, name, no, "expected 'LID PORT', found '%s'", ir_err_quote(q, sizeof q, s, n));
+			}
+			if (cur == IR_TOPO_NONE) {
+				ir_lft_release(l);
+				return ir_errf_at(e, name, no, "entry before any 'Unicast lids ... of switch' header");
+			}
+			if (lid > t->max_lid || port > t->node[H + cur].nports) {
+				if (lid > t->max_lid && lid <= IR_TOPO_MAX_LID)
+					continue; /* a LID the topology does not use */
+				ir_lft_release(l);
+				return ir_errf_at(e, name, no, "switch '%s': invalid entry '%s' (LID up to 0x%x, port up to %u)",
+				                  ir_topo_name(t, H + cur), ir_err_quote(q, sizeof q, s, n), t->max_lid,
+				                  t->node[H + cur].nports);
+			}
+			lft_set(l, cur, (uint32_t)lid, (unsigned)port);
+			continue;
+		}
+		/* column headers and trailers of ibroute and dump_lfts */
+		if (memmem(s, (size_t)(le - s), "lids dumped", 11) || memmem(s, (size_t)(le - s), "Lid", 3) ||
+		    memmem(s, (size_t)(le - s), "Port", 4))
+			continue;
+		ir_lft_release(l);
+		return ir_errf_at(e, name, no, "expected a 'Unicast lids' header or a 'LID PORT' entry, found '%s'",
+		                  ir_err_quote(q, sizeof q, s, n));
+	}
+	return 0;
+}
+
+int ir_lft_load(ir_lft *l, const ir_topo *t, const char *path, ir_err *e)
+{
+	ir_reader *r = ir_reader_open(path, e);
+	ir_sb sb = IR_SB_INIT;
+	int rc;
+	if (!r)
+		return -1;
+	rc = ir_reader_slurp(r, &sb, (size_t)1 << 30, e);
+	ir_reader_free(r);
+	if (rc == 0)
+		rc = ir_lft_parse(l, t, sb.buf, sb.len, path, e);
+	ir_sb_release(&sb);
+	return rc;
+}

@@ -1,0 +1,3388 @@
+/*
+ * ir_t2g.c: traces to GOAL (see ir_t2g.h and docs/trace2goal.md).
+ *
+ * One rank at a time: the trace is read record by record and every MPI call
+ * becomes a "staged call", a handful of ops with dependencies inside the call,
+ * which is then linked into the rank's chain:
+ *
+ *   ops of the call, then the gap calc (computation since the previous call
+ *   returned), each op without a predecessor inside the call requires the gap
+ *   calc, the gap calc requires (or irequires) the previous call's end ops,
+ *   and for a collective or a completion a `calc 0` joins the call's last ops.
+ *
+ * That text order is Schedgen's, so --compat schedgen output compares line by
+ * line with Schedgen's own. Labels are l1, l2, ... per rank; GOAL allows a
+ * label to be used before its definition, which a wildcard Irecv of an allprof
+ * trace needs: its definition is written when its Wait reveals the real source.
+ *
+ * Request tables and communicator tables are open-addressing hash maps with
+ * linear probing (deletion by backward shift), sized to the in-flight set.
+ * Per-rank state lives in an rstate (g->R is the rank being converted): one,
+ * reused rank after rank, or with --sync one per rank, all live at once, the
+ * records merged by time (a binary heap of ranks). With --sync each call also
+ * gets zero-cost time nodes (ir_tsync.h) for its ops and a post-call calc whose
+ * definition is written when its time resolves, possibly while another rank
+ * is being read (sync_done() switches g->R to the owner for that).
+ */
+#include "ir_t2g.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "ir_goal.h"
+#include "ir_interval.h"
+#include "ir_strbuf.h"
+#include "ir_tsync.h"
+
+#define FLUSH_AT ((size_t)1 << 20)
+#define SPILL_AT ((size_t)1 << 16) /* --sync: per-rank buffer spilled beyond this */
+#define TAG_WORLD_MAX 0x20000000u  /* application tags on MPI_COMM_WORLD: [0, 2^29) */
+#define TAG_SUBCOMM 0x20000000u    /* bit 29: point-to-point on another communicator */
+#define TAG_COLL 0x40000000u       /* bit 30: collectives */
+#define NOLABEL 0u
+#define ANY (-1)
+
+/* ------------------------------------------------------------------ small maps */
+
+/* u64 -> index map (keys never 0), linear probing, backward-shift deletion. */
+typedef struct u64map {
+	uint64_t *key;
+	uint32_t *val;
+	size_t cap, n; /* cap is a power of two */
+} u64map;
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static void map_free(u64map *m)
+{
+	free(m->key);
+	free(m->val);
+	memset(m, 0, sizeof *m);
+}
+
+static int map_grow(u64map *m)
+{
+	size_t nc = m->cap ? m->cap * 2 : 64;
+	uint64_t *nk = calloc(nc, sizeof *nk);
+	uint32_t *nv = calloc(nc, sizeof *nv);
+	if (!nk || !nv) {
+		free(nk);
+		free(nv);
+		return -1;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->key[i])
+			continue;
+		size_t j = mix64(m->key[i]) & (nc - 1);
+		while (nk[j])
+			j = (j + 1) & (nc - 1);
+		nk[j] = m->key[i];
+		nv[j] = m->val[i];
+	}
+	free(m->key);
+	free(m->val);
+	m->key = nk;
+	m->val = nv;
+	m->cap = nc;
+	return 0;
+}
+
+/* Slot of key, or -1. */
+static long map_find(const u64map *m, uint64_t k)
+{
+	if (!m->cap)
+		return -1;
+	for (size_t j = mix64(k) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
+		if (m->key[j] == k)
+			return (long)j;
+		if (!m->key[j])
+			return -1;
+	}
+}
+
+static int map_put(u64map *m, uint64_t k, uint32_t v)
+{
+	long s = map_find(m, k);
+	size_t j;
+	if (s >= 0) {
+		m->val[s] = v;
+		return 0;
+	}
+	if ((m->n + 1) * 4 > m->cap * 3 && map_grow(m))
+		return -1;
+	j = mix64(k) & (m->cap - 1);
+	while (m->key[j])
+		j = (j + 1) & (m->cap - 1);
+	m->key[j] = k;
+	m->val[j] = v;
+	m->n++;
+	return 0;
+}
+
+static void map_del(u64map *m, long s)
+{
+	size_t i = (size_t)s, j = i;
+	m->key[i] = 0;
+	m->n--;
+	for (;;) {
+		size_t h;
+		j = (j + 1) & (m->cap - 1);
+		if (!m->key[j])
+			return;
+		h = mix64(m->key[j]) & (m->cap - 1);
+		/* can the entry at j move to the hole at i? yes unless h is cyclically in (i, j] */
+		if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
+			m->key[i] = m->key[j];
+			m->val[i] = m->val[j];
+			m->key[j] = 0;
+			i = j;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ call table */
+
+enum ck {
+	C_LOCAL, C_INIT, C_FINALIZE, C_SEND, C_RECV, C_ISEND, C_IRECV, C_SEND_INIT, C_RECV_INIT,
+	C_START, C_STARTALL, C_SENDRECV, C_SENDRECV_REPLACE, C_WAIT, C_WAITALL, C_WAITANY, C_WAITSOME,
+	C_TEST, C_TESTALL, C_TESTANY, C_TESTSOME, C_PROBE, C_IPROBE, C_REQFREE, C_COLL,
+	C_MPROBE, C_IMPROBE, C_MRECV, C_IMRECV, C_NEIGH, C_CART_CREATE, C_CART_SUB, C_GRAPH_CREATE,
+	C_DIST_GRAPH_ADJ, C_DIST_GRAPH
+};
+
+/* neighbourhood collectives (callinfo.coll) */
+enum { NB_ALLGATHER, NB_ALLGATHERV, NB_ALLTOALL, NB_ALLTOALLV, NB_ALLTOALLW };
+
+typedef struct callinfo {
+	const char *name;
+	enum ck k;
+	int coll;  /* enum ir_coll_kind for C_COLL; alltoallw: -2 */
+	int nb;    /* nonblocking collective */
+	unsigned nf; /* argument fields (liballprof layout) */
+} callinfo;
+
+#define CO(n, kind, nf) { "MPI_" n, C_COLL, IR_COLL_##kind, 0, nf }, { "MPI_I" n, C_COLL, IR_COLL_##kind, 1, nf + 1 }
+/* sorted by name at startup */
+static callinfo calls[] = {
+	{ "MPI_Init", C_INIT, 0, 0, 0 },
+	{ "MPI_Init_thread", C_INIT, 0, 0, 0 },
+	{ "MPI_Finalize", C_FINALIZE, 0, 0, 0 },
+	{ "MPI_Send", C_SEND, 0, 0, 6 },
+	{ "MPI_Bsend", C_SEND, 0, 0, 6 },
+	{ "MPI_Ssend", C_SEND, 0, 0, 6 },
+	{ "MPI_Rsend", C_SEND, 0, 0, 6 },
+	{ "MPI_Recv", C_RECV, 0, 0, 7 },
+	{ "MPI_Isend", C_ISEND, 0, 0, 7 },
+	{ "MPI_Ibsend", C_ISEND, 0, 0, 7 },
+	{ "MPI_Issend", C_ISEND, 0, 0, 7 },
+	{ "MPI_Irsend", C_ISEND, 0, 0, 7 },
+	{ "MPI_Irecv", C_IRECV, 0, 0, 7 },
+	{ "MPI_Send_init", C_SEND_INIT, 0, 0, 7 },
+	{ "MPI_Bsend_init", C_SEND_INIT, 0, 0, 7 },
+	{ "MPI_Ssend_init", C_SEND_INIT, 0, 0, 7 },
+	{ "MPI_Rsend_init", C_SEND_INIT, 0, 0, 7 },
+	{ "MPI_Recv_init", C_RECV_INIT, 0, 0, 7 },
+	{ "MPI_Start", C_START, 0, 0, 1 },
+	{ "MPI_Startall", C_STARTALL, 0, 0, 2 },
+	{ "MPI_Sendrecv", C_SENDRECV, 0, 0, 12 },
+	{ "MPI_Sendrecv_replace", C_SENDRECV_REPLACE, 0, 0, 9 },
+	{ "MPI_Wait", C_WAIT, 0, 0, 2 },
+	{ "MPI_Waitall", C_WAITALL, 0, 0, 3 },
+	{ "MPI_Waitany", C_WAITANY, 0, 0, 4 },
+	{ "MPI_Waitsome", C_WAITSOME, 0, 0, 5 },
+	{ "MPI_Test", C_TEST, 0, 0, 3 },
+	{ "MPI_Testall", C_TESTALL, 0, 0, 4 },
+	{ "MPI_Testany", C_TESTANY, 0, 0, 5 },
+	{ "MPI_Testsome", C_TESTSOME, 0, 0, 5 },
+	{ "MPI_Probe", C_PROBE, 0, 0, 4 },
+	{ "MPI_Mprobe", C_MPROBE, 0, 0, 5 },
+	{ "MPI_Improbe", C_IMPROBE, 0, 0, 6 },
+	{ "MPI_Mrecv", C_MRECV, 0, 0, 5 },
+	{ "MPI_Imrecv", C_IMRECV, 0, 0, 5 },
+	{ "MPI_Neighbor_allgather", C_NEIGH, NB_ALLGATHER, 0, 7 },
+	{ "MPI_Ineighbor_allgather", C_NEIGH, NB_ALLGATHER, 1, 8 },
+	{ "MPI_Neighbor_allgatherv", C_NEIGH, NB_ALLGATHERV, 0, 10 },
+	{ "MPI_Ineighbor_allgatherv", C_NEIGH, NB_ALLGATHERV, 1, 11 },
+	{ "MPI_Neighbor_alltoall", C_NEIGH, NB_ALLTOALL, 0, 7 },
+	{ "MPI_Ineighbor_alltoall", C_NEIGH, NB_ALLTOALL, 1, 8 },
+	{ "MPI_Neighbor_alltoallv", C_NEIGH, NB_ALLTOALLV, 0, 13 },
+	{ "MPI_Ineighbor_alltoallv", C_NEIGH, NB_ALLTOALLV, 1, 14 },
+	{ "MPI_Neighbor_alltoallw", C_NEIGH, NB_ALLTOALLW, 0, 15 },
+	{ "MPI_Ineighbor_alltoallw", C_NEIGH, NB_ALLTOALLW, 1, 16 },
+	{ "MPI_Cart_create", C_CART_CREATE, 0, 0, 6 },
+	{ "MPI_Cart_sub", C_CART_SUB, 0, 0, 3 },
+	{ "MPI_Graph_create", C_GRAPH_CREATE, 0, 0, 6 },
+	{ "MPI_Dist_graph_create_adjacent", C_DIST_GRAPH_ADJ, 0, 0, 7 },
+	{ "MPI_Dist_graph_create", C_DIST_GRAPH, 0, 0, 7 },
+	{ "MPI_Iprobe", C_IPROBE, 0, 0, 5 },
+	{ "MPI_Request_free", C_REQFREE, 0, 0, 1 },
+	CO("barrier", BARRIER, 1),
+	CO("bcast", BCAST, 5),
+	CO("reduce", REDUCE, 7),
+	CO("allreduce", ALLREDUCE, 6),
+	CO("allgather", ALLGATHER, 7),
+	CO("allgatherv", ALLGATHERV, 10),
+	CO("alltoall", ALLTOALL, 7),
+	CO("alltoallv", ALLTOALLV, 13),
+	{ "MPI_Alltoallw", C_COLL, -2, 0, 15 },
+	{ "MPI_Ialltoallw", C_COLL, -2, 1, 16 },
+	CO("gather", GATHER, 8),
+	CO("gatherv", GATHERV, 11),
+	CO("scatter", SCATTER, 8),
+	CO("scatterv", SCATTERV, 11),
+	CO("reduce_scatter", REDUCE_SCATTER, 7),
+	CO("reduce_scatter_block", REDUCE_SCATTER_BLOCK, 6),
+	CO("scan", SCAN, 6),
+	CO("exscan", EXSCAN, 6),
+};
+#undef CO
+
+/* Local calls: no messages; their time counts as computation. */
+static const char *const local_prefixes[] = {
+	"MPI_Comm_", "MPI_Type_", "MPI_Group_", "MPI_Cart", "MPI_Graph", "MPI_Dist_graph", "MPI_Info_",
+	"MPI_Errhandler_", "MPI_Attr_", "MPI_Op_", "MPI_Keyval_", "MPI_Get_", "MPI_Wtime", "MPI_Wtick",
+	"MPI_Pcontrol", "MPI_Initialized", "MPI_Finalized", "MPI_Query_thread", "MPI_Is_thread_main",
+	"MPI_Error_", "MPI_Buffer_", "MPI_Address", "MPI_Pack", "MPI_Unpack", "MPI_Dims_create",
+	"MPI_Abort", "MPI_Cancel", "MPI_Request_get_status", "MPI_Status_set", "MPI_Alloc_mem",
+	"MPI_Free_mem", NULL,
+};
+
+static int calls_sorted;
+
+static int cmp_call(const void *a, const void *b)
+{
+	return strcmp(((const callinfo *)a)->name, ((const callinfo *)b)->name);
+}
+
+static void fix_names(void)
+{
+	/* CO() wrote "MPI_barrier"/"MPI_Ibarrier": capitalise to MPI's spelling */
+	for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
+		if (calls[i].k != C_COLL || calls[i].coll == -2)
+			continue;
+		{
+			static char store[64][32];
+			static unsigned used;
+			const char *n = calls[i].name;
+			char *s;
+			if (used == 64)
+				break;
+			s = store[used++];
+			snprintf(s, 32, "%s", n);
+			if (s[4] != 'I') /* "MPI_Ibarrier" stays as it is */
+				s[4] = (char)(s[4] - 'a' + 'A');
+			calls[i].name = s;
+		}
+	}
+	qsort(calls, sizeof calls / sizeof *calls, sizeof *calls, cmp_call);
+	calls_sorted = 1;
+}
+
+static const callinfo *find_call(const char *name)
+{
+	size_t lo = 0, hi = sizeof calls / sizeof *calls;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(name, calls[mid].name);
+		if (c == 0)
+			return &calls[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+static int is_local(const char *name)
+{
+	for (const char *const *p = local_prefixes; *p; p++)
+		if (strncmp(name, *p, strlen(*p)) == 0)
+			return 1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ state */
+
+typedef struct req {
+	uint32_t label;     /* op of the active instance, NOLABEL if none */
+	uint8_t persistent;
+	uint8_t is_send;
+	uint8_t deferred;   /* wildcard irecv whose definition waits for the status */
+	int32_t peer;       /* world rank, ANY, or -2 (no op: MPI_PROC_NULL) */
+	int64_t tag;        /* GOAL tag or ANY */
+	uint64_t size;
+	uint64_t ckey;      /* communicator key (for a deferred wildcard's tag) */
+	ir_tn node;         /* --sync: completion of the active instance (referenced) */
+	ir_tn pnode;        /* --sync: post node of a deferred wildcard receive (referenced) */
+	int64_t seq;        /* posting order (Waitany without indices) */
+	const uint32_t *members; /* deferred: comm member list (comm table owned) */
+	uint32_t csize;
+	uint8_t cworld;     /* deferred: posted on MPI_COMM_WORLD */
+} req;
+
+/* A communicator's virtual topology as this rank sees it: its neighbours for the
+ * neighbourhood collectives (MPI order: in-neighbours, then out-neighbours; world ranks once
+ * the communicator's members are known, -2 for MPI_PROC_NULL), and for Cartesian ones the grid
+ * (for Cart_sub). */
+typedef struct topo {
+	uint64_t id;       /* the new communicator (while pending its '# comm' line) */
+	int rel;           /* neighbours still relative to the new communicator */
+	uint32_t nin, nout;
+	int32_t *nbr;      /* [nin + nout] */
+	uint32_t ndims;
+	int64_t *dims, *periods, *coords;
+} topo;
+
+typedef struct comm {
+	uint64_t id;
+	uint32_t n;
+	uint32_t *members; /* NULL: world (identity) */
+	uint64_t key;      /* same on every member */
+	uint32_t seq;      /* collectives so far */
+	uint64_t chash;    /* running hash of the collective sequence */
+	topo *tp;          /* virtual topology (Cart, Graph, Dist_graph), NULL: none */
+} comm;
+
+typedef struct pairc {
+	uint64_t sends, recvs;
+} pairc;
+
+typedef struct unk {
+	char *name;
+	uint64_t count;
+} unk;
+
+typedef struct cref {
+	uint32_t size, me;
+	const uint32_t *members; /* NULL: identity */
+	comm *c;
+} cref;
+
+typedef struct rstate {
+	uint32_t rank;
+	ir_trace *t;
+	int flavor;
+	uint32_t nl;      /* labels used */
+	uint32_t *ends;   /* previous call's end ops */
+	uint8_t *ends_ireq;
+	size_t nends, capends;
+	int64_t gap_start;
+	int started, finished, phase;
+	unsigned long from_seen;
+	u64map reqmap;    /* key -> index in reqs */
+	req *reqs;
+	size_t nreqs, capreqs;
+	uint32_t *freereq;
+	size_t nfree, capfree;
+	int64_t reqseq;
+	comm world, self;
+	u64map cmap;      /* comm id+1 -> index in comms */
+	comm *comms;
+	size_t ncomms, capcomms;
+	u64map occ;       /* member-list hash -> occurrences */
+	topo *ptopo;      /* topology of a communicator whose '# comm' line comes next */
+	ir_ivset pinset;  /* buffer bytes already registered (--pin) */
+	const char *fname;
+	unsigned long line;
+	ir_sb out;        /* GOAL text of this rank not yet written */
+	int warned_any;   /* liballprof Waitany/Waitsome guess warned */
+	int warned_test;  /* liballprof Test* warned */
+	/* --sync */
+	ir_rec rec;       /* the next record (read ahead) */
+	int has_rec;
+	int64_t key;      /* its time, for the merge */
+	uint64_t nread;   /* records read */
+	uint32_t lead;    /* label of the leading calc */
+	int64_t t_start;  /* start of the replay (MPI_Init return) */
+	struct chunk { uint64_t off, len; } *chunks; /* spilled output */
+	size_t nchunks, capchunks;
+} rstate;
+
+typedef struct gstate {
+	const ir_t2g_opts *o;
+	enum ir_coll_alg alg[IR_COLL_NKINDS];
+	uint32_t nranks;
+	ir_writer *w;
+	ir_t2g_stats *st;
+	/* cross-rank checks */
+	u64map pairs;      /* (src<<32|dst)+1 -> index in pc */
+	pairc *pc;
+	size_t npc, cappc;
+	uint64_t *wild;    /* [nranks] wildcard-source receives per rank */
+	u64map cseq;       /* comm key+1 -> index in cs */
+	struct cseq {
+		uint64_t count, hash;
+		uint32_t rank;
+	} *cs;
+	size_t ncs, capcs;
+	unk *unknown;
+	size_t nunknown;
+	uint64_t neg_gaps, skipped_comm, folded_tags, big_subtags;
+	uint64_t no_topo;  /* neighbourhood collectives without a known topology (skipped) */
+	uint64_t any_guess, test_never; /* liballprof Waitany/Waitsome guesses, Tests never completing */
+	pcre2_code *from_re, *to_re;
+	pcre2_match_data *md;
+	ir_cg cg;         /* staged ops */
+	int64_t *ctag;    /* tag per staged op */
+	int32_t *cpeer;   /* world peer per staged op */
+	size_t capstage;
+	uint64_t *blk, *sblk, *rblk; /* count arrays scratch */
+	size_t capblk;
+	uint8_t *haspred, *hassucc; /* scratch for emit_call */
+	size_t capflags;
+	rstate *R;        /* the rank being converted */
+	rstate *rs;       /* --sync: all ranks (else NULL) */
+	rstate one;       /* the rank, without --sync */
+	/* --sync */
+	ir_ts *ts;        /* zero-cost times (ir_tsync.h) */
+	ir_tn *tpost, *tdone; /* per staged op: post and done nodes of the last emitted call */
+	size_t ntn, captn;
+	ir_tn tjoin;      /* the join node of the last emitted call */
+	const ir_tn *xin; /* extra inputs of staged op 0 (the requests a Wait completes) */
+	size_t nxin;
+	FILE *tmp;        /* spilled rank output */
+	uint64_t tmplen;
+	uint32_t nstarted;
+	uint64_t sync_wild; /* wildcard receives that could not be matched for --sync */
+	int sync_failed;  /* out of memory or a write error inside a callback */
+	int no_dur;       /* the call's own duration is not replayed (probes without --sync) */
+	ir_err sync_err;
+} gstate;
+
+static void warn(gstate *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(gstate *g, const char *fmt, ...)
+{
+	char buf[600];
+	va_list ap;
+	if (!g->o->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	g->o->warn(g->o->warn_ctx, buf);
+}
+
+static int errat(gstate *g, ir_err *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int errat(gstate *g, ir_err *e, const char *fmt, ...)
+{
+	char buf[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return ir_errf_at(e, g->R->fname, g->R->line, "%s", buf);
+}
+
+/* ------------------------------------------------------------------ output */
+
+static char *utoa(char *end, uint64_t v)
+{
+	*--end = 0;
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+/* Write the current rank's buffered text: to the output, or with --sync (ranks converted
+ * together) to the temporary file as a chunk of that rank, assembled at the end. */
+static int flush_out(gstate *g, ir_err *e)
+{
+	rstate *R = g->R;
+	if (R->out.len == 0)
+		return 0;
+	g->st->goal_bytes += R->out.len;
+	if (g->rs) {
+		if (fwrite(R->out.buf, 1, R->out.len, g->tmp) != R->out.len)
+			return ir_errf(e, "cannot write the temporary file: %s", strerror(errno));
+		if (R->nchunks && R->chunks[R->nchunks - 1].off + R->chunks[R->nchunks - 1].len == g->tmplen) {
+			R->chunks[R->nchunks - 1].len += R->out.len;
+		} else {
+			if (R->nchunks == R->capchunks) {
+				size_t nc = R->capchunks ? R->capchunks * 2 : 16;
+				struct chunk *n = realloc(R->chunks, nc * sizeof *n);
+				if (!n)
+					return ir_errf(e, "out of memory");
+				R->chunks = n;
+				R->capchunks = nc;
+			}
+			R->chunks[R->nchunks].off = g->tmplen;
+			R->chunks[R->nchunks].len = R->out.len;
+			R->nchunks++;
+		}
+		g->tmplen += R->out.len;
+	} else if (ir_writer_write(g->w, R->out.buf, R->out.len, e)) {
+		return -1;
+	}
+	ir_sb_reset(&R->out);
+	return 0;
+}
+
+/* Output lines are formatted straight into the buffer: one capacity check per line (a line
+ * is at most LINE_MAX bytes), then byte stores; this path carries every op. */
+#define LINE_MAX_BYTES 128
+
+static char *reserve(gstate *g)
+{
+	if (g->R->out.alloc - g->R->out.len < LINE_MAX_BYTES + 1 && ir_sb_grow(&g->R->out, LINE_MAX_BYTES + 1))
+		return NULL;
+	return g->R->out.buf + g->R->out.len;
+}
+
+static void commit(gstate *g, char *p)
+{
+	g->R->out.len = (size_t)(p - g->R->out.buf);
+	g->R->out.buf[g->R->out.len] = 0;
+}
+
+static char *wu(char *p, uint64_t v)
+{
+	char b[24], *s = utoa(b + sizeof b, v);
+	size_t n = (size_t)(b + sizeof b - 1 - s);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+static char *wi(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return wu(p, (uint64_t)(-(v + 1)) + 1);
+	}
+	return wu(p, (uint64_t)v);
+}
+
+#define WS(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+
+static int put(gstate *g, const char *s, size_t n)
+{
+	return ir_sb_add(&g->R->out, s, n);
+}
+
+static int putu(gstate *g, uint64_t v)
+{
+	char *p = reserve(g);
+	if (!p)
+		return -1;
+	commit(g, wu(p, v));
+	return 0;
+}
+
+static int def_send(gstate *g, uint32_t l, uint32_t peer, uint64_t size, int64_t tag)
+{
+	char *p = reserve(g);
+	if (!p)
+		return -1;
+	*p++ = 'l';
+	p = wu(p, l);
+	p = WS(p, ": send ");
+	p = wu(p, size);
+	p = WS(p, "b to ");
+	p = wu(p, peer);
+	p = WS(p, " tag ");
+	p = wi(p, tag);
+	*p++ = '\n';
+	commit(g, p);
+	return 0;
+}
+
+static int def_recv(gstate *g, uint32_t l, int64_t peer, uint64_t size, int64_t tag)
+{
+	char *p = reserve(g);
+	if (!p)
+		return -1;
+	*p++ = 'l';
+	p = wu(p, l);
+	p = WS(p, ": recv ");
+	p = wu(p, size);
+	p = WS(p, "b from ");
+	p = wi(p, peer);
+	p = WS(p, " tag ");
+	p = wi(p, tag);
+	*p++ = '\n';
+	commit(g, p);
+	return 0;
+}
+
+static int def_calc(gstate *g, uint32_t l, uint64_t ps)
+{
+	char *p = reserve(g);
+	if (!p)
+		return -1;
+	*p++ = 'l';
+	p = wu(p, l);
+	p = WS(p, ": calc ");
+	p = wu(p, ps);
+	*p++ = '\n';
+	commit(g, p);
+	return 0;
+}
+
+static int edge(gstate *g, uint32_t a, uint32_t b, int ireq)
+{
+	char *p = reserve(g);
+	if (!p)
+		return -1;
+	*p++ = 'l';
+	p = wu(p, a);
+	if (ireq)
+		p = WS(p, " irequires l");
+	else
+		p = WS(p, " requires l");
+	p = wu(p, b);
+	*p++ = '\n';
+	commit(g, p);
+	return 0;
+}
+
+static uint32_t new_label(gstate *g) { return ++g->R->nl; }
+
+static int set_ends(gstate *g, size_t n)
+{
+	if (n > g->R->capends) {
+		size_t nc = n * 2;
+		uint32_t *a = realloc(g->R->ends, nc * sizeof *a);
+		uint8_t *b;
+		if (!a)
+			return -1;
+		g->R->ends = a;
+		b = realloc(g->R->ends_ireq, nc);
+		if (!b)
+			return -1;
+		g->R->ends_ireq = b;
+		g->R->capends = nc;
+	}
+	g->R->nends = n;
+	return 0;
+}
+
+static uint64_t scale_calc(gstate *g, double ps)
+{
+	double v = ps * g->o->cpu_scale;
+	if (v <= 0)
+		return 0;
+	if (v >= 1.8e19)
+		return UINT64_MAX / 2;
+	return (uint64_t)llround(v);
+}
+
+/* ------------------------------------------------------------------ staging */
+
+static int stage_room(gstate *g)
+{
+	if (g->cg.nop + 1 > g->capstage || g->cg.capop > g->capstage) {
+		size_t nc = (g->cg.capop > g->cg.nop + 1 ? g->cg.capop : g->cg.nop + 1) * 2;
+		int64_t *t = realloc(g->ctag, nc * sizeof *t);
+		int32_t *p;
+		if (!t)
+			return -1;
+		g->ctag = t;
+		p = realloc(g->cpeer, nc * sizeof *p);
+		if (!p)
+			return -1;
+		g->cpeer = p;
+		g->capstage = nc;
+	}
+	return 0;
+}
+
+/* Append a staged op (peer: world rank or ANY). Returns its index or -1. */
+static long stage(gstate *g, uint8_t type, int64_t peer, uint64_t size, int64_t tag)
+{
+	ir_cg *c = &g->cg;
+	if (c->nop == c->capop) {
+		size_t nc = c->capop ? c->capop * 2 : 16;
+		ir_cop *n = realloc(c->op, nc * sizeof *n);
+		if (!n)
+			return -1;
+		c->op = n;
+		c->capop = nc;
+	}
+	if (stage_room(g))
+		return -1;
+	c->op[c->nop].type = type;
+	c->op[c->nop].peer = 0;
+	c->op[c->nop].size = size;
+	g->ctag[c->nop] = tag;
+	g->cpeer[c->nop] = (int32_t)peer;
+	return (long)c->nop++;
+}
+
+enum { ENDS_OPS, ENDS_OPS_IREQ, ENDS_GAP, ENDS_JOIN };
+
+typedef struct emitted {
+	uint32_t base;   /* label of staged op 0 */
+	uint32_t gap;
+	uint32_t join;   /* NOLABEL unless requested */
+	ir_tn sjoin;     /* --sync: the join's zero-cost node (creator reference in g->tjoin) */
+} emitted;
+
+/* Pinning: bytes of [a, a+n) not yet registered; registers them (ir_interval.h: a treap of
+ * disjoint intervals, O(log n) per buffer). Out of memory: counted as new, not remembered. */
+static uint64_t pin_new_bytes(gstate *g, uint64_t a, uint64_t n)
+{
+	uint64_t fresh;
+	if (ir_ivset_add(&g->R->pinset, a, n, &fresh))
+		return n;
+	return fresh;
+}
+
+/* Estimated network time of the staged ops under LogGOPS (for --durations). */
+static double model_time(gstate *g)
+{
+	const ir_t2g_opts *o = g->o;
+	double t = 0;
+	for (size_t i = 0; i < g->cg.nop; i++) {
+		const ir_cop *op = &g->cg.op[i];
+		double s1 = op->size ? (double)(op->size - 1) : 0;
+		if (op->type == IR_OP_SEND)
+			t += (double)o->o + s1 * (double)o->O;
+		else if (op->type == IR_OP_RECV)
+			t += (double)o->o + (double)o->L + s1 * ((double)o->O > (double)o->G ? (double)o->O : (double)o->G);
+	}
+	return t;
+}
+
+/* ---- --sync: zero-cost times (ir_tsync.h) ---- */
+
+/* Drop the creator references to the nodes of the last emitted call. */
+static void sync_drop(gstate *g)
+{
+	for (size_t i = 0; i < g->ntn; i++) {
+		if (g->tdone[i] != g->tpost[i])
+			ir_ts_unref(g->ts, g->tdone[i]);
+		ir_ts_unref(g->ts, g->tpost[i]);
+	}
+	g->ntn = 0;
+	ir_ts_unref(g->ts, g->tjoin);
+	g->tjoin = 0;
+}
+
+/* A resolved post-call calc: its length is the call's return minus the zero-cost completion
+ * (minus the modelled network time, folded into `base`). */
+static void sync_done(void *ctx, int64_t t, uint64_t u0, uint64_t u1)
+{
+	gstate *g = ctx;
+	rstate *save = g->R;
+	int64_t v = (int64_t)u1 - t;
+	g->R = &g->rs[u0 >> 32];
+	if (def_calc(g, (uint32_t)u0, scale_calc(g, v > 0 ? (double)v : 0))) {
+		if (!g->sync_failed)
+			ir_errf(&g->sync_err, "out of memory");
+		g->sync_failed = 1;
+	} else if (g->R->out.len >= SPILL_AT) {
+		ir_err tmp;
+		if (flush_out(g, g->sync_failed ? &tmp : &g->sync_err))
+			g->sync_failed = 1;
+	}
+	g->R = save;
+}
+
+/* Nodes for the staged ops (post and done of each, linked by the call's dependencies and
+ * posted to the channels), then the post-call calc `plabel`: blocking calls wait for their
+ * ops (or for the join), the others only for their own entry. */
+static int sync_call(gstate *g, const ir_rec *r, int blocking, double model, uint32_t plabel, ir_tn *join,
+                     ir_err *e)
+{
+	ir_cg *c = &g->cg;
+	ir_ts *ts = g->ts;
+	int64_t E = r->t_call;
+	ir_tn P;
+	sync_drop(g);
+	if (c->nop > g->captn) {
+		size_t nc = c->nop * 2;
+		ir_tn *a = realloc(g->tpost, nc * sizeof *a), *b;
+		if (!a)
+			return ir_errf(e, "out of memory");
+		g->tpost = a;
+		b = realloc(g->tdone, nc * sizeof *b);
+		if (!b)
+			return ir_errf(e, "out of memory");
+		g->tdone = b;
+		g->captn = nc;
+	}
+	for (size_t i = 0; i < c->nop; i++) {
+		const ir_cop *op = &c->op[i];
+		ir_tn p = ir_ts_node(ts, E), d = p;
+		if (!p)
+			return ir_errf(e, "out of memory");
+		if (op->type == IR_OP_RECV || (op->type == IR_OP_SEND && op->size > g->o->S)) {
+			d = ir_ts_node(ts, E);
+			if (!d) {
+				ir_ts_unref(ts, p);
+				return ir_errf(e, "out of memory");
+			}
+			if (ir_ts_input(ts, d, p))
+				return ir_errf(e, "out of memory");
+		}
+		g->tpost[i] = p;
+		g->tdone[i] = d;
+		g->ntn = i + 1;
+	}
+	for (size_t i = 0; i < c->ndep; i++)
+		if (ir_ts_input(ts, g->tpost[c->dep[i].to], g->tdone[c->dep[i].from]))
+			return ir_errf(e, "out of memory");
+	if (c->nop)
+		for (size_t k = 0; k < g->nxin; k++)
+			if (ir_ts_input(ts, g->tpost[0], g->xin[k]))
+				return ir_errf(e, "out of memory");
+	for (size_t i = 0; i < c->nop; i++)
+		ir_ts_release(ts, g->tpost[i]);
+	for (size_t i = 0; i < c->nop; i++) {
+		const ir_cop *op = &c->op[i];
+		int rc = 0;
+		if (op->type == IR_OP_SEND) {
+			rc = ir_ts_send(ts, g->R->rank, (uint32_t)g->cpeer[i], g->ctag[i], g->tpost[i], g->tdone[i]);
+		} else if (op->type == IR_OP_RECV && op->peer != 1) { /* peer 1: deferred wildcard, see complete() */
+			if (g->cpeer[i] < 0 || g->ctag[i] < 0) {
+				/* a liballprof wildcard: the partner is unknown, no waiting is synchronised */
+				g->sync_wild++;
+				ir_ts_release(ts, g->tdone[i]);
+			} else {
+				rc = ir_ts_recv(ts, (uint32_t)g->cpeer[i], g->R->rank, g->ctag[i], g->tpost[i], g->tdone[i]);
+			}
+		}
+		if (rc)
+			return ir_errf(e, "out of memory");
+	}
+	if (join) {
+		*join = ir_ts_node(ts, E);
+		if (!*join)
+			return ir_errf(e, "out of memory");
+		for (size_t i = 0; i < c->nop; i++)
+			if (ir_ts_input(ts, *join, g->tdone[i]))
+				return ir_errf(e, "out of memory");
+		ir_ts_release(ts, *join);
+		g->tjoin = *join;
+	}
+	P = ir_ts_node(ts, E);
+	if (!P)
+		return ir_errf(e, "out of memory");
+	if (blocking) {
+		if (join && *join) {
+			if (ir_ts_input(ts, P, *join))
+				return ir_errf(e, "out of memory");
+		} else {
+			for (size_t i = 0; i < c->nop; i++)
+				if (ir_ts_input(ts, P, g->tdone[i]))
+					return ir_errf(e, "out of memory");
+		}
+	}
+	ir_ts_notify(ts, P, ((uint64_t)g->R->rank << 32) | plabel, (uint64_t)(r->t_ret - (int64_t)llround(model)));
+	ir_ts_release(ts, P);
+	ir_ts_unref(ts, P);
+	if (g->sync_failed)
+		return ir_errf(e, "%s", g->sync_err.msg);
+	return 0;
+}
+
+/* --sync: the leading calc (this rank's start relative to the earliest start), defined for
+ * every rank once all have started. */
+static int sync_lead(gstate *g, int64_t t, ir_err *e)
+{
+	rstate *R = g->R;
+	if (!g->rs || R->lead)
+		return 0;
+	R->lead = new_label(g);
+	R->t_start = t;
+	if (set_ends(g, 1))
+		return ir_errf(e, "out of memory");
+	g->R->ends[0] = R->lead;
+	g->R->ends_ireq[0] = 0;
+	g->st->ops++;
+	if (++g->nstarted == g->nranks) {
+		int64_t min = INT64_MAX;
+		for (uint32_t i = 0; i < g->nranks; i++)
+			if (g->rs[i].t_start < min)
+				min = g->rs[i].t_start;
+		for (uint32_t i = 0; i < g->nranks; i++) {
+			g->R = &g->rs[i];
+			if (def_calc(g, g->R->lead, scale_calc(g, (double)(g->R->t_start - min)))) {
+				g->R = R;
+				return ir_errf(e, "out of memory");
+			}
+		}
+		g->R = R;
+	}
+	return 0;
+}
+
+/* Emit the staged call. t_call/t_ret are the call's times; extra is the pinning cost. */
+static int emit_call(gstate *g, const ir_rec *r, int ends_mode, int want_join, double extra, emitted *em,
+                     ir_err *e)
+{
+	ir_cg *c = &g->cg;
+	int64_t gap = r->t_call - g->R->gap_start;
+	double calc, model = 0;
+	size_t i;
+	uint8_t *haspred = NULL, *hassucc = NULL;
+	int sync = g->rs != NULL;
+	if (gap < 0) {
+		g->neg_gaps++;
+		gap = 0;
+	}
+	calc = (double)gap + extra;
+	if (g->o->durations && r->t_ret != IR_TIME_NONE) {
+		model = model_time(g);
+		if (!sync && !g->no_dur) {
+			double d = (double)(r->t_ret - r->t_call) - model;
+			if (d > 0)
+				calc += d;
+		}
+	}
+	em->base = g->R->nl + 1;
+	em->sjoin = 0;
+	for (i = 0; i < c->nop; i++) {
+		uint32_t l = new_label(g);
+		const ir_cop *op = &c->op[i];
+		int rc;
+		if (op->type == IR_OP_SEND)
+			rc = def_send(g, l, (uint32_t)g->cpeer[i], op->size, g->ctag[i]);
+		else if (op->type == IR_OP_RECV)
+			rc = op->peer == 1 ? 0 : def_recv(g, l, g->cpeer[i], op->size, g->ctag[i]);
+		else
+			rc = def_calc(g, l, op->size);
+		if (rc)
+			return ir_errf(e, "out of memory");
+	}
+	em->gap = new_label(g);
+	if (def_calc(g, em->gap, scale_calc(g, calc)))
+		return ir_errf(e, "out of memory");
+	if (c->nop) {
+		if (c->nop > g->capflags) {
+			size_t nc = c->nop * 2;
+			uint8_t *a = realloc(g->haspred, nc), *b;
+			if (!a)
+				return ir_errf(e, "out of memory");
+			g->haspred = a;
+			b = realloc(g->hassucc, nc);
+			if (!b)
+				return ir_errf(e, "out of memory");
+			g->hassucc = b;
+			g->capflags = nc;
+		}
+		haspred = g->haspred;
+		hassucc = g->hassucc;
+		memset(haspred, 0, c->nop);
+		memset(hassucc, 0, c->nop);
+		for (i = 0; i < c->ndep; i++) {
+			haspred[c->dep[i].to] = 1;
+			hassucc[c->dep[i].from] = 1;
+			if (edge(g, em->base + c->dep[i].to, em->base + c->dep[i].from, 0))
+				goto oom;
+		}
+		for (i = 0; i < c->nop; i++)
+			if (!haspred[i] && edge(g, em->base + (uint32_t)i, em->gap, 0))
+				goto oom;
+	}
+	for (i = 0; i < g->R->nends; i++)
+		if (edge(g, em->gap, g->R->ends[i], g->R->ends_ireq[i]))
+			goto oom;
+	em->join = NOLABEL;
+	if (want_join && c->nop) {
+		em->join = new_label(g);
+		if (def_calc(g, em->join, 0))
+			goto oom;
+		for (i = 0; i < c->nop; i++)
+			if (!hassucc[i] && edge(g, em->join, em->base + (uint32_t)i, 0))
+				goto oom;
+	}
+	if (sync) {
+		/* ops, then a calc for the call's duration from the zero-cost completion */
+		int blocking = c->nop && (ends_mode == ENDS_OPS || ends_mode == ENDS_JOIN);
+		uint32_t P = new_label(g);
+		em->sjoin = 0;
+		if (sync_call(g, r, blocking, model, P, em->join != NOLABEL ? &em->sjoin : NULL, e))
+			return -1;
+		if (!blocking) {
+			if (edge(g, P, em->gap, 0))
+				goto oom;
+		} else if (em->join != NOLABEL) {
+			if (edge(g, P, em->join, 0))
+				goto oom;
+		} else {
+			for (i = 0; i < c->nop; i++)
+				if (!hassucc[i] && edge(g, P, em->base + (uint32_t)i, 0))
+					goto oom;
+		}
+		if (ends_mode == ENDS_OPS_IREQ && c->nop) {
+			if (set_ends(g, c->nop + 1))
+				return ir_errf(e, "out of memory");
+			for (i = 0; i < c->nop; i++) {
+				g->R->ends[i] = em->base + (uint32_t)i;
+				g->R->ends_ireq[i] = 1;
+			}
+			g->R->ends[c->nop] = P;
+			g->R->ends_ireq[c->nop] = 0;
+		} else {
+			if (set_ends(g, 1))
+				return ir_errf(e, "out of memory");
+			g->R->ends[0] = P;
+			g->R->ends_ireq[0] = 0;
+		}
+		g->st->ops++;
+	} else if (ends_mode == ENDS_GAP || c->nop == 0 || (ends_mode == ENDS_JOIN && em->join == NOLABEL)) {
+		/* the chain */
+		if (set_ends(g, 1))
+			return ir_errf(e, "out of memory");
+		g->R->ends[0] = em->gap;
+		g->R->ends_ireq[0] = 0;
+	} else if (ends_mode == ENDS_JOIN) {
+		if (set_ends(g, 1))
+			return ir_errf(e, "out of memory");
+		g->R->ends[0] = em->join;
+		g->R->ends_ireq[0] = 0;
+	} else {
+		if (set_ends(g, c->nop))
+			return ir_errf(e, "out of memory");
+		for (i = 0; i < c->nop; i++) {
+			g->R->ends[i] = em->base + (uint32_t)i;
+			g->R->ends_ireq[i] = ends_mode == ENDS_OPS_IREQ;
+		}
+	}
+	g->R->gap_start = r->t_ret;
+	g->st->ops += c->nop + 1 + (em->join != NOLABEL);
+	if (g->R->out.len >= (sync ? SPILL_AT : FLUSH_AT) && flush_out(g, e))
+		return -1;
+	return 0;
+oom:
+	return ir_errf(e, "out of memory");
+}
+
+/* ------------------------------------------------------------------ arguments */
+
+static int bad_arg(gstate *g, const ir_rec *r, unsigned i, const char *what, ir_err *e)
+{
+	char q[120];
+	ir_err_quote(q, sizeof q, r->f[i], strlen(r->f[i]));
+	return errat(g, e, "%s: argument %u: expected %s, found '%s'", r->name, i + 1, what, q);
+}
+
+static int arg_int(gstate *g, const ir_rec *r, unsigned i, int64_t *v, ir_err *e)
+{
+	if (ir_tf_int(r->f[i], v))
+		return bad_arg(g, r, i, "an integer", e);
+	return 0;
+}
+
+static int arg_count(gstate *g, const ir_rec *r, unsigned i, int64_t *v, ir_err *e)
+{
+	if (ir_tf_int(r->f[i], v) || *v < 0 || *v > INT32_MAX)
+		return bad_arg(g, r, i, "a count", e);
+	return 0;
+}
+
+/* datatype "<id>,<size>,<extent>": the size */
+static int arg_type(gstate *g, const ir_rec *r, unsigned i, uint64_t *size, ir_err *e)
+{
+	int64_t a, b, c;
+	if (ir_tf_triple(r->f[i], &a, &b, &c) || b < 0 || b > INT32_MAX)
+		return bad_arg(g, r, i, "a datatype '<id>,<size>,<extent>'", e);
+	*size = (uint64_t)b;
+	return 0;
+}
+
+static int arg_u64(gstate *g, const ir_rec *r, unsigned i, uint64_t *v, ir_err *e)
+{
+	int id;
+	if (strcmp(r->f[i], "-1") == 0) { /* allprof: MPI_IN_PLACE */
+		*v = 0;
+		return 0;
+	}
+	if (ir_tf_handle(r->f[i], v, &id))
+		return bad_arg(g, r, i, "an address or a request id", e);
+	return 0;
+}
+
+/* request field: address or r-id; key 0 = none */
+static int arg_req(gstate *g, const ir_rec *r, unsigned i, uint64_t *key, ir_err *e)
+{
+	uint64_t v;
+	int id;
+	if (ir_tf_handle(r->f[i], &v, &id))
+		return bad_arg(g, r, i, "a request address or id", e);
+	*key = id ? (v | ((uint64_t)1 << 63)) : v;
+	return 0;
+}
+
+/* The communicator argument; returns 0 ok, 1 not usable (warned, skip the call), -1 error. */
+static int arg_comm(gstate *g, const ir_rec *r, unsigned i, cref *cr, ir_err *e)
+{
+	int64_t h, rk, sz;
+	if (ir_tf_triple(r->f[i], &h, &rk, &sz) || rk < 0 || sz <= 0 || rk >= sz)
+		return bad_arg(g, r, i, "a communicator '<handle>,<rank>,<size>'", e);
+	cr->size = (uint32_t)sz;
+	cr->me = (uint32_t)rk;
+	if (g->R->flavor == IR_TRACE_ALLPROF) {
+		long s;
+		comm *c;
+		if (h == 0) {
+			c = &g->R->world;
+		} else if (h == 1) {
+			c = &g->R->self;
+		} else {
+			s = map_find(&g->R->cmap, (uint64_t)h + 1);
+			if (s < 0)
+				return errat(g, e, "%s: communicator %" PRId64 " has no '# comm' line before its use", r->name, h);
+			c = &g->R->comms[g->R->cmap.val[s]];
+		}
+		if (c->n != (uint32_t)sz)
+			return errat(g, e, "%s: communicator %" PRId64 " has %u members, the call says %" PRId64, r->name, h,
+			             c->n, sz);
+		if ((c->members ? c->members[rk] : (uint32_t)rk) != g->R->rank)
+			return errat(g, e, "%s: rank %" PRId64 " in communicator %" PRId64 " is not world rank %u", r->name,
+			             rk, h, g->R->rank);
+		cr->members = c->members;
+		cr->c = c;
+		return 0;
+	}
+	/* liballprof: only MPI_COMM_WORLD-sized communicators (same ranks) and self are usable */
+	if (sz == (int64_t)g->nranks && rk == (int64_t)g->R->rank) {
+		cr->members = NULL;
+		cr->c = &g->R->world;
+		return 0;
+	}
+	if (sz == 1) {
+		cr->members = g->R->self.members;
+		cr->c = &g->R->self;
+		return 0;
+	}
+	if (!g->skipped_comm++)
+		warn(g, "%s:%lu: %s on a communicator of %" PRId64 " ranks skipped: liballprof traces have no member "
+		     "lists (further calls on such communicators are skipped silently; see the count at the end)",
+		     g->R->fname, g->R->line, r->name, sz);
+	return 1;
+}
+
+static int64_t world_of(const cref *cr, int64_t peer)
+{
+	if (peer < 0)
+		return peer;
+	return cr->members ? cr->members[peer] : peer;
+}
+
+/* GOAL tag of an application tag on a communicator (docs/trace2goal.md, "Tags"). */
+static int64_t p2p_tag(gstate *g, const cref *cr, int64_t tag)
+{
+	if (tag < 0)
+		return ANY;
+	if (cr->c == &g->R->world) {
+		if ((uint64_t)tag >= TAG_WORLD_MAX) {
+			if (!g->folded_tags++)
+				warn(g, "%s:%lu: tag %" PRId64 " is above 2^29-1: folded to %" PRId64 " (see the count at the end)",
+				     g->R->fname, g->R->line, tag, tag & (TAG_WORLD_MAX - 1));
+			return tag & (TAG_WORLD_MAX - 1);
+		}
+		return tag;
+	}
+	if (tag > 0xFFFF && !g->big_subtags++)
+		warn(g, "%s:%lu: tag %" PRId64 " on a sub-communicator is above 65535: only its low 16 bits are kept",
+		     g->R->fname, g->R->line, tag);
+	return TAG_SUBCOMM | (int64_t)((cr->c->key & 0x1FFF) << 16) | (tag & 0xFFFF);
+}
+
+static int64_t coll_tag(const comm *c)
+{
+	return TAG_COLL | (int64_t)((c->key & 0x3FFF) << 16) | (int64_t)(c->seq & 0xFFFF);
+}
+
+/* ------------------------------------------------------------------ pairs and requests */
+
+static int count_pair(gstate *g, uint32_t src, uint32_t dst, int is_send, ir_err *e)
+{
+	uint64_t k = (((uint64_t)src << 32) | dst) + 1;
+	long s = map_find(&g->pairs, k);
+	size_t idx;
+	if (s < 0) {
+		if (g->npc == g->cappc) {
+			size_t nc = g->cappc ? g->cappc * 2 : 256;
+			pairc *n = realloc(g->pc, nc * sizeof *n);
+			if (!n)
+				return ir_errf(e, "out of memory");
+			g->pc = n;
+			g->cappc = nc;
+		}
+		idx = g->npc++;
+		g->pc[idx].sends = g->pc[idx].recvs = 0;
+		if (map_put(&g->pairs, k, (uint32_t)idx))
+			return ir_errf(e, "out of memory");
+	} else {
+		idx = g->pairs.val[s];
+	}
+	if (is_send)
+		g->pc[idx].sends++;
+	else
+		g->pc[idx].recvs++;
+	return 0;
+}
+
+static req *req_get(gstate *g, uint64_t key)
+{
+	long s;
+	if (!key)
+		return NULL;
+	s = map_find(&g->R->reqmap, key);
+	return s < 0 ? NULL : &g->R->reqs[g->R->reqmap.val[s]];
+}
+
+/* --sync: let go of a request's zero-cost nodes (a deferred receive never completed resolves
+ * without a partner). */
+static void req_drop_nodes(gstate *g, req *q)
+{
+	if (!g->ts)
+		return;
+	if (q->deferred && q->node) {
+		g->sync_wild++;
+		ir_ts_release(g->ts, q->node);
+	}
+	ir_ts_unref(g->ts, q->node);
+	ir_ts_unref(g->ts, q->pnode);
+	q->node = q->pnode = 0;
+}
+
+static req *req_new(gstate *g, uint64_t key, ir_err *e)
+{
+	long s;
+	size_t idx;
+	if (!key)
+		return NULL;
+	s = map_find(&g->R->reqmap, key);
+	if (s >= 0) {
+		req *q = &g->R->reqs[g->R->reqmap.val[s]];
+		req_drop_nodes(g, q);
+		memset(q, 0, sizeof *q);
+		return q;
+	}
+	if (g->R->nfree) {
+		idx = g->R->freereq[--g->R->nfree];
+	} else {
+		if (g->R->nreqs == g->R->capreqs) {
+			size_t nc = g->R->capreqs ? g->R->capreqs * 2 : 64;
+			req *n = realloc(g->R->reqs, nc * sizeof *n);
+			if (!n) {
+				ir_errf(e, "out of memory");
+				return NULL;
+			}
+			g->R->reqs = n;
+			g->R->capreqs = nc;
+		}
+		idx = g->R->nreqs++;
+	}
+	if (map_put(&g->R->reqmap, key, (uint32_t)idx)) {
+		ir_errf(e, "out of memory");
+		return NULL;
+	}
+	memset(&g->R->reqs[idx], 0, sizeof g->R->reqs[idx]);
+	return &g->R->reqs[idx];
+}
+
+static int req_del(gstate *g, uint64_t key)
+{
+	long s = map_find(&g->R->reqmap, key);
+	if (s < 0)
+		return 0;
+	if (g->R->nfree == g->R->capfree) {
+		size_t nc = g->R->capfree ? g->R->capfree * 2 : 64;
+		uint32_t *n = realloc(g->R->freereq, nc * sizeof *n);
+		if (!n)
+			return -1;
+		g->R->freereq = n;
+		g->R->capfree = nc;
+	}
+	req_drop_nodes(g, &g->R->reqs[g->R->reqmap.val[s]]);
+	g->R->freereq[g->R->nfree++] = g->R->reqmap.val[s];
+	map_del(&g->R->reqmap, s);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ point-to-point */
+
+typedef struct p2p {
+	int64_t peer; /* world, ANY, or < -1 for PROC_NULL */
+	int64_t tag;
+	uint64_t size;
+	uint64_t buf;
+	cref cr;
+} p2p;
+
+/* buf count type peer tag comm at fields i.. */
+static int parse_p2p(gstate *g, const ir_rec *r, unsigned i, p2p *m, ir_err *e)
+{
+	int64_t cnt, peer, tag;
+	uint64_t tsz;
+	int rc;
+	if (arg_u64(g, r, i, &m->buf, e) || arg_count(g, r, i + 1, &cnt, e) || arg_type(g, r, i + 2, &tsz, e) ||
+	    arg_int(g, r, i + 3, &peer, e) || arg_int(g, r, i + 4, &tag, e))
+		return -1;
+	rc = arg_comm(g, r, i + 5, &m->cr, e);
+	if (rc)
+		return rc;
+	if (peer >= (int64_t)m->cr.size)
+		return errat(g, e, "%s: peer %" PRId64 " outside a communicator of %u ranks", r->name, peer, m->cr.size);
+	if (tag < -1)
+		tag = ANY;
+	m->size = (uint64_t)cnt * tsz;
+	m->peer = peer == -1 ? ANY : (peer < 0 ? -2 : world_of(&m->cr, peer));
+	m->tag = p2p_tag(g, &m->cr, tag);
+	return 0;
+}
+
+/* allprof status "<src>,<tag>,<bytes>" (comm-relative source) */
+static int status_of(gstate *g, const ir_rec *r, unsigned i, const cref *cr, int64_t *src, int64_t *tag,
+                     uint64_t *bytes)
+{
+	int64_t a, b, c;
+	if (g->R->flavor != IR_TRACE_ALLPROF || i >= r->nf || ir_tf_triple(r->f[i], &a, &b, &c))
+		return 0;
+	if (a < 0 || a >= (int64_t)cr->size || c < 0)
+		return 0;
+	*src = world_of(cr, a);
+	*tag = p2p_tag(g, cr, b);
+	*bytes = (uint64_t)c;
+	return 1;
+}
+
+static int stage_send(gstate *g, const p2p *m, ir_err *e)
+{
+	if (m->peer < 0)
+		return 0;
+	if (stage(g, IR_OP_SEND, m->peer, m->size, m->tag) < 0)
+		return ir_errf(e, "out of memory");
+	return count_pair(g, g->R->rank, (uint32_t)m->peer, 1, e);
+}
+
+static int stage_recv(gstate *g, const p2p *m, ir_err *e)
+{
+	if (m->peer < -1)
+		return 0;
+	if (stage(g, IR_OP_RECV, m->peer, m->size, m->tag) < 0)
+		return ir_errf(e, "out of memory");
+	if (m->peer == ANY) {
+		g->wild[g->R->rank]++;
+		return 0;
+	}
+	return count_pair(g, (uint32_t)m->peer, g->R->rank, 0, e);
+}
+
+static double pin_cost(gstate *g, uint64_t buf, uint64_t size)
+{
+	uint64_t n;
+	if (!g->o->pin || !buf || !size)
+		return 0;
+	n = pin_new_bytes(g, buf, size);
+	if (!n)
+		return 0;
+	return g->o->pin_a + g->o->pin_b * (double)n;
+}
+
+/* Complete the requests `keys` (a Wait/Test that finished them): a calc 0 requiring their ops. */
+static int complete(gstate *g, const ir_rec *r, const uint64_t *keys, size_t n, const int64_t *st_src,
+                    const int64_t *st_tag, const uint64_t *st_bytes, ir_err *e)
+{
+	uint32_t need[64];
+	ir_tn needn[64];
+	size_t nn = 0;
+	emitted em;
+	uint32_t *big = NULL;
+	uint32_t *lst = need;
+	ir_tn *xs = needn;
+	int rc = -1;
+	if (n > 64) {
+		big = malloc(n * (sizeof *big + sizeof *xs));
+		if (!big)
+			return ir_errf(e, "out of memory");
+		lst = big;
+		xs = (ir_tn *)(big + n);
+	}
+	for (size_t i = 0; i < n; i++) {
+		req *q = req_get(g, keys[i]);
+		if (!q || q->label == NOLABEL)
+			continue;
+		if (q->deferred) {
+			/* the wildcard receive's definition, with the real source and tag when known */
+			int64_t src = ANY, tag = q->tag;
+			uint64_t bytes = q->size;
+			if (st_src && st_src[i] != INT64_MIN) {
+				src = st_src[i];
+				tag = st_tag[i];
+				bytes = st_bytes[i];
+			}
+			if (def_recv(g, q->label, src, bytes, tag)) {
+				ir_errf(e, "out of memory");
+				goto out;
+			}
+			if (src == ANY)
+				g->wild[g->R->rank]++;
+			else if (count_pair(g, (uint32_t)src, g->R->rank, 0, e))
+				goto out;
+			if (g->ts && q->node) {
+				if (src == ANY || tag == ANY) {
+					g->sync_wild++;
+					ir_ts_release(g->ts, q->node);
+				} else if (ir_ts_recv(g->ts, (uint32_t)src, g->R->rank, tag, q->pnode, q->node)) {
+					ir_errf(e, "out of memory");
+					goto out;
+				}
+				ir_ts_unref(g->ts, q->pnode);
+				q->pnode = 0;
+			}
+			q->deferred = 0;
+		}
+		xs[nn] = q->node; /* the reference moves to xs */
+		q->node = 0;
+		lst[nn++] = q->label;
+		q->label = NOLABEL;
+		if (!q->persistent && req_del(g, keys[i])) {
+			ir_errf(e, "out of memory");
+			goto out;
+		}
+	}
+	if (nn == 0) { /* nothing known to complete: the call's time runs on as computation */
+		rc = 0;
+		goto out;
+	}
+	ir_cg_reset(&g->cg);
+	if (stage(g, IR_OP_CALC, 0, 0, 0) < 0) {
+		ir_errf(e, "out of memory");
+		goto out;
+	}
+	g->xin = xs;
+	g->nxin = nn;
+	rc = emit_call(g, r, ENDS_OPS, 0, 0, &em, e);
+	g->xin = NULL;
+	g->nxin = 0;
+	if (rc)
+		goto out;
+	for (size_t i = 0; i < nn; i++)
+		if (edge(g, em.base, lst[i], 0)) {
+			rc = ir_errf(e, "out of memory");
+			goto out;
+		}
+out:
+	if (g->ts)
+		for (size_t i = 0; i < nn; i++)
+			ir_ts_unref(g->ts, xs[i]);
+	free(big);
+	return rc;
+}
+
+/* Start a nonblocking operation staged as op 0; register it under `key`. */
+static int start_nb(gstate *g, const ir_rec *r, uint64_t key, int is_send, const p2p *m, int persistent,
+                    double extra, ir_err *e)
+{
+	emitted em;
+	req *q;
+	int deferred = 0;
+	ir_cg_reset(&g->cg);
+	if (is_send) {
+		if (stage_send(g, m, e))
+			return -1;
+	} else if (m->peer >= -1) {
+		/* an allprof wildcard: the definition waits for the completing call's status */
+		deferred = g->R->flavor == IR_TRACE_ALLPROF && (m->peer == ANY || m->tag == ANY);
+		if (deferred) {
+			if (stage(g, IR_OP_RECV, m->peer, m->size, m->tag) < 0)
+				return ir_errf(e, "out of memory");
+			g->cg.op[g->cg.nop - 1].peer = 1; /* marker: definition deferred */
+		} else if (stage_recv(g, m, e)) {
+			return -1;
+		}
+	}
+	if (emit_call(g, r, ENDS_OPS_IREQ, 0, extra, &em, e))
+		return -1;
+	if (!key)
+		return 0;
+	q = req_get(g, key);
+	if (!q || !persistent) {
+		q = req_new(g, key, e);
+		if (!q)
+			return -1;
+	}
+	q->persistent = (uint8_t)persistent;
+	q->is_send = (uint8_t)is_send;
+	q->peer = (int32_t)m->peer;
+	q->tag = m->tag;
+	q->size = m->size;
+	q->seq = ++g->R->reqseq;
+	q->label = g->cg.nop ? em.base : NOLABEL;
+	q->deferred = (uint8_t)deferred;
+	if (deferred) {
+		/* the status names a comm-relative source and the application tag: keep what
+		 * is needed to map them as the send side did (p2p_tag, world_of) */
+		q->cworld = m->cr.c == &g->R->world;
+		q->ckey = m->cr.c->key;
+		q->members = m->cr.members;
+		q->csize = m->cr.size;
+	}
+	if (g->ts && g->cg.nop) {
+		ir_ts_unref(g->ts, q->node);
+		ir_ts_unref(g->ts, q->pnode);
+		q->node = g->tdone[0];
+		ir_ts_ref(g->ts, q->node);
+		q->pnode = 0;
+		if (deferred) {
+			q->pnode = g->tpost[0];
+			ir_ts_ref(g->ts, q->pnode);
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ collectives */
+
+static int coll_seq_note(comm *c, int kind, int64_t root)
+{
+	c->chash = mix64(c->chash ^ ((uint64_t)(kind + 1) << 40) ^ (uint64_t)(root + 2));
+	c->seq++;
+	return 0;
+}
+
+static int get_list(gstate *g, const ir_rec *r, unsigned i, uint64_t *dst, uint32_t p, ir_err *e)
+{
+	long n = ir_tf_list(r->f[i], dst, p);
+	if (n != (long)p) {
+		char q[120];
+		ir_err_quote(q, sizeof q, r->f[i], strlen(r->f[i]));
+		return errat(g, e, "%s: argument %u: expected %u comma-separated counts, found '%s'", r->name, i + 1, p, q);
+	}
+	return 0;
+}
+
+/* allprof type list "<id>,<size>,<extent>;..." into sizes */
+static int get_types(gstate *g, const ir_rec *r, unsigned i, uint64_t *dst, uint32_t p, ir_err *e)
+{
+	const char *s = r->f[i];
+	for (uint32_t k = 0; k < p; k++) {
+		const char *c1 = strchr(s, ','), *end = strchr(s, ';');
+		uint64_t v = 0;
+		int nd = 0;
+		if (!c1 || (end && c1 > end))
+			return bad_arg(g, r, i, "datatypes '<id>,<size>,<extent>;...'", e);
+		for (const char *q = c1 + 1; *q >= '0' && *q <= '9' && nd < 12; q++, nd++)
+			v = v * 10 + (uint64_t)(*q - '0');
+		if (!nd)
+			return bad_arg(g, r, i, "datatypes '<id>,<size>,<extent>;...'", e);
+		dst[k] = v;
+		if (k + 1 < p) {
+			if (!end)
+				return bad_arg(g, r, i, "one datatype per rank", e);
+			s = end + 1;
+		}
+	}
+	return 0;
+}
+
+static int blk_room(gstate *g, uint32_t p, ir_err *e)
+{
+	if (p > g->capblk) {
+		uint64_t *a = realloc(g->blk, p * sizeof *a), *b, *c;
+		if (!a)
+			return ir_errf(e, "out of memory");
+		g->blk = a;
+		b = realloc(g->sblk, p * sizeof *b);
+		if (!b)
+			return ir_errf(e, "out of memory");
+		g->sblk = b;
+		c = realloc(g->rblk, p * sizeof *c);
+		if (!c)
+			return ir_errf(e, "out of memory");
+		g->rblk = c;
+		g->capblk = p;
+	}
+	return 0;
+}
+
+/* A nonblocking collective's request: completed by the Wait/Test that names it. */
+static int reg_nbcoll(gstate *g, const ir_rec *r, const emitted *em, ir_err *e)
+{
+	uint64_t key;
+	req *q;
+	if (arg_req(g, r, r->nf - 1, &key, e))
+		return -1;
+	q = req_new(g, key, e);
+	if (key && !q)
+		return -1;
+	if (q) {
+		q->label = em->join;
+		q->seq = ++g->R->reqseq;
+		q->peer = -2;
+		if (g->ts) {
+			q->node = em->sjoin;
+			ir_ts_ref(g->ts, q->node);
+		}
+	}
+	return 0;
+}
+
+static int do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
+{
+	int kind = ci->coll;
+	unsigned commf = r->nf - 1 - (unsigned)ci->nb;
+	cref cr;
+	ir_coll_args a;
+	int64_t cnt = 0, root = 0, cnt2;
+	uint64_t tsz = 0, tsz2, buf1 = 0, buf2 = 0, s1 = 0, s2 = 0;
+	enum ir_coll_alg alg;
+	uint32_t p;
+	int rc;
+	double extra = 0;
+	emitted em;
+
+	rc = arg_comm(g, r, commf, &cr, e);
+	if (rc < 0)
+		return -1;
+	if (rc > 0)
+		return 0; /* skipped: its time runs on as computation */
+	p = cr.size;
+	memset(&a, 0, sizeof a);
+	a.p = p;
+	a.r = cr.me;
+	if (blk_room(g, p, e))
+		return -1;
+	switch (kind) {
+	case IR_COLL_BARRIER:
+		break;
+	case IR_COLL_BCAST: /* buf count type root comm */
+		if (arg_u64(g, r, 0, &buf1, e) || arg_count(g, r, 1, &cnt, e) || arg_type(g, r, 2, &tsz, e) ||
+		    arg_int(g, r, 3, &root, e))
+			return -1;
+		a.s = s1 = (uint64_t)cnt * tsz;
+		break;
+	case IR_COLL_REDUCE: /* sbuf rbuf count type op root comm */
+		if (arg_u64(g, r, 0, &buf1, e) || arg_u64(g, r, 1, &buf2, e) || arg_count(g, r, 2, &cnt, e) ||
+		    arg_type(g, r, 3, &tsz, e) || arg_int(g, r, 5, &root, e))
+			return -1;
+		a.s = s1 = s2 = (uint64_t)cnt * tsz;
+		break;
+	case IR_COLL_ALLREDUCE: /* sbuf rbuf count type op comm */
+	case IR_COLL_SCAN:
+	case IR_COLL_EXSCAN:
+	case IR_COLL_REDUCE_SCATTER_BLOCK: /* sbuf rbuf recvcount type op comm */
+		if (arg_u64(g, r, 0, &buf1, e) || arg_u64(g, r, 1, &buf2, e) || arg_count(g, r, 2, &cnt, e) ||
+		    arg_type(g, r, 3, &tsz, e))
+			return -1;
+		a.s = s1 = s2 = (uint64_t)cnt * tsz;
+		if (kind == IR_COLL_REDUCE_SCATTER_BLOCK) {
+			for (uint32_t i = 0; i < p; i++)
+				g->blk[i] = a.s;
+			a.block = g->blk;
+			s1 = a.s * p;
+		}
+		break;
+	case IR_COLL_ALLGATHER: /* sbuf scount stype rbuf rcount rtype comm */
+	case IR_COLL_ALLTOALL:
+	case IR_COLL_GATHER:    /* ... root comm */
+	case IR_COLL_SCATTER:
+		if (arg_u64(g, r, 0, &buf1, e) || arg_count(g, r, 1, &cnt, e) || arg_type(g, r, 2, &tsz, e) ||
+		    arg_u64(g, r, 3, &buf2, e) || arg_count(g, r, 4, &cnt2, e) || arg_type(g, r, 5, &tsz2, e))
+			return -1;
+		if (kind == IR_COLL_GATHER || kind == IR_COLL_SCATTER)
+			if (arg_int(g, r, 6, &root, e))
+				return -1;
+		/* the block: what one rank contributes (scatter: what one rank gets) */
+		a.s = kind == IR_COLL_SCATTER ? (uint64_t)cnt2 * tsz2 : (uint64_t)cnt * tsz;
+		s1 = (uint64_t)cnt * tsz;
+		s2 = (uint64_t)cnt2 * tsz2;
+		break;
+	case IR_COLL_ALLGATHERV: /* sbuf scount stype rbuf rc_a rc_l d_a d_l rtype comm */
+		if (arg_u64(g, r, 0, &buf1, e) || arg_count(g, r, 1, &cnt, e) || arg_type(g, r, 2, &tsz, e) ||
+		    arg_u64(g, r, 3, &buf2, e) || get_list(g, r, 5, g->blk, p, e) || arg_type(g, r, 8, &tsz2, e))
+			return -1;
+		for (uint32_t i = 0; i < p; i++)
+			g->blk[i] *= tsz2;
+		a.block = g->blk;
+		s1 = (uint64_t)cnt * tsz;
+		break;
+	case IR_COLL_ALLTOALLV: /* sbuf sc_a sc_l sd_a sd_l stype rbuf rc_a rc_l rd_a rd_l rtype comm */
+		if (arg_u64(g, r, 0, &buf1, e) || get_list(g, r, 2, g->sblk, p, e) || arg_type(g, r, 5, &tsz, e) ||
+		    arg_u64(g, r, 6, &buf2, e) || get_list(g, r, 8, g->rblk, p, e) || arg_type(g, r, 11, &tsz2, e))
+			return -1;
+		for (uint32_t i = 0; i < p; i++) {
+			g->sblk[i] *= tsz;
+			g->rblk[i] *= tsz2;
+			s1 += g->sblk[i];
+			s2 += g->rblk[i];
+		}
+		a.sblock = g->sblk;
+		a.rblock = g->rblk;
+		break;
+	case -2: /* alltoallw: sbuf sc_a sc_l sd_a sd_l st_a st_l rbuf rc_a rc_l rd_a rd_l rt_a rt_l comm;
+	          * the type lists hold one datatype per rank, ';'-separated */
+		if (arg_u64(g, r, 0, &buf1, e) || get_list(g, r, 2, g->sblk, p, e) || get_types(g, r, 6, g->blk, p, e))
+			return -1;
+		for (uint32_t i = 0; i < p; i++)
+			g->sblk[i] *= g->blk[i];
+		if (arg_u64(g, r, 7, &buf2, e) || get_list(g, r, 9, g->rblk, p, e) || get_types(g, r, 13, g->blk, p, e))
+			return -1;
+		for (uint32_t i = 0; i < p; i++) {
+			g->rblk[i] *= g->blk[i];
+			s1 += g->sblk[i];
+			s2 += g->rblk[i];
+		}
+		a.sblock = g->sblk;
+		a.rblock = g->rblk;
+		kind = IR_COLL_ALLTOALLV;
+		break;
+	case IR_COLL_GATHERV: /* sbuf scount stype rbuf rc_a rc_l d_a d_l rtype root comm */
+		if (arg_u64(g, r, 0, &buf1, e) || arg_count(g, r, 1, &cnt, e) || arg_type(g, r, 2, &tsz, e) ||
+		    arg_int(g, r, 9, &root, e))
+			return -1;
+		a.s = s1 = (uint64_t)cnt * tsz;
+		if (root == (int64_t)cr.me) {
+			if (arg_u64(g, r, 3, &buf2, e) || get_list(g, r, 5, g->blk, p, e) || arg_type(g, r, 8, &tsz2, e))
+				return -1;
+			for (uint32_t i = 0; i < p; i++) {
+				g->blk[i] *= tsz2;
+				s2 += g->blk[i];
+			}
+			a.block = g->blk;
+		}
+		break;
+	case IR_COLL_SCATTERV: /* sbuf sc_a sc_l d_a d_l stype rbuf rcount rtype root comm */
+		if (arg_u64(g, r, 6, &buf2, e) || arg_count(g, r, 7, &cnt, e) || arg_type(g, r, 8, &tsz, e) ||
+		    arg_int(g, r, 9, &root, e))
+			return -1;
+		a.s = s2 = (uint64_t)cnt * tsz;
+		if (root == (int64_t)cr.me) {
+			if (arg_u64(g, r, 0, &buf1, e) || get_list(g, r, 2, g->blk, p, e) || arg_type(g, r, 5, &tsz2, e))
+				return -1;
+			for (uint32_t i = 0; i < p; i++) {
+				g->blk[i] *= tsz2;
+				s1 += g->blk[i];
+			}
+			a.block = g->blk;
+		}
+		break;
+	case IR_COLL_REDUCE_SCATTER: /* sbuf rbuf rc_a rc_l type op comm */
+		if (arg_u64(g, r, 0, &buf1, e) || arg_u64(g, r, 1, &buf2, e) || get_list(g, r, 3, g->blk, p, e) ||
+		    arg_type(g, r, 4, &tsz, e))
+			return -1;
+		for (uint32_t i = 0; i < p; i++) {
+			g->blk[i] *= tsz;
+			s1 += g->blk[i];
+		}
+		s2 = g->blk[cr.me];
+		a.block = g->blk;
+		break;
+	default:
+		return errat(g, e, "%s: unsupported collective", r->name);
+	}
+	if (root < 0 || root >= (int64_t)p)
+		return errat(g, e, "%s: root %" PRId64 " outside a communicator of %u ranks", r->name, root, p);
+	a.root = (uint32_t)root;
+	alg = g->alg[kind];
+	if (ir_coll_build(&g->cg, kind, alg, &a, e))
+		return ir_err_prefix(e, g->R->fname), -1;
+	if (stage_room(g))
+		return ir_errf(e, "out of memory");
+	{
+		int64_t tag = coll_tag(cr.c);
+		for (size_t i = 0; i < g->cg.nop; i++) {
+			g->ctag[i] = tag;
+			g->cpeer[i] = (int32_t)world_of(&cr, g->cg.op[i].peer);
+			g->cg.op[i].peer = 0;
+		}
+	}
+	coll_seq_note(cr.c, kind, kind == IR_COLL_BCAST || kind == IR_COLL_REDUCE || kind == IR_COLL_GATHER ||
+	                                  kind == IR_COLL_GATHERV || kind == IR_COLL_SCATTER || kind == IR_COLL_SCATTERV
+	                              ? root
+	                              : -1);
+	extra = pin_cost(g, buf1, s1) + pin_cost(g, buf2, s2);
+	if (emit_call(g, r, ci->nb ? ENDS_GAP : ENDS_JOIN, 1, extra, &em, e))
+		return -1;
+	return ci->nb ? reg_nbcoll(g, r, &em, e) : 0;
+}
+
+/* ------------------------------------------------------------------ topologies */
+
+static void topo_free(topo *t)
+{
+	if (!t)
+		return;
+	free(t->nbr);
+	free(t->dims);
+	free(t);
+}
+
+static topo *topo_new(uint32_t nin, uint32_t nout, uint32_t ndims)
+{
+	topo *t = calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
+	t->nin = nin;
+	t->nout = nout;
+	t->ndims = ndims;
+	t->nbr = malloc(((size_t)nin + nout + 1) * sizeof *t->nbr);
+	t->dims = malloc(((size_t)ndims * 3 + 1) * sizeof *t->dims);
+	if (!t->nbr || !t->dims) {
+		topo_free(t);
+		return NULL;
+	}
+	t->periods = t->dims + ndims;
+	t->coords = t->dims + 2 * (size_t)ndims;
+	return t;
+}
+
+/* Cartesian neighbours of t->coords (MPI order: per dimension the -1 then the +1 neighbour,
+ * as in- and as out-neighbours), relative to the Cartesian communicator (row-major ranks). */
+static void cart_neighbours(topo *t)
+{
+	for (uint32_t d = 0; d < t->ndims; d++)
+		for (int k = 0; k < 2; k++) {
+			int64_t c = t->coords[d] + (k ? 1 : -1), rank = 0;
+			int32_t v;
+			if (c < 0 || c >= t->dims[d]) {
+				if (!t->periods[d]) {
+					v = -2;
+					goto set;
+				}
+				c = (c + t->dims[d]) % t->dims[d];
+			}
+			for (uint32_t i = 0; i < t->ndims; i++)
+				rank = rank * t->dims[i] + (i == d ? c : t->coords[i]);
+			v = (int32_t)rank;
+		set:
+			t->nbr[2 * d + (uint32_t)k] = v;
+			t->nbr[t->nin + 2 * d + (uint32_t)k] = v;
+		}
+}
+
+/* An int list field ("-" when empty) of exactly n values. */
+static int get_ints(gstate *g, const ir_rec *r, unsigned i, uint64_t *dst, size_t n, ir_err *e)
+{
+	if (n == 0 && strcmp(r->f[i], "-") == 0)
+		return 0;
+	if (ir_tf_list(r->f[i], dst, n) != (long)n) {
+		char q[120];
+		ir_err_quote(q, sizeof q, r->f[i], strlen(r->f[i]));
+		return errat(g, e, "%s: argument %u: expected %zu comma-separated integers, found '%s'", r->name, i + 1, n, q);
+	}
+	return 0;
+}
+
+/* Cart_create, Cart_sub, Graph_create, Dist_graph_create_adjacent: remember the new
+ * communicator's neighbours until its '# comm' line gives its members. Their time counts as
+ * computation. */
+static int do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
+{
+	int64_t id, me, sz, n1, n2;
+	topo *t = NULL;
+	uint64_t *a = NULL, *b = NULL;
+	unsigned nf = ci->k == C_CART_SUB ? 2 : ci->k == C_DIST_GRAPH_ADJ ? 6 : 5;
+	int rc = -1;
+	if (g->R->flavor != IR_TRACE_ALLPROF || ci->k == C_DIST_GRAPH)
+		return 0; /* no communicator numbers (liballprof) or neighbours spread over ranks */
+	if (ir_tf_triple(r->f[nf], &id, &me, &sz))
+		return bad_arg(g, r, nf, "a communicator '<id>,<rank>,<size>'", e);
+	if (id < 0 || me < 0 || me >= sz)
+		return 0; /* MPI_COMM_NULL: this rank is not in the new communicator */
+	switch (ci->k) {
+	case C_CART_CREATE: /* comm ndims dims periods reorder newcomm */
+	case C_CART_SUB: {  /* comm remain_dims newcomm */
+		uint32_t nd;
+		const topo *pt = NULL;
+		if (ci->k == C_CART_CREATE) {
+			if (arg_int(g, r, 1, &n1, e))
+				return -1;
+			if (n1 < 0 || n1 > 64)
+				return errat(g, e, "%s: argument 2: expected 0 to 64 dimensions, found %" PRId64, r->name, n1);
+			nd = (uint32_t)n1;
+		} else {
+			cref cr;
+			long k;
+			uint64_t rem[64];
+			int c = arg_comm(g, r, 0, &cr, e);
+			if (c)
+				return c < 0 ? -1 : 0;
+			pt = cr.c->tp;
+			if (!pt || !pt->ndims)
+				return 0; /* not Cartesian: nothing to derive */
+			if ((k = ir_tf_list(r->f[1], rem, 64)) != (long)pt->ndims)
+				return bad_arg(g, r, 1, "one remain_dims flag per dimension", e);
+			nd = 0;
+			for (uint32_t d = 0; d < pt->ndims; d++)
+				nd += rem[d] != 0;
+			t = topo_new(2 * nd, 2 * nd, nd);
+			if (!t)
+				return ir_errf(e, "out of memory");
+			nd = 0;
+			for (uint32_t d = 0; d < pt->ndims; d++)
+				if (rem[d]) {
+					t->dims[nd] = pt->dims[d];
+					t->periods[nd] = pt->periods[d];
+					t->coords[nd] = pt->coords[d];
+					nd++;
+				}
+		}
+		if (!t) {
+			int64_t prod = 1, rest = me;
+			t = topo_new(2 * nd, 2 * nd, nd);
+			a = malloc((nd + 1) * sizeof *a);
+			b = malloc((nd + 1) * sizeof *b);
+			if (!t || !a || !b) {
+				ir_errf(e, "out of memory");
+				goto out;
+			}
+			if (get_ints(g, r, 2, a, nd, e) || get_ints(g, r, 3, b, nd, e))
+				goto out;
+			for (uint32_t d = 0; d < nd; d++) {
+				if (a[d] == 0 || a[d] > INT32_MAX || (prod *= (int64_t)a[d]) > INT32_MAX) {
+					errat(g, e, "%s: argument 3: expected positive dimensions, found %" PRIu64, r->name, a[d]);
+					goto out;
+				}
+				t->dims[d] = (int64_t)a[d];
+				t->periods[d] = b[d] != 0;
+			}
+			if (me >= prod) {
+				rc = 0; /* not in the grid */
+				goto out;
+			}
+			for (uint32_t d = nd; d-- > 0;) {
+				t->coords[d] = rest % t->dims[d];
+				rest /= t->dims[d];
+			}
+		}
+		cart_neighbours(t);
+		t->rel = 1;
+		break;
+	}
+	case C_GRAPH_CREATE: { /* comm nnodes index edges reorder newcomm */
+		int64_t lo, hi;
+		long ne;
+		if (arg_int(g, r, 1, &n1, e))
+			return -1;
+		if (n1 <= 0 || n1 > (int64_t)g->nranks)
+			return errat(g, e, "%s: argument 2: expected 1 to %u nodes, found %" PRId64, r->name, g->nranks, n1);
+		if (me >= n1)
+			return 0;
+		a = malloc((size_t)n1 * sizeof *a);
+		if (!a)
+			return ir_errf(e, "out of memory");
+		if (get_ints(g, r, 2, a, (size_t)n1, e))
+			goto out;
+		lo = me ? (int64_t)a[me - 1] : 0;
+		hi = (int64_t)a[me];
+		if (hi < lo || hi > (int64_t)a[n1 - 1] || a[n1 - 1] > (1u << 24)) {
+			errat(g, e, "%s: argument 3: expected a non-decreasing index, found %" PRId64 " before %" PRId64, r->name,
+			      lo, hi);
+			goto out;
+		}
+		b = malloc(((size_t)a[n1 - 1] + 1) * sizeof *b);
+		if (!b) {
+			ir_errf(e, "out of memory");
+			goto out;
+		}
+		ne = a[n1 - 1] ? ir_tf_list(r->f[3], b, (size_t)a[n1 - 1]) : 0;
+		if (ne != (long)a[n1 - 1]) {
+			bad_arg(g, r, 3, "as many edges as the index says", e);
+			goto out;
+		}
+		t = topo_new((uint32_t)(hi - lo), (uint32_t)(hi - lo), 0);
+		if (!t) {
+			ir_errf(e, "out of memory");
+			goto out;
+		}
+		for (int64_t k = lo; k < hi; k++) {
+			if (b[k] >= (uint64_t)n1) {
+				errat(g, e, "%s: argument 4: edge to node %" PRIu64 " of a graph of %" PRId64, r->name, b[k], n1);
+				goto out;
+			}
+			t->nbr[k - lo] = t->nbr[t->nin + (k - lo)] = (int32_t)b[k];
+		}
+		t->rel = 1;
+		break;
+	}
+	case C_DIST_GRAPH_ADJ: { /* comm indegree sources outdegree destinations reorder newcomm */
+		cref cr;
+		int c = arg_comm(g, r, 0, &cr, e);
+		if (c)
+			return c < 0 ? -1 : 0;
+		if (arg_count(g, r, 1, &n1, e) || arg_count(g, r, 3, &n2, e))
+			return -1;
+		if (n1 > (1 << 24) || n2 > (1 << 24))
+			return errat(g, e, "%s: more than 2^24 neighbours", r->name);
+		t = topo_new((uint32_t)n1, (uint32_t)n2, 0);
+		a = malloc(((size_t)(n1 > n2 ? n1 : n2) + 1) * sizeof *a);
+		if (!t || !a) {
+			ir_errf(e, "out of memory");
+			goto out;
+		}
+		for (int k = 0; k < 2; k++) {
+			int64_t n = k ? n2 : n1;
+			if (get_ints(g, r, k ? 4 : 2, a, (size_t)n, e))
+				goto out;
+			for (int64_t j = 0; j < n; j++) {
+				if (a[j] >= cr.size) {
+					errat(g, e, "%s: argument %d: neighbour %" PRIu64 " outside a communicator of %u ranks", r->name,
+					      k ? 5 : 3, a[j], cr.size);
+					goto out;
+				}
+				t->nbr[(k ? t->nin : 0) + (uint32_t)j] = (int32_t)world_of(&cr, (int64_t)a[j]);
+			}
+		}
+		t->rel = 0;
+		break;
+	}
+	default:
+		return 0;
+	}
+	t->id = (uint64_t)id;
+	topo_free(g->R->ptopo);
+	g->R->ptopo = t;
+	t = NULL;
+	rc = 0;
+out:
+	topo_free(t);
+	free(a);
+	free(b);
+	return rc;
+}
+
+/* Neighbourhood collectives: a receive from every in-neighbour and a send to every
+ * out-neighbour, all at once, with the communicator's collective tag. */
+static int do_neigh(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
+{
+	unsigned commf = r->nf - 1 - (unsigned)ci->nb;
+	cref cr;
+	const topo *t;
+	int rc = arg_comm(g, r, commf, &cr, e);
+	uint64_t sbuf = 0, rbuf = 0, stot = 0, rtot = 0, ssz = 0, rsz = 0, tsz;
+	int64_t cnt;
+	int64_t tag;
+	emitted em;
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	t = cr.c->tp;
+	if (!t || t->rel) {
+		if (!g->no_topo++)
+			warn(g, "%s:%lu: %s on a communicator without a known topology skipped (Cart_create, Cart_sub, "
+			     "Graph_create and Dist_graph_create_adjacent of allprof traces are known; see the count at the "
+			     "end)", g->R->fname, g->R->line, r->name);
+		return 0;
+	}
+	if (blk_room(g, (t->nin > t->nout ? t->nin : t->nout) + 1, e))
+		return -1;
+	switch (ci->coll) {
+	case NB_ALLGATHER: /* sbuf scount stype rbuf rcount rtype comm */
+	case NB_ALLTOALL:
+		if (arg_u64(g, r, 0, &sbuf, e) || arg_count(g, r, 1, &cnt, e) || arg_type(g, r, 2, &tsz, e))
+			return -1;
+		ssz = (uint64_t)cnt * tsz;
+		if (arg_u64(g, r, 3, &rbuf, e) || arg_count(g, r, 4, &cnt, e) || arg_type(g, r, 5, &tsz, e))
+			return -1;
+		rsz = (uint64_t)cnt * tsz;
+		for (uint32_t k = 0; k < t->nout; k++)
+			g->sblk[k] = ssz;
+		for (uint32_t k = 0; k < t->nin; k++)
+			g->rblk[k] = rsz;
+		break;
+	case NB_ALLGATHERV: /* sbuf scount stype rbuf rc_a rc_l d_a d_l rtype comm */
+		if (arg_u64(g, r, 0, &sbuf, e) || arg_count(g, r, 1, &cnt, e) || arg_type(g, r, 2, &tsz, e))
+			return -1;
+		ssz = (uint64_t)cnt * tsz;
+		for (uint32_t k = 0; k < t->nout; k++)
+			g->sblk[k] = ssz;
+		if (arg_u64(g, r, 3, &rbuf, e) || arg_type(g, r, 8, &tsz, e) || get_ints(g, r, 5, g->rblk, t->nin, e))
+			return -1;
+		for (uint32_t k = 0; k < t->nin; k++)
+			g->rblk[k] *= tsz;
+		break;
+	case NB_ALLTOALLV: /* sbuf sc_a sc_l sd_a sd_l stype rbuf rc_a rc_l rd_a rd_l rtype comm */
+		if (arg_u64(g, r, 0, &sbuf, e) || arg_type(g, r, 5, &tsz, e) || get_ints(g, r, 2, g->sblk, t->nout, e))
+			return -1;
+		for (uint32_t k = 0; k < t->nout; k++)
+			g->sblk[k] *= tsz;
+		if (arg_u64(g, r, 6, &rbuf, e) || arg_type(g, r, 11, &tsz, e) || get_ints(g, r, 8, g->rblk, t->nin, e))
+			return -1;
+		for (uint32_t k = 0; k < t->nin; k++)
+			g->rblk[k] *= tsz;
+		break;
+	case NB_ALLTOALLW: /* sbuf sc_a sc_l sd_a sd_l st_a st_l rbuf rc_a rc_l rd_a rd_l rt_a rt_l comm */
+		if (arg_u64(g, r, 0, &sbuf, e) || get_ints(g, r, 2, g->sblk, t->nout, e) ||
+		    (t->nout && get_types(g, r, 6, g->blk, t->nout, e)))
+			return -1;
+		for (uint32_t k = 0; k < t->nout; k++)
+			g->sblk[k] *= g->blk[k];
+		if (arg_u64(g, r, 7, &rbuf, e) || get_ints(g, r, 9, g->rblk, t->nin, e) ||
+		    (t->nin && get_types(g, r, 13, g->blk, t->nin, e)))
+			return -1;
+		for (uint32_t k = 0; k < t->nin; k++)
+			g->rblk[k] *= g->blk[k];
+		break;
+	default:
+		return errat(g, e, "%s: unsupported collective", r->name);
+	}
+	ir_cg_reset(&g->cg);
+	tag = coll_tag(cr.c);
+	for (uint32_t k = 0; k < t->nin; k++) {
+		int32_t peer = t->nbr[k];
+		rtot += g->rblk[k];
+		if (peer < 0)
+			continue;
+		if (stage(g, IR_OP_RECV, peer, g->rblk[k], tag) < 0)
+			return ir_errf(e, "out of memory");
+		if (count_pair(g, (uint32_t)peer, g->R->rank, 0, e))
+			return -1;
+	}
+	for (uint32_t k = 0; k < t->nout; k++) {
+		int32_t peer = t->nbr[t->nin + k];
+		stot += g->sblk[k];
+		if (peer < 0)
+			continue;
+		if (stage(g, IR_OP_SEND, peer, g->sblk[k], tag) < 0)
+			return ir_errf(e, "out of memory");
+		if (count_pair(g, g->R->rank, (uint32_t)peer, 1, e))
+			return -1;
+	}
+	if (ci->coll == NB_ALLGATHER || ci->coll == NB_ALLGATHERV)
+		stot = ssz; /* one send buffer for every neighbour */
+	coll_seq_note(cr.c, IR_COLL_NKINDS + ci->coll, -1);
+	if (emit_call(g, r, ci->nb ? ENDS_GAP : ENDS_JOIN, 1, pin_cost(g, sbuf, stot) + pin_cost(g, rbuf, rtot), &em, e))
+		return -1;
+	return ci->nb ? reg_nbcoll(g, r, &em, e) : 0;
+}
+
+/* ------------------------------------------------------------------ matched probes */
+
+/* message field "m<id>" (allprof) or an address (key 0: MPI_MESSAGE_NULL / NO_PROC) */
+static int arg_msg(gstate *g, const ir_rec *r, unsigned i, uint64_t *key, ir_err *e)
+{
+	const char *f = r->f[i];
+	uint64_t v = 0;
+	int id = 0;
+	if (f[0] == 'm') {
+		int nd = 0;
+		for (f++; *f >= '0' && *f <= '9' && nd < 18; f++, nd++)
+			v = v * 10 + (uint64_t)(*f - '0');
+		if (!nd || *f)
+			return bad_arg(g, r, i, "a message 'm<id>'", e);
+	} else if (ir_tf_handle(f, &v, &id)) {
+		return bad_arg(g, r, i, "a message 'm<id>' or an address", e);
+	}
+	*key = v ? (v & ~((uint64_t)3 << 62)) | ((uint64_t)1 << 62) : 0;
+	return 0;
+}
+
+/* Mprobe, Improbe: remember the matched message (source, tag, bytes) under its handle.
+ * Mprobe is converted like Probe; Improbe like Iprobe (its time runs on). */
+static int do_mprobe(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
+{
+	cref cr;
+	uint64_t key, bytes = 0;
+	int64_t src, tag, flag = 1;
+	unsigned mf = ci->k == C_MPROBE ? 3 : 4;
+	int rc = arg_comm(g, r, 2, &cr, e);
+	emitted em;
+	req *q;
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	if (ci->k == C_IMPROBE && (ir_tf_int(r->f[3], &flag) || flag != 1))
+		return 0; /* nothing matched (liballprof writes the flag's address: nothing known) */
+	if (arg_msg(g, r, mf, &key, e) || arg_int(g, r, 0, &src, e) || arg_int(g, r, 1, &tag, e))
+		return -1;
+	if (src >= (int64_t)cr.size)
+		return errat(g, e, "%s: peer %" PRId64 " outside a communicator of %u ranks", r->name, src, cr.size);
+	src = src == -1 ? ANY : (src < 0 ? -2 : world_of(&cr, src));
+	tag = p2p_tag(g, &cr, tag < -1 ? -1 : tag);
+	status_of(g, r, mf + 1, &cr, &src, &tag, &bytes);
+	if (key) {
+		q = req_new(g, key, e);
+		if (!q)
+			return -1;
+		q->peer = (int32_t)src;
+		q->tag = tag;
+		q->size = bytes;
+		q->persistent = 2; /* a message, not a request: its size may be unknown (0) */
+	}
+	if (ci->k == C_IMPROBE || g->o->compat_schedgen)
+		return 0;
+	ir_cg_reset(&g->cg);
+	g->no_dur = 1; /* as Probe: the Mrecv replays the waiting (--sync: the Mprobe does) */
+	rc = emit_call(g, r, ENDS_GAP, 0, 0, &em, e);
+	g->no_dur = 0;
+	return rc;
+}
+
+/* Mrecv, Imrecv: the receive of a matched message. */
+static int do_mrecv(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
+{
+	uint64_t key, tsz, rkey = 0;
+	int64_t cnt;
+	req *q;
+	p2p m;
+	emitted em;
+	memset(&m, 0, sizeof m);
+	if (arg_u64(g, r, 0, &m.buf, e) || arg_count(g, r, 1, &cnt, e) || arg_type(g, r, 2, &tsz, e) ||
+	    arg_msg(g, r, 3, &key, e))
+		return -1;
+	if (ci->k == C_IMRECV && arg_req(g, r, 4, &rkey, e))
+		return -1;
+	if (!key)
+		return 0; /* MPI_MESSAGE_NO_PROC: nothing is received */
+	q = req_get(g, key);
+	if (!q || q->persistent != 2) {
+		char qq[120];
+		ir_err_quote(qq, sizeof qq, r->f[3], strlen(r->f[3]));
+		return errat(g, e, "%s: message '%s' was not matched by an earlier MPI_Mprobe or MPI_Improbe", r->name, qq);
+	}
+	m.peer = q->peer;
+	m.tag = q->tag;
+	m.size = q->size ? q->size : (uint64_t)cnt * tsz;
+	if (req_del(g, key))
+		return ir_errf(e, "out of memory");
+	if (ci->k == C_IMRECV)
+		return start_nb(g, r, rkey, 0, &m, 0, pin_cost(g, m.buf, m.size), e);
+	ir_cg_reset(&g->cg);
+	if (stage_recv(g, &m, e))
+		return -1;
+	return emit_call(g, r, ENDS_OPS, 0, pin_cost(g, m.buf, m.size), &em, e);
+}
+
+/* ------------------------------------------------------------------ requests of Wait/Test */
+
+/* Keys of a request array field: allprof "r1,r2" or a liballprof base address (+8 per entry). */
+static int req_array(gstate *g, const ir_rec *r, unsigned i, int64_t count, uint64_t **keys, ir_err *e)
+{
+	const char *f = r->f[i];
+	uint64_t *k;
+	if (count < 0 || count > (1 << 24))
+		return errat(g, e, "%s: request count %" PRId64 " out of range", r->name, count);
+	k = malloc(((size_t)count + 1) * sizeof *k);
+	if (!k)
+		return ir_errf(e, "out of memory");
+	if (f[0] == 'r') {
+		const char *p = f;
+		int64_t n = 0;
+		while (*p && n < count) {
+			uint64_t v = 0;
+			int nd = 0;
+			if (*p == 'r')
+				p++;
+			while (*p >= '0' && *p <= '9' && nd < 19) {
+				v = v * 10 + (uint64_t)(*p++ - '0');
+				nd++;
+			}
+			if (!nd) {
+				free(k);
+				return bad_arg(g, r, i, "request ids 'r<n>,r<n>,...'", e);
+			}
+			k[n++] = v | ((uint64_t)1 << 63);
+			if (*p == ',')
+				p++;
+		}
+		while (n < count)
+			k[n++] = 0;
+	} else {
+		uint64_t base;
+		if (arg_u64(g, r, i, &base, e)) {
+			free(k);
+			return -1;
+		}
+		for (int64_t j = 0; j < count; j++)
+			k[j] = base ? base + 8 * (uint64_t)j : 0;
+	}
+	*keys = k;
+	return 0;
+}
+
+/* liballprof records neither which request a Waitany/Waitsome completed nor whether a Test
+ * succeeded: say once per rank how that was resolved (docs/trace2goal.md, section 3). */
+static void warn_guess(gstate *g, const ir_rec *r, int test)
+{
+	rstate *R = g->R;
+	if (test) {
+		g->test_never++;
+		if (!R->warned_test++)
+			warn(g, "%s:%lu: %s: liballprof traces do not record whether a test succeeded: tests complete no "
+			     "request on this rank (their time counts as computation; a later wait completes the request)",
+			     R->fname, R->line, r->name);
+	} else {
+		g->any_guess++;
+		if (!R->warned_any++)
+			warn(g, "%s:%lu: %s: liballprof traces do not record which request completed: the earliest posted "
+			     "active one is taken, on this rank and below", R->fname, R->line, r->name);
+	}
+}
+
+static int do_wait_family(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
+{
+	uint64_t key, *keys = NULL;
+	int64_t count = 1, idx, src[1] = { INT64_MIN }, tag[1] = { 0 };
+	uint64_t bytes[1] = { 0 };
+	int rc = 0;
+	int allprof = g->R->flavor == IR_TRACE_ALLPROF;
+	switch (ci->k) {
+	case C_WAIT: /* request status */
+	case C_TEST: /* request flag status */
+		if (arg_req(g, r, 0, &key, e))
+			return -1;
+		if (ci->k == C_TEST) {
+			int64_t flag = 0;
+			/* liballprof writes the flag's address: a Test is then a poll that completes nothing */
+			if (!allprof) {
+				warn_guess(g, r, 1);
+				return 0;
+			}
+			if (ir_tf_int(r->f[1], &flag) || flag != 1)
+				return 0;
+		}
+		{
+			req *q = req_get(g, key);
+			if (q && q->deferred) {
+				/* the status source is relative to the receive's communicator, its tag
+				 * is the application's: map both as for the matching send */
+				cref cr = { 0 };
+				comm kc = { 0 };
+				kc.key = q->ckey;
+				cr.size = q->csize;
+				cr.members = q->members;
+				cr.c = q->cworld ? &g->R->world : &kc;
+				if (!status_of(g, r, ci->k == C_WAIT ? 1 : 2, &cr, &src[0], &tag[0], &bytes[0]))
+					src[0] = INT64_MIN;
+			}
+		}
+		return complete(g, r, &key, 1, src, tag, bytes, e);
+	case C_WAITALL:  /* count requests statuses */
+	case C_TESTALL:  /* count requests flag statuses */
+		if (arg_count(g, r, 0, &count, e) || req_array(g, r, 1, count, &keys, e))
+			return -1;
+		if (ci->k == C_TESTALL) {
+			int64_t flag = 0;
+			if (!allprof)
+				warn_guess(g, r, 1);
+			if (!allprof || ir_tf_int(r->f[2], &flag) || flag != 1) {
+				free(keys);
+				return 0;
+			}
+		}
+		rc = complete(g, r, keys, (size_t)count, NULL, NULL, NULL, e);
+		free(keys);
+		return rc;
+	case C_WAITANY: /* count requests index status */
+	case C_TESTANY: /* count requests index flag status */
+		if (arg_count(g, r, 0, &count, e) || req_array(g, r, 1, count, &keys, e))
+			return -1;
+		if (allprof) {
+			if (ir_tf_int(r->f[2], &idx) || idx < 0 || idx >= count) {
+				free(keys);
+				return 0; /* MPI_UNDEFINED or not completed */
+			}
+		} else {
+			/* liballprof does not say which completed: the earliest posted active one */
+			int64_t best = -1, bseq = INT64_MAX;
+			if (ci->k == C_TESTANY) {
+				warn_guess(g, r, 1);
+				free(keys);
+				return 0;
+			}
+			for (int64_t j = 0; j < count; j++) {
+				req *q = req_get(g, keys[j]);
+				if (q && q->label != NOLABEL && q->seq < bseq) {
+					bseq = q->seq;
+					best = j;
+				}
+			}
+			idx = best;
+			if (idx >= 0)
+				warn_guess(g, r, 0);
+			if (idx < 0) {
+				free(keys);
+				return 0;
+			}
+		}
+		rc = complete(g, r, &keys[idx], 1, NULL, NULL, NULL, e);
+		free(keys);
+		return rc;
+	case C_WAITSOME: /* incount requests outcount indices statuses */
+	case C_TESTSOME: {
+		uint64_t *ix, *sel;
+		long n;
+		if (arg_count(g, r, 0, &count, e) || req_array(g, r, 1, count, &keys, e))
+			return -1;
+		if (!allprof) {
+			if (ci->k == C_WAITSOME) {
+				/* as Waitany: the earliest posted active request */
+				int64_t best = -1, bseq = INT64_MAX;
+				for (int64_t j = 0; j < count; j++) {
+					req *q = req_get(g, keys[j]);
+					if (q && q->label != NOLABEL && q->seq < bseq) {
+						bseq = q->seq;
+						best = j;
+					}
+				}
+				if (best >= 0) {
+					warn_guess(g, r, 0);
+					rc = complete(g, r, &keys[best], 1, NULL, NULL, NULL, e);
+				}
+			} else {
+				warn_guess(g, r, 1);
+			}
+			free(keys);
+			return rc;
+		}
+		ix = malloc(((size_t)count + 1) * sizeof *ix);
+		sel = malloc(((size_t)count + 1) * sizeof *sel);
+		if (!ix || !sel) {
+			free(ix);
+			free(sel);
+			free(keys);
+			return ir_errf(e, "out of memory");
+		}
+		n = ir_tf_list(r->f[3], ix, (size_t)count);
+		if (n < 0)
+			n = 0;
+		for (long j = 0; j < n; j++)
+			sel[j] = ix[j] < (uint64_t)count ? keys[ix[j]] : 0;
+		rc = complete(g, r, sel, (size_t)n, NULL, NULL, NULL, e);
+		free(ix);
+		free(sel);
+		free(keys);
+		return rc;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* ------------------------------------------------------------------ one call */
+
+static int note_unknown(gstate *g, const char *name, ir_err *e)
+{
+	for (size_t i = 0; i < g->nunknown; i++)
+		if (strcmp(g->unknown[i].name, name) == 0) {
+			g->unknown[i].count++;
+			return 0;
+		}
+	{
+		unk *n = realloc(g->unknown, (g->nunknown + 1) * sizeof *n);
+		if (!n)
+			return ir_errf(e, "out of memory");
+		g->unknown = n;
+		n[g->nunknown].name = strdup(name);
+		if (!n[g->nunknown].name)
+			return ir_errf(e, "out of memory");
+		n[g->nunknown].count = 1;
+		g->nunknown++;
+	}
+	return 0;
+}
+
+static int do_call(gstate *g, const ir_rec *r, ir_err *e)
+{
+	const callinfo *ci = find_call(r->name);
+	int compat = g->o->compat_schedgen;
+	p2p m;
+	emitted em;
+	int rc;
+	uint64_t key;
+
+	if (!ci) {
+		if (is_local(r->name))
+			return 0;
+		return note_unknown(g, r->name, e);
+	}
+	if (g->R->flavor == IR_TRACE_ALLPROF && (ci->k == C_TEST || ci->k == C_TESTALL || ci->k == C_TESTANY ||
+	                                      ci->k == C_TESTSOME || ci->k == C_IPROBE || ci->k == C_IMPROBE) &&
+	    r->nf == ci->nf + 1) {
+		/* allprof writes polls with a repeat count before the return time */
+		((ir_rec *)r)->nf--;
+	}
+	if (ci->k != C_LOCAL && ci->nf && r->nf != ci->nf)
+		return errat(g, e, "%s: expected %u arguments, found %u", r->name, ci->nf, r->nf);
+	if (ci->k != C_INIT && ci->k != C_FINALIZE && (r->t_call == IR_TIME_NONE || r->t_ret == IR_TIME_NONE))
+		return errat(g, e, "%s: expected a call time and a return time, found '-'", r->name);
+	if (ci->k != C_INIT && !g->R->started) {
+		g->R->started = 1;
+		g->R->gap_start = r->t_call != IR_TIME_NONE ? r->t_call : 0;
+		if (sync_lead(g, g->R->gap_start, e))
+			return -1;
+	}
+	ir_cg_reset(&g->cg);
+	switch (ci->k) {
+	case C_LOCAL:
+		return 0;
+	case C_INIT:
+		if (r->t_ret == IR_TIME_NONE)
+			return errat(g, e, "%s: expected a return time, found '-'", r->name);
+		g->R->gap_start = r->t_ret;
+		g->R->started = 1;
+		return sync_lead(g, r->t_ret, e);
+	case C_FINALIZE: {
+		int64_t t = r->t_call, gap;
+		uint32_t l;
+		if (t == IR_TIME_NONE)
+			return errat(g, e, "%s: expected a call time, found '-'", r->name);
+		gap = t - g->R->gap_start;
+		if (gap < 0) {
+			g->neg_gaps++;
+			gap = 0;
+		}
+		l = new_label(g);
+		if (def_calc(g, l, scale_calc(g, (double)gap)))
+			return ir_errf(e, "out of memory");
+		for (size_t i = 0; i < g->R->nends; i++)
+			if (edge(g, l, g->R->ends[i], g->R->ends_ireq[i]))
+				return ir_errf(e, "out of memory");
+		g->st->ops++;
+		g->R->finished = 1;
+		return 0;
+	}
+	case C_SEND:
+		rc = parse_p2p(g, r, 0, &m, e);
+		if (rc)
+			return rc < 0 ? -1 : 0;
+		if (stage_send(g, &m, e))
+			return -1;
+		return emit_call(g, r, ENDS_OPS, 0, pin_cost(g, m.buf, m.size), &em, e);
+	case C_RECV: {
+		int64_t s, t;
+		uint64_t b;
+		rc = parse_p2p(g, r, 0, &m, e);
+		if (rc)
+			return rc < 0 ? -1 : 0;
+		if ((m.peer == ANY || m.tag == ANY) && status_of(g, r, 6, &m.cr, &s, &t, &b)) {
+			m.peer = s;
+			m.tag = t;
+			m.size = b;
+		}
+		if (stage_recv(g, &m, e))
+			return -1;
+		return emit_call(g, r, ENDS_OPS, 0, pin_cost(g, m.buf, m.size), &em, e);
+	}
+	case C_ISEND:
+	case C_IRECV:
+		rc = parse_p2p(g, r, 0, &m, e);
+		if (rc)
+			return rc < 0 ? -1 : 0;
+		if (arg_req(g, r, 6, &key, e))
+			return -1;
+		return start_nb(g, r, key, ci->k == C_ISEND, &m, 0, pin_cost(g, m.buf, m.size), e);
+	case C_SEND_INIT:
+	case C_RECV_INIT: {
+		req *q;
+		rc = parse_p2p(g, r, 0, &m, e);
+		if (rc)
+			return rc < 0 ? -1 : 0;
+		if (arg_req(g, r, 6, &key, e))
+			return -1;
+		q = req_new(g, key, e);
+		if (!q)
+			return key ? -1 : 0;
+		q->persistent = 1;
+		q->is_send = ci->k == C_SEND_INIT;
+		q->peer = (int32_t)m.peer;
+		q->tag = m.tag;
+		q->size = m.size;
+		q->label = NOLABEL;
+		return 0; /* local: its time runs on as computation */
+	}
+	case C_START:
+	case C_STARTALL: {
+		int64_t count = 1;
+		uint64_t *keys = NULL;
+		if (ci->k == C_START) {
+			if (arg_req(g, r, 0, &key, e))
+				return -1;
+			keys = malloc(sizeof *keys);
+			if (!keys)
+				return ir_errf(e, "out of memory");
+			keys[0] = key;
+		} else if (arg_count(g, r, 0, &count, e) || req_array(g, r, 1, count, &keys, e)) {
+			return -1;
+		}
+		ir_cg_reset(&g->cg);
+		for (int64_t j = 0; j < count; j++) {
+			req *q = req_get(g, keys[j]);
+			p2p pm;
+			if (!q || !q->persistent)
+				continue;
+			pm.peer = q->peer;
+			pm.tag = q->tag;
+			pm.size = q->size;
+			if ((q->is_send ? stage_send(g, &pm, e) : stage_recv(g, &pm, e))) {
+				free(keys);
+				return -1;
+			}
+		}
+		if (emit_call(g, r, ENDS_OPS_IREQ, 0, 0, &em, e)) {
+			free(keys);
+			return -1;
+		}
+		{
+			uint32_t next = em.base;
+			for (int64_t j = 0; j < count; j++) {
+				req *q = req_get(g, keys[j]);
+				if (!q || !q->persistent)
+					continue;
+				q->label = q->peer < -1 ? NOLABEL : next++;
+				q->seq = ++g->R->reqseq;
+				if (g->ts && q->label != NOLABEL) {
+					ir_ts_unref(g->ts, q->node);
+					q->node = g->tdone[q->label - em.base];
+					ir_ts_ref(g->ts, q->node);
+				}
+			}
+		}
+		free(keys);
+		return 0;
+	}
+	case C_SENDRECV:
+	case C_SENDRECV_REPLACE: {
+		/* Sendrecv: sbuf scount stype dest stag rbuf rcount rtype source rtag comm status
+		 * Sendrecv_replace: buf count type dest stag source rtag comm status */
+		p2p s, rv;
+		int64_t cnt, peer, tag, st_s, st_t;
+		uint64_t tsz, b;
+		unsigned cf = ci->k == C_SENDRECV ? 10 : 7, rb = ci->k == C_SENDRECV ? 5 : 0;
+		rc = arg_comm(g, r, cf, &s.cr, e);
+		if (rc)
+			return rc < 0 ? -1 : 0;
+		rv.cr = s.cr;
+		if (arg_u64(g, r, 0, &s.buf, e) || arg_count(g, r, 1, &cnt, e) || arg_type(g, r, 2, &tsz, e) ||
+		    arg_int(g, r, 3, &peer, e) || arg_int(g, r, 4, &tag, e))
+			return -1;
+		if (peer >= (int64_t)s.cr.size)
+			return errat(g, e, "%s: peer %" PRId64 " outside a communicator of %u ranks", r->name, peer, s.cr.size);
+		s.size = (uint64_t)cnt * tsz;
+		s.peer = peer < 0 ? -2 : world_of(&s.cr, peer);
+		s.tag = p2p_tag(g, &s.cr, tag);
+		if (ci->k == C_SENDRECV) {
+			if (arg_u64(g, r, 5, &rv.buf, e) || arg_count(g, r, 6, &cnt, e) || arg_type(g, r, 7, &tsz, e) ||
+			    arg_int(g, r, 8, &peer, e) || arg_int(g, r, 9, &tag, e))
+				return -1;
+		} else {
+			rv.buf = s.buf;
+			if (arg_int(g, r, 5, &peer, e) || arg_int(g, r, 6, &tag, e))
+				return -1;
+		}
+		(void)rb;
+		if (peer >= (int64_t)s.cr.size)
+			return errat(g, e, "%s: peer %" PRId64 " outside a communicator of %u ranks", r->name, peer, s.cr.size);
+		rv.size = (uint64_t)cnt * tsz;
+		rv.peer = peer == -1 ? ANY : (peer < 0 ? -2 : world_of(&s.cr, peer));
+		rv.tag = p2p_tag(g, &s.cr, tag < -1 ? -1 : tag);
+		if ((rv.peer == ANY || rv.tag == ANY) && status_of(g, r, cf + 1, &s.cr, &st_s, &st_t, &b)) {
+			rv.peer = st_s;
+			rv.tag = st_t;
+			rv.size = b;
+		}
+		if (stage_send(g, &s, e) || stage_recv(g, &rv, e))
+			return -1;
+		return emit_call(g, r, ENDS_OPS, 0, pin_cost(g, s.buf, s.size) + pin_cost(g, rv.buf, rv.size), &em, e);
+	}
+	case C_WAIT:
+	case C_WAITALL:
+	case C_WAITANY:
+	case C_WAITSOME:
+		return do_wait_family(g, r, ci, e);
+	case C_TEST:
+	case C_TESTALL:
+	case C_TESTANY:
+	case C_TESTSOME:
+		if (compat)
+			return 0; /* Schedgen ignores tests */
+		return do_wait_family(g, r, ci, e);
+	case C_PROBE:
+		if (compat)
+			return 0;
+		/* the waiting happens again in the receive that follows: drop the probe's own time */
+		g->no_dur = 1;
+		rc = emit_call(g, r, ENDS_GAP, 0, 0, &em, e);
+		g->no_dur = 0;
+		return rc;
+	case C_IPROBE:
+		return 0;
+	case C_REQFREE:
+		if (arg_req(g, r, 0, &key, e))
+			return -1;
+		if (req_del(g, key))
+			return ir_errf(e, "out of memory");
+		return 0;
+	case C_COLL:
+		return do_coll(g, r, ci, e);
+	case C_NEIGH:
+		return do_neigh(g, r, ci, e);
+	case C_MPROBE:
+	case C_IMPROBE:
+		return do_mprobe(g, r, ci, e);
+	case C_MRECV:
+	case C_IMRECV:
+		return do_mrecv(g, r, ci, e);
+	case C_CART_CREATE:
+	case C_CART_SUB:
+	case C_GRAPH_CREATE:
+	case C_DIST_GRAPH_ADJ:
+	case C_DIST_GRAPH:
+		return do_topo(g, r, ci, e);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ communicators */
+
+static int add_comm(gstate *g, const ir_rec *r, ir_err *e)
+{
+	comm *c;
+	uint64_t h = 0x9E3779B97F4A7C15ULL, occ = 0;
+	long s;
+	int found_me = 0;
+	if (r->nmembers == 0 || r->nmembers > g->nranks)
+		return errat(g, e, "'# comm %" PRIu64 "': expected 1 to %u members, found %zu", r->comm_id, g->nranks,
+		             r->nmembers);
+	for (size_t i = 0; i < r->nmembers; i++) {
+		if (r->members[i] >= g->nranks)
+			return errat(g, e, "'# comm %" PRIu64 "': member %u is not a world rank (%u ranks)", r->comm_id,
+			             r->members[i], g->nranks);
+		if (r->members[i] == g->R->rank)
+			found_me = 1;
+		h = mix64(h ^ r->members[i]) + i;
+	}
+	if (!found_me)
+		return errat(g, e, "'# comm %" PRIu64 "': this rank (%u) is not a member", r->comm_id, g->R->rank);
+	if (r->comm_id <= 1)
+		return 0; /* world and self are implicit */
+	h |= 1;
+	s = map_find(&g->R->occ, h);
+	if (s >= 0)
+		occ = ++g->R->occ.val[s];
+	else if (map_put(&g->R->occ, h, 0))
+		return ir_errf(e, "out of memory");
+	s = map_find(&g->R->cmap, r->comm_id + 1);
+	if (s >= 0) {
+		c = &g->R->comms[g->R->cmap.val[s]];
+		free(c->members);
+		topo_free(c->tp);
+	} else {
+		if (g->R->ncomms == g->R->capcomms) {
+			size_t nc = g->R->capcomms ? g->R->capcomms * 2 : 16;
+			comm *n = realloc(g->R->comms, nc * sizeof *n);
+			if (!n)
+				return ir_errf(e, "out of memory");
+			g->R->comms = n;
+			g->R->capcomms = nc;
+		}
+		c = &g->R->comms[g->R->ncomms];
+		if (map_put(&g->R->cmap, r->comm_id + 1, (uint32_t)g->R->ncomms))
+			return ir_errf(e, "out of memory");
+		g->R->ncomms++;
+	}
+	memset(c, 0, sizeof *c);
+	c->id = r->comm_id;
+	c->n = (uint32_t)r->nmembers;
+	c->members = malloc(r->nmembers * sizeof *c->members);
+	if (!c->members)
+		return ir_errf(e, "out of memory");
+	memcpy(c->members, r->members, r->nmembers * sizeof *c->members);
+	c->key = mix64(h + occ * 0x100000001B3ULL) | 2; /* never 0 (world) */
+	if (g->R->ptopo && g->R->ptopo->id == r->comm_id) {
+		topo *t = g->R->ptopo;
+		g->R->ptopo = NULL;
+		if (t->rel)
+			for (uint32_t i = 0; i < t->nin + t->nout; i++) {
+				if (t->nbr[i] < 0)
+					continue;
+				if ((uint32_t)t->nbr[i] >= c->n) {
+					int32_t bad = t->nbr[i];
+					topo_free(t);
+					return errat(g, e, "'# comm %" PRIu64 "': %u members, but the topology names rank %d",
+					             r->comm_id, c->n, bad);
+				}
+				t->nbr[i] = (int32_t)c->members[t->nbr[i]];
+			}
+		t->rel = 0;
+		c->tp = t;
+	}
+	return 0;
+}
+
+/* Record this rank's collective sequence on communicator c; compare with the first member. */
+static int check_cseq(gstate *g, const comm *c, ir_err *e)
+{
+	uint64_t k = c->key + 1;
+	long s = map_find(&g->cseq, k);
+	if (c == &g->R->self)
+		return 0;
+	if (s < 0) {
+		if (g->ncs == g->capcs) {
+			size_t nc = g->capcs ? g->capcs * 2 : 16;
+			void *n = realloc(g->cs, nc * sizeof *g->cs);
+			if (!n)
+				return ir_errf(e, "out of memory");
+			g->cs = n;
+			g->capcs = nc;
+		}
+		g->cs[g->ncs].count = c->seq;
+		g->cs[g->ncs].hash = c->chash;
+		g->cs[g->ncs].rank = g->R->rank;
+		if (map_put(&g->cseq, k, (uint32_t)g->ncs))
+			return ir_errf(e, "out of memory");
+		g->ncs++;
+		return 0;
+	}
+	{
+		const struct cseq *ref = &g->cs[g->cseq.val[s]];
+		char name[40];
+		if (c == &g->R->world)
+			snprintf(name, sizeof name, "MPI_COMM_WORLD");
+		else
+			snprintf(name, sizeof name, "communicator %" PRIu64, c->id);
+		if (ref->count != c->seq)
+			return ir_errf(e, "%s: rank %u calls %" PRIu64 " collectives on %s, rank %u calls %u", g->R->fname,
+			               ref->rank, ref->count, name, g->R->rank, c->seq);
+		if (ref->hash != c->chash)
+			return ir_errf(e, "%s: the sequence of collectives on %s differs between rank %u and rank %u "
+			               "(kinds or roots)", g->R->fname, name, ref->rank, g->R->rank);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ ranks */
+
+static void rank_release(gstate *g)
+{
+	if (g->ts)
+		for (size_t i = 0; i < g->R->reqmap.cap; i++)
+			if (g->R->reqmap.key[i])
+				req_drop_nodes(g, &g->R->reqs[g->R->reqmap.val[i]]);
+	map_free(&g->R->reqmap);
+	free(g->R->reqs);
+	g->R->reqs = NULL;
+	g->R->nreqs = g->R->capreqs = 0;
+	g->R->nfree = 0;
+	for (size_t i = 0; i < g->R->ncomms; i++) {
+		free(g->R->comms[i].members);
+		topo_free(g->R->comms[i].tp);
+	}
+	g->R->ncomms = 0;
+	topo_free(g->R->ptopo);
+	g->R->ptopo = NULL;
+	map_free(&g->R->cmap);
+	map_free(&g->R->occ);
+	ir_ivset_clear(&g->R->pinset);
+	g->R->nends = 0;
+	ir_trace_free(g->R->t);
+	g->R->t = NULL;
+}
+
+/* Free what rank_release keeps for reuse. */
+static void rank_free(rstate *R)
+{
+	free(R->ends);
+	free(R->ends_ireq);
+	free(R->freereq);
+	free(R->comms);
+	free(R->chunks);
+	ir_ivset_release(&R->pinset);
+	ir_sb_release(&R->out);
+	R->ends = R->freereq = NULL;
+	R->ends_ireq = NULL;
+	R->comms = NULL;
+	R->chunks = NULL;
+}
+
+static int match_name(gstate *g, pcre2_code *re, const char *name)
+{
+	return pcre2_match(re, (PCRE2_SPTR)name, strlen(name), 0, 0, g->md, NULL) >= 0;
+}
+
+/* Open rank tf's trace and reset the per-rank state. */
+static int rank_begin(gstate *g, const ir_trace_file *tf, int64_t epoch, ir_err *e)
+{
+	/* Schedgen applies no clock offsets */
+	ir_trace_opts to = { epoch, g->o->no_clock || g->o->compat_schedgen };
+	rstate *R = g->R;
+	R->rank = tf->rank;
+	R->fname = tf->path;
+	R->line = 0;
+	R->nl = 0;
+	R->nends = 0;
+	R->started = R->finished = 0;
+	R->gap_start = 0;
+	R->phase = g->from_re ? 0 : 1;
+	R->from_seen = 0;
+	R->reqseq = 0;
+	R->warned_any = R->warned_test = 0;
+	R->lead = 0;
+	memset(&R->world, 0, sizeof R->world);
+	R->world.n = g->nranks;
+	memset(&R->self, 0, sizeof R->self);
+	R->self.n = 1;
+	R->self.key = 1;
+	R->self.members = &R->rank;
+	R->t = ir_trace_open(tf->path, &to, e);
+	if (!R->t)
+		return -1;
+	if (!g->rs && (put(g, "rank ", 5) || putu(g, tf->rank) || put(g, " {\n", 3)))
+		return ir_errf(e, "out of memory");
+	return 0;
+}
+
+/* One record of the current rank. */
+static int rank_record(gstate *g, ir_rec *r, ir_err *e)
+{
+	rstate *R = g->R;
+	R->line = r->line;
+	R->flavor = ir_trace_flavor(R->t);
+	if (r->kind == IR_REC_COMM)
+		return add_comm(g, r, e);
+	g->st->calls++;
+	if (R->finished) {
+		if (R->phase == 2)
+			return 0;
+		return errat(g, e, "%s after MPI_Finalize", r->name);
+	}
+	if (R->phase == 0) {
+		if (strncmp(r->name, "MPI_Init", 8) == 0 && (r->name[8] == 0 || r->name[8] == '_'))
+			R->started = 1; /* keep the Init out of the phase */
+		if (!match_name(g, g->from_re, r->name) || ++R->from_seen < g->o->from_nth)
+			return 0;
+		R->phase = 1;
+		R->started = 1;
+		R->gap_start = r->t_call != IR_TIME_NONE ? r->t_call : r->t_ret;
+		if (sync_lead(g, R->gap_start, e))
+			return -1;
+	}
+	if (do_call(g, r, e))
+		return -1;
+	if (R->phase == 1 && !R->finished && g->to_re && match_name(g, g->to_re, r->name)) {
+		/* the phase ends with this call: a last calc up to its return */
+		int64_t gap = (r->t_ret != IR_TIME_NONE ? r->t_ret : r->t_call) - R->gap_start;
+		uint32_t l = new_label(g);
+		if (def_calc(g, l, scale_calc(g, gap > 0 ? (double)gap : 0)))
+			return ir_errf(e, "out of memory");
+		for (size_t i = 0; i < R->nends; i++)
+			if (edge(g, l, R->ends[i], R->ends_ireq[i]))
+				return ir_errf(e, "out of memory");
+		R->phase = 2;
+		R->finished = 1;
+	}
+	return 0;
+}
+
+/* The current rank's trace ended: checks, wildcard receives never completed, the cross-rank
+ * summaries. */
+static int rank_end(gstate *g, ir_err *e)
+{
+	rstate *R = g->R;
+	if (R->phase == 0)
+		return ir_errf(e, "%s: no call matches --from (wanted match %lu, found %lu)", R->fname, g->o->from_nth,
+		               R->from_seen);
+	if (!R->finished)
+		return ir_errf_at(e, R->fname, R->line, "trace ends without MPI_Finalize (cut short?)");
+	/* wildcard receives never completed: define them as wildcards */
+	for (size_t i = 0; i < R->reqmap.cap; i++) {
+		req *q;
+		if (!R->reqmap.key[i])
+			continue;
+		q = &R->reqs[R->reqmap.val[i]];
+		if (q->deferred && q->label != NOLABEL) {
+			if (def_recv(g, q->label, ANY, q->size, q->tag))
+				return ir_errf(e, "out of memory");
+			g->wild[R->rank]++;
+		}
+	}
+	if (!g->rs && put(g, "}\n", 2))
+		return ir_errf(e, "out of memory");
+	if (check_cseq(g, &R->world, e))
+		return -1;
+	for (size_t i = 0; i < R->ncomms; i++)
+		if (check_cseq(g, &R->comms[i], e))
+			return -1;
+	return flush_out(g, e);
+}
+
+static int convert_rank(gstate *g, const ir_trace_file *tf, int64_t epoch, ir_err *e)
+{
+	ir_rec r;
+	int rc;
+	if (rank_begin(g, tf, epoch, e))
+		return -1;
+	while ((rc = ir_trace_next(g->R->t, &r, e)) == 1)
+		if (rank_record(g, &r, e))
+			return -1;
+	if (rc < 0)
+		return -1;
+	return rank_end(g, e);
+}
+
+/* ---- --sync: all ranks read together, in the order of their times ---- */
+
+/* Earliest next call first; among equal times the rank that has read fewer records, so that
+ * traces with coarse or equal timestamps still advance together. */
+static int heap_less(const gstate *g, uint32_t a, uint32_t b)
+{
+	const rstate *x = &g->rs[a], *y = &g->rs[b];
+	if (x->key != y->key)
+		return x->key < y->key;
+	if (x->nread != y->nread)
+		return x->nread < y->nread;
+	return a < b;
+}
+
+static void heap_push(gstate *g, uint32_t *h, size_t *n, uint32_t x)
+{
+	size_t i = (*n)++;
+	while (i > 0 && heap_less(g, x, h[(i - 1) / 2])) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = x;
+}
+
+static uint32_t heap_pop(gstate *g, uint32_t *h, size_t *n)
+{
+	uint32_t top = h[0], x = h[--*n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && heap_less(g, h[c + 1], h[c]))
+			c++;
+		if (!heap_less(g, h[c], x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = x;
+	return top;
+}
+
+/* Read the current rank's next record ahead: 1, 0 at the end, -1 on error. */
+static int sync_next(gstate *g, ir_err *e)
+{
+	rstate *R = g->R;
+	int rc = ir_trace_next(R->t, &R->rec, e);
+	R->has_rec = rc == 1;
+	R->nread++;
+	if (rc == 1 && R->rec.kind == IR_REC_CALL)
+		R->key = R->rec.t_call != IR_TIME_NONE ? R->rec.t_call : R->rec.t_ret != IR_TIME_NONE ? R->rec.t_ret : R->key;
+	return rc;
+}
+
+static int write_out(gstate *g, const void *p, size_t n, ir_err *e)
+{
+	g->st->goal_bytes += n;
+	return ir_writer_write(g->w, p, n, e);
+}
+
+static int convert_sync(gstate *g, const ir_trace_files *files, int64_t epoch, ir_err *e)
+{
+	uint32_t n = g->nranks, *heap;
+	size_t nh = 0;
+	char *buf = NULL;
+	int rc = -1;
+	g->rs = calloc(n, sizeof *g->rs);
+	heap = malloc(n * sizeof *heap);
+	g->ts = ir_ts_new(sync_done, g);
+	if (!g->rs || !heap || !g->ts) {
+		free(heap);
+		return ir_errf(e, "out of memory");
+	}
+	g->tmp = tmpfile();
+	if (!g->tmp) {
+		free(heap);
+		return ir_errf(e, "cannot create a temporary file: %s", strerror(errno));
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		ir_sb_init(&g->rs[i].out);
+		ir_ivset_init(&g->rs[i].pinset);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		int r;
+		g->R = &g->rs[i];
+		if (rank_begin(g, &files->f[i], epoch, e))
+			goto done;
+		g->R->key = INT64_MIN;
+		r = sync_next(g, e);
+		if (r < 0)
+			goto done;
+		if (r)
+			heap_push(g, heap, &nh, i);
+		else if (rank_end(g, e))
+			goto done;
+	}
+	while (nh) {
+		uint32_t i = heap_pop(g, heap, &nh);
+		int r;
+		g->R = &g->rs[i];
+		if (rank_record(g, &g->R->rec, e))
+			goto done;
+		if (g->sync_failed) {
+			ir_errf(e, "%s", g->sync_err.msg);
+			goto done;
+		}
+		r = sync_next(g, e);
+		if (r < 0)
+			goto done;
+		if (r) {
+			heap_push(g, heap, &nh, i);
+		} else {
+			if (rank_end(g, e))
+				goto done;
+			rank_release(g);
+		}
+	}
+	ir_ts_finish(g->ts); /* unmatched messages: reported by the pair check */
+	sync_drop(g);
+	if (g->sync_failed) {
+		ir_errf(e, "%s", g->sync_err.msg);
+		goto done;
+	}
+	if (fflush(g->tmp) != 0) {
+		ir_errf(e, "cannot write the temporary file: %s", strerror(errno));
+		goto done;
+	}
+	buf = malloc(FLUSH_AT);
+	if (!buf) {
+		ir_errf(e, "out of memory");
+		goto done;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		rstate *R = &g->rs[i];
+		char head[40];
+		int hl = snprintf(head, sizeof head, "rank %u {\n", i);
+		if (write_out(g, head, (size_t)hl, e))
+			goto done;
+		for (size_t c = 0; c < R->nchunks; c++) {
+			uint64_t off = R->chunks[c].off, left = R->chunks[c].len;
+			if (fseeko(g->tmp, (off_t)off, SEEK_SET) != 0) {
+				ir_errf(e, "cannot read the temporary file: %s", strerror(errno));
+				goto done;
+			}
+			while (left) {
+				size_t k = left < FLUSH_AT ? (size_t)left : FLUSH_AT;
+				if (fread(buf, 1, k, g->tmp) != k) {
+					ir_errf(e, "cannot read the temporary file");
+					goto done;
+				}
+				if (ir_writer_write(g->w, buf, k, e))
+					goto done;
+				left -= k;
+			}
+		}
+		if (write_out(g, R->out.buf, R->out.len, e) || write_out(g, "}\n", 2, e))
+			goto done;
+	}
+	rc = 0;
+done:
+	free(buf);
+	free(heap);
+	return rc;
+}
+
+static int check_pairs(gstate *g, ir_err *e)
+{
+	/* per destination: sends - named receives must equal wildcard receives */
+	int64_t *surplus = calloc(g->nranks, sizeof *surplus);
+	if (!surplus)
+		return ir_errf(e, "out of memory");
+	for (size_t i = 0; i < g->pairs.cap; i++) {
+		uint64_t k;
+		const pairc *pc;
+		uint32_t src, dst;
+		if (!g->pairs.key[i])
+			continue;
+		k = g->pairs.key[i] - 1;
+		src = (uint32_t)(k >> 32);
+		dst = (uint32_t)k;
+		pc = &g->pc[g->pairs.val[i]];
+		if (pc->recvs > pc->sends) {
+			free(surplus);
+			return ir_errf(e, "rank %u receives %" PRIu64 " messages from rank %u, which sends it %" PRIu64,
+			               dst, pc->recvs, src, pc->sends);
+		}
+		if (pc->sends > pc->recvs && g->wild[dst] == 0) {
+			free(surplus);
+			return ir_errf(e, "rank %u sends %" PRIu64 " messages to rank %u, which receives %" PRIu64
+			               " of them (a send is never received)", src, pc->sends, dst, pc->recvs);
+		}
+		surplus[dst] += (int64_t)(pc->sends - pc->recvs);
+	}
+	for (uint32_t d = 0; d < g->nranks; d++)
+		if (surplus[d] != (int64_t)g->wild[d]) {
+			int64_t s = surplus[d];
+			free(surplus);
+			return ir_errf(e, "rank %u posts %" PRIu64 " wildcard receives for %" PRId64 " unmatched messages", d,
+			               g->wild[d], s);
+		}
+	free(surplus);
+	return 0;
+}
+
+void ir_t2g_opts_init(ir_t2g_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->cpu_scale = 1.0;
+	o->from_nth = 1;
+	o->L = 2500;
+	o->o = 1500;
+	o->g = 1000;
+	o->G = 6;
+	o->O = 0;
+	o->S = 65535;
+}
+
+static pcre2_code *compile(const char *re, const char *opt, ir_err *e)
+{
+	int ec;
+	PCRE2_SIZE off;
+	pcre2_code *c = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &ec, &off, NULL);
+	if (!c) {
+		PCRE2_UCHAR buf[160];
+		char q[200];
+		pcre2_get_error_message(ec, buf, sizeof buf);
+		ir_err_quote(q, sizeof q, re, strlen(re));
+		ir_errf(e, "invalid regular expression for %s: '%s': %s at offset %zu", opt, q, (char *)buf, (size_t)off);
+	}
+	return c;
+}
+
+int ir_t2g_convert(const ir_trace_files *files, const ir_t2g_opts *o, ir_writer *w, ir_t2g_stats *st,
+                   ir_err *e)
+{
+	gstate g;
+	ir_t2g_stats dummy;
+	int64_t epoch;
+	int rc = -1;
+	if (!calls_sorted)
+		fix_names();
+	memset(&g, 0, sizeof g);
+	if (!st)
+		st = &dummy;
+	memset(st, 0, sizeof *st);
+	g.o = o;
+	g.w = w;
+	g.st = st;
+	g.nranks = (uint32_t)files->n;
+	g.R = &g.one;
+	ir_sb_init(&g.one.out);
+	ir_ivset_init(&g.one.pinset);
+	ir_cg_init(&g.cg);
+	for (int k = 0; k < IR_COLL_NKINDS; k++) {
+		g.alg[k] = o->coll[k];
+		if (g.alg[k] == IR_ALG_DEFAULT && o->compat_schedgen) {
+			/* Schedgen's algorithms */
+			if (k == IR_COLL_ALLREDUCE || k == IR_COLL_ALLGATHER || k == IR_COLL_BARRIER)
+				g.alg[k] = IR_ALG_DISSEMINATION;
+			else if (k == IR_COLL_BCAST || k == IR_COLL_REDUCE)
+				g.alg[k] = IR_ALG_BINOMIAL;
+			else if (k == IR_COLL_ALLTOALL)
+				g.alg[k] = IR_ALG_LINEAR;
+		}
+	}
+	g.wild = calloc(g.nranks ? g.nranks : 1, sizeof *g.wild);
+	if (!g.wild) {
+		ir_errf(e, "out of memory");
+		goto done;
+	}
+	if (o->from_re && !(g.from_re = compile(o->from_re, "--from", e)))
+		goto done;
+	if (o->to_re && !(g.to_re = compile(o->to_re, "--to", e)))
+		goto done;
+	g.md = pcre2_match_data_create(4, NULL);
+	if (!g.md) {
+		ir_errf(e, "out of memory");
+		goto done;
+	}
+	if (ir_trace_epoch(files->f[0].path, &epoch, e))
+		goto done;
+	{
+		char head[40];
+		int hl = snprintf(head, sizeof head, "num_ranks %u\n", g.nranks);
+		if (write_out(&g, head, (size_t)hl, e))
+			goto done;
+	}
+	if (o->sync) {
+		if (convert_sync(&g, files, epoch, e))
+			goto done;
+		st->ranks = g.nranks;
+	} else {
+		g.R = &g.one;
+		for (size_t i = 0; i < files->n; i++) {
+			if (convert_rank(&g, &files->f[i], epoch, e)) {
+				rank_release(&g);
+				goto done;
+			}
+			rank_release(&g);
+			st->ranks++;
+		}
+	}
+	if (check_pairs(&g, e))
+		goto done;
+	if (g.neg_gaps)
+		warn(&g, "%" PRIu64 " call%s started before the previous call returned (clock corrections?): "
+		     "their gaps count as 0", g.neg_gaps, g.neg_gaps == 1 ? "" : "s");
+	if (g.skipped_comm > 1)
+		warn(&g, "%" PRIu64 " calls on communicators without member lists were skipped", g.skipped_comm);
+	if (g.no_topo > 1)
+		warn(&g, "%" PRIu64 " neighbourhood collectives on communicators without a known topology were skipped",
+		     g.no_topo);
+	if (g.any_guess)
+		warn(&g, "%" PRIu64 " liballprof Waitany/Waitsome call%s completed the earliest posted request (a guess)",
+		     g.any_guess, g.any_guess == 1 ? "" : "s");
+	if (g.sync_wild)
+		warn(&g, "--sync: %" PRIu64 " wildcard receive%s without a recorded source: their waiting is replayed "
+		     "from this rank's own entry", g.sync_wild, g.sync_wild == 1 ? "" : "s");
+	if (g.folded_tags > 1)
+		warn(&g, "%" PRIu64 " tags above 2^29-1 were folded", g.folded_tags);
+	for (size_t i = 0; i < g.nunknown; i++)
+		warn(&g, "unknown call %s (%" PRIu64 " time%s): not replayed, its time counted as computation",
+		     g.unknown[i].name, g.unknown[i].count, g.unknown[i].count == 1 ? "" : "s");
+	rc = 0;
+done:
+	if (g.rs) {
+		for (uint32_t i = 0; i < g.nranks; i++) {
+			g.R = &g.rs[i];
+			rank_release(&g);
+			rank_free(g.R);
+		}
+		free(g.rs);
+	}
+	rank_free(&g.one);
+	sync_drop(&g);
+	ir_ts_free(g.ts);
+	if (g.tmp)
+		fclose(g.tmp);
+	free(g.tpost);
+	free(g.tdone);
+	ir_cg_release(&g.cg);
+	free(g.ctag);
+	free(g.cpeer);
+	free(g.blk);
+	free(g.sblk);
+	free(g.rblk);
+	free(g.haspred);
+	free(g.hassucc);
+	free(g.pc);
+	free(g.cs);
+	free(g.wild);
+	map_free(&g.pairs);
+	map_free(&g.cseq);
+	for (size_t i = 0; i < g.nunknown; i++)
+		free(g.unknown[i].name);
+	free(g.unknown);
+	pcre2_match_data_free(g.md);
+	pcre2_code_free(g.from_re);
+	pcre2_code_free(g.to_re);
+	return rc;
+}

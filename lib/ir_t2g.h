@@ -1,0 +1,62 @@
+/*
+ * ir_t2g.h: converting the traces of one MPI run into a GOAL schedule.
+ *
+ * The conversion streams: ranks are converted one after the other and each
+ * rank's GOAL block is written while its trace is read, so memory is bounded
+ * by the in-flight requests, the communicators and the output buffer, not by
+ * the trace length. What must agree between ranks (message counts per pair,
+ * the sequence of collectives per communicator) is summarised per rank in
+ * small tables and checked when all ranks are done.
+ *
+ * With --sync (opts.sync) the ranks are read together instead, always
+ * advancing the rank whose next call starts first, because a call's replayed
+ * duration then depends on other ranks' entry times (ir_tsync.h computes
+ * them); each rank's text goes to a temporary file and the schedule is
+ * assembled at the end. Memory stays bounded by what is in flight.
+ *
+ * The rules (chain of calcs, point-to-point, requests, collectives, tags,
+ * communicators, clock offsets, pinning, durations, --sync) are documented in
+ * docs/trace2goal.md; --compat schedgen follows schedgen-compat.md.
+ */
+#ifndef IR_T2G_H
+#define IR_T2G_H
+
+#include <stdint.h>
+
+#include "ir_coll.h"
+#include "ir_err.h"
+#include "ir_io.h"
+#include "ir_trace.h"
+
+typedef void (*ir_t2g_warn_fn)(void *ctx, const char *msg);
+
+typedef struct ir_t2g_opts {
+	int compat_schedgen;              /* --compat schedgen */
+	int no_clock;                     /* do not apply clock offsets */
+	enum ir_coll_alg coll[IR_COLL_NKINDS]; /* IR_ALG_DEFAULT: the mode's default */
+	int pin;                          /* pinning compensation */
+	double pin_a;                     /* ps per first use */
+	double pin_b;                     /* ps per new byte */
+	double cpu_scale;                 /* multiplies every calc (default 1) */
+	const char *from_re, *to_re;      /* phase cut (PCRE2 on call names), NULL: none */
+	unsigned long from_nth;           /* the K-th match of from_re starts the phase (default 1) */
+	int durations;                    /* the calls' own durations become calcs */
+	int sync;                         /* --sync: durations from the zero-cost completion */
+	uint64_t L, o, g, G, O;           /* network model for --durations (ps; G, O per byte) */
+	uint64_t S;                       /* largest eager message (bytes), for --sync */
+	ir_t2g_warn_fn warn;              /* warnings (may be NULL) */
+	void *warn_ctx;
+} ir_t2g_opts;
+
+void ir_t2g_opts_init(ir_t2g_opts *o);
+
+typedef struct ir_t2g_stats {
+	uint64_t ranks, calls, ops, trace_bytes, goal_bytes;
+} ir_t2g_stats;
+
+/* Convert the traces `files` into GOAL text written to `w`. Returns 0, or -1 with a message
+ * ("file:line: ..." for trace errors). */
+int ir_t2g_convert(const ir_trace_files *files, const ir_t2g_opts *o, ir_writer *w, ir_t2g_stats *st,
+                   ir_err *e);
+
+#endif

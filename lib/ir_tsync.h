@@ -1,0 +1,76 @@
+/*
+ * ir_tsync.h: zero-cost replay times for trace2goal --sync.
+ *
+ * --sync replays a call's duration from the moment the ranks it waits for
+ * had all arrived, so it needs, for every receive, wait and collective, the
+ * time at which a replay on a network that costs nothing would complete it,
+ * given that every rank enters its calls at their real (clock-corrected)
+ * entry times. That time is a max over a small dataflow graph that spans
+ * ranks: an op is posted at max(its call's entry, the completion of the ops
+ * it requires inside the call); an eager send completes when posted; a
+ * receive completes at max(its post, the post of the send it matches); a
+ * rendezvous send completes at max(its post, the post of the receive that
+ * matches it) (loggops-semantics.md: the sender is released when the receive
+ * is posted).
+ *
+ * Nodes: each node has a time (the max of its floor and of its inputs' times)
+ * and resolves when its last input has resolved and its creator released it;
+ * then a callback (for nodes marked with ir_ts_notify) reports the time, so
+ * the converter can write the calc whose length depends on it. Nodes are
+ * reference counted (the creator's reference, each input's reference to its
+ * waiting dependents, channel entries, and whatever the caller takes with
+ * ir_ts_ref) and recycled when the count drops to zero, so memory is bounded
+ * by what is in flight, not by the trace length.
+ *
+ * Channels match sends and receives point to point in posting order per
+ * (source, destination, tag), as MPI's non-overtaking rule and ibsim's queues
+ * do. Resolution is iterative (a work stack), so long chains that resolve at
+ * once do not recurse.
+ *
+ * Ownership: ir_ts is opaque (ir_ts_new / ir_ts_free). Errors: only running
+ * out of memory (functions return -1; the engine is then unusable).
+ */
+#ifndef IR_TSYNC_H
+#define IR_TSYNC_H
+
+#include <stdint.h>
+
+typedef struct ir_ts ir_ts;
+typedef uint32_t ir_tn; /* node handle; 0 = none */
+
+/* on_done(ctx, time, user0, user1) for every notified node when it resolves. */
+typedef void (*ir_ts_done_fn)(void *ctx, int64_t t, uint64_t user0, uint64_t user1);
+
+ir_ts *ir_ts_new(ir_ts_done_fn fn, void *ctx);
+void ir_ts_free(ir_ts *s); /* NULL is a no-op */
+
+/* A new open node with time `floor`: the caller holds one reference and the
+ * open hold; it cannot resolve before ir_ts_release(). 0 when out of memory. */
+ir_tn ir_ts_node(ir_ts *s, int64_t floor);
+/* n waits for `in` (n must not be resolved yet). */
+int ir_ts_input(ir_ts *s, ir_tn n, ir_tn in);
+/* Report n's time through the callback when it resolves (now, if it already has). */
+void ir_ts_notify(ir_ts *s, ir_tn n, uint64_t user0, uint64_t user1);
+/* Add / drop a hold that keeps n open. Releasing the last one resolves n once its inputs have. */
+void ir_ts_hold(ir_ts *s, ir_tn n);
+void ir_ts_release(ir_ts *s, ir_tn n);
+void ir_ts_ref(ir_ts *s, ir_tn n);
+void ir_ts_unref(ir_ts *s, ir_tn n);
+int ir_ts_resolved(const ir_ts *s, ir_tn n);
+int64_t ir_ts_time(const ir_ts *s, ir_tn n); /* the final time once resolved */
+
+/* Channels. `src`, `dst` world ranks, `tag` the GOAL tag. A send gives its post node and its
+ * done node: for an eager send done == post; for a rendezvous send done is a separate open
+ * node whose open hold the channel releases at the match (after adding the receive's post as
+ * its input). A receive gives its post node and an open done node handled the same way. */
+int ir_ts_send(ir_ts *s, uint32_t src, uint32_t dst, int64_t tag, ir_tn post, ir_tn done);
+int ir_ts_recv(ir_ts *s, uint32_t src, uint32_t dst, int64_t tag, ir_tn post, ir_tn done);
+
+/* Release every entry still waiting in a channel (unmatched messages: their done nodes resolve
+ * without a partner). Returns how many there were. */
+uint64_t ir_ts_finish(ir_ts *s);
+
+/* Nodes alive (for tests: everything released and dropped leaves 0). */
+uint64_t ir_ts_live(const ir_ts *s);
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * pingpong: ranks 0 and 1 exchange messages over a sweep of sizes, the
+ * measurement calibration needs. For each size the first exchange uses a
+ * freshly allocated buffer (first use: the MPI library must register it)
+ * and the following ones reuse one buffer. Other ranks only take part in
+ * the final barrier.
+ *
+ *   pingpong [-n REPS] [-m MAXBYTES] [-q]
+ *
+ * Rank 0 prints "<bytes> <first-use round trip us> <mean reused round trip us>".
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	int reps = 10, quiet = 0, c;
+	long maxb = 1 << 20;
+	MPI_Init(&argc, &argv);
+	while ((c = getopt(argc, argv, "n:m:q")) != -1) {
+		if (c == 'n')
+			reps = atoi(optarg);
+		else if (c == 'm')
+			maxb = atol(optarg);
+		else if (c == 'q')
+			quiet = 1;
+	}
+	int rank, size;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	char *reused = malloc((size_t)maxb + 1);
+	memset(reused, 1, (size_t)maxb + 1);
+	for (long b = 0; b <= maxb; b = b ? b * 2 : 1) {
+		double first = 0, sum = 0;
+		for (int i = 0; i <= reps && rank < 2 && size > 1; i++) {
+			char *buf = i == 0 ? malloc((size_t)b + 1) : reused;
+			double t = MPI_Wtime();
+			if (rank == 0) {
+				MPI_Send(buf, (int)b, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+				MPI_Recv(buf, (int)b, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			} else {
+				MPI_Recv(buf, (int)b, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+				MPI_Send(buf, (int)b, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+			}
+			t = (MPI_Wtime() - t) * 1e6;
+			if (i == 0) {
+				first = t;
+				free(buf);
+			} else {
+				sum += t;
+			}
+		}
+		if (rank == 0 && !quiet && size > 1)
+			printf("%ld %.3f %.3f\n", b, first, reps ? sum / reps : 0.0);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	free(reused);
+	MPI_Finalize();
+	return 0;
+}

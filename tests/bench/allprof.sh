@@ -1,0 +1,88 @@
+#!/bin/sh
+# tests/bench/allprof.sh: what tracing costs. Prints TSV lines
+#   allprof <benchmark> <metric> <value> <unit>
+# - overhead per intercepted call: samples/apps/apbench (tight loops of
+#   MPI_Comm_rank, zero-byte Isend/Irecv/Waitall to self, unsuccessful
+#   MPI_Iprobe) on one rank, with and without the tracer, best of 3 runs;
+# - trace bytes per call of those loops;
+# - third-party programs (LAMMPS in.melt, MUMPS dsimpletest, HPCC, NetPIPE)
+#   traced: wall time traced and untraced, calls, trace bytes per call.
+# Programs that are not installed are left out. Never pass/fail.
+set -u
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+IR_BUILD=${IR_BUILD:-$TOP/build}
+IR_BIN=${IR_BIN:-$TOP/bin}
+PATH="$IR_BIN:$PATH"
+S="$IR_BUILD/samples"
+T=${BENCH_TMP:-/tmp}/allprof-bench.$$
+mkdir -p "$T" && cd "$T" || exit 1
+trap 'rm -rf "$T"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+command -v mpirun >/dev/null 2>&1 && [ -x "$S/apbench" ] && command -v allprof >/dev/null 2>&1 || exit 0
+N=${ALLPROF_BENCH_N:-1000000}
+
+# best NAME FILE...: smallest value of NAME over the runs' outputs
+best() { n=$1; shift; cat "$@" | awk -v n="$n" '$1 == n && (m == "" || $2 < m) { m = $2 } END { print m }'; }
+
+for i in 1 2 3; do
+	mpirun -np 1 "$S/apbench" "$N" >plain.$i 2>/dev/null
+	rm -rf tr.$i
+	allprof -q -o tr.$i -- mpirun -np 1 "$S/apbench" "$N" >traced.$i 2>/dev/null
+done
+for b in comm_rank isend_irecv_waitall iprobe_miss; do
+	p=$(best $b plain.1 plain.2 plain.3)
+	t=$(best $b traced.1 traced.2 traced.3)
+	printf 'allprof\t%s\tuntraced\t%s\tns/call\n' "$b" "$p"
+	printf 'allprof\t%s\ttraced\t%s\tns/call\n' "$b" "$t"
+	printf 'allprof\t%s\tadded\t%s\tns/call\n' "$b" "$(echo "$t $p" | awk '{ printf "%.1f", $1 - $2 }')"
+done
+f=tr.1/rank-0.trace
+if [ -f "$f" ]; then
+	set -- $(grep "^# calls" "$f")
+	printf 'allprof\tapbench\tcalls\t%s\tcalls\n' "$3"
+	printf 'allprof\tapbench\tlines\t%s\tlines\n' "$5"
+	printf 'allprof\tapbench\ttrace_bytes_per_call\t%s\tB\n' "$(awk -v c="$3" -v b="$(wc -c <"$f")" 'BEGIN { printf "%.1f", b / c }')"
+	printf 'allprof\tapbench\ttrace_bytes\t%s\tB\n' "$(wc -c <"$f")"
+	rm -rf z && allprof -z -q -o z -- mpirun -np 1 "$S/apbench" "$N" >/dev/null 2>&1 &&
+		printf 'allprof\tapbench\tcompressed_bytes_per_call\t%s\tB\n' "$(awk -v c="$3" -v b="$(wc -c <z/rank-0.trace.zst)" 'BEGIN { printf "%.2f", b / c }')"
+fi
+
+# app NAME NP COMMAND...: wall time untraced and traced, calls and bytes per call
+app() {
+	name=$1 np=$2
+	shift 2
+	t0=$(date +%s.%N)
+	mpirun -np "$np" "$@" >/dev/null 2>&1 </dev/null || return 0
+	t1=$(date +%s.%N)
+	rm -rf "$name"
+	allprof -q -o "$name" -- mpirun -np "$np" "$@" >/dev/null 2>&1 </dev/null || return 0
+	t2=$(date +%s.%N)
+	calls=$(cat "$name"/rank-*.trace | awk '/^# calls / { c += $3 } END { print c + 0 }')
+	lines=$(cat "$name"/rank-*.trace | awk '/^# calls / { c += $5 } END { print c + 0 }')
+	bytes=$(cat "$name"/rank-*.trace | wc -c)
+	printf 'allprof\t%s\twall_untraced\t%s\ts\n' "$name" "$(echo "$t1 $t0" | awk '{ printf "%.3f", $1 - $2 }')"
+	printf 'allprof\t%s\twall_traced\t%s\ts\n' "$name" "$(echo "$t2 $t1" | awk '{ printf "%.3f", $1 - $2 }')"
+	printf 'allprof\t%s\tcalls\t%s\tcalls\n' "$name" "$calls"
+	printf 'allprof\t%s\tlines\t%s\tlines\n' "$name" "$lines"
+	printf 'allprof\t%s\ttrace_bytes_per_call\t%s\tB\n' "$name" "$(awk -v c="$calls" -v b="$bytes" 'BEGIN { if (c) printf "%.1f", b / c; else print 0 }')"
+}
+
+M=/usr/share/lammps/examples/melt/in.melt
+command -v lmp >/dev/null 2>&1 && [ -r $M ] && app lammps-melt 2 lmp -in $M -log none -screen none
+P=/usr/share/lammps/examples/peptide
+if command -v lmp >/dev/null 2>&1 && [ -r $P/in.peptide ] && cp -r $P peptide-in 2>/dev/null; then
+	(cd peptide-in && app lammps-peptide 2 lmp -in in.peptide -log none -screen none)
+fi
+if [ -x /usr/lib/mumps/dsimpletest ]; then
+	cp /usr/lib/mumps/input_simpletest_real in.mumps
+	printf '#!/bin/sh\nexec /usr/lib/mumps/dsimpletest <%s/in.mumps\n' "$T" >mumps.sh && chmod +x mumps.sh
+	app mumps 2 ./mumps.sh
+fi
+if command -v hpcc >/dev/null 2>&1; then
+	printf "%s\n" "HPLinpack benchmark input file" "x" "HPL.out" "6" "1" "500" "1" "32" \
+		"0" "1" "1" "2" "16.0" "1" "2" "1" "4" "1" "2" "1" "1" "1" "2" "1" "0" "0" "1" "0" \
+		"1" "8" "1" "500" "1" "32" "1" "1" "1" "2" >hpccinf.txt
+	app hpcc 2 hpcc
+fi
+command -v NPopenmpi >/dev/null 2>&1 && app netpipe 2 NPopenmpi -u 65536 -p 0 -n 100 -o /dev/null
+exit 0

@@ -1,0 +1,34 @@
+#!/bin/sh
+# tests/bench/ib.sh: speed of the InfiniBand model (make bench; never pass/fail).
+# Prints tool<TAB>benchmark<TAB>metric<TAB>value<TAB>unit lines.
+#
+# Driven through tests/unit/u-ib-engine (built by make into $IR_BUILD/tests),
+# which runs the engine with the ib network on generated schedules, or the
+# fabric standalone for the all-to-all (a pairwise exchange with 4 messages in
+# flight per host, so memory follows the fabric, not 12 million messages):
+#   dissemination  fattree2:36 (648 hosts, the thesis's M9), 180-byte messages
+#   ring           fattree2:32 (512 hosts), 45 messages of 1000 bytes per host,
+#                  each send after the previous receive
+#   alltoall       fattree2:16 64 KiB; fattree3:24 (3456 hosts) with 2 KiB, and
+#                  with 64 KiB when IB_BENCH_FULL=1 (minutes: ~2 G packet hops)
+# ibsim's own figures (its header line) are added when ibsim has --net ib.
+set -eu
+IR_BUILD=${IR_BUILD:-$TOP/build}
+D="$IR_BUILD/tests/u-ib-engine"
+T=$BENCH_TMP
+[ -x "$D" ] || { echo "ib	(driver missing: $D)	exit	1	status" >&2; exit 1; }
+"$D" bench dissem fattree2:36 648 180
+"$D" bench ring fattree2:32 512 45 1000
+"$D" bench alltoall fattree2:16 128 65536 4
+"$D" bench alltoall fattree3:24 3456 2048 4
+if [ "${IB_BENCH_FULL:-}" = 1 ]; then
+	"$D" bench alltoall fattree3:24 3456 65536 4
+fi
+if command -v ibsim >/dev/null && command -v goalgen >/dev/null; then
+	goalgen dissemination 648 --size 180 >"$T/ib-d648.goal"
+	if ibsim -q --net ib --topo fattree2:36 "$T/ib-d648.goal" >"$T/ib-d648.res" 2>/dev/null; then
+		head -1 "$T/ib-d648.res" | tr ' ' '\n' | awk -F= '
+			$1 == "wall_s" { printf "ib\tibsim_dissemination_fattree2:36_180B\twall\t%s\ts\n", $2 }
+			$1 == "ev_per_s" { printf "ib\tibsim_dissemination_fattree2:36_180B\tengine_events_per_s\t%s\tevents/s\n", $2 }'
+	fi
+fi

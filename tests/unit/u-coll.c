@@ -1,0 +1,239 @@
+/*
+ * u-coll.c: every collective algorithm, run for all ranks of communicators of
+ * 1..17 ranks and several roots, must (1) send exactly the messages the peers
+ * receive, pair by pair and in the same order with the same sizes, (2) have
+ * only forward dependencies (acyclic), (3) complete when all ranks' graphs are
+ * executed together with eager messages (no deadlock), and (4) move the bytes
+ * the collective needs (checked for the data-exact algorithms).
+ */
+#include <stdlib.h>
+
+#include "ir_coll.h"
+#include "ir_goal.h"
+#include "tap.h"
+
+#define MAXP 17
+
+typedef struct pairq {
+	uint64_t sz[4096];
+	size_t n, head;
+} pairq;
+
+static pairq q[MAXP][MAXP]; /* messages in flight src -> dst, FIFO */
+
+static int run_all(enum ir_coll_kind k, enum ir_coll_alg alg, uint32_t p, uint32_t root, uint64_t s,
+                   char *why, size_t whylen, uint64_t *sent_bytes)
+{
+	ir_cg g[MAXP];
+	uint64_t block[MAXP], sb[MAXP][MAXP], rb[MAXP][MAXP];
+	unsigned char *done[MAXP];
+	size_t ndone[MAXP];
+	ir_err e;
+	int rc = 0;
+	*sent_bytes = 0;
+	memset(q, 0, sizeof q);
+	for (uint32_t i = 0; i < p; i++)
+		block[i] = s + i * 3 + (i % 2 ? 0 : 5); /* uneven blocks, one may be zero when s=0 */
+	for (uint32_t i = 0; i < p; i++)
+		for (uint32_t j = 0; j < p; j++)
+			sb[i][j] = (i * 7 + j * 3 + s) % 11; /* some zero */
+	for (uint32_t i = 0; i < p; i++)
+		for (uint32_t j = 0; j < p; j++)
+			rb[i][j] = sb[j][i];
+	for (uint32_t r = 0; r < p; r++) {
+		ir_coll_args a = { p, r, root, s, block, sb[r], rb[r] };
+		if (k == IR_COLL_GATHERV || k == IR_COLL_SCATTERV)
+			a.s = block[r];
+		ir_cg_init(&g[r]);
+		if (ir_coll_build(&g[r], k, alg, &a, &e)) {
+			snprintf(why, whylen, "build failed: %.200s", e.msg);
+			for (uint32_t j = 0; j <= r; j++)
+				ir_cg_release(&g[j]);
+			return -1;
+		}
+		for (size_t d = 0; d < g[r].ndep; d++)
+			if (g[r].dep[d].from >= g[r].dep[d].to || g[r].dep[d].to >= g[r].nop) {
+				snprintf(why, whylen, "rank %u: backward or bad dependency %u -> %u", r, g[r].dep[d].from,
+				         g[r].dep[d].to);
+				rc = -1;
+			}
+		for (size_t i = 0; i < g[r].nop; i++)
+			if (g[r].op[i].peer >= p || g[r].op[i].peer == r) {
+				snprintf(why, whylen, "rank %u: op %zu has peer %u", r, i, g[r].op[i].peer);
+				rc = -1;
+			}
+		done[r] = calloc(g[r].nop + 1, 1);
+		ndone[r] = 0;
+	}
+	/* execute: repeat until no progress; an op runs when all its predecessors are done;
+	 * a receive also needs the next message of its pair to be there with the same size */
+	for (int progress = 1; progress && rc == 0;) {
+		progress = 0;
+		for (uint32_t r = 0; r < p; r++) {
+			for (size_t i = 0; i < g[r].nop; i++) {
+				int ready = !done[r][i];
+				ir_cop *o = &g[r].op[i];
+				for (size_t d = 0; ready && d < g[r].ndep; d++)
+					if (g[r].dep[d].to == i && !done[r][g[r].dep[d].from])
+						ready = 0;
+				if (!ready)
+					continue;
+				if (o->type == IR_OP_SEND) {
+					pairq *x = &q[r][o->peer];
+					if (x->n == 4096) {
+						snprintf(why, whylen, "queue overflow");
+						rc = -1;
+						break;
+					}
+					x->sz[x->n++] = o->size;
+					*sent_bytes += o->size;
+				} else if (o->type == IR_OP_RECV) {
+					pairq *x = &q[o->peer][r];
+					if (x->head == x->n)
+						continue;
+					if (x->sz[x->head] != o->size) {
+						snprintf(why, whylen, "rank %u receives %llu bytes from %u, which sent %llu", r,
+						         (unsigned long long)o->size, o->peer, (unsigned long long)x->sz[x->head]);
+						rc = -1;
+						break;
+					}
+					x->head++;
+				}
+				done[r][i] = 1;
+				ndone[r]++;
+				progress = 1;
+			}
+		}
+	}
+	for (uint32_t r = 0; r < p && rc == 0; r++)
+		if (ndone[r] != g[r].nop) {
+			snprintf(why, whylen, "rank %u stuck after %zu of %zu ops", r, ndone[r], g[r].nop);
+			rc = -1;
+		}
+	for (uint32_t i = 0; i < p && rc == 0; i++)
+		for (uint32_t j = 0; j < p && rc == 0; j++)
+			if (q[i][j].head != q[i][j].n) {
+				snprintf(why, whylen, "%zu messages %u -> %u never received", q[i][j].n - q[i][j].head, i, j);
+				rc = -1;
+			}
+	for (uint32_t r = 0; r < p; r++) {
+		free(done[r]);
+		ir_cg_release(&g[r]);
+	}
+	return rc;
+}
+
+/* Bytes the collective must move in total for the exact algorithms, or 0 if not checked. */
+static uint64_t expected_bytes(enum ir_coll_kind k, enum ir_coll_alg alg, uint32_t p, uint64_t s)
+{
+	uint64_t blocks = 0;
+	for (uint32_t i = 0; i < p; i++)
+		blocks += s + i * 3 + (i % 2 ? 0 : 5);
+	switch (k) {
+	case IR_COLL_BCAST:
+	case IR_COLL_REDUCE:
+		return (uint64_t)(p - 1) * s;
+	case IR_COLL_GATHER:
+	case IR_COLL_SCATTER:
+		if (alg == IR_ALG_LINEAR)
+			return (uint64_t)(p - 1) * s;
+		return 0; /* binomial forwards blocks: checked by balance only */
+	case IR_COLL_ALLTOALL:
+		return (uint64_t)p * (p - 1) * s;
+	case IR_COLL_ALLGATHER:
+		if (alg == IR_ALG_RING || alg == IR_ALG_BRUCK || alg == IR_ALG_LINEAR)
+			return (uint64_t)p * (p - 1) * s;
+		return 0;
+	case IR_COLL_ALLGATHERV:
+		return (uint64_t)(p - 1) * blocks;
+	case IR_COLL_REDUCE_SCATTER:
+		if (alg == IR_ALG_RING)
+			return (uint64_t)(p - 1) * blocks;
+		return 0;
+	case IR_COLL_ALLREDUCE:
+		if (alg == IR_ALG_RING)
+			return p > 1 ? 2 * (uint64_t)(p - 1) * s : 0;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int main(void)
+{
+	char why[300];
+	ir_err e;
+	enum ir_coll_alg algs[IR_COLL_NKINDS] = { 0 };
+
+	for (int k = 0; k < IR_COLL_NKINDS; k++) {
+		for (int alg = 1; alg < IR_ALG_NALGS; alg++) {
+			int fails = 0, runs = 0, bytefails = 0;
+			if (!ir_coll_has(k, alg))
+				continue;
+			for (uint32_t p = 1; p <= MAXP; p++) {
+				uint32_t roots[3] = { 0, p - 1, p / 2 };
+				for (int ri = 0; ri < 3; ri++) {
+					for (uint64_t s = 0; s <= 1000; s += 1000) {
+						uint64_t got, want;
+						runs++;
+						if (run_all(k, alg, p, roots[ri], s, why, sizeof why, &got)) {
+							if (!fails++)
+								printf("# %s=%s p=%u root=%u s=%llu: %s\n", ir_coll_kind_name(k),
+								       ir_coll_alg_name(alg), p, roots[ri], (unsigned long long)s, why);
+							continue;
+						}
+						want = expected_bytes(k, alg, p, s);
+						if (k == IR_COLL_REDUCE_SCATTER && alg == IR_ALG_RING)
+							want = p > 1 ? want : 0;
+						if (want && got != want && !bytefails++)
+							printf("# %s=%s p=%u: moved %llu bytes, expected %llu\n", ir_coll_kind_name(k),
+							       ir_coll_alg_name(alg), p, (unsigned long long)got, (unsigned long long)want);
+					}
+				}
+			}
+			ok(fails == 0, "%s=%s: %d runs (p 1..%d, 3 roots) balance, acyclic, complete",
+			   ir_coll_kind_name(k), ir_coll_alg_name(alg), runs, MAXP);
+			ok(bytefails == 0, "%s=%s: moves the bytes the collective needs", ir_coll_kind_name(k),
+			   ir_coll_alg_name(alg));
+		}
+		ok(ir_coll_has(k, ir_coll_default(k)), "%s has its default algorithm (%s)", ir_coll_kind_name(k),
+		   ir_coll_alg_name(ir_coll_default(k)));
+	}
+
+	/* Schedgen's binomial broadcast, 4 ranks, root 0, rank 0: send to 1, then send to 2 */
+	{
+		ir_cg g;
+		ir_coll_args a = { 4, 0, 0, 8, NULL, NULL, NULL };
+		ir_cg_init(&g);
+		ok(ir_coll_build(&g, IR_COLL_BCAST, IR_ALG_BINOMIAL, &a, &e) == 0 && g.nop == 2 &&
+		       g.op[0].type == IR_OP_SEND && g.op[0].peer == 1 && g.op[1].peer == 2,
+		   "binomial bcast root of 4 sends to 1 then 2");
+		a.r = 3;
+		ok(ir_coll_build(&g, IR_COLL_BCAST, IR_ALG_BINOMIAL, &a, &e) == 0 && g.nop == 1 &&
+		       g.op[0].type == IR_OP_RECV && g.op[0].peer == 1,
+		   "binomial bcast rank 3 of 4 receives from 1");
+		a.r = 1;
+		ok(ir_coll_build(&g, IR_COLL_BARRIER, IR_ALG_DISSEMINATION, &a, &e) == 0 && g.nop == 4 &&
+		       g.op[0].peer == 2 && g.op[1].peer == 0 && g.op[2].peer == 3 && g.op[3].peer == 3 &&
+		       g.ndep == 1 && g.dep[0].from == 1 && g.dep[0].to == 2,
+		   "dissemination rank 1 of 4: send 2, recv 0, send 3 (requires recv), recv 3");
+		a.r = 5;
+		ok(ir_coll_build(&g, IR_COLL_BCAST, IR_ALG_BINOMIAL, &a, &e) < 0 &&
+		       strstr(e.msg, "outside a communicator of 4 ranks") != NULL,
+		   "rank outside the communicator is refused: %s", e.msg);
+		ir_cg_release(&g);
+	}
+
+	/* --coll parsing */
+	ok(ir_coll_parse_spec("allreduce=ring,bcast=chain", algs, &e) == 0 && algs[IR_COLL_ALLREDUCE] == IR_ALG_RING &&
+	       algs[IR_COLL_BCAST] == IR_ALG_CHAIN,
+	   "--coll allreduce=ring,bcast=chain");
+	ok(ir_coll_parse_spec("allreduce=chain", algs, &e) < 0, "unknown algorithm for a collective");
+	is_str(e.msg, "invalid --coll item: allreduce has no algorithm 'chain' (available: dissemination, recdoub, ring, reduce_bcast)",
+	       "message lists the available algorithms");
+	ok(ir_coll_parse_spec("allreduc=ring", algs, &e) < 0, "unknown collective");
+	is_str(e.msg, "invalid --coll item: unknown collective 'allreduc'", "message names it");
+	ok(ir_coll_parse_spec("bcast", algs, &e) < 0, "item without '='");
+	is_str(e.msg, "invalid --coll item 'bcast' (expected COLLECTIVE=ALGORITHM)", "message says the form");
+	return tap_done();
+}

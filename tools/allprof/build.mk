@@ -1,0 +1,57 @@
+# tools/allprof/build.mk: special build rules for allprof (included by the
+# top-level Makefile).
+#
+# liballprof.so is an MPI library, so it is built with mpicc (never with
+# the sanitizer flags: an instrumented library cannot be preloaded into an
+# uninstrumented MPI program). liballprof_pass.c is generated from the
+# installed mpi.h (tools/allprof/genpass.sh). The launcher bin/allprof is an
+# ordinary tool linked with libibreplay; it finds the library next to
+# itself after `make install` (PREFIX/bin/allprof -> PREFIX/lib/liballprof.so)
+# and, in the build tree, at the absolute path compiled into it.
+# The sample MPI programs of samples/apps/ are built into $(BUILD)/samples/.
+
+AP_DIR     := $(BUILD)/allprof
+AP_SO      := $(AP_DIR)/liballprof.so
+AP_MPICC   ?= mpicc
+AP_MPIF90  ?= mpif90
+AP_CFLAGS  := -std=c11 -D_GNU_SOURCE -DIR_VERSION='"$(VERSION)"' $(WARN) -O2 -g -fPIC \
+              $(if $(WERROR),-Werror)
+AP_SRCS    := tools/allprof/liballprof.c tools/allprof/liballprof_mpi.c tools/allprof/liballprof_f.c
+AP_SAMPLE_SRCS := $(wildcard samples/apps/*.c)
+AP_SAMPLES := $(patsubst samples/apps/%.c,$(BUILD)/samples/%,$(AP_SAMPLE_SRCS))
+AP_FSAMPLES := $(if $(shell command -v $(AP_MPIF90) 2>/dev/null),\
+              $(patsubst samples/apps/%.f90,$(BUILD)/samples/%,$(wildcard samples/apps/*.f90)))
+
+special-tools:: $(BIN)/allprof $(AP_SO) $(AP_SAMPLES) $(AP_FSAMPLES) $(BUILD)/samples/pingpong-linked
+
+$(AP_DIR)/liballprof_pass.c: tools/allprof/genpass.sh
+	@mkdir -p $(@D)
+	echo '#include <mpi.h>' | $(AP_MPICC) -E -x c - | sh tools/allprof/genpass.sh > $@.tmp
+	mv $@.tmp $@
+
+$(AP_SO): $(AP_SRCS) $(AP_DIR)/liballprof_pass.c tools/allprof/liballprof.h
+	@mkdir -p $(@D)
+	$(AP_MPICC) $(AP_CFLAGS) -Wno-deprecated-declarations -Itools/allprof -shared \
+	  -Wl,-soname,liballprof.so -o $@ $(AP_SRCS) $(AP_DIR)/liballprof_pass.c -lzstd -ldl -lpthread
+
+$(BIN)/allprof: tools/allprof/allprof.c $(LIB_A) $(LIB_HDRS) $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -DALLPROF_BUILD_LIB='"$(abspath $(AP_SO))"' $(LDFLAGS) -o $@ $< \
+	  $(LIB_A) $(LDLIBS)
+
+$(BUILD)/samples/%: samples/apps/%.c
+	@mkdir -p $(@D)
+	$(AP_MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g $(if $(WERROR),-Werror) -o $@ $< -lm
+
+$(BUILD)/samples/%: samples/apps/%.f90
+	@mkdir -p $(@D)
+	$(AP_MPIF90) -O2 -g -o $@ $<
+
+# The same ping-pong linked with -lallprof (the linked case, without LD_PRELOAD).
+$(BUILD)/samples/pingpong-linked: samples/apps/pingpong.c $(AP_SO)
+	@mkdir -p $(@D)
+	$(AP_MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -o $@ $< -L$(AP_DIR) -lallprof \
+	  -Wl,-rpath,$(abspath $(AP_DIR)) -lm
+
+install-extra += install -d $(DESTDIR)$(PREFIX)/lib && \
+	install -m 644 $(AP_SO) $(DESTDIR)$(PREFIX)/lib/liballprof.so ;

@@ -1,0 +1,1249 @@
+/*
+ * liballprof.c: the per-rank machinery of the PMPI tracer: trace buffer and
+ * file, clock, handle maps, field formatters, clock synchronisation, and
+ * the exits (Finalize, exit(), MPI_Abort, fatal signals).
+ *
+ * Cost model. A wrapper reads the clock twice (vDSO clock_gettime, about
+ * 20 ns each) and formats its line by hand into a 1 MiB buffer (a few ns
+ * per field; no stdio, no locale, no malloc). Handles are looked up in
+ * open-addressing hash maps (one multiply and usually one probe). When the
+ * buffer is full it is written with write(2), through a zstd stream when
+ * compression is on; memory stays bounded by the buffer plus the live
+ * handles. A background writer thread was considered and rejected: with
+ * the buffer amortising write(2) to well under a nanosecond per record it
+ * would only add a hand-off per flush and a thread to every rank.
+ *
+ * Safety. Only committed (complete) lines are written, so the signal
+ * handler can write the buffer with write(2) at any point. An exit that is
+ * not MPI_Finalize (exit() without Finalize, MPI_Abort, SIGTERM, SIGINT, a
+ * fatal signal) ends the trace with "# incomplete <why>" instead of the
+ * "# end" line, so readers can tell a cut-short trace from a complete one.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "liballprof.h"
+
+#define AP_FORMAT_VERSION "1"
+#ifndef IR_VERSION
+#define IR_VERSION "1.0"
+#endif
+
+struct ap_state ap;
+__thread int ap_depth __attribute__((tls_model("initial-exec")));
+
+/* Everything below is private to this file. */
+static struct {
+	char *buf;            /* committed text is buf[0..len) */
+	size_t len, cap;
+	int fd;
+	char path[4096];
+	uint64_t base_ns;     /* realtime - monotonic at start */
+	uint64_t records;     /* call lines written */
+	uint64_t calls;       /* intercepted calls (a collapsed poll line counts each call) */
+	uint64_t polls_collapsed;
+	uint64_t text_bytes;  /* text handed to write(2) or zstd so far */
+	uint64_t flushes;
+	int write_failed;
+	ZSTD_CCtx *zc;
+	char *zout;
+	size_t zcap;
+	pthread_mutex_t mu;
+	/* pending poll: "NAME:t0:fields" of an unsuccessful poll, not yet written */
+	char *poll;
+	size_t poll_len, poll_cap, pl_name_len, pl_t0_end;
+	size_t poll_name_len, poll_t0_end; /* of the poll in scratch */
+	uint64_t poll_n, poll_t1;
+	int poll_active;
+	/* scratch for a poll being formatted */
+	char *scratch;
+	size_t scratch_cap;
+	/* maps */
+	ap_map reqs, reqs2, comms, types, msgs, ops;
+	uint64_t next_req, next_msg;
+	int64_t next_comm, next_type;
+	/* "# comm" lines waiting for the end of the current record */
+	char *pend;
+	size_t pend_len, pend_cap;
+	MPI_Comm sync_comm;
+	int64_t init_off_ns, init_rtt_ns;
+	volatile sig_atomic_t in_signal;
+	struct sigaction old_sa[32];
+} S = { .fd = -1, .mu = PTHREAD_MUTEX_INITIALIZER };
+
+/* ---------------------------------------------------------------- clock */
+
+uint64_t ap_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + S.base_ns;
+}
+
+static void clock_base(void)
+{
+	struct timespec rt, mo;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mo);
+	uint64_t r = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
+	uint64_t m = (uint64_t)mo.tv_sec * 1000000000u + (uint64_t)mo.tv_nsec;
+	S.base_ns = r > m ? r - m : 0;
+}
+
+void ap_lock(void)
+{
+	if (ap.mt)
+		pthread_mutex_lock(&S.mu);
+}
+
+void ap_unlock(void)
+{
+	if (ap.mt)
+		pthread_mutex_unlock(&S.mu);
+}
+
+/* ---------------------------------------------------------------- numbers */
+
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+static char *put_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	char *e = tmp + sizeof tmp, *q = e;
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100);
+		v /= 100;
+		q -= 2;
+		memcpy(q, digit_pairs + 2 * d, 2);
+	}
+	if (v >= 10) {
+		q -= 2;
+		memcpy(q, digit_pairs + 2 * v, 2);
+	} else {
+		*--q = (char)('0' + v);
+	}
+	size_t n = (size_t)(e - q);
+	memcpy(p, q, n);
+	return p + n;
+}
+
+static char *put_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return put_u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return put_u64(p, (uint64_t)v);
+}
+
+/* nanoseconds as microseconds with three decimals */
+static char *put_time(char *p, uint64_t ns)
+{
+	p = put_u64(p, ns / 1000);
+	unsigned f = (unsigned)(ns % 1000);
+	p[0] = '.';
+	p[1] = (char)('0' + f / 100);
+	p[2] = (char)('0' + f / 10 % 10);
+	p[3] = (char)('0' + f % 10);
+	return p + 4;
+}
+
+static char *put_stime(char *p, int64_t ns)
+{
+	if (ns < 0) {
+		*p++ = '-';
+		return put_time(p, (uint64_t)0 - (uint64_t)ns);
+	}
+	return put_time(p, (uint64_t)ns);
+}
+
+static char *put_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* ---------------------------------------------------------------- maps */
+
+static uint64_t hkey_bits(const void *h, size_t n)
+{
+	uint64_t k = 0;
+	memcpy(&k, h, n < sizeof k ? n : sizeof k);
+	return k ? k : ~(uint64_t)0;
+}
+#define HKEY(h) hkey_bits(&(h), sizeof(h))
+
+static size_t hslot(uint64_t k, size_t cap)
+{
+	return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
+}
+
+static ap_ent *map_find(ap_map *m, uint64_t k)
+{
+	if (!m->cap)
+		return NULL;
+	for (size_t i = hslot(k, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (m->e[i].key == k)
+			return &m->e[i];
+		if (!m->e[i].key)
+			return NULL;
+	}
+}
+
+static ap_ent *map_put(ap_map *m, uint64_t k)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 64;
+		ap_ent *ne = calloc(nc, sizeof *ne);
+		if (!ne)
+			abort(); /* out of memory in the tracer: nothing sane to do */
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->e[i].key)
+				continue;
+			size_t j = hslot(m->e[i].key, nc);
+			while (ne[j].key)
+				j = (j + 1) & (nc - 1);
+			ne[j] = m->e[i];
+		}
+		free(m->e);
+		m->e = ne;
+		m->cap = nc;
+	}
+	size_t i = hslot(k, m->cap);
+	while (m->e[i].key && m->e[i].key != k)
+		i = (i + 1) & (m->cap - 1);
+	if (!m->e[i].key) {
+		m->n++;
+		m->e[i].key = k;
+	}
+	return &m->e[i];
+}
+
+/* Linear probing deletion by backward shift (no tombstones). */
+static void map_del(ap_map *m, ap_ent *e)
+{
+	size_t i = (size_t)(e - m->e), mask = m->cap - 1;
+	m->e[i].key = 0;
+	m->n--;
+	for (size_t j = (i + 1) & mask; m->e[j].key; j = (j + 1) & mask) {
+		size_t h = hslot(m->e[j].key, m->cap);
+		/* can entry j move to the hole at i? yes if h is not in (i, j] cyclically */
+		if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
+			m->e[i] = m->e[j];
+			m->e[j].key = 0;
+			i = j;
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- output */
+
+static void write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			S.write_failed = 1;
+			return;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Hand bytes to the file, through zstd when compressing; end the frame if `end`. */
+static void out_bytes(const char *p, size_t n, int end)
+{
+	if (S.fd < 0)
+		return;
+	S.text_bytes += n;
+	if (!S.zc) {
+		write_all(S.fd, p, n);
+		return;
+	}
+	ZSTD_inBuffer in = { p, n, 0 };
+	for (;;) {
+		ZSTD_outBuffer out = { S.zout, S.zcap, 0 };
+		size_t r = ZSTD_compressStream2(S.zc, &out, &in, end ? ZSTD_e_end : ZSTD_e_continue);
+		if (ZSTD_isError(r)) {
+			S.write_failed = 1;
+			return;
+		}
+		write_all(S.fd, S.zout, out.pos);
+		if (end ? r == 0 : in.pos == in.size)
+			break;
+	}
+}
+
+static void flush_buf(void)
+{
+	if (S.len) {
+		out_bytes(S.buf, S.len, 0);
+		S.len = 0;
+		S.flushes++;
+	}
+}
+
+/* Make room for n more bytes after the committed text. */
+static void reserve(size_t n)
+{
+	if (S.len + n <= S.cap)
+		return;
+	flush_buf();
+	if (n > S.cap) { /* one record larger than the buffer: grow to fit it */
+		char *nb = realloc(S.buf, n);
+		if (!nb)
+			abort();
+		S.buf = nb;
+		S.cap = n;
+	}
+}
+
+/* Write a pending poll line "NAME:t0:fields:<n>:<t1>\n" into the buffer. */
+static char *poll_close_into(char *p)
+{
+	memcpy(p, S.poll, S.poll_len);
+	p += S.poll_len;
+	*p++ = ':';
+	p = put_u64(p, S.poll_n);
+	*p++ = ':';
+	p = put_time(p, S.poll_t1);
+	*p++ = '\n';
+	return p;
+}
+
+static void poll_close(void)
+{
+	if (!S.poll_active)
+		return;
+	reserve(S.poll_len + 64);
+	char *p = poll_close_into(S.buf + S.len);
+	S.len = (size_t)(p - S.buf);
+	S.records++;
+	S.poll_active = 0;
+}
+
+char *ap_begin(size_t bound, const char *name, uint64_t t0)
+{
+	poll_close();
+	reserve(bound + 64);
+	char *p = put_str(S.buf + S.len, name);
+	*p++ = ':';
+	return put_time(p, t0);
+}
+
+static void pend_flush(void)
+{
+	if (!S.pend_len)
+		return;
+	reserve(S.pend_len);
+	memcpy(S.buf + S.len, S.pend, S.pend_len);
+	S.len += S.pend_len;
+	S.pend_len = 0;
+}
+
+void ap_end(char *p, uint64_t t1)
+{
+	*p++ = ':';
+	p = put_time(p, t1);
+	*p++ = '\n';
+	S.len = (size_t)(p - S.buf); /* commit */
+	S.records++;
+	S.calls++;
+	if (S.pend_len)
+		pend_flush();
+}
+
+char *ap_poll_begin(size_t bound, const char *name, uint64_t t0)
+{
+	if (bound + 64 > S.scratch_cap) {
+		char *n = realloc(S.scratch, bound + 64);
+		if (!n)
+			abort();
+		S.scratch = n;
+		S.scratch_cap = bound + 64;
+	}
+	char *p = put_str(S.scratch, name);
+	*p++ = ':';
+	S.poll_name_len = (size_t)(p - S.scratch);
+	p = put_time(p, t0);
+	S.poll_t0_end = (size_t)(p - S.scratch);
+	return p;
+}
+
+
+void ap_poll_end(char *p, uint64_t t1, int success)
+{
+	size_t len = (size_t)(p - S.scratch);
+	size_t nl = S.poll_name_len, te = S.poll_t0_end;
+	S.calls++;
+	if (!success && ap.collapse) {
+		if (S.poll_active && S.pl_name_len == nl && memcmp(S.poll, S.scratch, nl) == 0 &&
+		    S.poll_len - S.pl_t0_end == len - te &&
+		    memcmp(S.poll + S.pl_t0_end, S.scratch + te, len - te) == 0) {
+			S.poll_n++;
+			S.poll_t1 = t1;
+			S.polls_collapsed++;
+			return;
+		}
+		poll_close();
+		if (len > S.poll_cap) {
+			char *n = realloc(S.poll, len);
+			if (!n)
+				abort();
+			S.poll = n;
+			S.poll_cap = len;
+		}
+		memcpy(S.poll, S.scratch, len);
+		S.poll_len = len;
+		S.pl_name_len = nl;
+		S.pl_t0_end = te;
+		S.poll_n = 1;
+		S.poll_t1 = t1;
+		S.poll_active = 1;
+		if (S.pend_len)
+			pend_flush();
+		return;
+	}
+	poll_close();
+	reserve(len + 64);
+	char *q = S.buf + S.len;
+	memcpy(q, S.scratch, len);
+	q += len;
+	memcpy(q, ":1:", 3);
+	q = put_time(q + 3, t1);
+	*q++ = '\n';
+	S.len = (size_t)(q - S.buf);
+	S.records++;
+	if (S.pend_len)
+		pend_flush();
+}
+
+/* ---------------------------------------------------------------- fields */
+
+char *f_int(char *p, int64_t v)
+{
+	*p++ = ':';
+	return put_i64(p, v);
+}
+
+char *f_u64(char *p, uint64_t v)
+{
+	*p++ = ':';
+	return put_u64(p, v);
+}
+
+char *f_ptr(char *p, const void *ptr)
+{
+	*p++ = ':';
+	return put_u64(p, (uint64_t)(uintptr_t)ptr);
+}
+
+char *f_buf(char *p, const void *ptr)
+{
+	if (ptr == MPI_IN_PLACE) {
+		memcpy(p, ":-1", 3);
+		return p + 3;
+	}
+	return f_ptr(p, ptr);
+}
+
+char *f_peer(char *p, int rank)
+{
+	if (rank == MPI_ANY_SOURCE)
+		rank = -1;
+	else if (rank == MPI_PROC_NULL)
+		rank = -2;
+	return f_int(p, rank);
+}
+
+char *f_tag(char *p, int tag)
+{
+	return f_int(p, tag == MPI_ANY_TAG ? -1 : tag);
+}
+
+char *f_str(char *p, const char *s)
+{
+	*p++ = ':';
+	return put_str(p, s);
+}
+
+/* Predefined datatypes: liballprof's numbers 1..22, then ours from 23. */
+static void type_register(MPI_Datatype t, int64_t id)
+{
+	if (t == MPI_DATATYPE_NULL)
+		return;
+	int sz = 0;
+	MPI_Aint lb = 0, ext = 0;
+	if (PMPI_Type_size(t, &sz) != MPI_SUCCESS)
+		return;
+	PMPI_Type_get_extent(t, &lb, &ext);
+	ap_ent *e = map_put(&S.types, HKEY(t));
+	e->a = id;
+	e->b = sz;
+	e->c = ext;
+}
+
+static void types_predefined(void)
+{
+	MPI_Datatype list[] = {
+		MPI_INT, MPI_INTEGER, MPI_LONG, MPI_SHORT, MPI_UNSIGNED, MPI_UNSIGNED_LONG,
+		MPI_UNSIGNED_SHORT, MPI_FLOAT, MPI_REAL, MPI_DOUBLE, MPI_DOUBLE_PRECISION,
+		MPI_LONG_DOUBLE, MPI_BYTE, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT,
+		MPI_SHORT_INT, MPI_LONG_DOUBLE_INT, MPI_LOGICAL, MPI_COMPLEX, MPI_DOUBLE_COMPLEX,
+		/* 23.. */
+		MPI_CHAR, MPI_UNSIGNED_CHAR, MPI_SIGNED_CHAR, MPI_LONG_LONG, MPI_UNSIGNED_LONG_LONG,
+		MPI_C_BOOL, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T,
+		MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
+		MPI_PACKED, MPI_AINT, MPI_OFFSET, MPI_COUNT, MPI_WCHAR, MPI_CHARACTER, MPI_2REAL,
+		MPI_2DOUBLE_PRECISION, MPI_2INTEGER,
+	};
+	/* Later entries never overwrite earlier ones (aliases keep the first id). */
+	for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
+		if (list[i] == MPI_DATATYPE_NULL || map_find(&S.types, HKEY(list[i])))
+			continue;
+		type_register(list[i], (int64_t)i + 1);
+	}
+	S.next_type = 1000;
+}
+
+void ap_type_new(MPI_Datatype t)
+{
+	type_register(t, S.next_type++);
+}
+
+void ap_type_free(MPI_Datatype t)
+{
+	ap_ent *e = map_find(&S.types, HKEY(t));
+	if (e && e->a >= 1000)
+		map_del(&S.types, e);
+}
+
+char *f_type(char *p, MPI_Datatype t)
+{
+	*p++ = ':';
+	if (t == MPI_DATATYPE_NULL) {
+		memcpy(p, "0,0,0", 5);
+		return p + 5;
+	}
+	ap_ent *e = map_find(&S.types, HKEY(t));
+	if (!e) {
+		type_register(t, S.next_type++);
+		e = map_find(&S.types, HKEY(t));
+		if (!e) {
+			memcpy(p, "0,0,0", 5);
+			return p + 5;
+		}
+	}
+	p = put_i64(p, e->a);
+	*p++ = ',';
+	p = put_i64(p, e->b);
+	*p++ = ',';
+	return put_i64(p, e->c);
+}
+
+char *f_types(char *p, const MPI_Datatype *t, int n)
+{
+	p = f_ptr(p, t);
+	if (!t || n <= 0) {
+		memcpy(p, ":-", 2);
+		return p + 2;
+	}
+	for (int i = 0; i < n; i++) {
+		char *q = p;
+		p = f_type(p, t[i]);
+		if (i)
+			*q = ';'; /* list entries are separated by ';' */
+	}
+	return p;
+}
+
+static void ops_predefined(void)
+{
+	MPI_Op list[] = { MPI_MIN, MPI_MAX, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR,
+			  MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE,
+			  MPI_NO_OP };
+	for (size_t i = 0; i < sizeof list / sizeof list[0]; i++)
+		map_put(&S.ops, HKEY(list[i]))->a = (int64_t)i + 1;
+}
+
+char *f_op(char *p, MPI_Op op)
+{
+	ap_ent *e = map_find(&S.ops, HKEY(op));
+	return f_int(p, e ? e->a : 0);
+}
+
+/* ---------------------------------------------------------------- communicators */
+
+static void pend_reserve(size_t n)
+{
+	if (S.pend_len + n <= S.pend_cap)
+		return;
+	size_t nc = (S.pend_len + n) * 2;
+	char *b = realloc(S.pend, nc);
+	if (!b)
+		abort();
+	S.pend = b;
+	S.pend_cap = nc;
+}
+
+/* Queue "# comm <id> <world ranks of members>" (and "# remote" for an
+ * intercommunicator's remote group). */
+static void comm_line(MPI_Comm c, int64_t id)
+{
+	int inter = 0;
+	PMPI_Comm_test_inter(c, &inter);
+	for (int side = 0; side <= inter; side++) {
+		MPI_Group g, wg;
+		int n = 0;
+		if (side == 0)
+			PMPI_Comm_group(c, &g);
+		else
+			PMPI_Comm_remote_group(c, &g);
+		PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+		PMPI_Group_size(g, &n);
+		int *in = malloc(sizeof(int) * (size_t)(n ? n : 1));
+		int *out = malloc(sizeof(int) * (size_t)(n ? n : 1));
+		if (!in || !out)
+			abort();
+		for (int i = 0; i < n; i++)
+			in[i] = i;
+		PMPI_Group_translate_ranks(g, n, in, wg, out);
+		pend_reserve(64 + (size_t)n * 12);
+		char *p = S.pend + S.pend_len;
+		p = put_str(p, side ? "# remote " : "# comm ");
+		p = put_i64(p, id);
+		*p++ = ' ';
+		for (int i = 0; i < n; i++) {
+			if (i)
+				*p++ = ',';
+			p = put_i64(p, out[i] == MPI_UNDEFINED ? -1 : out[i]);
+		}
+		*p++ = '\n';
+		S.pend_len = (size_t)(p - S.pend);
+		free(in);
+		free(out);
+		PMPI_Group_free(&g);
+		PMPI_Group_free(&wg);
+	}
+}
+
+static ap_ent *comm_register(MPI_Comm c, int64_t id)
+{
+	int r = -1, n = 0;
+	PMPI_Comm_rank(c, &r);
+	PMPI_Comm_size(c, &n);
+	ap_ent *e = map_put(&S.comms, HKEY(c));
+	e->a = id;
+	e->b = r;
+	e->c = n;
+	comm_line(c, id);
+	return e;
+}
+
+static char *put_comm(char *p, const ap_ent *e)
+{
+	*p++ = ':';
+	p = put_i64(p, e->a);
+	*p++ = ',';
+	p = put_i64(p, e->b);
+	*p++ = ',';
+	return put_i64(p, e->c);
+}
+
+char *f_comm(char *p, MPI_Comm c)
+{
+	if (c == MPI_COMM_NULL) {
+		memcpy(p, ":-1,-1,0", 8);
+		return p + 8;
+	}
+	ap_ent *e = map_find(&S.comms, HKEY(c));
+	if (!e) /* made by a call allprof does not record: number it now */
+		e = comm_register(c, S.next_comm++);
+	return put_comm(p, e);
+}
+
+char *f_newcomm(char *p, MPI_Comm c)
+{
+	if (c == MPI_COMM_NULL) {
+		memcpy(p, ":-1,-1,0", 8);
+		return p + 8;
+	}
+	return put_comm(p, comm_register(c, S.next_comm++));
+}
+
+void ap_comm_free(MPI_Comm c)
+{
+	ap_ent *e = map_find(&S.comms, HKEY(c));
+	if (e && e->a > 1)
+		map_del(&S.comms, e);
+}
+
+int ap_comm_size(MPI_Comm c)
+{
+	ap_ent *e = map_find(&S.comms, HKEY(c));
+	if (e)
+		return (int)e->c;
+	int n = 0;
+	PMPI_Comm_size(c, &n);
+	return n;
+}
+
+void ap_nbr_counts(MPI_Comm c, int *in, int *out)
+{
+	int kind = MPI_UNDEFINED, r = 0;
+	*in = *out = 0;
+	PMPI_Topo_test(c, &kind);
+	if (kind == MPI_CART) {
+		int nd = 0;
+		PMPI_Cartdim_get(c, &nd);
+		*in = *out = 2 * nd;
+	} else if (kind == MPI_GRAPH) {
+		PMPI_Comm_rank(c, &r);
+		PMPI_Graph_neighbors_count(c, r, in);
+		*out = *in;
+	} else if (kind == MPI_DIST_GRAPH) {
+		int w = 0;
+		PMPI_Dist_graph_neighbors_count(c, in, out, &w);
+	}
+}
+
+/* ---------------------------------------------------------------- requests */
+
+/*
+ * Requests are numbered when created and looked up by handle. Open MPI
+ * hands out one shared, already complete request object for sends that
+ * finished at once (and for MPI_PROC_NULL), so several live requests can
+ * have the same handle. Then the address of the application's MPI_Request
+ * variable tells them apart: the primary map (key: handle) holds the
+ * newest id and the number of live requests with that handle (c); when it
+ * is above one, the secondary map (key: handle mixed with the variable's
+ * address) holds each one's id. A request copied to another variable is
+ * still found by handle as long as its handle is unique (the usual case).
+ */
+static uint64_t req2key(uint64_t hk, const void *var)
+{
+	uint64_t k = hk ^ ((uint64_t)(uintptr_t)var * 0xD6E8FEB86659FD93ull);
+	return k ? k : 1;
+}
+
+uint64_t ap_req_new(MPI_Request r, const void *var, int persistent)
+{
+	(void)persistent; /* a persistent request stays mapped until it is freed */
+	if (r == MPI_REQUEST_NULL)
+		return 0;
+	uint64_t hk = HKEY(r), id = ++S.next_req;
+	ap_ent *e = map_find(&S.reqs, hk);
+	if (e && e->c > 0) {
+		if (e->c == 1 && !map_find(&S.reqs2, req2key(hk, (const void *)(uintptr_t)e->b))) {
+			/* second live request on this handle: file the first one too */
+			ap_ent *o = map_put(&S.reqs2, req2key(hk, (const void *)(uintptr_t)e->b));
+			o->a = e->a;
+			o->b = e->b;
+		}
+		ap_ent *n = map_put(&S.reqs2, req2key(hk, var));
+		n->a = (int64_t)id;
+		n->b = (int64_t)(uintptr_t)var;
+		e->c++;
+	} else {
+		e = map_put(&S.reqs, hk);
+		e->c = 1;
+	}
+	e->a = (int64_t)id;
+	e->b = (int64_t)(uintptr_t)var;
+	return id;
+}
+
+uint64_t ap_req_id(MPI_Request r, const void *var)
+{
+	if (r == MPI_REQUEST_NULL)
+		return 0;
+	uint64_t hk = HKEY(r);
+	ap_ent *e = map_find(&S.reqs, hk);
+	if (!e)
+		return ap_req_new(r, var, 0); /* made by a call allprof does not record */
+	if (S.reqs2.n) {
+		ap_ent *o = map_find(&S.reqs2, req2key(hk, var));
+		if (o)
+			return (uint64_t)o->a;
+	}
+	return (uint64_t)e->a;
+}
+
+void ap_req_done(MPI_Request r, const void *var, uint64_t id)
+{
+	if (!id)
+		return;
+	uint64_t hk = HKEY(r);
+	ap_ent *e = map_find(&S.reqs, hk);
+	if (!e)
+		return;
+	ap_ent *o = S.reqs2.n ? map_find(&S.reqs2, req2key(hk, var)) : NULL;
+	if (o && (uint64_t)o->a == id)
+		map_del(&S.reqs2, o);
+	else if ((uint64_t)e->a != id)
+		return;
+	if (--e->c <= 0)
+		map_del(&S.reqs, e);
+}
+
+char *f_req(char *p, uint64_t id)
+{
+	*p++ = ':';
+	*p++ = 'r';
+	return put_u64(p, id);
+}
+
+char *f_reqs(char *p, const uint64_t *ids, int n)
+{
+	*p++ = ':';
+	if (n <= 0) {
+		*p++ = '-';
+		return p;
+	}
+	for (int i = 0; i < n; i++) {
+		if (i)
+			*p++ = ',';
+		*p++ = 'r';
+		p = put_u64(p, ids[i]);
+	}
+	return p;
+}
+
+uint64_t ap_msg_new(MPI_Message m)
+{
+	if (m == MPI_MESSAGE_NULL)
+		return 0;
+	if (m == MPI_MESSAGE_NO_PROC)
+		return 0;
+	ap_ent *e = map_put(&S.msgs, HKEY(m));
+	e->a = (int64_t)++S.next_msg;
+	return (uint64_t)e->a;
+}
+
+uint64_t ap_msg_take(MPI_Message m)
+{
+	if (m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC)
+		return 0;
+	ap_ent *e = map_find(&S.msgs, HKEY(m));
+	if (!e)
+		return 0;
+	uint64_t id = (uint64_t)e->a;
+	map_del(&S.msgs, e);
+	return id;
+}
+
+char *f_msg(char *p, uint64_t id)
+{
+	*p++ = ':';
+	*p++ = 'm';
+	return put_u64(p, id);
+}
+
+/* ---------------------------------------------------------------- statuses, lists */
+
+char *f_status(char *p, const MPI_Status *s)
+{
+	int n = 0;
+	int64_t bytes;
+	if (PMPI_Get_count(s, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED) {
+		bytes = n;
+	} else { /* more than INT_MAX bytes */
+		MPI_Count c = 0;
+		PMPI_Get_elements_x(s, MPI_BYTE, &c);
+		bytes = (int64_t)c;
+	}
+	p = f_peer(p, s->MPI_SOURCE);
+	*p++ = ',';
+	p = put_i64(p, s->MPI_TAG == MPI_ANY_TAG ? -1 : s->MPI_TAG);
+	*p++ = ',';
+	return put_i64(p, bytes);
+}
+
+char *f_nostatus(char *p)
+{
+	memcpy(p, ":-", 2);
+	return p + 2;
+}
+
+char *f_list(char *p, const int *v, int n)
+{
+	*p++ = ':';
+	if (!v || n <= 0) {
+		*p++ = '-';
+		return p;
+	}
+	for (int i = 0; i < n; i++) {
+		if (i)
+			*p++ = ',';
+		p = put_i64(p, v[i]);
+	}
+	return p;
+}
+
+char *f_ints(char *p, const int *v, int n)
+{
+	p = f_ptr(p, v);
+	return f_list(p, v, n);
+}
+
+/* ---------------------------------------------------------------- start and stop */
+
+__attribute__((constructor)) static void ap_ctor(void)
+{
+	clock_base();
+}
+
+/* Each rank measures its offset to rank 0 by ping-pong and keeps the
+ * exchange with the smallest round trip: off = t_rank0 - midpoint, so
+ * t_rank0 = t_local + off. Rank 0 serves the ranks one after the other. */
+static void clock_sync(int64_t *off, int64_t *rtt)
+{
+	enum { ROUNDS = 16, TAG_PING = 7, TAG_PONG = 8 };
+	MPI_Comm c = S.sync_comm;
+	char x = 0;
+	*off = 0;
+	*rtt = 0;
+	if (ap.size < 2 || c == MPI_COMM_NULL)
+		return;
+	if (ap.rank == 0) {
+		for (int r = 1; r < ap.size; r++) {
+			for (int k = 0; k < ROUNDS; k++) {
+				PMPI_Recv(&x, 1, MPI_BYTE, r, TAG_PING, c, MPI_STATUS_IGNORE);
+				uint64_t t = ap_now();
+				PMPI_Send(&t, 1, MPI_UINT64_T, r, TAG_PONG, c);
+			}
+		}
+		return;
+	}
+	int64_t best = INT64_MAX;
+	for (int k = 0; k < ROUNDS; k++) {
+		uint64_t t0 = 0, t1 = ap_now();
+		PMPI_Send(&x, 1, MPI_BYTE, 0, TAG_PING, c);
+		PMPI_Recv(&t0, 1, MPI_UINT64_T, 0, TAG_PONG, c, MPI_STATUS_IGNORE);
+		uint64_t t2 = ap_now();
+		int64_t d = (int64_t)(t2 - t1);
+		if (d < best) {
+			best = d;
+			*off = (int64_t)t0 - (int64_t)(t1 + (uint64_t)d / 2);
+		}
+	}
+	*rtt = best;
+}
+
+static void put_line(const char *s, size_t n)
+{
+	reserve(n);
+	memcpy(S.buf + S.len, s, n);
+	S.len += n;
+}
+
+static void clock_lines(const char *when, int64_t off, int64_t rtt)
+{
+	char line[160];
+	char *p = put_str(line, "# ");
+	p = put_str(p, when);
+	p = put_str(p, " clockdiff: ");
+	p = put_stime(p, off);
+	p = put_str(p, "\n# ");
+	p = put_str(p, when);
+	p = put_str(p, " clockrtt: ");
+	p = put_stime(p, rtt);
+	*p++ = '\n';
+	put_line(line, (size_t)(p - line));
+}
+
+static void close_trace(const char *why);
+
+static void on_exit_hook(void)
+{
+	if (ap.open)
+		close_trace("exit");
+}
+
+static const int ap_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS,
+				  SIGFPE, SIGILL, SIGABRT, SIGXCPU, SIGUSR1, SIGUSR2 };
+
+/* Async-signal-safe: write(2) of committed text, no locks, no stdio. With
+ * compression the zstd stream is ended from here too (zstd allocates
+ * nothing once its context is set up: best effort). */
+static void on_signal(int sig)
+{
+	if (ap.open && !S.in_signal) {
+		S.in_signal = 1;
+		ap.on = 0;
+		if (S.len)
+			out_bytes(S.buf, S.len, 0);
+		S.len = 0;
+		char tail[96], *p = tail;
+		if (S.poll_active) {
+			out_bytes(S.poll, S.poll_len, 0);
+			*p++ = ':';
+			p = put_u64(p, S.poll_n);
+			*p++ = ':';
+			p = put_time(p, S.poll_t1);
+			*p++ = '\n';
+			S.poll_active = 0;
+		}
+		p = put_str(p, "# incomplete signal ");
+		p = put_u64(p, (uint64_t)sig);
+		*p++ = '\n';
+		out_bytes(tail, (size_t)(p - tail), 1);
+		close(S.fd);
+		S.fd = -1;
+		ap.open = 0;
+	}
+	if (sig >= 0 && sig < 32)
+		sigaction(sig, &S.old_sa[sig], NULL);
+	raise(sig);
+}
+
+static void install_signals(void)
+{
+	for (size_t i = 0; i < sizeof ap_signals / sizeof ap_signals[0]; i++) {
+		int sig = ap_signals[i];
+		struct sigaction sa, old;
+		if (sigaction(sig, NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+			continue;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = SA_RESTART;
+		if (sigaction(sig, &sa, &S.old_sa[sig]) != 0)
+			continue;
+	}
+}
+
+static size_t env_size(const char *name, size_t dflt)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return dflt;
+	char *end;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		n <<= 10;
+	else if (*end == 'M' || *end == 'm')
+		n <<= 20;
+	if (n < 65536)
+		n = 65536;
+	if (n > (1ull << 30))
+		n = 1ull << 30;
+	return (size_t)n;
+}
+
+static int env_flag(const char *name, int dflt)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return dflt;
+	return !(strcmp(v, "0") == 0 || strcmp(v, "no") == 0 || strcmp(v, "off") == 0);
+}
+
+void ap_start(int provided)
+{
+	if (ap.on || ap.open || env_flag("ALLPROF_DISABLE", 0))
+		return;
+	PMPI_Comm_rank(MPI_COMM_WORLD, &ap.rank);
+	PMPI_Comm_size(MPI_COMM_WORLD, &ap.size);
+	ap.mt = provided == MPI_THREAD_MULTIPLE;
+	ap.compress = env_flag("ALLPROF_COMPRESS", 0);
+	ap.collapse = env_flag("ALLPROF_COLLAPSE", 1);
+	const char *dir = getenv("ALLPROF_DIR");
+	if (!dir || !*dir)
+		dir = ".";
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "liballprof: rank %d: cannot create directory '%s': %s; not tracing\n",
+			ap.rank, dir, strerror(errno));
+		return;
+	}
+	int digits = 1;
+	for (int n = ap.size; n >= 10; n /= 10)
+		digits++;
+	snprintf(S.path, sizeof S.path, "%s/rank-%0*d.trace%s", dir, digits, ap.rank,
+		 ap.compress ? ".zst" : "");
+	S.fd = open(S.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (S.fd < 0) {
+		fprintf(stderr, "liballprof: rank %d: cannot create '%s': %s; not tracing\n", ap.rank,
+			S.path, strerror(errno));
+		return;
+	}
+	S.cap = env_size("ALLPROF_BUFSIZE", (size_t)1 << 20);
+	S.buf = malloc(S.cap);
+	if (!S.buf)
+		abort();
+	if (ap.compress) {
+		S.zc = ZSTD_createCCtx();
+		S.zcap = ZSTD_CStreamOutSize();
+		S.zout = malloc(S.zcap);
+		if (!S.zc || !S.zout)
+			abort();
+		ZSTD_CCtx_setParameter(S.zc, ZSTD_c_compressionLevel, 3);
+	}
+	types_predefined();
+	ops_predefined();
+	comm_register(MPI_COMM_WORLD, 0);
+	comm_register(MPI_COMM_SELF, 1);
+	S.next_comm = 2;
+	S.sync_comm = MPI_COMM_NULL;
+	PMPI_Comm_dup(MPI_COMM_WORLD, &S.sync_comm);
+	clock_sync(&S.init_off_ns, &S.init_rtt_ns);
+
+	char hdr[2048];
+	struct utsname u;
+	char host[256] = "unknown";
+	time_t now = time(NULL);
+	struct tm tm;
+	char date[64] = "";
+	if (uname(&u) != 0)
+		memset(&u, 0, sizeof u);
+	gethostname(host, sizeof host - 1);
+	localtime_r(&now, &tm);
+	strftime(date, sizeof date, "%a %b %e %H:%M:%S %Y", &tm);
+	int n = snprintf(hdr, sizeof hdr,
+			 "# allprof %s trace format %s\n"
+			 "# time: %s\n"
+			 "# hostname: %s\n"
+			 "# uname: %s %s %s %s %s\n"
+			 "# rank: %d of %d\n"
+			 "# pid: %ld\n"
+			 "# thread level: %d%s\n"
+			 "# clock: monotonic, microseconds, epoch-aligned at start\n",
+			 IR_VERSION, AP_FORMAT_VERSION, date, host, u.sysname, u.nodename, u.release,
+			 u.version, u.machine, ap.rank, ap.size, (long)getpid(), provided,
+			 ap.mt ? " (locked)" : "");
+	if (n < 0 || (size_t)n >= sizeof hdr)
+		n = (int)strlen(hdr);
+	put_line(hdr, (size_t)n);
+	clock_lines("Init", S.init_off_ns, S.init_rtt_ns);
+	pend_flush();
+	install_signals();
+	atexit(on_exit_hook);
+	ap.open = 1;
+	ap.on = 1;
+}
+
+void ap_init_record(const char *name, uint64_t t0, uint64_t t1, const void *argc,
+		    const void *argv, int with_thread, int required, int provided)
+{
+	if (!ap.on)
+		return;
+	char *p = ap_begin(AP_B, name, t0);
+	p = f_ptr(p, argc);
+	p = f_ptr(p, argv);
+	if (with_thread) {
+		p = f_int(p, required);
+		p = f_int(p, provided);
+	}
+	ap_end(p, t1);
+}
+
+void ap_finalize_begin(void)
+{
+	if (!ap.on)
+		return;
+	int64_t off = 0, rtt = 0;
+	clock_sync(&off, &rtt);
+	if (S.sync_comm != MPI_COMM_NULL)
+		PMPI_Comm_free(&S.sync_comm);
+	ap_lock();
+	poll_close();
+	clock_lines("Finalize", off, rtt);
+	ap_unlock();
+}
+
+void ap_finalize_end(uint64_t t0, uint64_t t1)
+{
+	if (!ap.on)
+		return;
+	ap_lock();
+	char *p = ap_begin(AP_B, "MPI_Finalize", t0);
+	ap_end(p, t1);
+	ap.on = 0;
+	char line[256];
+	for (int i = 0; i < ap_pass_n; i++) {
+		if (!ap_pass_counts[i])
+			continue;
+		p = put_str(line, "# uncovered ");
+		p = put_str(p, ap_pass_names[i]);
+		*p++ = ' ';
+		p = put_u64(p, ap_pass_counts[i]);
+		*p++ = '\n';
+		put_line(line, (size_t)(p - line));
+	}
+	p = put_str(line, "# calls ");
+	p = put_u64(p, S.calls);
+	p = put_str(p, " records ");
+	p = put_u64(p, S.records);
+	p = put_str(p, " collapsed ");
+	p = put_u64(p, S.polls_collapsed);
+	p = put_str(p, " flushes ");
+	p = put_u64(p, S.flushes);
+	*p++ = '\n';
+	put_line(line, (size_t)(p - line));
+	flush_buf();
+	p = put_str(line, "# end ");
+	p = put_u64(p, S.records);
+	*p++ = ' ';
+	p = put_u64(p, S.text_bytes);
+	*p++ = '\n';
+	out_bytes(line, (size_t)(p - line), 1);
+	if (S.fd >= 0 && close(S.fd) != 0)
+		S.write_failed = 1;
+	S.fd = -1;
+	ap.open = 0;
+	if (S.write_failed)
+		fprintf(stderr, "liballprof: rank %d: writing '%s' failed; the trace is incomplete\n",
+			ap.rank, S.path);
+	ap_unlock();
+}
+
+/* End the trace without the end line: "# incomplete <why>". */
+static void close_trace(const char *why)
+{
+	ap.on = 0;
+	poll_close();
+	char line[128];
+	char *p = put_str(line, "# incomplete ");
+	p = put_str(p, why);
+	*p++ = '\n';
+	put_line(line, (size_t)(p - line));
+	flush_buf();
+	out_bytes("", 0, 1);
+	if (S.fd >= 0)
+		close(S.fd);
+	S.fd = -1;
+	ap.open = 0;
+}
+
+void ap_abort(MPI_Comm comm, int code, uint64_t t0)
+{
+	if (!ap.open)
+		return;
+	ap_lock();
+	if (ap.on) {
+		char *p = ap_begin(AP_B, "MPI_Abort", t0);
+		p = f_comm(p, comm);
+		p = f_int(p, code);
+		ap_end(p, ap_now());
+	}
+	close_trace("MPI_Abort");
+	ap_unlock();
+}

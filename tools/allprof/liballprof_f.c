@@ -1,0 +1,870 @@
+/*
+ * liballprof_f.c: Fortran entry points of liballprof.
+ *
+ * Open MPI's Fortran bindings (mpif.h and `use mpi`: mpi_send_ and friends
+ * in libmpi_mpifh; `use mpi_f08`: mpi_send_f08_ in libmpi_usempif08, which
+ * calls ompi_send_f in libmpi_mpifh) call PMPI_* directly, so the C wrappers
+ * never see a Fortran application. Here each covered call is defined twice,
+ * as mpi_<name>_ (mpif.h, `use mpi`) and ompi_<name>_f (what `use mpi_f08`
+ * reaches); both record the call and forward to the next definition of the
+ * same symbol (dlsym(RTLD_NEXT)), with the application's arguments unchanged
+ * except MPI_STATUS(ES)_IGNORE, replaced by a private status so the trace
+ * can say what was received. Handles are converted with MPI_*_f2c for the
+ * record; MPI_IN_PLACE and MPI_BOTTOM are recognised by the addresses of
+ * Open MPI's Fortran sentinels. Fortran indices (Waitany, Waitsome) are
+ * 1-based and are written 0-based like C's. The record layout is exactly
+ * that of the C call, so readers do not care which language made a trace.
+ */
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "liballprof.h"
+
+typedef MPI_Fint F;
+#define FSTRIDE (sizeof(MPI_Status) / sizeof(F)) /* MPI_STATUS_SIZE */
+enum { FST = (sizeof(MPI_Status) + sizeof(F) - 1) / sizeof(F) + 2 }; /* a private status, with room */
+
+static char *s_in_place, *s_bottom, *s_status_ignore, *s_statuses_ignore;
+
+static void sentinels(void)
+{
+	static int done;
+	if (done)
+		return;
+	s_in_place = dlsym(RTLD_DEFAULT, "mpi_fortran_in_place_");
+	s_bottom = dlsym(RTLD_DEFAULT, "mpi_fortran_bottom_");
+	s_status_ignore = dlsym(RTLD_DEFAULT, "mpi_fortran_status_ignore_");
+	s_statuses_ignore = dlsym(RTLD_DEFAULT, "mpi_fortran_statuses_ignore_");
+	done = 1;
+}
+
+static const void *fbuf(const void *b)
+{
+	if (b && (const char *)b == s_in_place)
+		return MPI_IN_PLACE;
+	if (b && (const char *)b == s_bottom)
+		return MPI_BOTTOM;
+	return b;
+}
+
+static char *ff_buf(char *p, const void *b)
+{
+	return f_buf(p, fbuf(b));
+}
+
+static char *ff_status(char *p, const F *fs)
+{
+	MPI_Status s;
+	PMPI_Status_f2c(fs, &s);
+	return f_status(p, &s);
+}
+
+#define TYPE(x) PMPI_Type_f2c(*(x))
+#define COMM(x) PMPI_Comm_f2c(*(x))
+#define OP(x) PMPI_Op_f2c(*(x))
+
+/* Look up the next definition of this entry point once. */
+#define REAL(fp, sym)                                                                \
+	do {                                                                        \
+		if (!fp)                                                            \
+			*(void **)&fp = dlsym(RTLD_NEXT, sym);                      \
+	} while (0)
+
+/* Two entry points per call: ENTRY2(mpi_send, ompi_send_f, fw_send, PARAMS, ARGS). */
+#define ENTRY2(A, B, FN, T, PARAMS, ARGS)                                            \
+	void A##_ PARAMS                                                             \
+	{                                                                           \
+		static T real;                                                      \
+		REAL(real, #A "_");                                                 \
+		FN(real, STRIPF ARGS);                                              \
+	}                                                                           \
+	void B PARAMS                                                               \
+	{                                                                           \
+		static T real;                                                      \
+		REAL(real, #B);                                                     \
+		FN(real, STRIPF ARGS);                                              \
+	}
+#define STRIPF(...) __VA_ARGS__
+
+/* Call the real function with the depth guard raised (an MPI library whose
+ * Fortran layer calls the C MPI_ functions must not be recorded twice). */
+#define CALL(real, ...)                                                             \
+	do {                                                                        \
+		ap_depth++;                                                         \
+		real(__VA_ARGS__);                                                  \
+		ap_depth--;                                                         \
+	} while (0)
+
+#define FON() (AP_ON())
+
+/* ------------------------------------------------------------ init, finalize */
+
+typedef void (*t_init)(F *);
+static void fw_init(t_init real, F *ierr)
+{
+	uint64_t t0 = ap_now();
+	CALL(real, ierr);
+	uint64_t t1 = ap_now();
+	if (*ierr == MPI_SUCCESS && !ap_depth) {
+		sentinels();
+		ap_start(MPI_THREAD_SINGLE);
+		ap_init_record("MPI_Init", t0, t1, NULL, NULL, 0, 0, 0);
+	}
+}
+ENTRY2(mpi_init, ompi_init_f, fw_init, t_init, (F *ierr), (ierr))
+
+typedef void (*t_init_thread)(F *, F *, F *);
+static void fw_init_thread(t_init_thread real, F *req, F *prov, F *ierr)
+{
+	uint64_t t0 = ap_now();
+	CALL(real, req, prov, ierr);
+	uint64_t t1 = ap_now();
+	if (*ierr == MPI_SUCCESS && !ap_depth) {
+		sentinels();
+		ap_start(*prov);
+		ap_init_record("MPI_Init_thread", t0, t1, NULL, NULL, 1, *req, *prov);
+	}
+}
+ENTRY2(mpi_init_thread, ompi_init_thread_f, fw_init_thread, t_init_thread,
+       (F *req, F *prov, F *ierr), (req, prov, ierr))
+
+static void fw_finalize(t_init real, F *ierr)
+{
+	if (!FON()) {
+		CALL(real, ierr);
+		return;
+	}
+	uint64_t t0 = ap_now();
+	ap_finalize_begin();
+	CALL(real, ierr);
+	ap_finalize_end(t0, ap_now());
+}
+ENTRY2(mpi_finalize, ompi_finalize_f, fw_finalize, t_init, (F *ierr), (ierr))
+
+typedef void (*t_abort)(F *, F *, F *);
+static void fw_abort(t_abort real, F *comm, F *code, F *ierr)
+{
+	if (!ap_depth)
+		ap_abort(COMM(comm), *code, ap_now());
+	CALL(real, comm, code, ierr);
+}
+ENTRY2(mpi_abort, ompi_abort_f, fw_abort, t_abort, (F *comm, F *code, F *ierr), (comm, code, ierr))
+
+typedef void (*t_rank)(F *, F *, F *);
+#define FW_RANKSIZE(fn, NAME)                                                        \
+	static void fn(t_rank real, F *comm, F *v, F *ierr)                          \
+	{                                                                           \
+		if (!FON()) {                                                       \
+			CALL(real, comm, v, ierr);                                  \
+			return;                                                     \
+		}                                                                   \
+		uint64_t t0 = ap_now();                                             \
+		CALL(real, comm, v, ierr);                                          \
+		uint64_t t1 = ap_now();                                             \
+		ap_lock();                                                          \
+		char *p = ap_begin(AP_B, NAME, t0);                                 \
+		p = f_comm(p, COMM(comm));                                          \
+		p = f_ptr(p, v);                                                    \
+		ap_end(p, t1);                                                      \
+		ap_unlock();                                                        \
+	}
+FW_RANKSIZE(fw_comm_rank, "MPI_Comm_rank")
+FW_RANKSIZE(fw_comm_size, "MPI_Comm_size")
+ENTRY2(mpi_comm_rank, ompi_comm_rank_f, fw_comm_rank, t_rank, (F *c, F *v, F *e), (c, v, e))
+ENTRY2(mpi_comm_size, ompi_comm_size_f, fw_comm_size, t_rank, (F *c, F *v, F *e), (c, v, e))
+
+/* ------------------------------------------------------------ point to point */
+
+typedef void (*t_send)(void *, F *, F *, F *, F *, F *, F *);
+#define FW_SEND(fn, NAME)                                                            \
+	static void fn(t_send real, void *buf, F *count, F *dt, F *dest, F *tag, F *comm, \
+		       F *ierr)                                                     \
+	{                                                                           \
+		if (!FON()) {                                                       \
+			CALL(real, buf, count, dt, dest, tag, comm, ierr);          \
+			return;                                                     \
+		}                                                                   \
+		uint64_t t0 = ap_now();                                             \
+		CALL(real, buf, count, dt, dest, tag, comm, ierr);                  \
+		uint64_t t1 = ap_now();                                             \
+		ap_lock();                                                          \
+		char *p = ap_begin(AP_B, NAME, t0);                                 \
+		p = ff_buf(p, buf);                                                 \
+		p = f_int(p, *count);                                               \
+		p = f_type(p, TYPE(dt));                                            \
+		p = f_peer(p, *dest);                                               \
+		p = f_tag(p, *tag);                                                 \
+		p = f_comm(p, COMM(comm));                                          \
+		ap_end(p, t1);                                                      \
+		ap_unlock();                                                        \
+	}
+#define SENDPARAMS (void *b, F *n, F *t, F *d, F *g, F *c, F *e)
+#define SENDARGS (b, n, t, d, g, c, e)
+FW_SEND(fw_send, "MPI_Send")
+FW_SEND(fw_ssend, "MPI_Ssend")
+FW_SEND(fw_bsend, "MPI_Bsend")
+FW_SEND(fw_rsend, "MPI_Rsend")
+ENTRY2(mpi_send, ompi_send_f, fw_send, t_send, SENDPARAMS, SENDARGS)
+ENTRY2(mpi_ssend, ompi_ssend_f, fw_ssend, t_send, SENDPARAMS, SENDARGS)
+ENTRY2(mpi_bsend, ompi_bsend_f, fw_bsend, t_send, SENDPARAMS, SENDARGS)
+ENTRY2(mpi_rsend, ompi_rsend_f, fw_rsend, t_send, SENDPARAMS, SENDARGS)
+
+typedef void (*t_isend)(void *, F *, F *, F *, F *, F *, F *, F *);
+#define FW_ISEND(fn, NAME, PERSISTENT)                                               \
+	static void fn(t_isend real, void *buf, F *count, F *dt, F *peer, F *tag, F *comm, \
+		       F *req, F *ierr)                                             \
+	{                                                                           \
+		if (!FON()) {                                                       \
+			CALL(real, buf, count, dt, peer, tag, comm, req, ierr);     \
+			return;                                                     \
+		}                                                                   \
+		uint64_t t0 = ap_now();                                             \
+		CALL(real, buf, count, dt, peer, tag, comm, req, ierr);             \
+		uint64_t t1 = ap_now();                                             \
+		ap_lock();                                                          \
+		uint64_t id = *ierr == MPI_SUCCESS                                  \
+				      ? ap_req_new(PMPI_Request_f2c(*req), req, PERSISTENT) \
+				      : 0;                                          \
+		char *p = ap_begin(AP_B, NAME, t0);                                 \
+		p = ff_buf(p, buf);                                                 \
+		p = f_int(p, *count);                                               \
+		p = f_type(p, TYPE(dt));                                            \
+		p = f_peer(p, *peer);                                               \
+		p = f_tag(p, *tag);                                                 \
+		p = f_comm(p, COMM(comm));                                          \
+		p = f_req(p, id);                                                   \
+		ap_end(p, t1);                                                      \
+		ap_unlock();                                                        \
+	}
+#define ISENDPARAMS (void *b, F *n, F *t, F *d, F *g, F *c, F *r, F *e)
+#define ISENDARGS (b, n, t, d, g, c, r, e)
+FW_ISEND(fw_isend, "MPI_Isend", 0)
+FW_ISEND(fw_issend, "MPI_Issend", 0)
+FW_ISEND(fw_ibsend, "MPI_Ibsend", 0)
+FW_ISEND(fw_irsend, "MPI_Irsend", 0)
+FW_ISEND(fw_irecv, "MPI_Irecv", 0)
+FW_ISEND(fw_send_init, "MPI_Send_init", 1)
+FW_ISEND(fw_recv_init, "MPI_Recv_init", 1)
+ENTRY2(mpi_isend, ompi_isend_f, fw_isend, t_isend, ISENDPARAMS, ISENDARGS)
+ENTRY2(mpi_issend, ompi_issend_f, fw_issend, t_isend, ISENDPARAMS, ISENDARGS)
+ENTRY2(mpi_ibsend, ompi_ibsend_f, fw_ibsend, t_isend, ISENDPARAMS, ISENDARGS)
+ENTRY2(mpi_irsend, ompi_irsend_f, fw_irsend, t_isend, ISENDPARAMS, ISENDARGS)
+ENTRY2(mpi_irecv, ompi_irecv_f, fw_irecv, t_isend, ISENDPARAMS, ISENDARGS)
+ENTRY2(mpi_send_init, ompi_send_init_f, fw_send_init, t_isend, ISENDPARAMS, ISENDARGS)
+ENTRY2(mpi_recv_init, ompi_recv_init_f, fw_recv_init, t_isend, ISENDPARAMS, ISENDARGS)
+
+/* A private Fortran status when the application passed MPI_STATUS_IGNORE. */
+#define FSTATUS(st, own)                                                             \
+	F own[FST];                                                                 \
+	if ((char *)(st) == s_status_ignore)                                        \
+	(st) = own
+
+typedef void (*t_recv)(void *, F *, F *, F *, F *, F *, F *, F *);
+static void fw_recv(t_recv real, void *buf, F *count, F *dt, F *src, F *tag, F *comm, F *st,
+		    F *ierr)
+{
+	if (!FON()) {
+		CALL(real, buf, count, dt, src, tag, comm, st, ierr);
+		return;
+	}
+	FSTATUS(st, own);
+	uint64_t t0 = ap_now();
+	CALL(real, buf, count, dt, src, tag, comm, st, ierr);
+	uint64_t t1 = ap_now();
+	ap_lock();
+	char *p = ap_begin(AP_B, "MPI_Recv", t0);
+	p = ff_buf(p, buf);
+	p = f_int(p, *count);
+	p = f_type(p, TYPE(dt));
+	p = f_peer(p, *src);
+	p = f_tag(p, *tag);
+	p = f_comm(p, COMM(comm));
+	p = ff_status(p, st);
+	ap_end(p, t1);
+	ap_unlock();
+}
+ENTRY2(mpi_recv, ompi_recv_f, fw_recv, t_recv, ISENDPARAMS, ISENDARGS)
+
+typedef void (*t_sendrecv)(void *, F *, F *, F *, F *, void *, F *, F *, F *, F *, F *, F *,
+			   F *);
+static void fw_sendrecv(t_sendrecv real, void *sb, F *sc, F *st_, F *dest, F *stag, void *rb,
+			F *rc, F *rt, F *src, F *rtag, F *comm, F *st, F *ierr)
+{
+	if (!FON()) {
+		CALL(real, sb, sc, st_, dest, stag, rb, rc, rt, src, rtag, comm, st, ierr);
+		return;
+	}
+	FSTATUS(st, own);
+	uint64_t t0 = ap_now();
+	CALL(real, sb, sc, st_, dest, stag, rb, rc, rt, src, rtag, comm, st, ierr);
+	uint64_t t1 = ap_now();
+	ap_lock();
+	char *p = ap_begin(AP_B, "MPI_Sendrecv", t0);
+	p = ff_buf(p, sb);
+	p = f_int(p, *sc);
+	p = f_type(p, TYPE(st_));
+	p = f_peer(p, *dest);
+	p = f_tag(p, *stag);
+	p = ff_buf(p, rb);
+	p = f_int(p, *rc);
+	p = f_type(p, TYPE(rt));
+	p = f_peer(p, *src);
+	p = f_tag(p, *rtag);
+	p = f_comm(p, COMM(comm));
+	p = ff_status(p, st);
+	ap_end(p, t1);
+	ap_unlock();
+}
+ENTRY2(mpi_sendrecv, ompi_sendrecv_f, fw_sendrecv, t_sendrecv,
+       (void *a, F *b, F *c, F *d, F *e, void *f, F *g, F *h, F *i, F *j, F *k, F *l, F *m),
+       (a, b, c, d, e, f, g, h, i, j, k, l, m))
+
+/* ------------------------------------------------------------ wait, test, probe */
+
+static F f_null_req(void)
+{
+	return PMPI_Request_c2f(MPI_REQUEST_NULL);
+}
+
+typedef void (*t_wait)(F *, F *, F *);
+static void fw_wait(t_wait real, F *req, F *st, F *ierr)
+{
+	if (!FON()) {
+		CALL(real, req, st, ierr);
+		return;
+	}
+	FSTATUS(st, own);
+	uint64_t t0 = ap_now();
+	MPI_Request r = PMPI_Request_f2c(*req);
+	ap_lock();
+	uint64_t id = ap_req_id(r, req);
+	ap_unlock();
+	CALL(real, req, st, ierr);
+	uint64_t t1 = ap_now();
+	ap_lock();
+	if (*req == f_null_req())
+		ap_req_done(r, req, id);
+	char *p = ap_begin(AP_B, "MPI_Wait", t0);
+	p = f_req(p, id);
+	p = ff_status(p, st);
+	ap_end(p, t1);
+	ap_unlock();
+}
+ENTRY2(mpi_wait, ompi_wait_f, fw_wait, t_wait, (F *r, F *s, F *e), (r, s, e))
+
+typedef void (*t_test)(F *, F *, F *, F *);
+static void fw_test(t_test real, F *req, F *flag, F *st, F *ierr)
+{
+	if (!FON()) {
+		CALL(real, req, flag, st, ierr);
+		return;
+	}
+	FSTATUS(st, own);
+	uint64_t t0 = ap_now();
+	MPI_Request r = PMPI_Request_f2c(*req);
+	ap_lock();
+	uint64_t id = ap_req_id(r, req);
+	ap_unlock();
+	CALL(real, req, flag, st, ierr);
+	uint64_t t1 = ap_now();
+	int fl = *flag != 0;
+	ap_lock();
+	if (fl && *req == f_null_req())
+		ap_req_done(r, req, id);
+	char *p = ap_poll_begin(AP_B, "MPI_Test", t0);
+	p = f_req(p, id);
+	p = f_int(p, fl);
+	p = fl ? ff_status(p, st) : f_nostatus(p);
+	ap_poll_end(p, t1, fl);
+	ap_unlock();
+}
+ENTRY2(mpi_test, ompi_test_f, fw_test, t_test, (F *r, F *f, F *s, F *e), (r, f, s, e))
+
+/* Request arrays: ids and C handles before the call. */
+static int freqs_get(int n, const F *reqs, uint64_t **ids, MPI_Request **old)
+{
+	*ids = malloc(sizeof **ids * (size_t)(n > 0 ? n : 1));
+	*old = malloc(sizeof **old * (size_t)(n > 0 ? n : 1));
+	if (!*ids || !*old) {
+		free(*ids);
+		free(*old);
+		return -1;
+	}
+	ap_lock();
+	for (int i = 0; i < n; i++) {
+		(*old)[i] = PMPI_Request_f2c(reqs[i]);
+		(*ids)[i] = ap_req_id((*old)[i], &reqs[i]);
+	}
+	ap_unlock();
+	return 0;
+}
+
+static void freqs_done(int n, const F *reqs, const uint64_t *ids, const MPI_Request *old)
+{
+	F fnull = f_null_req();
+	for (int i = 0; i < n; i++)
+		if (old[i] != MPI_REQUEST_NULL && reqs[i] == fnull)
+			ap_req_done(old[i], &reqs[i], ids[i]);
+}
+
+static char *ff_statuses(char *p, const F *st, int n)
+{
+	if (!st || n <= 0)
+		return f_nostatus(p);
+	for (int i = 0; i < n; i++) {
+		char *q = p;
+		p = ff_status(p, st + (size_t)i * FSTRIDE);
+		if (i)
+			*q = ';';
+	}
+	return p;
+}
+
+/* Statuses array: the application's, or a private one for MPI_STATUSES_IGNORE. */
+static F *fstatuses(F *st, int n, F **own)
+{
+	*own = NULL;
+	if ((char *)st != s_statuses_ignore)
+		return st;
+	*own = malloc(sizeof(F) * FSTRIDE * (size_t)(n > 0 ? n : 1));
+	return *own ? *own : st;
+}
+
+typedef void (*t_waitall)(F *, F *, F *, F *);
+static void fw_waitall_common(int test, t_waitall real, F *n, F *reqs, F *flag, F *st, F *ierr)
+{
+	/* test: Testall(n, reqs, flag, statuses, ierr); else Waitall(n, reqs, statuses, ierr) */
+	uint64_t *ids;
+	MPI_Request *old;
+	if (!FON() || freqs_get(*n, reqs, &ids, &old) != 0) {
+		if (test)
+			((void (*)(F *, F *, F *, F *, F *))(void (*)(void))real)(n, reqs, flag, st, ierr);
+		else
+			CALL(real, n, reqs, st, ierr);
+		return;
+	}
+	F *own, *sts = fstatuses(st, *n, &own);
+	uint64_t t0 = ap_now();
+	ap_depth++;
+	if (test)
+		((void (*)(F *, F *, F *, F *, F *))(void (*)(void))real)(n, reqs, flag, sts, ierr);
+	else
+		real(n, reqs, sts, ierr);
+	ap_depth--;
+	uint64_t t1 = ap_now();
+	int fl = test ? *flag != 0 : 1;
+	ap_lock();
+	if (fl)
+		freqs_done(*n, reqs, ids, old);
+	const char *name = test ? "MPI_Testall" : "MPI_Waitall";
+	char *p = test ? ap_poll_begin(AP_BN(3 * *n), name, t0) : ap_begin(AP_BN(3 * *n), name, t0);
+	p = f_int(p, *n);
+	p = f_reqs(p, ids, *n);
+	if (test)
+		p = f_int(p, fl);
+	p = fl ? ff_statuses(p, sts, *n) : f_nostatus(p);
+	if (test)
+		ap_poll_end(p, t1, fl);
+	else
+		ap_end(p, t1);
+	ap_unlock();
+	free(ids);
+	free(old);
+	free(own);
+}
+static void fw_waitall(t_waitall real, F *n, F *reqs, F *st, F *ierr)
+{
+	fw_waitall_common(0, real, n, reqs, NULL, st, ierr);
+}
+ENTRY2(mpi_waitall, ompi_waitall_f, fw_waitall, t_waitall, (F *n, F *r, F *s, F *e), (n, r, s, e))
+
+typedef void (*t_testall)(F *, F *, F *, F *, F *);
+static void fw_testall(t_testall real, F *n, F *reqs, F *flag, F *st, F *ierr)
+{
+	fw_waitall_common(1, (t_waitall)(void (*)(void))real, n, reqs, flag, st, ierr);
+}
+ENTRY2(mpi_testall, ompi_testall_f, fw_testall, t_testall, (F *n, F *r, F *f, F *s, F *e),
+       (n, r, f, s, e))
+
+typedef void (*t_waitany)(F *, F *, F *, F *, F *);
+static void fw_waitany(t_waitany real, F *n, F *reqs, F *index, F *st, F *ierr)
+{
+	uint64_t *ids;
+	MPI_Request *old;
+	if (!FON() || freqs_get(*n, reqs, &ids, &old) != 0) {
+		CALL(real, n, reqs, index, st, ierr);
+		return;
+	}
+	FSTATUS(st, own);
+	uint64_t t0 = ap_now();
+	CALL(real, n, reqs, index, st, ierr);
+	uint64_t t1 = ap_now();
+	ap_lock();
+	freqs_done(*n, reqs, ids, old);
+	char *p = ap_begin(AP_BN(*n), "MPI_Waitany", t0);
+	p = f_int(p, *n);
+	p = f_reqs(p, ids, *n);
+	p = f_int(p, *index == MPI_UNDEFINED ? -1 : *index - 1);
+	p = ff_status(p, st);
+	ap_end(p, t1);
+	ap_unlock();
+	free(ids);
+	free(old);
+}
+ENTRY2(mpi_waitany, ompi_waitany_f, fw_waitany, t_waitany, (F *n, F *r, F *i, F *s, F *e),
+       (n, r, i, s, e))
+
+typedef void (*t_testany)(F *, F *, F *, F *, F *, F *);
+static void fw_testany(t_testany real, F *n, F *reqs, F *index, F *flag, F *st, F *ierr)
+{
+	uint64_t *ids;
+	MPI_Request *old;
+	if (!FON() || freqs_get(*n, reqs, &ids, &old) != 0) {
+		CALL(real, n, reqs, index, flag, st, ierr);
+		return;
+	}
+	FSTATUS(st, own);
+	uint64_t t0 = ap_now();
+	CALL(real, n, reqs, index, flag, st, ierr);
+	uint64_t t1 = ap_now();
+	int fl = *flag != 0;
+	ap_lock();
+	if (fl)
+		freqs_done(*n, reqs, ids, old);
+	char *p = ap_poll_begin(AP_BN(*n), "MPI_Testany", t0);
+	p = f_int(p, *n);
+	p = f_reqs(p, ids, *n);
+	p = f_int(p, *index == MPI_UNDEFINED ? -1 : *index - 1);
+	p = f_int(p, fl);
+	p = fl ? ff_status(p, st) : f_nostatus(p);
+	ap_poll_end(p, t1, fl);
+	ap_unlock();
+	free(ids);
+	free(old);
+}
+ENTRY2(mpi_testany, ompi_testany_f, fw_testany, t_testany,
+       (F *n, F *r, F *i, F *f, F *s, F *e), (n, r, i, f, s, e))
+
+typedef void (*t_waitsome)(F *, F *, F *, F *, F *, F *);
+static void fw_some(int test, t_waitsome real, F *n, F *reqs, F *outc, F *idx, F *st, F *ierr)
+{
+	uint64_t *ids;
+	MPI_Request *old;
+	if (!FON() || freqs_get(*n, reqs, &ids, &old) != 0) {
+		CALL(real, n, reqs, outc, idx, st, ierr);
+		return;
+	}
+	F *own, *sts = fstatuses(st, *n, &own);
+	uint64_t t0 = ap_now();
+	CALL(real, n, reqs, outc, idx, sts, ierr);
+	uint64_t t1 = ap_now();
+	int oc = *outc == MPI_UNDEFINED ? -1 : *outc;
+	ap_lock();
+	freqs_done(*n, reqs, ids, old);
+	const char *name = test ? "MPI_Testsome" : "MPI_Waitsome";
+	char *p = test ? ap_poll_begin(AP_BN(4 * *n), name, t0) : ap_begin(AP_BN(4 * *n), name, t0);
+	p = f_int(p, *n);
+	p = f_reqs(p, ids, *n);
+	p = f_int(p, oc);
+	int *z = malloc(sizeof(int) * (size_t)(oc > 0 ? oc : 1));
+	for (int i = 0; z && i < oc; i++)
+		z[i] = idx[i] - 1;
+	p = f_list(p, z, z ? oc : 0);
+	free(z);
+	p = ff_statuses(p, sts, oc);
+	if (test)
+		ap_poll_end(p, t1, oc != 0);
+	else
+		ap_end(p, t1);
+	ap_unlock();
+	free(ids);
+	free(old);
+	free(own);
+}
+static void fw_waitsome(t_waitsome real, F *n, F *r, F *o, F *i, F *s, F *e)
+{
+	fw_some(0, real, n, r, o, i, s, e);
+}
+static void fw_testsome(t_waitsome real, F *n, F *r, F *o, F *i, F *s, F *e)
+{
+	fw_some(1, real, n, r, o, i, s, e);
+}
+ENTRY2(mpi_waitsome, ompi_waitsome_f, fw_waitsome, t_waitsome,
+       (F *n, F *r, F *o, F *i, F *s, F *e), (n, r, o, i, s, e))
+ENTRY2(mpi_testsome, ompi_testsome_f, fw_testsome, t_waitsome,
+       (F *n, F *r, F *o, F *i, F *s, F *e), (n, r, o, i, s, e))
+
+typedef void (*t_start)(F *, F *);
+static void fw_start(t_start real, F *req, F *ierr)
+{
+	if (!FON()) {
+		CALL(real, req, ierr);
+		return;
+	}
+	uint64_t t0 = ap_now();
+	CALL(real, req, ierr);
+	uint64_t t1 = ap_now();
+	ap_lock();
+	char *p = ap_begin(AP_B, "MPI_Start", t0);
+	p = f_req(p, ap_req_id(PMPI_Request_f2c(*req), req));
+	ap_end(p, t1);
+	ap_unlock();
+}
+ENTRY2(mpi_start, ompi_start_f, fw_start, t_start, (F *r, F *e), (r, e))
+
+static void fw_request_free(t_start real, F *req, F *ierr)
+{
+	if (!FON()) {
+		CALL(real, req, ierr);
+		return;
+	}
+	uint64_t t0 = ap_now();
+	MPI_Request r = PMPI_Request_f2c(*req);
+	ap_lock();
+	uint64_t id = ap_req_id(r, req);
+	ap_unlock();
+	CALL(real, req, ierr);
+	uint64_t t1 = ap_now();
+	ap_lock();
+	ap_req_done(r, req, id);
+	char *p = ap_begin(AP_B, "MPI_Request_free", t0);
+	p = f_req(p, id);
+	ap_end(p, t1);
+	ap_unlock();
+}
+ENTRY2(mpi_request_free, ompi_request_free_f, fw_request_free, t_start, (F *r, F *e), (r, e))
+
+typedef void (*t_startall)(F *, F *, F *);
+static void fw_startall(t_startall real, F *n, F *reqs, F *ierr)
+{
+	uint64_t *ids;
+	MPI_Request *old;
+	if (!FON()) {
+		CALL(real, n, reqs, ierr);
+		return;
+	}
+	uint64_t t0 = ap_now();
+	CALL(real, n, reqs, ierr);
+	uint64_t t1 = ap_now();
+	if (freqs_get(*n, reqs, &ids, &old) != 0)
+		return;
+	ap_lock();
+	char *p = ap_begin(AP_BN(*n), "MPI_Startall", t0);
+	p = f_int(p, *n);
+	p = f_reqs(p, ids, *n);
+	ap_end(p, t1);
+	ap_unlock();
+	free(ids);
+	free(old);
+}
+ENTRY2(mpi_startall, ompi_startall_f, fw_startall, t_startall, (F *n, F *r, F *e), (n, r, e))
+
+typedef void (*t_probe)(F *, F *, F *, F *, F *);
+static void fw_probe(t_probe real, F *src, F *tag, F *comm, F *st, F *ierr)
+{
+	if (!FON()) {
+		CALL(real, src, tag, comm, st, ierr);
+		return;
+	}
+	FSTATUS(st, own);
+	uint64_t t0 = ap_now();
+	CALL(real, src, tag, comm, st, ierr);
+	uint64_t t1 = ap_now();
+	ap_lock();
+	char *p = ap_begin(AP_B, "MPI_Probe", t0);
+	p = f_peer(p, *src);
+	p = f_tag(p, *tag);
+	p = f_comm(p, COMM(comm));
+	p = ff_status(p, st);
+	ap_end(p, t1);
+	ap_unlock();
+}
+ENTRY2(mpi_probe, ompi_probe_f, fw_probe, t_probe, (F *a, F *b, F *c, F *s, F *e),
+       (a, b, c, s, e))
+
+typedef void (*t_iprobe)(F *, F *, F *, F *, F *, F *);
+static void fw_iprobe(t_iprobe real, F *src, F *tag, F *comm, F *flag, F *st, F *ierr)
+{
+	if (!FON()) {
+		CALL(real, src, tag, comm, flag, st, ierr);
+		return;
+	}
+	FSTATUS(st, own);
+	uint64_t t0 = ap_now();
+	CALL(real, src, tag, comm, flag, st, ierr);
+	uint64_t t1 = ap_now();
+	int fl = *flag != 0;
+	ap_lock();
+	char *p = ap_poll_begin(AP_B, "MPI_Iprobe", t0);
+	p = f_peer(p, *src);
+	p = f_tag(p, *tag);
+	p = f_comm(p, COMM(comm));
+	p = f_int(p, fl);
+	p = fl ? ff_status(p, st) : f_nostatus(p);
+	ap_poll_end(p, t1, fl);
+	ap_unlock();
+}
+ENTRY2(mpi_iprobe, ompi_iprobe_f, fw_iprobe, t_iprobe, (F *a, F *b, F *c, F *f, F *s, F *e),
+       (a, b, c, f, s, e))
+
+/* ------------------------------------------------------------ collectives */
+
+/* FCOLL(name, ompi name, record name, PARAMS, ARGS-to-real, FIELDS): the real
+ * function's last argument is ierr. */
+#define FCOLL(A, B, NAME, PARAMS, ARGS, BOUND, FIELDS)                               \
+	typedef void (*t_##A)(STRIPF PARAMS, F *);                                  \
+	static void fw_##A(t_##A real, STRIPF PARAMS, F *ierr)                      \
+	{                                                                           \
+		if (!FON()) {                                                       \
+			CALL(real, STRIPF ARGS, ierr);                              \
+			return;                                                     \
+		}                                                                   \
+		uint64_t t0 = ap_now();                                             \
+		CALL(real, STRIPF ARGS, ierr);                                      \
+		uint64_t t1 = ap_now();                                             \
+		ap_lock();                                                          \
+		char *p = ap_begin(BOUND, NAME, t0);                                \
+		FIELDS;                                                             \
+		ap_end(p, t1);                                                      \
+		ap_unlock();                                                        \
+	}                                                                           \
+	ENTRY2(A, B, fw_##A, t_##A, (STRIPF PARAMS, F *ierr), (STRIPF ARGS, ierr))
+
+static int fsize(F *comm)
+{
+	return ap_comm_size(COMM(comm));
+}
+
+static int frank(F *comm)
+{
+	int r = -1;
+	PMPI_Comm_rank(COMM(comm), &r);
+	return r;
+}
+
+FCOLL(mpi_barrier, ompi_barrier_f, "MPI_Barrier", (F *comm), (comm), AP_B,
+      p = f_comm(p, COMM(comm)))
+FCOLL(mpi_bcast, ompi_bcast_f, "MPI_Bcast", (void *buf, F *count, F *dt, F *root, F *comm),
+      (buf, count, dt, root, comm), AP_B,
+      p = ff_buf(p, buf); p = f_int(p, *count); p = f_type(p, TYPE(dt)); p = f_int(p, *root);
+      p = f_comm(p, COMM(comm)))
+FCOLL(mpi_reduce, ompi_reduce_f, "MPI_Reduce",
+      (void *sb, void *rb, F *count, F *dt, F *op, F *root, F *comm),
+      (sb, rb, count, dt, op, root, comm), AP_B,
+      p = ff_buf(p, sb); p = ff_buf(p, rb); p = f_int(p, *count); p = f_type(p, TYPE(dt));
+      p = f_op(p, OP(op)); p = f_int(p, *root); p = f_comm(p, COMM(comm)))
+#define FREDUCE_LIKE(A, B, NAME)                                                     \
+	FCOLL(A, B, NAME, (void *sb, void *rb, F *count, F *dt, F *op, F *comm),     \
+	      (sb, rb, count, dt, op, comm), AP_B,                                   \
+	      p = ff_buf(p, sb); p = ff_buf(p, rb); p = f_int(p, *count);            \
+	      p = f_type(p, TYPE(dt)); p = f_op(p, OP(op)); p = f_comm(p, COMM(comm)))
+FREDUCE_LIKE(mpi_allreduce, ompi_allreduce_f, "MPI_Allreduce")
+FREDUCE_LIKE(mpi_scan, ompi_scan_f, "MPI_Scan")
+FREDUCE_LIKE(mpi_exscan, ompi_exscan_f, "MPI_Exscan")
+FCOLL(mpi_reduce_scatter, ompi_reduce_scatter_f, "MPI_Reduce_scatter",
+      (void *sb, void *rb, F *rcounts, F *dt, F *op, F *comm), (sb, rb, rcounts, dt, op, comm),
+      AP_BN(fsize(comm)),
+      p = ff_buf(p, sb); p = ff_buf(p, rb); p = f_ints(p, rcounts, fsize(comm));
+      p = f_type(p, TYPE(dt)); p = f_op(p, OP(op)); p = f_comm(p, COMM(comm)))
+#define FGATHER_LIKE(A, B, NAME)                                                     \
+	FCOLL(A, B, NAME,                                                            \
+	      (void *sb, F *sc, F *st, void *rb, F *rc, F *rt, F *root, F *comm),    \
+	      (sb, sc, st, rb, rc, rt, root, comm), AP_B,                            \
+	      p = ff_buf(p, sb); p = f_int(p, *sc); p = f_type(p, TYPE(st));         \
+	      p = ff_buf(p, rb); p = f_int(p, *rc); p = f_type(p, TYPE(rt));         \
+	      p = f_int(p, *root); p = f_comm(p, COMM(comm)))
+FGATHER_LIKE(mpi_gather, ompi_gather_f, "MPI_Gather")
+FGATHER_LIKE(mpi_scatter, ompi_scatter_f, "MPI_Scatter")
+#define FALLGATHER_LIKE(A, B, NAME)                                                  \
+	FCOLL(A, B, NAME, (void *sb, F *sc, F *st, void *rb, F *rc, F *rt, F *comm), \
+	      (sb, sc, st, rb, rc, rt, comm), AP_B,                                  \
+	      p = ff_buf(p, sb); p = f_int(p, *sc); p = f_type(p, TYPE(st));         \
+	      p = ff_buf(p, rb); p = f_int(p, *rc); p = f_type(p, TYPE(rt));         \
+	      p = f_comm(p, COMM(comm)))
+FALLGATHER_LIKE(mpi_allgather, ompi_allgather_f, "MPI_Allgather")
+FALLGATHER_LIKE(mpi_alltoall, ompi_alltoall_f, "MPI_Alltoall")
+FCOLL(mpi_gatherv, ompi_gatherv_f, "MPI_Gatherv",
+      (void *sb, F *sc, F *st, void *rb, F *rcs, F *dis, F *rt, F *root, F *comm),
+      (sb, sc, st, rb, rcs, dis, rt, root, comm), AP_BN(2 * fsize(comm)),
+      int at = frank(comm) == *root;
+      p = ff_buf(p, sb); p = f_int(p, *sc); p = f_type(p, TYPE(st)); p = ff_buf(p, rb);
+      p = f_ints(p, at ? rcs : NULL, fsize(comm)); p = f_ints(p, at ? dis : NULL, fsize(comm));
+      p = f_type(p, TYPE(rt)); p = f_int(p, *root); p = f_comm(p, COMM(comm)))
+FCOLL(mpi_scatterv, ompi_scatterv_f, "MPI_Scatterv",
+      (void *sb, F *scs, F *dis, F *st, void *rb, F *rc, F *rt, F *root, F *comm),
+      (sb, scs, dis, st, rb, rc, rt, root, comm), AP_BN(2 * fsize(comm)),
+      int at = frank(comm) == *root;
+      p = ff_buf(p, sb); p = f_ints(p, at ? scs : NULL, fsize(comm));
+      p = f_ints(p, at ? dis : NULL, fsize(comm)); p = f_type(p, TYPE(st)); p = ff_buf(p, rb);
+      p = f_int(p, *rc); p = f_type(p, TYPE(rt)); p = f_int(p, *root);
+      p = f_comm(p, COMM(comm)))
+FCOLL(mpi_allgatherv, ompi_allgatherv_f, "MPI_Allgatherv",
+      (void *sb, F *sc, F *st, void *rb, F *rcs, F *dis, F *rt, F *comm),
+      (sb, sc, st, rb, rcs, dis, rt, comm), AP_BN(2 * fsize(comm)),
+      p = ff_buf(p, sb); p = f_int(p, *sc); p = f_type(p, TYPE(st)); p = ff_buf(p, rb);
+      p = f_ints(p, rcs, fsize(comm)); p = f_ints(p, dis, fsize(comm));
+      p = f_type(p, TYPE(rt)); p = f_comm(p, COMM(comm)))
+FCOLL(mpi_alltoallv, ompi_alltoallv_f, "MPI_Alltoallv",
+      (void *sb, F *scs, F *sds, F *st, void *rb, F *rcs, F *rds, F *rt, F *comm),
+      (sb, scs, sds, st, rb, rcs, rds, rt, comm), AP_BN(4 * fsize(comm)),
+      int ip = fbuf(sb) == MPI_IN_PLACE;
+      p = ff_buf(p, sb); p = f_ints(p, ip ? NULL : scs, fsize(comm));
+      p = f_ints(p, ip ? NULL : sds, fsize(comm)); p = f_type(p, TYPE(st)); p = ff_buf(p, rb);
+      p = f_ints(p, rcs, fsize(comm)); p = f_ints(p, rds, fsize(comm));
+      p = f_type(p, TYPE(rt)); p = f_comm(p, COMM(comm)))
+
+/* ------------------------------------------------------------ communicators */
+
+#define FNEWCOMM(A, B, NAME, PARAMS, ARGS, OUT, FIELDS)                              \
+	typedef void (*t_##A)(STRIPF PARAMS, F *);                                  \
+	static void fw_##A(t_##A real, STRIPF PARAMS, F *ierr)                      \
+	{                                                                           \
+		if (!FON()) {                                                       \
+			CALL(real, STRIPF ARGS, ierr);                              \
+			return;                                                     \
+		}                                                                   \
+		uint64_t t0 = ap_now();                                             \
+		CALL(real, STRIPF ARGS, ierr);                                      \
+		uint64_t t1 = ap_now();                                             \
+		ap_lock();                                                          \
+		char *p = ap_begin(AP_B, NAME, t0);                                 \
+		FIELDS;                                                             \
+		p = f_newcomm(p, *ierr == MPI_SUCCESS ? COMM(OUT) : MPI_COMM_NULL); \
+		ap_end(p, t1);                                                      \
+		ap_unlock();                                                        \
+	}                                                                           \
+	ENTRY2(A, B, fw_##A, t_##A, (STRIPF PARAMS, F *ierr), (STRIPF ARGS, ierr))
+
+FNEWCOMM(mpi_comm_dup, ompi_comm_dup_f, "MPI_Comm_dup", (F *comm, F *nc), (comm, nc), nc,
+	 p = f_comm(p, COMM(comm)))
+FNEWCOMM(mpi_comm_split, ompi_comm_split_f, "MPI_Comm_split",
+	 (F *comm, F *color, F *key, F *nc), (comm, color, key, nc), nc,
+	 p = f_comm(p, COMM(comm)); p = f_int(p, *color == MPI_UNDEFINED ? -1 : *color);
+	 p = f_int(p, *key))
+FNEWCOMM(mpi_comm_create, ompi_comm_create_f, "MPI_Comm_create", (F *comm, F *g, F *nc),
+	 (comm, g, nc), nc, p = f_comm(p, COMM(comm)))
+
+typedef void (*t_comm_free)(F *, F *);
+static void fw_comm_free(t_comm_free real, F *comm, F *ierr)
+{
+	if (!FON()) {
+		CALL(real, comm, ierr);
+		return;
+	}
+	uint64_t t0 = ap_now();
+	MPI_Comm c = COMM(comm);
+	char field[96];
+	ap_lock();
+	size_t n = (size_t)(f_comm(field, c) - field);
+	ap_unlock();
+	CALL(real, comm, ierr);
+	uint64_t t1 = ap_now();
+	ap_lock();
+	ap_comm_free(c);
+	char *p = ap_begin(AP_B, "MPI_Comm_free", t0);
+	memcpy(p, field, n);
+	ap_end(p + n, t1);
+	ap_unlock();
+}
+ENTRY2(mpi_comm_free, ompi_comm_free_f, fw_comm_free, t_comm_free, (F *c, F *e), (c, e))

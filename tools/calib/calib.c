@@ -1,0 +1,358 @@
+/*
+ * calib: fit the overheads of the LogGOPS model (o, O per protocol, S, and
+ * the pinning cost) to a measured ping-pong, and write them as a parameter
+ * file (formats/params.md) that ibsim and trace2goal read.
+ *
+ * main() parses the options, reads the network parameters (-p), reads the
+ * measurements (a TSV, or ping-pong traces), has the library simulate the
+ * network's own times and fit the lines (lib/ir_calib.c), then writes the
+ * parameter file to standard output (or -o), a table to standard error and,
+ * with --plot, pipes a gnuplot script to gnuplot.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "ir_calib.h"
+#include "ir_cli.h"
+#include "ir_io.h"
+#include "ir_num.h"
+#include "ir_params.h"
+#include "ir_strbuf.h"
+
+static void usage(void)
+{
+	printf("Usage: calib [options] TRACEDIR|TSV\n"
+	       "   or: calib [options] TRACE...\n"
+	       "Fit the LogGOPS overheads of a cluster to a measured ping-pong and write a\n"
+	       "parameter file (formats/params.md) on standard output.\n"
+	       "\n"
+	       "Input: a directory (or the files) of ping-pong traces (allprof or liballprof;\n"
+	       "rank 0 sends to rank 1 and receives the message back, several times per\n"
+	       "size, the first time on a fresh buffer), or a TSV of rows\n"
+	       "'size_bytes real_us [sim_us]' (one-way times; '-' is standard input).\n"
+	       "\n"
+	       "Options (times: integer picoseconds or a unit ps ns us ms s):\n"
+	       "  -p, --params FILE   network parameters (L g G ...); o and O are fitted\n"
+	       "  -n, --net NAME      network for the network-only times: loggops (default) or ib\n"
+	       "      --topo SPEC     ib: topology (default: one switch); other ib keys in -p\n"
+	       "  -S SIZE             largest eager message (default: the breakpoint that\n"
+	       "                      minimises the residual)\n"
+	       "  -m, --model NAME    overheads (default): o, O per protocol on top of the\n"
+	       "                      network; loggp: L, o, G of the pure LogGP network\n"
+	       "      --unweighted    plain least squares (default: relative residuals, so\n"
+	       "                      that small messages count as much as large ones)\n"
+	       "      --overhead T    loggp: the CPU overhead o (default: measured from the\n"
+	       "                      send calls of the smallest message)\n"
+	       "      --plot FILE     draw the points and the fitted lines (FILE.png or FILE.svg;\n"
+	       "                      needs gnuplot)\n"
+	       "  -o, --output FILE   write the parameter file to FILE\n"
+	       "  -q, --quiet         no table on standard error\n"
+	       "  -h, --help          show this help and exit\n"
+	       "      --version       show the version and exit\n"
+	       "\n"
+	       "Exit status: 0 ok, 1 bad input, 2 usage error.\n");
+}
+
+static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "net", "topo",
+	                                  "pin_a", "pin_b", NULL };
+
+/* Is `prog` an executable on PATH? (Checked before the work, so a missing
+ * gnuplot is reported clearly and before anything is written.) */
+static int on_path(const char *prog)
+{
+	const char *path = getenv("PATH"), *p, *q;
+	char buf[4096];
+	if (!path)
+		return 0;
+	for (p = path;; p = q + 1) {
+		size_t n;
+		q = strchr(p, ':');
+		n = q ? (size_t)(q - p) : strlen(p);
+		if (n == 0)
+			snprintf(buf, sizeof buf, "./%s", prog);
+		else
+			snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, prog);
+		if (access(buf, X_OK) == 0)
+			return 1;
+		if (!q)
+			return 0;
+	}
+}
+
+static int run_gnuplot(const char *script, size_t len, const char *plot)
+{
+	FILE *p;
+	int st;
+	fflush(stderr);
+	/* A gnuplot that dies early must not kill calib with SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	p = popen("gnuplot", "w");
+	if (!p)
+		return ir_cli_failf("cannot run gnuplot: %s", strerror(errno));
+	fwrite(script, 1, len, p);
+	st = pclose(p);
+	if (st == -1)
+		return ir_cli_failf("gnuplot: %s", strerror(errno));
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+		return ir_cli_failf("cannot draw %s: gnuplot is not installed (Debian package gnuplot-nox)", plot);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return ir_cli_failf("cannot draw %s: gnuplot failed (status %d)", plot, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	return 0;
+}
+
+enum { OPT_TOPO = 256, OPT_OVERHEAD, OPT_PLOT, OPT_UNWEIGHTED, OPT_VERSION };
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "params", required_argument, NULL, 'p' },
+		{ "net", required_argument, NULL, 'n' },
+		{ "topo", required_argument, NULL, OPT_TOPO },
+		{ "model", required_argument, NULL, 'm' },
+		{ "overhead", required_argument, NULL, OPT_OVERHEAD },
+		{ "plot", required_argument, NULL, OPT_PLOT },
+		{ "unweighted", no_argument, NULL, OPT_UNWEIGHTED },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *pfile = NULL, *net_name = NULL, *topo = NULL, *plot = NULL, *out = "-", *s_arg = NULL;
+	int c, quiet = 0, status = IR_EXIT_BAD, is_trace;
+	ir_calib_opts co;
+	ir_calib_data d;
+	ir_calib_fit f;
+	ir_calib_net net;
+	ir_params *ps = NULL;
+	ir_loggops lp;
+	ir_sb sb = IR_SB_INIT;
+	ir_writer *w = NULL;
+	ir_err e;
+
+	ir_cli_init(argv[0]);
+	memset(&co, 0, sizeof co);
+	memset(&net, 0, sizeof net);
+	ir_calib_data_init(&d);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:n:S:m:o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			pfile = optarg;
+			break;
+		case 'n':
+			if (strcmp(optarg, "loggops") && strcmp(optarg, "ib"))
+				return ir_cli_usage("unknown network '%s' (expected loggops or ib)", optarg);
+			net_name = optarg;
+			break;
+		case OPT_TOPO:
+			topo = optarg;
+			break;
+		case 'S':
+			s_arg = optarg;
+			if (ir_parse_size(optarg, &co.S, "-S", &e))
+				return ir_cli_usage("%s", e.msg);
+			co.have_S = 1;
+			break;
+		case 'm':
+			if (!strcmp(optarg, "loggp"))
+				co.model = IR_CALIB_LOGGP;
+			else if (!strcmp(optarg, "overheads"))
+				co.model = IR_CALIB_OGOPS;
+			else
+				return ir_cli_usage("unknown model '%s' (expected overheads or loggp)", optarg);
+			break;
+		case OPT_OVERHEAD: {
+			uint64_t v;
+			if (ir_parse_time(optarg, &v, "--overhead", &e))
+				return ir_cli_usage("%s", e.msg);
+			co.have_o = 1;
+			co.o_ps = (double)v;
+			break;
+		}
+		case OPT_UNWEIGHTED:
+			co.unweighted = 1;
+			break;
+		case OPT_PLOT:
+			plot = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage();
+			return ir_cli_finish(IR_EXIT_OK);
+		case OPT_VERSION:
+			ir_cli_version();
+			return ir_cli_finish(IR_EXIT_OK);
+		case ':':
+			return ir_cli_usage("option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				return ir_cli_usage("unknown option '-%c'", optopt);
+			return ir_cli_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind == argc)
+		return ir_cli_usage("missing INPUT (a trace directory, trace files or a TSV)");
+	if (co.have_o && co.model != IR_CALIB_LOGGP)
+		return ir_cli_usage("--overhead applies to --model loggp");
+	if (s_arg && co.model == IR_CALIB_LOGGP)
+		return ir_cli_usage("-S applies to the overheads model, not to --model loggp");
+	if (plot) {
+		ir_sb tmp = IR_SB_INIT;
+		ir_calib_fit zf;
+		memset(&zf, 0, sizeof zf);
+		if (ir_calib_plot_script(&d, &zf, plot, &tmp, &e)) {
+			ir_sb_release(&tmp);
+			return ir_cli_usage("%s", e.msg);
+		}
+		ir_sb_release(&tmp);
+	}
+	if (plot && !on_path("gnuplot"))
+		return ir_cli_failf("cannot draw %s: gnuplot is not installed (Debian package gnuplot-nox)", plot);
+	if (topo && net_name && strcmp(net_name, "ib"))
+		return ir_cli_usage("--topo applies to --net ib");
+
+	/* Network parameters: LogGOPSim's defaults, then the -p file. */
+	ir_loggops_defaults(&lp);
+	if (pfile) {
+		const char *v;
+		ps = ir_params_new();
+		if (!ps)
+			return ir_cli_failf("out of memory");
+		if (ir_params_load(ps, pfile, &e) || ir_params_time(ps, "L", &lp.L, &e) < 0 ||
+		    ir_params_time(ps, "g", &lp.g, &e) < 0 || ir_params_time(ps, "G", &lp.G, &e) < 0) {
+			status = ir_cli_fail(&e);
+			goto done;
+		}
+		if (!net_name && (v = ir_params_get(ps, "net")) != NULL) {
+			if (strcmp(v, "loggops") && strcmp(v, "ib")) {
+				status = ir_cli_failf("%s: unknown network '%s' (expected loggops or ib)", pfile, v);
+				goto done;
+			}
+			net_name = v;
+		}
+		if (!topo)
+			topo = ir_params_get(ps, "topo");
+	}
+	if (!net_name)
+		net_name = "loggops";
+	if (topo && strcmp(net_name, "ib")) {
+		status = ir_cli_usage("--topo applies to --net ib");
+		goto done;
+	}
+
+	/* Measurements. */
+	if (argc - optind == 1) {
+		is_trace = ir_calib_is_trace(argv[optind], &e);
+		if (is_trace < 0) {
+			status = ir_cli_fail(&e);
+			goto done;
+		}
+	} else {
+		is_trace = 1;
+	}
+	if (is_trace ? ir_calib_read_traces(&d, argv + optind, (size_t)(argc - optind), &e)
+	             : ir_calib_read_tsv(&d, argv[optind], &e)) {
+		status = ir_cli_fail(&e);
+		goto done;
+	}
+	if (ir_calib_aggregate(&d, &e)) {
+		status = ir_cli_fail(&e);
+		goto done;
+	}
+	{
+		int need_engine = co.model == IR_CALIB_OGOPS && !d.have_sim;
+		if (ir_calib_net_select(&net, net_name, topo, &lp, need_engine, &e)) {
+			status = ir_cli_fail(&e);
+			goto done;
+		}
+		/* Keys of the -p file calib does not use: the network's own (ib: link,
+		 * mtu, routing ...), or unknown and warned about. */
+		if (ps) {
+			size_t i = 0;
+			long k;
+			char orig[300];
+			while ((k = ir_params_next_unknown(ps, known_keys, &i)) >= 0) {
+				int r = net.own ? ir_calib_net_set(&net, ir_params_key(ps, (size_t)k), ir_params_value(ps, (size_t)k), &e)
+				                : -2;
+				if (r == -1) {
+					status = ir_cli_failf("%s: %s", ir_params_origin(ps, (size_t)k, orig, sizeof orig), e.msg);
+					goto done;
+				}
+				if (r == -2)
+					ir_cli_warnf("%s: unknown parameter '%s' ignored", ir_params_origin(ps, (size_t)k, orig, sizeof orig),
+					             ir_params_key(ps, (size_t)k));
+			}
+		}
+		if (need_engine && ir_calib_simulate(&d, &net, &e)) {
+			status = ir_cli_fail(&e);
+			goto done;
+		}
+	}
+	co.Gprime = net.models_bytes ? 0 : (double)lp.G;
+	if (ir_calib_do_fit(&d, &co, &f, &e)) {
+		status = ir_cli_fail(&e);
+		goto done;
+	}
+
+	/* Outputs: the table first (it explains a failing plot), then the file, then the plot. */
+	if (!quiet) {
+		char pfx[128];
+		snprintf(pfx, sizeof pfx, "%s: ", ir_cli_prog());
+		if (ir_calib_write_table(&d, &f, pfx, &sb)) {
+			status = ir_cli_failf("out of memory");
+			goto done;
+		}
+		fputs(sb.buf, stderr);
+		ir_sb_reset(&sb);
+	}
+	if (ir_calib_write_params(&d, &f, co.model == IR_CALIB_OGOPS ? &net : NULL, IR_VERSION, &sb)) {
+		status = ir_cli_failf("out of memory");
+		goto done;
+	}
+	w = ir_writer_open(out, 0, &e);
+	if (!w || ir_writer_write(w, sb.buf, sb.len, &e)) {
+		status = ir_cli_fail(&e);
+		goto done;
+	}
+	{
+		ir_writer *w2 = w;
+		w = NULL;
+		if (ir_writer_close(w2, &e)) {
+			status = ir_cli_fail(&e);
+			goto done;
+		}
+	}
+	if (plot) {
+		ir_sb_reset(&sb);
+		if (ir_calib_plot_script(&d, &f, plot, &sb, &e)) {
+			status = ir_cli_fail(&e);
+			goto done;
+		}
+		if (run_gnuplot(sb.buf, sb.len, plot)) {
+			status = IR_EXIT_BAD;
+			goto done;
+		}
+	}
+	status = IR_EXIT_OK;
+done:
+	if (w)
+		ir_writer_abort(w);
+	ir_sb_release(&sb);
+	ir_params_free(ps);
+	ir_calib_net_release(&net);
+	ir_calib_data_release(&d);
+	return ir_cli_finish(status);
+}

@@ -1,0 +1,666 @@
+/*
+ * ibsim: simulate a GOAL schedule under the LogGOPS model and print per-rank
+ * end times (formats/results.md).
+ *
+ * main() parses options, builds the parameter set (defaults, then the -p
+ * file, then command-line options, so the command line wins), loads the
+ * schedule (text or binary, detected), runs the engine (lib/ir_engine.c) with
+ * the chosen network, and writes results. The optional outputs (-v trace,
+ * --msglog, --timeline) are engine hooks defined here: the library never
+ * prints. A schedule that cannot finish prints the engine's deadlock report
+ * and exits 1 without results, because end times of a deadlocked run are not
+ * true.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir_cli.h"
+#include "ir_engine.h"
+#include "ir_goal.h"
+#include "ir_io.h"
+#include "ir_net_ib.h"
+#include "ir_num.h"
+#include "ir_params.h"
+#include "ir_strbuf.h"
+
+#define OUTBUF (1 << 16)
+
+static void usage(void)
+{
+	printf("Usage: ibsim [options] SCHEDULE\n"
+	       "Simulate a GOAL schedule (text or binary, detected; '-' is standard input) under\n"
+	       "the LogGOPS model and print each rank's end time as TSV on standard output.\n"
+	       "\n"
+	       "Parameters (times: integer picoseconds or a unit ps ns us ms s; sizes: bytes\n"
+	       "or a unit B K M G T). The command line overrides the -p file.\n"
+	       "  -p, --params FILE   parameter file (key = value  # comment)\n"
+	       "  -L T                latency (default 2500)\n"
+	       "  -o T                CPU overhead per message (default 1500)\n"
+	       "  -g T                NIC gap per message (default 1000)\n"
+	       "  -G T                NIC gap per byte (default 6)\n"
+	       "  -O T                CPU overhead per byte (default 0)\n"
+	       "  -S SIZE             largest eager message; larger ones use rendezvous (default 65535)\n"
+	       "      --o-rndv T      o for rendezvous messages (default: o)\n"
+	       "      --O-rndv T      O for rendezvous messages (default: O)\n"
+	       "  -n, --net NAME      network model: loggops (default) or ib\n"
+	       "\n"
+	       "InfiniBand network (--net ib; more in formats/params.md and ib-model.md):\n"
+	       "      --topo SPEC     topology: a generator (star:N, fattree2:K, ...) or a file\n"
+	       "      --routing NAME  minhop, updn, ftree or lft:FILE\n"
+	       "      --placement P   rank to host mapping: seq, random[:SEED] or FILE\n"
+	       "      --link L        link width and speed, e.g. 4xDDR\n"
+	       "      --mtu N         MTU in bytes, 256..4096\n"
+	       "      --ib KEY=VALUE  any other key of the table below\n"
+	       "      --linkstats FILE  TSV per link direction: bytes, packets, busy and stall time\n"
+	       "  key             default  meaning\n");
+	{
+		ir_sb sb = IR_SB_INIT;
+		if (ir_ib_help(&sb) == 0)
+			fputs(sb.buf, stdout);
+		ir_sb_release(&sb);
+	}
+	printf("\n"
+	       "Outputs:\n"
+	       "      --msglog FILE   one TSV line per matched message\n"
+	       "      --timeline FILE Chrome/Perfetto trace-event JSON of spans and messages\n"
+	       "  -v, --verbose       trace every event on standard error\n"
+	       "      --progress      always show a progress bar on standard error\n"
+	       "  -q, --quiet         no progress bar and no summary line\n"
+	       "  -h, --help          show this help and exit\n"
+	       "      --version       show the version and exit\n"
+	       "\n"
+	       "Differences from LogGOPSim (results agree elsewhere): ready ops keep program\n"
+	       "order; an op never starts before its predecessors on other CPUs finished;\n"
+	       "zero-byte messages cost no per-byte time; the protocol follows the message\n"
+	       "size; a schedule that cannot finish is an error (exit 1) with a report.\n"
+	       "\n"
+	       "Exit status: 0 ok, 1 bad input or the schedule cannot finish, 2 usage error.\n");
+}
+
+/* ---- outputs ---- */
+
+typedef struct out {
+	const ir_sched *s;
+	ir_writer *msglog, *timeline;
+	int verbose;
+	ir_sb buf;       /* pending bytes of the timeline */
+	uint64_t nspans;
+	ir_progress prog;
+	int progress_on;
+} out;
+
+static const char *name_of(const out *o, uint32_t r, uint32_t op, char *b, size_t n)
+{
+	const char *l = op == IR_NO_OP ? NULL : ir_sched_label(o->s, r, op);
+	if (op == IR_NO_OP)
+		snprintf(b, n, "-");
+	else if (l)
+		snprintf(b, n, "'%.200s'", l);
+	else
+		snprintf(b, n, "#%" PRIu32, op);
+	return b;
+}
+
+static const char *any(uint32_t v, char *b, size_t n)
+{
+	if (v == IR_ANY)
+		snprintf(b, n, "any");
+	else
+		snprintf(b, n, "%" PRIu32, v);
+	return b;
+}
+
+static void trace_event(const out *o, const ir_ev *ev)
+{
+	char a[256], p[24], t[24];
+	switch (ev->kind) {
+	case IR_EV_CALC:
+		fprintf(stderr, "%" PRIu64 " seq %" PRIu32 " rank %" PRIu32 ": calc %s cpu %u runs until %" PRIu64 "\n",
+		        ev->t, ev->seq, ev->rank, name_of(o, ev->rank, ev->op, a, sizeof a), ev->cpu, ev->end);
+		break;
+	case IR_EV_SEND:
+		fprintf(stderr,
+		        "%" PRIu64 " seq %" PRIu32 " rank %" PRIu32 ": send %s %" PRIu64 " bytes to %" PRIu32 " tag %" PRIu32
+		        " cpu %u nic %u%s; message %" PRIu64 "; cpu busy until %" PRIu64 "\n",
+		        ev->t, ev->seq, ev->rank, name_of(o, ev->rank, ev->op, a, sizeof a), ev->size, ev->peer, ev->tag, ev->cpu,
+		        ev->nic, ev->rndv ? " (rendezvous)" : "", ev->msg, ev->end);
+		break;
+	case IR_EV_RECV:
+		fprintf(stderr, "%" PRIu64 " seq %" PRIu32 " rank %" PRIu32 ": recv %s %" PRIu64 " bytes from %s tag %s %s",
+		        ev->t, ev->seq, ev->rank, name_of(o, ev->rank, ev->op, a, sizeof a), ev->size,
+		        any(ev->peer, p, sizeof p), any(ev->tag, t, sizeof t),
+		        ev->matched ? "matches unexpected message" : "posted");
+		if (ev->matched)
+			fprintf(stderr, " %" PRIu64, ev->msg);
+		fputc('\n', stderr);
+		break;
+	case IR_EV_MSG:
+		fprintf(stderr,
+		        "%" PRIu64 " seq %" PRIu32 " rank %" PRIu32 ": message %" PRIu64 " from %" PRIu32 " tag %" PRIu32
+		        " %" PRIu64 " bytes%s charged until %" PRIu64 "; %s%s\n",
+		        ev->t, ev->seq, ev->rank, ev->msg, ev->peer, ev->tag, ev->size, ev->rndv ? " (rendezvous)" : "",
+		        ev->end, ev->matched ? "matches recv " : "unexpected",
+		        ev->matched ? name_of(o, ev->rank, ev->op, a, sizeof a) : "");
+		break;
+	case IR_EV_PUTBACK:
+		fprintf(stderr, "%" PRIu64 " seq %" PRIu32 " rank %" PRIu32 ": %s%s busy, put back to %" PRIu64 "\n", ev->t,
+		        ev->seq, ev->rank, ev->op == IR_NO_OP ? "message" : "op ",
+		        ev->op == IR_NO_OP ? "" : name_of(o, ev->rank, ev->op, a, sizeof a), ev->end);
+		break;
+	case IR_EV_DATA:
+		fprintf(stderr,
+		        "%" PRIu64 " seq %" PRIu32 " rank %" PRIu32 ": data of message %" PRIu64 " from %" PRIu32
+		        " arrived; recv %s and the send complete\n",
+		        ev->t, ev->seq, ev->rank, ev->msg, ev->peer, name_of(o, ev->rank, ev->op, a, sizeof a));
+		break;
+	default:
+		fprintf(stderr, "%" PRIu64 " seq %" PRIu32 ": network callback %" PRIu64 "\n", ev->t, ev->seq, ev->msg);
+		break;
+	}
+}
+
+/* Picoseconds as exact microseconds for the trace-event format. */
+static int add_us(ir_sb *b, uint64_t ps)
+{
+	return ir_sb_addf(b, "%" PRIu64 ".%06" PRIu64, ps / 1000000, ps % 1000000);
+}
+
+static int add_json_str(ir_sb *b, const char *s)
+{
+	int rc = ir_sb_addch(b, '"');
+	for (; *s && !rc; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			rc = ir_sb_addch(b, '\\') || ir_sb_addch(b, (char)c);
+		else if (c < 0x20 || c >= 0x7f)
+			rc = ir_sb_addf(b, "\\u%04x", c);
+		else
+			rc = ir_sb_addch(b, (char)c);
+	}
+	return rc || ir_sb_addch(b, '"');
+}
+
+static int tl_flush(out *o, int force, ir_err *e)
+{
+	if (o->buf.len && (force || o->buf.len >= OUTBUF)) {
+		if (ir_writer_write(o->timeline, o->buf.buf, o->buf.len, e))
+			return -1;
+		ir_sb_reset(&o->buf);
+	}
+	return 0;
+}
+
+static int tl_span(out *o, const char *name, const ir_ev *ev, uint64_t end)
+{
+	ir_sb *b = &o->buf;
+	const char *l = ev->op == IR_NO_OP ? NULL : ir_sched_label(o->s, ev->rank, ev->op);
+	int rc = ir_sb_adds(b, o->nspans++ ? ",\n{\"name\":\"" : "\n{\"name\":\"");
+	rc |= ir_sb_adds(b, name);
+	rc |= ir_sb_addf(b, "\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%" PRIu32 ",\"tid\":%u,\"ts\":", name, ev->rank, ev->cpu);
+	rc |= add_us(b, ev->t);
+	rc |= ir_sb_adds(b, ",\"dur\":");
+	rc |= add_us(b, end - ev->t);
+	rc |= ir_sb_adds(b, ",\"args\":{");
+	if (ev->op != IR_NO_OP) {
+		rc |= ir_sb_addf(b, "\"op\":%" PRIu32 ",", ev->op);
+		if (l) {
+			rc |= ir_sb_adds(b, "\"label\":");
+			rc |= add_json_str(b, l);
+			rc |= ir_sb_addch(b, ',');
+		}
+	}
+	if (ev->kind == IR_EV_CALC)
+		rc |= ir_sb_addf(b, "\"ps\":%" PRIu64 "}}", ev->size);
+	else
+		rc |= ir_sb_addf(b, "\"peer\":%" PRIu32 ",\"tag\":%" PRIu32 ",\"bytes\":%" PRIu64 ",\"msg\":%" PRIu64 "}}",
+		                 ev->peer, ev->tag, ev->size, ev->msg);
+	return rc;
+}
+
+static int tl_flow(out *o, const ir_ev *ev, int start)
+{
+	ir_sb *b = &o->buf;
+	int rc = ir_sb_addf(b, ",\n{\"name\":\"msg\",\"cat\":\"msg\",\"ph\":\"%s\",\"id\":%" PRIu64
+	                       ",\"pid\":%" PRIu32 ",\"tid\":%u,\"ts\":",
+	                    start ? "s" : "f\",\"bp\":\"e", ev->msg, ev->rank, ev->cpu);
+	rc |= add_us(b, ev->t);
+	return rc | ir_sb_addch(b, '}');
+}
+
+static int on_event(void *ctx, const ir_ev *ev, ir_err *e)
+{
+	out *o = ctx;
+	if (o->verbose)
+		trace_event(o, ev);
+	if (!o->timeline)
+		return 0;
+	if (ev->kind == IR_EV_CALC) {
+		if (tl_span(o, "calc", ev, ev->end))
+			return ir_errf(e, "out of memory");
+	} else if (ev->kind == IR_EV_SEND) {
+		if (tl_span(o, "send", ev, ev->end) || tl_flow(o, ev, 1))
+			return ir_errf(e, "out of memory");
+	} else if (ev->kind == IR_EV_MSG) {
+		if (tl_span(o, "recv", ev, ev->end) || tl_flow(o, ev, 0))
+			return ir_errf(e, "out of memory");
+	}
+	return tl_flush(o, 0, e);
+}
+
+static int on_message(void *ctx, const ir_msg_rec *m, ir_err *e)
+{
+	out *o = ctx;
+	return ir_writer_printf(o->msglog, e,
+	                        "%" PRIu64 "\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
+	                        "\t%" PRIu64 "\t%s\t%" PRIu32 "\t%" PRIu32 "\n",
+	                        m->id, m->src, m->dst, m->tag, m->size, m->inject, m->arrive, m->matched,
+	                        m->rndv ? "rndv" : "eager", m->send_op, m->recv_op);
+}
+
+static void on_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	out *o = ctx;
+	ir_progress_update(&o->prog, done, total);
+}
+
+/* ---- parameters ---- */
+
+static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "net", NULL };
+
+static int is_key(const char *const *list, const char *k)
+{
+	for (; *list; list++)
+		if (strcmp(*list, k) == 0)
+			return 1;
+	return 0;
+}
+
+static int get_params(const ir_params *ps, ir_loggops *p, const char **net, ir_err *e)
+{
+	int rc = 0, have_or, have_Or;
+	ir_loggops_defaults(p);
+	if (ir_params_time(ps, "L", &p->L, e) < 0 || ir_params_time(ps, "o", &p->o, e) < 0 ||
+	    ir_params_time(ps, "g", &p->g, e) < 0 || ir_params_time(ps, "G", &p->G, e) < 0 ||
+	    ir_params_time(ps, "O", &p->O, e) < 0 || ir_params_size(ps, "S", &p->S, e) < 0 ||
+	    (have_or = ir_params_time(ps, "o_rndv", &p->o_rndv, e)) < 0 ||
+	    (have_Or = ir_params_time(ps, "O_rndv", &p->O_rndv, e)) < 0)
+		return -1;
+	if (!have_or)
+		p->o_rndv = p->o;
+	if (!have_Or)
+		p->O_rndv = p->O;
+	*net = ir_params_get(ps, "net");
+	if (!*net)
+		*net = "loggops";
+	return rc;
+}
+
+/* ---- main ---- */
+
+enum {
+	OPT_ORNDV = 256, OPT_ORNDV_BIG, OPT_MSGLOG, OPT_TIMELINE, OPT_PROGRESS, OPT_VERSION, OPT_TOPO, OPT_ROUTING,
+	OPT_PLACEMENT, OPT_LINK, OPT_MTU, OPT_IB, OPT_LINKSTATS
+};
+#define MAXSET 64
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "params", required_argument, NULL, 'p' },
+		{ "o-rndv", required_argument, NULL, OPT_ORNDV },
+		{ "O-rndv", required_argument, NULL, OPT_ORNDV_BIG },
+		{ "net", required_argument, NULL, 'n' },
+		{ "msglog", required_argument, NULL, OPT_MSGLOG },
+		{ "timeline", required_argument, NULL, OPT_TIMELINE },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "progress", no_argument, NULL, OPT_PROGRESS },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "topo", required_argument, NULL, OPT_TOPO },
+		{ "routing", required_argument, NULL, OPT_ROUTING },
+		{ "placement", required_argument, NULL, OPT_PLACEMENT },
+		{ "link", required_argument, NULL, OPT_LINK },
+		{ "mtu", required_argument, NULL, OPT_MTU },
+		{ "ib", required_argument, NULL, OPT_IB },
+		{ "linkstats", required_argument, NULL, OPT_LINKSTATS },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct { const char *key, *val, *opt; char buf[80]; } set[MAXSET];
+	const char *linkstats = NULL;
+	const char *ib_opt = NULL; /* the first InfiniBand option given */
+	ir_ib_cfg ibc;
+	ir_ib *ib = NULL;
+	int nset = 0, c, status = IR_EXIT_BAD, verbose = 0, progress = -1, quiet = 0, rc;
+	const char *pfile = NULL, *msglog = NULL, *timeline = NULL, *path, *net = NULL;
+	ir_params *ps = NULL;
+	ir_sched *s = NULL;
+	ir_engine *en = NULL;
+	ir_engine_cfg cfg;
+	ir_err e;
+	out o;
+	double t0, tl, t1;
+	ir_sb sb = IR_SB_INIT;
+
+	ir_cli_init(argv[0]);
+	memset(&o, 0, sizeof o);
+	ir_sb_init(&o.buf);
+	memset(&cfg, 0, sizeof cfg);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:L:o:g:G:O:S:n:vqh", longopts, NULL)) != -1) {
+		const char *key = NULL, *opt = NULL;
+		switch (c) {
+		case 'p':
+			pfile = optarg;
+			break;
+		case 'L': key = "L"; opt = "-L"; break;
+		case 'o': key = "o"; opt = "-o"; break;
+		case 'g': key = "g"; opt = "-g"; break;
+		case 'G': key = "G"; opt = "-G"; break;
+		case 'O': key = "O"; opt = "-O"; break;
+		case 'S': key = "S"; opt = "-S"; break;
+		case OPT_ORNDV: key = "o_rndv"; opt = "--o-rndv"; break;
+		case OPT_ORNDV_BIG: key = "O_rndv"; opt = "--O-rndv"; break;
+		case 'n': key = "net"; opt = "--net"; break;
+		case OPT_TOPO: key = "topo"; opt = "--topo"; break;
+		case OPT_ROUTING: key = "routing"; opt = "--routing"; break;
+		case OPT_PLACEMENT: key = "placement"; opt = "--placement"; break;
+		case OPT_LINK: key = "link"; opt = "--link"; break;
+		case OPT_MTU: key = "mtu"; opt = "--mtu"; break;
+		case OPT_IB: {
+			const char *eq = strchr(optarg, '=');
+			if (!eq || eq == optarg || (size_t)(eq - optarg) >= sizeof set[0].buf)
+				return ir_cli_usage("--ib needs KEY=VALUE, got '%s'", optarg);
+			if (nset == MAXSET)
+				return ir_cli_usage("too many parameter options (at most %d)", MAXSET);
+			memcpy(set[nset].buf, optarg, (size_t)(eq - optarg));
+			set[nset].buf[eq - optarg] = '\0';
+			key = set[nset].buf;
+			optarg = (char *)eq + 1;
+			opt = "--ib";
+			break;
+		}
+		case OPT_LINKSTATS:
+			linkstats = optarg;
+			break;
+		case OPT_MSGLOG:
+			msglog = optarg;
+			break;
+		case OPT_TIMELINE:
+			timeline = optarg;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case OPT_PROGRESS:
+			progress = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			progress = 0;
+			break;
+		case 'h':
+			usage();
+			return ir_cli_finish(IR_EXIT_OK);
+		case OPT_VERSION:
+			ir_cli_version();
+			return ir_cli_finish(IR_EXIT_OK);
+		case ':':
+			return ir_cli_usage("option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				return ir_cli_usage("unknown option '-%c'", optopt);
+			return ir_cli_usage("unknown option '%s'", argv[optind - 1]);
+		}
+		if (key) {
+			int k;
+			for (k = 0; k < nset; k++)
+				if (strcmp(set[k].key, key) == 0)
+					break;
+			if (k == MAXSET)
+				return ir_cli_usage("too many parameter options (at most %d)", MAXSET);
+			if (k == nset)
+				nset++;
+			if (key != set[k].buf) {
+				snprintf(set[k].buf, sizeof set[k].buf, "%s", key);
+				key = set[k].buf;
+			}
+			set[k].key = key;
+			set[k].val = optarg;
+			set[k].opt = opt;
+			if (!is_key(known_keys, key) && !ib_opt)
+				ib_opt = opt;
+		}
+	}
+	if (optind == argc)
+		return ir_cli_usage("missing SCHEDULE");
+	if (optind + 1 < argc)
+		return ir_cli_usage("unexpected operand '%s'", argv[optind + 1]);
+	path = argv[optind];
+	if (pfile && strcmp(pfile, "-") == 0 && strcmp(path, "-") == 0)
+		return ir_cli_usage("the parameter file and the schedule cannot both be standard input");
+
+	/* Parameters: defaults < file < command line. Bad values on the command
+	 * line are usage errors; bad values in the file are bad input. */
+	ps = ir_params_new();
+	if (!ps)
+		return ir_cli_failf("out of memory");
+	for (int k = 0; k < nset; k++) {
+		ir_params *one = ir_params_new();
+		ir_loggops tmp;
+		const char *nn;
+		if (!one || ir_params_set(one, set[k].key, set[k].val, set[k].opt, &e) ||
+		    get_params(one, &tmp, &nn, &e)) {
+			ir_params_free(one);
+			ir_params_free(ps);
+			return ir_cli_usage("%s", e.msg);
+		}
+		ir_params_free(one);
+		if (!is_key(known_keys, set[k].key)) {
+			ir_ib_cfg scratch;
+			int r;
+			ir_ib_config_init(&scratch);
+			r = ir_ib_config_set(&scratch, set[k].key, set[k].val, &e);
+			ir_ib_config_release(&scratch);
+			if (r) {
+				ir_params_free(ps);
+				return ir_cli_usage("%s", e.msg);
+			}
+		}
+	}
+	if (pfile && ir_params_load(ps, pfile, &e)) {
+		ir_params_free(ps);
+		return ir_cli_fail(&e);
+	}
+	{
+		size_t i = 0;
+		long k;
+		char orig[300];
+		while ((k = ir_params_next_unknown(ps, known_keys, &i)) >= 0)
+			if (!is_key(ir_ib_keys(), ir_params_key(ps, (size_t)k)))
+				ir_cli_warnf("%s: unknown parameter '%s' ignored", ir_params_origin(ps, (size_t)k, orig, sizeof orig),
+			             ir_params_key(ps, (size_t)k));
+	}
+	for (int k = 0; k < nset; k++)
+		if (ir_params_set(ps, set[k].key, set[k].val, set[k].opt, &e)) {
+			ir_params_free(ps);
+			return ir_cli_usage("%s", e.msg);
+		}
+	if (get_params(ps, &cfg.p, &net, &e)) {
+		ir_params_free(ps);
+		return ir_cli_fail(&e);
+	}
+	ir_ib_config_init(&ibc);
+	if (strcmp(net, "loggops") == 0) {
+		cfg.net = &ir_net_loggops;
+		if (ib_opt || linkstats) {
+			ir_params_free(ps);
+			ir_ib_config_release(&ibc);
+			return ir_cli_usage("%s applies to --net ib only", ib_opt ? ib_opt : "--linkstats");
+		}
+	} else if (strcmp(net, "ib") == 0) {
+		/* Every ib key of the parameter set, file values then options. */
+		for (size_t i = 0; i < ir_params_count(ps); i++) {
+			const char *k = ir_params_key(ps, i);
+			if (is_key(known_keys, k))
+				continue;
+			if (ir_ib_config_set(&ibc, k, ir_params_value(ps, i), &e) == -1) {
+				char orig[300];
+				status = ir_cli_failf("%s: %s", ir_params_origin(ps, i, orig, sizeof orig), e.msg);
+				ir_params_free(ps);
+				ir_ib_config_release(&ibc);
+				return ir_cli_finish(status);
+			}
+		}
+		ibc.keep = &ib;
+		cfg.net = &ir_net_ib;
+		cfg.net_arg = &ibc;
+	} else {
+		char orig[300] = "", q[160];
+		int from_cli = 0;
+		for (int k = 0; k < nset; k++)
+			from_cli |= strcmp(set[k].key, "net") == 0;
+		for (size_t i = 0; i < ir_params_count(ps); i++)
+			if (strcmp(ir_params_key(ps, i), "net") == 0)
+				ir_params_origin(ps, i, orig, sizeof orig);
+		ir_err_quote(q, sizeof q, net, strlen(net));
+		ir_params_free(ps);
+		ir_ib_config_release(&ibc);
+		if (from_cli)
+			return ir_cli_usage("unknown network '%s' (expected loggops or ib)", q);
+		return ir_cli_failf("%s: unknown network '%s' (expected loggops or ib)", orig, q);
+	}
+
+	/* Load. */
+	t0 = ir_now();
+	if (ir_sched_load(&s, path, IR_SCHED_LABELS, &e)) {
+		status = ir_cli_fail(&e);
+		goto done;
+	}
+	o.s = s;
+	o.verbose = verbose;
+	if (msglog) {
+		o.msglog = ir_writer_open(msglog, 0, &e);
+		if (!o.msglog || ir_writer_puts(o.msglog, "# ibsim " IR_VERSION " msglog\nid\tsrc\tdst\ttag\tsize\tinject_ps\tarrive_ps\tmatched_ps\tprotocol\tsend_op\trecv_op\n", &e)) {
+			status = ir_cli_fail(&e);
+			goto done;
+		}
+	}
+	if (timeline) {
+		o.timeline = ir_writer_open(timeline, 0, &e);
+		if (!o.timeline || ir_writer_puts(o.timeline, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"ibsim " IR_VERSION "\"},\"traceEvents\":[", &e)) {
+			status = ir_cli_fail(&e);
+			goto done;
+		}
+	}
+	cfg.hooks.ctx = &o;
+	cfg.hooks.event = (verbose || timeline) ? on_event : NULL;
+	cfg.hooks.message = msglog ? on_message : NULL;
+	ir_progress_init(&o.prog, progress, "simulating");
+	cfg.hooks.progress = o.prog.mode ? on_progress : NULL;
+	tl = ir_now();
+	en = ir_engine_new(s, &cfg, &e);
+	if (!en) {
+		status = ir_cli_fail(&e);
+		goto done;
+	}
+	rc = ir_engine_run(en, &e);
+	t1 = ir_now();
+	ir_progress_end(&o.prog);
+	if (rc < 0) {
+		status = ir_cli_fail(&e);
+		goto done;
+	}
+	if (o.timeline && (ir_sb_adds(&o.buf, "\n]}\n") || tl_flush(&o, 1, &e) || ir_writer_close(o.timeline, &e))) {
+		o.timeline = NULL;
+		status = ir_cli_fail(&e);
+		goto done;
+	}
+	o.timeline = NULL;
+	if (linkstats && ib) {
+		ir_writer *w = ir_writer_open(linkstats, 0, &e);
+		ir_sb ls = IR_SB_INIT;
+		if (!w || ir_ib_linkstats(ib, &ls) || ir_writer_write(w, ls.buf, ls.len, &e) || ir_writer_close(w, &e)) {
+			ir_sb_release(&ls);
+			status = ir_cli_fail(&e);
+			goto done;
+		}
+		ir_sb_release(&ls);
+	}
+	if (o.msglog) {
+		ir_writer *w = o.msglog;
+		o.msglog = NULL;
+		if (ir_writer_close(w, &e)) {
+			status = ir_cli_fail(&e);
+			goto done;
+		}
+	}
+	{
+		const ir_engine_stats *st = ir_engine_get_stats(en);
+		if (st->oversize) {
+			char a[256];
+			ir_cli_warnf("%" PRIu64 " message%s larger than the receive that matched %s; first: %" PRIu64
+			             " bytes from rank %" PRIu32 " into recv %s (%" PRIu64 " bytes) on rank %" PRIu32,
+			             st->oversize, st->oversize == 1 ? "" : "s", st->oversize == 1 ? "it" : "them",
+			             st->over_msg_size, st->over_src, name_of(&o, st->over_rank, st->over_recv, a, sizeof a),
+			             st->over_recv_size, st->over_rank);
+		}
+		if (rc == 1) {
+			const char *p, *q;
+			if (ir_engine_deadlock(en, &sb, 10)) {
+				status = ir_cli_failf("deadlock (out of memory for the report)");
+				goto done;
+			}
+			for (p = sb.buf; *p; p = q + 1) {
+				q = strchr(p, '\n');
+				fprintf(stderr, "%s: %.*s\n", ir_cli_prog(), (int)(q - p), p);
+			}
+			status = IR_EXIT_BAD;
+			goto done;
+		}
+		{
+			double wall = t1 - tl, eps = wall > 0 ? (double)st->events / wall : 0;
+			char tb[64];
+			printf("# ibsim %s net=%s%s%s L=%" PRIu64 " o=%" PRIu64 " g=%" PRIu64 " G=%" PRIu64 " O=%" PRIu64
+			       " S=%" PRIu64 " o_rndv=%" PRIu64 " O_rndv=%" PRIu64 " ranks=%" PRIu32 " events=%" PRIu64
+			       " wall_s=%.6f ev_per_s=%.0f\n",
+			       IR_VERSION, net, ib ? " topo=" : "", ib ? (ibc.topo ? ibc.topo : "star") : "", cfg.p.L, cfg.p.o, cfg.p.g, cfg.p.G, cfg.p.O, cfg.p.S, cfg.p.o_rndv, cfg.p.O_rndv,
+			       s->nranks, st->events, wall, eps);
+			printf("rank\tend_ps\tcalc_ps\tmsgs_sent\tbytes_sent\n");
+			for (uint32_t r = 0; r < s->nranks; r++)
+				printf("%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", r, ir_engine_rank_end(en, r),
+				       ir_engine_rank_calc(en, r), ir_engine_rank_msgs(en, r), ir_engine_rank_bytes(en, r));
+			if (!quiet)
+				fprintf(stderr,
+				        "%s: %" PRIu32 " ranks, %" PRIu64 " ops, %" PRIu64 " messages, %" PRIu64
+				        " put-backs; ends at %s (%" PRIu64 " ps); loaded in %.3f s; %" PRIu64
+				        " events in %.3f s (%.1f M events/s)\n",
+				        ir_cli_prog(), s->nranks, st->ops, st->msgs, st->putbacks,
+				        ir_fmt_time(tb, sizeof tb, st->end), st->end, tl - t0, st->events, wall, eps / 1e6);
+		}
+	}
+	status = IR_EXIT_OK;
+done:
+	if (o.timeline) {
+		/* A failed or deadlocked run still leaves valid JSON of what happened. */
+		ir_err e2;
+		if (ir_sb_adds(&o.buf, "\n]}\n") || tl_flush(&o, 1, &e2) || ir_writer_close(o.timeline, &e2))
+			status = ir_cli_fail(&e2);
+	}
+	if (o.msglog) {
+		ir_err e2;
+		if (ir_writer_close(o.msglog, &e2))
+			status = ir_cli_fail(&e2);
+	}
+	ir_sb_release(&o.buf);
+	ir_sb_release(&sb);
+	ir_engine_free(en);
+	ir_ib_free(ib);
+	ir_ib_config_release(&ibc);
+	ir_sched_free(s);
+	ir_params_free(ps);
+	return ir_cli_finish(status);
+}

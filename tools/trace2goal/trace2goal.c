@@ -1,0 +1,262 @@
+/*
+ * trace2goal: the traces of one MPI run to a GOAL schedule (GOAL text on
+ * stdout or -o FILE). Options are parsed and checked against each other
+ * here; the conversion is lib/ir_t2g.c, the trace reading lib/ir_trace.c,
+ * the collective algorithms lib/ir_coll.c. See docs/man/trace2goal.1.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ir_cli.h"
+#include "ir_coll.h"
+#include "ir_io.h"
+#include "ir_num.h"
+#include "ir_params.h"
+#include "ir_t2g.h"
+#include "ir_trace.h"
+
+static void usage(void)
+{
+	printf("Usage: trace2goal [OPTION]... TRACE-DIR|TRACE-FILE...\n"
+	       "Convert the per-rank MPI traces of one run (liballprof or allprof) into a GOAL schedule.\n"
+	       "\n"
+	       "  -o, --output FILE        write the schedule to FILE (.zst: compressed), not stdout\n"
+	       "  -p, --params FILE        parameters: pin_a, pin_b, and L o g G O S for --durations\n"
+	       "      --rank-pattern RE    PCRE2 pattern giving the rank from a file name\n"
+	       "                           (default '(\\d+)\\D*$': the last integer)\n"
+	       "      --compat schedgen    convert as LogGOPSim's Schedgen does (without its bugs)\n"
+	       "      --coll SPEC          collective algorithms, e.g. allreduce=ring,bcast=binomial\n"
+	       "      --list-coll          list collectives, their algorithms and defaults, and exit\n"
+	       "      --no-clock-offsets   do not correct times by the traces' clock offsets\n"
+	       "      --pin A,B            pinning cost: first use of N buffer bytes adds calc A+B*N\n"
+	       "      --cpu-scale F        multiply every calc by F (0: infinitely fast CPU)\n"
+	       "      --from RE            start at the K-th call whose name matches RE (each rank)\n"
+	       "      --from-nth K         which match of --from starts the phase (default 1)\n"
+	       "      --to RE              stop after the first call matching RE after the start\n"
+	       "      --durations          replay each call's own duration minus the modelled network time\n"
+	       "      --sync               with --durations: replay a waiting call's duration from the\n"
+	       "                           latest entry of the ranks it waits for (no waiting twice)\n"
+	       "  -q, --quiet              no warnings\n"
+	       "  -h, --help               show this help and exit\n"
+	       "      --version            show the version and exit\n"
+	       "\n"
+	       "Exit status: 0 success, 1 bad trace or failed output, 2 usage error.\n");
+}
+
+static void warn_cb(void *ctx, const char *msg)
+{
+	if (!*(int *)ctx)
+		ir_cli_warnf("%s", msg);
+}
+
+enum { O_RANKPAT = 256, O_COMPAT, O_COLL, O_LISTCOLL, O_NOCLOCK, O_PIN, O_CPUSCALE, O_FROM, O_FROMNTH, O_TO,
+       O_DUR, O_SYNC, O_VERSION };
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "params", required_argument, NULL, 'p' },
+		{ "rank-pattern", required_argument, NULL, O_RANKPAT },
+		{ "compat", required_argument, NULL, O_COMPAT },
+		{ "coll", required_argument, NULL, O_COLL },
+		{ "list-coll", no_argument, NULL, O_LISTCOLL },
+		{ "no-clock-offsets", no_argument, NULL, O_NOCLOCK },
+		{ "pin", required_argument, NULL, O_PIN },
+		{ "cpu-scale", required_argument, NULL, O_CPUSCALE },
+		{ "from", required_argument, NULL, O_FROM },
+		{ "from-nth", required_argument, NULL, O_FROMNTH },
+		{ "to", required_argument, NULL, O_TO },
+		{ "durations", no_argument, NULL, O_DUR },
+		{ "sync", no_argument, NULL, O_SYNC },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, O_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	ir_t2g_opts o;
+	ir_t2g_stats st;
+	ir_trace_files files = { NULL, 0 };
+	ir_params *params = NULL;
+	ir_writer *w = NULL;
+	ir_err e;
+	const char *out = "-", *pattern = NULL, *pfile = NULL, *pin = NULL, *from_nth = NULL;
+	int c, quiet = 0, status = IR_EXIT_BAD, sync = 0;
+
+	ir_cli_init("trace2goal");
+	ir_t2g_opts_init(&o);
+	while ((c = getopt_long(argc, argv, "o:p:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'p':
+			pfile = optarg;
+			break;
+		case O_RANKPAT:
+			pattern = optarg;
+			break;
+		case O_COMPAT:
+			if (strcmp(optarg, "schedgen") != 0)
+				return ir_cli_usage("invalid --compat '%s' (expected 'schedgen')", optarg);
+			o.compat_schedgen = 1;
+			break;
+		case O_COLL:
+			if (ir_coll_parse_spec(optarg, o.coll, &e))
+				return ir_cli_usage("%s", e.msg);
+			break;
+		case O_LISTCOLL:
+			for (int k = 0; k < IR_COLL_NKINDS; k++) {
+				printf("%s\t", ir_coll_kind_name(k));
+				for (int a = 1, n = 0; a < IR_ALG_NALGS; a++)
+					if (ir_coll_has(k, a))
+						printf("%s%s%s", n++ ? "," : "", ir_coll_alg_name(a),
+						       a == (int)ir_coll_default(k) ? "*" : "");
+				printf("\n");
+			}
+			return ir_cli_finish(IR_EXIT_OK);
+		case O_NOCLOCK:
+			o.no_clock = 1;
+			break;
+		case O_PIN:
+			pin = optarg;
+			break;
+		case O_CPUSCALE:
+			if (ir_parse_double(optarg, &o.cpu_scale, "--cpu-scale", &e))
+				return ir_cli_usage("%s", e.msg);
+			if (o.cpu_scale < 0 || o.cpu_scale > 1e6)
+				return ir_cli_usage("invalid --cpu-scale '%s' (expected a factor from 0 to 1e6)", optarg);
+			break;
+		case O_FROM:
+			o.from_re = optarg;
+			break;
+		case O_FROMNTH:
+			from_nth = optarg;
+			break;
+		case O_TO:
+			o.to_re = optarg;
+			break;
+		case O_DUR:
+			o.durations = 1;
+			break;
+		case O_SYNC:
+			sync = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage();
+			return ir_cli_finish(IR_EXIT_OK);
+		case O_VERSION:
+			ir_cli_version();
+			return ir_cli_finish(IR_EXIT_OK);
+		default:
+			fprintf(stderr, "Try '%s --help' for more information.\n", ir_cli_prog());
+			return IR_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc)
+		return ir_cli_usage("no traces given (a trace directory or trace files)");
+	if (from_nth) {
+		uint64_t k;
+		if (ir_parse_range(from_nth, 1, 1000000000, &k, "--from-nth", &e))
+			return ir_cli_usage("%s", e.msg);
+		if (!o.from_re)
+			return ir_cli_usage("--from-nth needs --from");
+		o.from_nth = (unsigned long)k;
+	}
+	if (o.to_re && !o.from_re) {
+		/* --to alone: the phase starts at the beginning */
+		o.from_re = "^MPI_Init";
+	}
+	if (sync) {
+		if (!o.durations)
+			return ir_cli_usage("--sync needs --durations");
+		if (o.compat_schedgen)
+			return ir_cli_usage("--sync cannot be used with --compat schedgen");
+		o.sync = 1;
+	}
+	o.warn = warn_cb;
+	o.warn_ctx = &quiet;
+	if (pfile) {
+		uint64_t v;
+		int r;
+		params = ir_params_new();
+		if (!params) {
+			ir_cli_failf("out of memory");
+			goto done;
+		}
+		if (ir_params_load(params, pfile, &e)) {
+			ir_cli_fail(&e);
+			goto done;
+		}
+		if ((r = ir_params_time(params, "pin_a", &v, &e)) < 0) {
+			ir_cli_fail(&e);
+			goto done;
+		}
+		if (r > 0) {
+			o.pin = 1;
+			o.pin_a = (double)v;
+		}
+		if ((r = ir_params_time(params, "pin_b", &v, &e)) < 0) {
+			ir_cli_fail(&e);
+			goto done;
+		}
+		if (r > 0) {
+			o.pin = 1;
+			o.pin_b = (double)v;
+		}
+		if (ir_params_time(params, "L", &o.L, &e) < 0 || ir_params_time(params, "o", &o.o, &e) < 0 ||
+		    ir_params_time(params, "g", &o.g, &e) < 0 || ir_params_time(params, "G", &o.G, &e) < 0 ||
+		    ir_params_time(params, "O", &o.O, &e) < 0 || ir_params_size(params, "S", &o.S, &e) < 0) {
+			ir_cli_fail(&e);
+			goto done;
+		}
+	}
+	if (pin) {
+		char a[64], *comma = strchr(pin, ',');
+		uint64_t pa, pb;
+		if (!comma || (size_t)(comma - pin) >= sizeof a)
+			return ir_cli_usage("invalid --pin '%s' (expected A,B: times, e.g. 166us,3ns)", pin);
+		memcpy(a, pin, (size_t)(comma - pin));
+		a[comma - pin] = 0;
+		if (ir_parse_time(a, &pa, "--pin A", &e) || ir_parse_time(comma + 1, &pb, "--pin B", &e)) {
+			ir_params_free(params);
+			return ir_cli_usage("%s", e.msg);
+		}
+		o.pin = 1;
+		o.pin_a = (double)pa;
+		o.pin_b = (double)pb;
+	}
+	if (ir_trace_discover(&files, argv + optind, (size_t)(argc - optind), pattern, &e)) {
+		ir_cli_fail(&e);
+		goto done;
+	}
+	w = ir_writer_open(out, 0, &e);
+	if (!w) {
+		ir_cli_fail(&e);
+		goto done;
+	}
+	if (ir_t2g_convert(&files, &o, w, &st, &e)) {
+		ir_cli_fail(&e);
+		ir_writer_abort(w);
+		w = NULL;
+		goto done;
+	}
+	if (ir_writer_close(w, &e)) {
+		w = NULL;
+		ir_cli_fail(&e);
+		goto done;
+	}
+	w = NULL;
+	status = IR_EXIT_OK;
+done:
+	ir_writer_abort(w);
+	ir_trace_files_release(&files);
+	ir_params_free(params);
+	return ir_cli_finish(status);
+}

@@ -1345,12 +1345,18 @@ static int parse_p2p(gstate *g, const ir_rec *r, unsigned i, p2p *m, ir_err *e)
 	return 0;
 }
 
-/* allprof status "<src>,<tag>,<bytes>" (comm-relative source) */
-static int status_of(gstate *g, const ir_rec *r, unsigned i, const cref *cr, int64_t *src, int64_t *tag,
-                     uint64_t *bytes)
+/* allprof status "<src>,<tag>,<bytes>" (comm-relative source) of length len, mapped to the
+ * world source and GOAL tag as for the matching send; 0 if it names no real source. */
+static int status_str(gstate *g, const char *f, size_t len, const cref *cr, int64_t *src, int64_t *tag,
+                      uint64_t *bytes)
 {
+	char tmp[80];
 	int64_t a, b, c;
-	if (g->R->flavor != IR_TRACE_ALLPROF || i >= r->nf || ir_tf_triple(r->f[i], &a, &b, &c))
+	if (len >= sizeof tmp)
+		return 0;
+	memcpy(tmp, f, len);
+	tmp[len] = 0;
+	if (ir_tf_triple(tmp, &a, &b, &c))
 		return 0;
 	if (a < 0 || a >= (int64_t)cr->size || c < 0)
 		return 0;
@@ -1358,6 +1364,14 @@ static int status_of(gstate *g, const ir_rec *r, unsigned i, const cref *cr, int
 	*tag = p2p_tag(g, cr, b);
 	*bytes = (uint64_t)c;
 	return 1;
+}
+
+static int status_of(gstate *g, const ir_rec *r, unsigned i, const cref *cr, int64_t *src, int64_t *tag,
+                     uint64_t *bytes)
+{
+	if (g->R->flavor != IR_TRACE_ALLPROF || i >= r->nf)
+		return 0;
+	return status_str(g, r->f[i], strlen(r->f[i]), cr, src, tag, bytes);
 }
 
 static int stage_send(gstate *g, const p2p *m, ir_err *e)
@@ -2322,11 +2336,78 @@ static void warn_guess(gstate *g, const ir_rec *r, int test)
 	}
 }
 
+/* The real source, tag and size of the deferred wildcard receives among the requests
+ * keys[0..n) that an allprof Wait/Test-family call completed, from its status field i (n
+ * statuses joined by ';', entry j for keys[j]; a single status when n is 1). A status names
+ * a source relative to the receive's communicator and the application's tag: both are mapped
+ * as for the matching send (world_of, p2p_tag). *st is NULL when no request needs a status
+ * (nothing allocated); otherwise st[j] is the source (INT64_MIN: unknown, the receive stays a
+ * wildcard), st[n + j] the tag, st[2n + j] the bytes. */
+static int wild_statuses(gstate *g, const ir_rec *r, unsigned i, const uint64_t *keys, size_t n, int64_t **st,
+                         ir_err *e)
+{
+	const char *f, *p;
+	int64_t *v;
+	size_t j;
+	*st = NULL;
+	if (g->R->flavor != IR_TRACE_ALLPROF || i >= r->nf)
+		return 0;
+	for (j = 0; j < n; j++) {
+		req *q = keys[j] ? req_get(g, keys[j]) : NULL;
+		if (q && q->label != NOLABEL && q->deferred)
+			break;
+	}
+	if (j == n)
+		return 0;
+	v = malloc(3 * n * sizeof *v);
+	if (!v)
+		return ir_errf(e, "out of memory");
+	f = r->f[i];
+	p = f;
+	for (j = 0; j < n; j++) {
+		const char *end = strchr(p, ';');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		req *q = keys[j] ? req_get(g, keys[j]) : NULL;
+		uint64_t bytes = 0;
+		v[j] = INT64_MIN;
+		v[n + j] = 0;
+		v[2 * n + j] = 0;
+		if (q && q->label != NOLABEL && q->deferred) {
+			cref cr = { 0 };
+			comm kc = { 0 };
+			kc.key = q->ckey;
+			cr.size = q->csize;
+			cr.members = q->members;
+			cr.c = q->cworld ? &g->R->world : &kc;
+			if (status_str(g, p, len, &cr, &v[j], &v[n + j], &bytes))
+				v[2 * n + j] = (int64_t)bytes;
+			else
+				v[j] = INT64_MIN;
+		}
+		p = end ? end + 1 : p + len;
+	}
+	*st = v;
+	return 0;
+}
+
+/* complete() with the recorded statuses of field i for the deferred wildcards among keys. */
+static int complete_st(gstate *g, const ir_rec *r, const uint64_t *keys, size_t n, unsigned i, ir_err *e)
+{
+	int64_t *st;
+	int rc;
+	if (wild_statuses(g, r, i, keys, n, &st, e))
+		return -1;
+	if (!st)
+		return complete(g, r, keys, n, NULL, NULL, NULL, e);
+	rc = complete(g, r, keys, n, st, st + n, (const uint64_t *)(st + 2 * n), e);
+	free(st);
+	return rc;
+}
+
 static int do_wait_family(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 {
 	uint64_t key, *keys = NULL;
-	int64_t count = 1, idx, src[1] = { INT64_MIN }, tag[1] = { 0 };
-	uint64_t bytes[1] = { 0 };
+	int64_t count = 1, idx;
 	int rc = 0;
 	int allprof = g->R->flavor == IR_TRACE_ALLPROF;
 	switch (ci->k) {
@@ -2344,22 +2425,7 @@ static int do_wait_family(gstate *g, const ir_rec *r, const callinfo *ci, ir_err
 			if (ir_tf_int(r->f[1], &flag) || flag != 1)
 				return 0;
 		}
-		{
-			req *q = req_get(g, key);
-			if (q && q->deferred) {
-				/* the status source is relative to the receive's communicator, its tag
-				 * is the application's: map both as for the matching send */
-				cref cr = { 0 };
-				comm kc = { 0 };
-				kc.key = q->ckey;
-				cr.size = q->csize;
-				cr.members = q->members;
-				cr.c = q->cworld ? &g->R->world : &kc;
-				if (!status_of(g, r, ci->k == C_WAIT ? 1 : 2, &cr, &src[0], &tag[0], &bytes[0]))
-					src[0] = INT64_MIN;
-			}
-		}
-		return complete(g, r, &key, 1, src, tag, bytes, e);
+		return complete_st(g, r, &key, 1, ci->k == C_WAIT ? 1 : 2, e);
 	case C_WAITALL:  /* count requests statuses */
 	case C_TESTALL:  /* count requests flag statuses */
 		if (arg_count(g, r, 0, &count, e) || req_array(g, r, 1, count, &keys, e))
@@ -2373,7 +2439,8 @@ static int do_wait_family(gstate *g, const ir_rec *r, const callinfo *ci, ir_err
 				return 0;
 			}
 		}
-		rc = complete(g, r, keys, (size_t)count, NULL, NULL, NULL, e);
+		/* statuses: Waitall's third field, Testall's fourth */
+		rc = complete_st(g, r, keys, (size_t)count, ci->k == C_WAITALL ? 2 : 3, e);
 		free(keys);
 		return rc;
 	case C_WAITANY: /* count requests index status */
@@ -2408,7 +2475,12 @@ static int do_wait_family(gstate *g, const ir_rec *r, const callinfo *ci, ir_err
 				return 0;
 			}
 		}
-		rc = complete(g, r, &keys[idx], 1, NULL, NULL, NULL, e);
+		/* allprof only (liballprof returned above or guessed): the status is
+		 * Waitany's fourth field, Testany's fifth */
+		if (allprof)
+			rc = complete_st(g, r, &keys[idx], 1, ci->k == C_WAITANY ? 3 : 4, e);
+		else
+			rc = complete(g, r, &keys[idx], 1, NULL, NULL, NULL, e);
 		free(keys);
 		return rc;
 	case C_WAITSOME: /* incount requests outcount indices statuses */
@@ -2451,7 +2523,8 @@ static int do_wait_family(gstate *g, const ir_rec *r, const callinfo *ci, ir_err
 			n = 0;
 		for (long j = 0; j < n; j++)
 			sel[j] = ix[j] < (uint64_t)count ? keys[ix[j]] : 0;
-		rc = complete(g, r, sel, (size_t)n, NULL, NULL, NULL, e);
+		/* the statuses (fifth field) follow the indices */
+		rc = complete_st(g, r, sel, (size_t)n, 4, e);
 		free(ix);
 		free(sel);
 		free(keys);

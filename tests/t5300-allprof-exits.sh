@@ -51,7 +51,7 @@ test_expect_success 'SIGTERM: marked with the signal number' '
 test_expect_success 'SIGTERM sent to allprof reaches the ranks; their traces are written' '
 	allprof -o hg -- mpirun -np 2 "$SAMPLES/faults" hang >hg.out 2>hg.err &
 	pid=$! &&
-	for i in $(seq 100); do
+	for i in $(seq 600); do
 		test "$(grep -c "^ready" hg.out 2>/dev/null)" = 2 && break
 		sleep 0.1
 	done &&

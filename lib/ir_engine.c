@@ -611,6 +611,8 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_
 		if (en->hk.event(en->hk.ctx, &ev, e))
 			return -1;
 	}
+	/* the message log reports when the data arrived, not its request-to-send */
+	m->arrive = t;
 	if (en->hk.message && log_msg(en, m, ri, m->mt, e))
 		return -1;
 	pool_put(&en->mp, mi);

@@ -502,8 +502,17 @@ struct ir_ib {
 	ir_engine *en;
 	uint64_t en_wake;
 	uint64_t o, o_rndv;
+	uint8_t *hmode;      /* per engine message handle: HM_* (rendezvous path) */
+	uint32_t nhmode;
 	int keep;
 };
+
+/* How a rendezvous message of the engine travels (the engine asks for the
+ * handshake, IR_NET_RNDV_HANDSHAKE): HM_FABRIC: its request-to-send crosses
+ * the fabric and is delivered for matching, the clear-to-send leaves at the
+ * match, the data's arrival completes it; HM_WHOLE: it arrives whole
+ * (rndv = loggopsim, or both ranks on one host) and completes at its match. */
+enum { HM_NONE = 0, HM_FABRIC = 1, HM_WHOLE = 2 };
 
 static inline uint64_t umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
@@ -1419,6 +1428,7 @@ void ir_ib_free(ir_ib *ib)
 	free(ib->m);
 	free(ib->rank_host);
 	free(ib->park);
+	free(ib->hmode);
 	evq_release(&ib->q);
 	ir_lft_release(&ib->lft);
 	ir_topo_free(ib->t);
@@ -1452,6 +1462,18 @@ int ir_ib_linkstats(const ir_ib *ib, ir_sb *out)
 static int en_deliver(void *ctx, uint32_t handle, uint64_t t, ir_err *e)
 {
 	ir_ib *ib = ctx;
+	if (handle < ib->nhmode && ib->hmode[handle] == HM_FABRIC) {
+		/* the data of a matched rendezvous message has arrived */
+		ib->hmode[handle] = HM_NONE;
+		return ir_engine_complete(ib->en, handle, t, e);
+	}
+	return ir_engine_deliver(ib->en, handle, t, e);
+}
+
+/* The request-to-send has been drained at the receiver: the engine matches it. */
+static int en_rts(void *ctx, uint32_t handle, uint64_t t, ir_err *e)
+{
+	ir_ib *ib = ctx;
 	return ir_engine_deliver(ib->en, handle, t, e);
 }
 
@@ -1467,7 +1489,7 @@ static int en_sync(ir_ib *ib, ir_err *e)
 static int en_init(void **state, ir_engine *en, uint32_t nranks, const ir_loggops *p, const void *arg, ir_err *e)
 {
 	const ir_ib_cfg *c = arg;
-	ir_ib_client cl = { .ctx = NULL, .deliver = en_deliver, .rts = NULL };
+	ir_ib_client cl = { .ctx = NULL, .deliver = en_deliver, .rts = en_rts };
 	ir_ib *ib = ir_ib_new(c, nranks, &cl, e);
 	if (!ib)
 		return -1;
@@ -1488,7 +1510,39 @@ static int en_inject(void *state, uint32_t msg, const ir_net_msg *m, uint64_t t,
 	uint64_t o = m->rndv ? ib->o_rndv : ib->o;
 	if (t > TMAX - o)
 		return ir_errf(e, "time overflow: message %llu injected after 2^64 ps", (unsigned long long)m->id);
+	if (m->rndv) {
+		if (msg >= ib->nhmode) {
+			uint32_t n = ib->nhmode ? ib->nhmode : 1024;
+			uint8_t *h;
+			while (n <= msg)
+				n *= 2;
+			h = realloc(ib->hmode, n);
+			if (!h)
+				return ir_errf(e, "out of memory");
+			memset(h + ib->nhmode, 0, n - ib->nhmode);
+			ib->hmode = h;
+			ib->nhmode = n;
+		}
+		ib->hmode[msg] = ib->cfg.rndv == IR_IB_RNDV_FABRIC && ib->rank_host[m->src] != ib->rank_host[m->dst]
+		                 ? HM_FABRIC : HM_WHOLE;
+	}
 	if (ir_ib_inject(ib, msg, m->src, m->dst, m->size, m->rndv, t + o, e))
+		return -1;
+	return en_sync(ib, e);
+}
+
+/* The engine matched rendezvous message `msg` with its receive at t. */
+static int en_matched(void *state, uint32_t msg, uint64_t t, ir_err *e)
+{
+	ir_ib *ib = state;
+	if (msg >= ib->nhmode || ib->hmode[msg] == HM_NONE)
+		return ir_errf(e, "fabric: match of message handle %u, which is not a rendezvous message in flight", msg);
+	if (ib->hmode[msg] == HM_WHOLE) {
+		ib->hmode[msg] = HM_NONE;
+		return ir_engine_complete(ib->en, msg, t, e);
+	}
+	/* the clear-to-send leaves now; en_deliver completes the message when the data is in */
+	if (ir_ib_rndv_matched(ib, msg, t, e))
 		return -1;
 	return en_sync(ib, e);
 }
@@ -1513,9 +1567,10 @@ static void en_free(void *state)
 
 const ir_net_ops ir_net_ib = {
 	.name = "ib",
-	.flags = IR_NET_MODELS_BYTES,
+	.flags = IR_NET_MODELS_BYTES | IR_NET_RNDV_HANDSHAKE,
 	.init = en_init,
 	.inject = en_inject,
 	.wakeup = en_wakeup,
+	.matched = en_matched,
 	.free = en_free,
 };

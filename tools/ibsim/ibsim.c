@@ -268,7 +268,10 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
 
 /* ---- parameters ---- */
 
-static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "net", NULL };
+/* Keys ibsim reads, and keys of other tools (trace2goal's pinning cost, written by
+ * calib) that it ignores without a warning, so one params file serves all tools. */
+static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "net",
+	                                      "pin_a", "pin_b", NULL };
 
 static int is_key(const char *const *list, const char *k)
 {

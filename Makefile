@@ -137,10 +137,10 @@ demo:
 	@$(MAKE) -s -f pipelines/demo.mk BIN=$(abspath $(BIN))
 
 # build: libzstd-dev libpcre2-dev zlib1g-dev; MPI: libopenmpi-dev openmpi-bin gfortran;
-# plots: gnuplot-nox; fuzzing: clang; tests: zstd (the command) and real MPI
+# plots: gnuplot-nox; fuzzing: clang; tests and benchmarks: zstd, time and bc (the commands), real MPI
 # programs to trace (hpcc lammps lammps-examples netpipe-openmpi mumps-test).
 DEPS_PKGS := libzstd-dev libpcre2-dev zlib1g-dev libopenmpi-dev openmpi-bin gfortran gnuplot-nox \
-             clang zstd hpcc lammps lammps-examples netpipe-openmpi mumps-test
+             clang zstd time bc hpcc lammps lammps-examples netpipe-openmpi mumps-test
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 	  missing=""; for p in $(DEPS_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

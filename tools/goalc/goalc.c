@@ -1,6 +1,8 @@
 /*
  * goalc: the GOAL compiler. GOAL text -> GOAL binary (default), any GOAL ->
- * canonical text (-d), statistics (--stats), or validation only (--check).
+ * canonical text (-d), statistics (--stats), or validation only (--check);
+ * with any of them, --matrix FILE also writes the traffic matrix and the
+ * message-size histogram (formats/matrix.md).
  *
  * Everything streams through ir_goal_read(): one rank block is in memory at
  * a time, and the binary writer emits each section as its block closes, so
@@ -13,6 +15,7 @@
 
 #include "ir_cli.h"
 #include "ir_goal.h"
+#include "ir_goal_stats.h"
 #include "ir_io.h"
 
 static void usage(void)
@@ -21,6 +24,7 @@ static void usage(void)
 	       "   or: goalc -d [-z] [-o OUT] [FILE|-]\n"
 	       "   or: goalc --stats [-o OUT] [FILE|-]\n"
 	       "   or: goalc --check [FILE|-]\n"
+	       "   or: goalc --stats --matrix MFILE [FILE|-]\n"
 	       "Compile a GOAL schedule (text, or binary to re-check it) to GOAL binary;\n"
 	       "with -d write canonical GOAL text instead. FILE may be compressed (zstd, gzip);\n"
 	       "no FILE or '-' reads standard input.\n"
@@ -31,6 +35,8 @@ static void usage(void)
 	       "  -d, --decompile    write canonical GOAL text (labels l0, l1, ...)\n"
 	       "      --stats        print ranks, ops by type, edges, bytes, largest fan-in/out\n"
 	       "  -c, --check        validate the schedule, write nothing\n"
+	       "      --matrix=MFILE also write the traffic matrix and message-size histogram\n"
+	       "                     to MFILE (TSV, formats/matrix.md; with any mode)\n"
 	       "      --progress     show a progress bar on standard error\n"
 	       "  -q, --quiet        never show a progress bar\n"
 	       "  -h, --help         show this help and exit\n"
@@ -46,6 +52,8 @@ typedef struct run {
 	ir_writer *w;
 	ir_goalb_writer *bw;
 	ir_goal_stats st;
+	ir_writer *mw;       /* --matrix */
+	ir_goal_matrix mx;
 	ir_progress prog;
 	uint32_t num_ranks, done;
 } run;
@@ -54,6 +62,8 @@ static int on_begin(void *ctx, uint32_t num_ranks, ir_err *e)
 {
 	run *R = ctx;
 	R->num_ranks = num_ranks;
+	if (R->mw && ir_goal_matrix_begin(&R->mx, R->mw, num_ranks, e))
+		return -1;
 	switch (R->mode) {
 	case M_COMPILE:
 		R->bw = ir_goalb_writer_new(R->w, num_ranks, e);
@@ -73,6 +83,8 @@ static int on_rank(void *ctx, uint32_t rank, const ir_rank *r, const ir_goal_par
 	run *R = ctx;
 	int rc = 0;
 	(void)p;
+	if (R->mw && ir_goal_matrix_add(&R->mx, rank, r, e))
+		return -1;
 	switch (R->mode) {
 	case M_COMPILE:
 		rc = ir_goalb_writer_rank(R->bw, rank, r, e);
@@ -92,7 +104,7 @@ static int on_rank(void *ctx, uint32_t rank, const ir_rank *r, const ir_goal_par
 
 int main(int argc, char **argv)
 {
-	enum { OPT_STATS = 256, OPT_VERSION, OPT_PROGRESS };
+	enum { OPT_STATS = 256, OPT_VERSION, OPT_PROGRESS, OPT_MATRIX };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "zstd", no_argument, NULL, 'z' },
@@ -100,13 +112,14 @@ int main(int argc, char **argv)
 		{ "decompile", no_argument, NULL, 'd' },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "check", no_argument, NULL, 'c' },
+		{ "matrix", required_argument, NULL, OPT_MATRIX },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out = "-", *in = "-", *mode_opt = NULL;
+	const char *out = "-", *in = "-", *mode_opt = NULL, *matrix = NULL;
 	int zstd = 0, force = 0, progress = -1, c, status = IR_EXIT_BAD, wflags;
 	run R;
 	ir_err e;
@@ -136,6 +149,9 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			m = M_CHECK, name = "--check";
+			break;
+		case OPT_MATRIX:
+			matrix = optarg;
 			break;
 		case OPT_PROGRESS:
 			progress = 1;
@@ -168,12 +184,23 @@ int main(int argc, char **argv)
 		return ir_cli_usage("--check writes nothing: -o cannot be used with it");
 	if (R.mode == M_CHECK && zstd)
 		return ir_cli_usage("--check writes nothing: -z cannot be used with it");
+	if (matrix && !*matrix)
+		return ir_cli_usage("--matrix needs a file name");
+	if (matrix && R.mode != M_CHECK && strcmp(matrix, "-") == 0 && strcmp(out, "-") == 0)
+		return ir_cli_usage("--matrix - and the output cannot both go to standard output");
 
 	if (R.mode != M_CHECK) {
 		wflags = (zstd ? IR_W_ZSTD : 0) | (R.mode == M_COMPILE ? IR_W_BINARY : 0) | (force ? IR_W_FORCE : 0);
 		R.w = ir_writer_open(out, wflags, &e);
 		if (!R.w)
 			return ir_cli_fail(&e);
+	}
+	if (matrix) {
+		R.mw = ir_writer_open(matrix, 0, &e);
+		if (!R.mw) {
+			ir_writer_abort(R.w);
+			return ir_cli_fail(&e);
+		}
 	}
 	ir_progress_init(&R.prog, progress, "ranks");
 	sink.ctx = &R;
@@ -190,7 +217,15 @@ int main(int argc, char **argv)
 		if (ir_goal_stats_write(R.w, &R.st, &e))
 			goto fail;
 	}
+	if (R.mw && ir_goal_matrix_finish(&R.mx, &e))
+		goto fail;
 	ir_progress_end(&R.prog);
+	if (R.mw) {
+		ir_writer *w = R.mw;
+		R.mw = NULL;
+		if (ir_writer_close(w, &e))
+			goto fail;
+	}
 	if (R.w) {
 		ir_writer *w = R.w;
 		R.w = NULL;
@@ -204,7 +239,9 @@ fail:
 	ir_cli_fail(&e);
 	ir_goalb_writer_free(R.bw);
 	ir_writer_abort(R.w);
+	ir_writer_abort(R.mw);
 done:
 	ir_goal_stats_release(&R.st);
+	ir_goal_matrix_release(&R.mx);
 	return ir_cli_finish(status);
 }

@@ -20,7 +20,8 @@
 
 /* ---- real times ---- */
 
-static int rank_times(const ir_trace_file *tf, int64_t epoch, int64_t *span, int64_t *tail, ir_err *e)
+static int rank_times(const ir_trace_file *tf, int64_t epoch, int64_t *start, int64_t *span, int64_t *tail,
+                      ir_err *e)
 {
 	ir_trace_opts to = { epoch, 0 };
 	ir_trace *t = ir_trace_open(tf->path, &to, e);
@@ -72,6 +73,7 @@ static int rank_times(const ir_trace_file *tf, int64_t epoch, int64_t *span, int
 		                  (double)(init_ret - fin_call) / 1e6);
 	if (last_ret > fin_call)
 		last_ret = fin_call;
+	*start = init_ret;
 	*span = fin_call - init_ret;
 	*tail = fin_call - last_ret;
 	return 0;
@@ -87,7 +89,8 @@ int ir_cmp_real_read(ir_cmp_real *r, char *const *paths, size_t n, ir_err *e)
 		return -1;
 	r->span_ps = calloc(tf.n, sizeof *r->span_ps);
 	r->tail_ps = calloc(tf.n, sizeof *r->tail_ps);
-	if (!r->span_ps || !r->tail_ps) {
+	r->lead_ps = calloc(tf.n, sizeof *r->lead_ps);
+	if (!r->span_ps || !r->tail_ps || !r->lead_ps) {
 		ir_errf(e, "out of memory");
 		goto out;
 	}
@@ -95,8 +98,17 @@ int ir_cmp_real_read(ir_cmp_real *r, char *const *paths, size_t n, ir_err *e)
 	if (ir_trace_epoch(tf.f[0].path, &epoch, e))
 		goto out;
 	for (size_t i = 0; i < tf.n; i++)
-		if (rank_times(&tf.f[i], epoch, &r->span_ps[i], &r->tail_ps[i], e))
+		if (rank_times(&tf.f[i], epoch, &r->lead_ps[i], &r->span_ps[i], &r->tail_ps[i], e))
 			goto out;
+	{
+		/* lead_ps held the starts; make them relative to the earliest */
+		int64_t min = INT64_MAX;
+		for (size_t i = 0; i < tf.n; i++)
+			if (r->lead_ps[i] < min)
+				min = r->lead_ps[i];
+		for (size_t i = 0; i < tf.n; i++)
+			r->lead_ps[i] -= min;
+	}
 	rc = 0;
 out:
 	ir_trace_files_release(&tf);
@@ -109,6 +121,7 @@ void ir_cmp_real_release(ir_cmp_real *r)
 {
 	free(r->span_ps);
 	free(r->tail_ps);
+	free(r->lead_ps);
 	memset(r, 0, sizeof *r);
 }
 
@@ -308,7 +321,7 @@ static void times_of(const ir_cmp_real *r, const ir_cmp_sim *s, const ir_cmp_opt
                      double *sim)
 {
 	double tail = o->exclude_finalize ? (double)r->tail_ps[k] : 0, end = (double)s->end_ps[k];
-	*real = (double)r->span_ps[k] - tail;
+	*real = (double)r->span_ps[k] + (o->sync ? (double)r->lead_ps[k] : 0) - tail;
 	*sim = end > tail ? end - tail : 0;
 }
 

@@ -12,6 +12,13 @@
  * the simulated end time too, and only what the simulation predicts is
  * compared.
  *
+ * With `sync` the real time of a rank starts at the earliest MPI_Init
+ * return of all ranks instead of its own: trace2goal --durations --sync
+ * starts every rank's schedule with a calc of its own start minus the
+ * earliest one, so that the replay of a zero-cost network ends where the
+ * real run ended, and ibsim's end time of such a schedule counts from the
+ * earliest start.
+ *
  * Deviation = (simulated - real) / real, in percent. A rank is outside the
  * tolerance when |deviation| > tolerance.
  *
@@ -30,6 +37,7 @@ typedef struct ir_cmp_real {
 	uint32_t nranks;
 	int64_t *span_ps; /* MPI_Init return to MPI_Finalize call */
 	int64_t *tail_ps; /* last call's return (before MPI_Finalize) to MPI_Finalize call */
+	int64_t *lead_ps; /* MPI_Init return minus the earliest MPI_Init return of all ranks */
 } ir_cmp_real;
 
 /* Read the real times from a trace directory or files (ir_trace_discover rules). */
@@ -54,6 +62,7 @@ typedef struct ir_cmp_opts {
 	double tolerance_pct; /* default 5 */
 	int exclude_finalize;
 	int format;           /* enum ir_cmp_format */
+	int sync;             /* real times from the earliest MPI_Init return (trace2goal --sync) */
 } ir_cmp_opts;
 
 typedef struct ir_cmp_summary {

@@ -1439,24 +1439,38 @@ static int complete(gstate *g, const ir_rec *r, const uint64_t *keys, size_t n, 
 				tag = st_tag[i];
 				bytes = st_bytes[i];
 			}
-			if (def_recv(g, q->label, src, bytes, tag)) {
-				ir_errf(e, "out of memory");
-				goto out;
-			}
-			if (src == ANY)
-				g->wild[g->R->rank]++;
-			else if (count_pair(g, (uint32_t)src, g->R->rank, 0, e))
-				goto out;
-			if (g->ts && q->node) {
-				if (src == ANY || tag == ANY) {
-					g->sync_wild++;
-					ir_ts_release(g->ts, q->node);
-				} else if (ir_ts_recv(g->ts, (uint32_t)src, g->R->rank, tag, q->pnode, q->node)) {
+			if (st_src && st_src[i] == ANY) {
+				/* completed with source MPI_ANY_SOURCE: cancelled (MPI_Cancel), nothing
+				 * was received, so no receive is replayed */
+				if (def_calc(g, q->label, 0)) {
 					ir_errf(e, "out of memory");
 					goto out;
 				}
-				ir_ts_unref(g->ts, q->pnode);
-				q->pnode = 0;
+				if (g->ts && q->node) {
+					ir_ts_release(g->ts, q->node);
+					ir_ts_unref(g->ts, q->pnode);
+					q->pnode = 0;
+				}
+			} else {
+				if (def_recv(g, q->label, src, bytes, tag)) {
+					ir_errf(e, "out of memory");
+					goto out;
+				}
+				if (src == ANY)
+					g->wild[g->R->rank]++;
+				else if (count_pair(g, (uint32_t)src, g->R->rank, 0, e))
+					goto out;
+				if (g->ts && q->node) {
+					if (src == ANY || tag == ANY) {
+						g->sync_wild++;
+						ir_ts_release(g->ts, q->node);
+					} else if (ir_ts_recv(g->ts, (uint32_t)src, g->R->rank, tag, q->pnode, q->node)) {
+						ir_errf(e, "out of memory");
+						goto out;
+					}
+					ir_ts_unref(g->ts, q->pnode);
+					q->pnode = 0;
+				}
 			}
 			q->deferred = 0;
 		}
@@ -1646,6 +1660,14 @@ static int reg_nbcoll(gstate *g, const ir_rec *r, const emitted *em, ir_err *e)
 	return 0;
 }
 
+/* Is buffer field i MPI_IN_PLACE? allprof writes -1; liballprof wrote Open MPI's value, 1
+ * (never the address of a real buffer). With MPI_IN_PLACE MPI ignores the send count, type
+ * (and, for the v/w variants, the send arrays): the sizes come from the receive side. */
+static int in_place(const ir_rec *r, unsigned i)
+{
+	return i < r->nf && (strcmp(r->f[i], "-1") == 0 || strcmp(r->f[i], "1") == 0);
+}
+
 static int do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 {
 	int kind = ci->coll;
@@ -1711,6 +1733,17 @@ static int do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		if (kind == IR_COLL_GATHER || kind == IR_COLL_SCATTER)
 			if (arg_int(g, r, 6, &root, e))
 				return -1;
+		/* MPI_IN_PLACE: the send block is the receive block (scatter: the root keeps its
+		 * block in place, the receive arguments are ignored) */
+		if (kind == IR_COLL_SCATTER ? in_place(r, 3) : in_place(r, 0)) {
+			if (kind == IR_COLL_SCATTER) {
+				cnt2 = cnt;
+				tsz2 = tsz;
+			} else {
+				cnt = cnt2;
+				tsz = tsz2;
+			}
+		}
 		/* the block: what one rank contributes (scatter: what one rank gets) */
 		a.s = kind == IR_COLL_SCATTER ? (uint64_t)cnt2 * tsz2 : (uint64_t)cnt * tsz;
 		s1 = (uint64_t)cnt * tsz;
@@ -1723,12 +1756,17 @@ static int do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		for (uint32_t i = 0; i < p; i++)
 			g->blk[i] *= tsz2;
 		a.block = g->blk;
-		s1 = (uint64_t)cnt * tsz;
+		s1 = in_place(r, 0) ? g->blk[cr.me] : (uint64_t)cnt * tsz;
 		break;
 	case IR_COLL_ALLTOALLV: /* sbuf sc_a sc_l sd_a sd_l stype rbuf rc_a rc_l rd_a rd_l rtype comm */
-		if (arg_u64(g, r, 0, &buf1, e) || get_list(g, r, 2, g->sblk, p, e) || arg_type(g, r, 5, &tsz, e) ||
-		    arg_u64(g, r, 6, &buf2, e) || get_list(g, r, 8, g->rblk, p, e) || arg_type(g, r, 11, &tsz2, e))
+		if (arg_u64(g, r, 6, &buf2, e) || get_list(g, r, 8, g->rblk, p, e) || arg_type(g, r, 11, &tsz2, e))
 			return -1;
+		if (in_place(r, 0)) { /* send arrays "0:-": the receive side's */
+			memcpy(g->sblk, g->rblk, p * sizeof *g->sblk);
+			tsz = tsz2;
+		} else if (arg_u64(g, r, 0, &buf1, e) || get_list(g, r, 2, g->sblk, p, e) || arg_type(g, r, 5, &tsz, e)) {
+			return -1;
+		}
 		for (uint32_t i = 0; i < p; i++) {
 			g->sblk[i] *= tsz;
 			g->rblk[i] *= tsz2;
@@ -1740,14 +1778,19 @@ static int do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		break;
 	case -2: /* alltoallw: sbuf sc_a sc_l sd_a sd_l st_a st_l rbuf rc_a rc_l rd_a rd_l rt_a rt_l comm;
 	          * the type lists hold one datatype per rank, ';'-separated */
-		if (arg_u64(g, r, 0, &buf1, e) || get_list(g, r, 2, g->sblk, p, e) || get_types(g, r, 6, g->blk, p, e))
-			return -1;
-		for (uint32_t i = 0; i < p; i++)
-			g->sblk[i] *= g->blk[i];
+		if (!in_place(r, 0)) {
+			if (arg_u64(g, r, 0, &buf1, e) || get_list(g, r, 2, g->sblk, p, e) ||
+			    get_types(g, r, 6, g->blk, p, e))
+				return -1;
+			for (uint32_t i = 0; i < p; i++)
+				g->sblk[i] *= g->blk[i];
+		}
 		if (arg_u64(g, r, 7, &buf2, e) || get_list(g, r, 9, g->rblk, p, e) || get_types(g, r, 13, g->blk, p, e))
 			return -1;
 		for (uint32_t i = 0; i < p; i++) {
 			g->rblk[i] *= g->blk[i];
+			if (in_place(r, 0)) /* send arrays "0:-": the receive side's */
+				g->sblk[i] = g->rblk[i];
 			s1 += g->sblk[i];
 			s2 += g->rblk[i];
 		}
@@ -1768,6 +1811,8 @@ static int do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 				s2 += g->blk[i];
 			}
 			a.block = g->blk;
+			if (in_place(r, 0)) /* the root's own block is already in place */
+				a.s = s1 = g->blk[cr.me];
 		}
 		break;
 	case IR_COLL_SCATTERV: /* sbuf sc_a sc_l d_a d_l stype rbuf rcount rtype root comm */
@@ -1783,6 +1828,8 @@ static int do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 				s1 += g->blk[i];
 			}
 			a.block = g->blk;
+			if (in_place(r, 6)) /* the root keeps its own block in place */
+				a.s = s2 = g->blk[cr.me];
 		}
 		break;
 	case IR_COLL_REDUCE_SCATTER: /* sbuf rbuf rc_a rc_l type op comm */
@@ -2342,7 +2389,8 @@ static void warn_guess(gstate *g, const ir_rec *r, int test)
  * a source relative to the receive's communicator and the application's tag: both are mapped
  * as for the matching send (world_of, p2p_tag). *st is NULL when no request needs a status
  * (nothing allocated); otherwise st[j] is the source (INT64_MIN: unknown, the receive stays a
- * wildcard), st[n + j] the tag, st[2n + j] the bytes. */
+ * wildcard; ANY: the status names MPI_ANY_SOURCE, the receive was cancelled), st[n + j] the
+ * tag, st[2n + j] the bytes. */
 static int wild_statuses(gstate *g, const ir_rec *r, unsigned i, const uint64_t *keys, size_t n, int64_t **st,
                          ir_err *e)
 {
@@ -2381,6 +2429,8 @@ static int wild_statuses(gstate *g, const ir_rec *r, unsigned i, const uint64_t 
 			cr.c = q->cworld ? &g->R->world : &kc;
 			if (status_str(g, p, len, &cr, &v[j], &v[n + j], &bytes))
 				v[2 * n + j] = (int64_t)bytes;
+			else if (len >= 3 && !strncmp(p, "-1,", 3))
+				v[j] = ANY; /* source MPI_ANY_SOURCE: cancelled (see complete()) */
 			else
 				v[j] = INT64_MIN;
 		}

@@ -15,6 +15,8 @@
 #
 # Rerunning redoes only what changed; `make -f pipelines/calibrate.mk retrace`
 # measures again. CALIB_FLAGS passes options to calib (-p, -S, --model loggp).
+# BUILD_TOOLS=no uses the tools and the ping-pong as they are in BIN and
+# BUILD instead of asking the top-level Makefile for them.
 
 BUILD    ?= build
 BIN      ?= bin
@@ -23,6 +25,7 @@ REPS     ?= 20
 MAXBYTES ?= 1048576
 MPIRUN   ?= mpirun --bind-to core -np 2
 CALIB_FLAGS ?=
+BUILD_TOOLS ?= yes
 
 # Open MPI refuses to run as root without these; harmless otherwise.
 export OMPI_ALLOW_RUN_AS_ROOT = 1
@@ -41,8 +44,10 @@ all: $(OUT)/cluster.params $(OUT)/fit.png $(OUT)/fit.svg
 
 # The tools and the ping-pong come from the top-level build.
 tools:
+ifneq ($(BUILD_TOOLS),no)
 	@$(MAKE) -s BUILD=$(BUILD) BIN=$(BIN) $(CALIB) $(ALLPROF) $(PINGPONG) \
 	  $(BUILD)/allprof/liballprof.so >/dev/null
+endif
 
 $(OUT)/pp/.done: | tools
 	@rm -rf $(OUT)/pp && mkdir -p $(OUT)

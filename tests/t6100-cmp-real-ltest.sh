@@ -1,7 +1,8 @@
 #!/bin/sh
 # cmp-real on the seed ltest traces (real rank 0: 13807 us) against
 # handwritten ibsim results: the real times, the three formats (golden),
-# tolerance and exit status, --exclude-finalize, several results files,
+# tolerance and exit status, --exclude-finalize, --sync (also against a
+# zero-cost replay of trace2goal --durations --sync), several results files,
 # and every error.
 . "$(dirname "$0")/lib.sh"
 
@@ -83,6 +84,35 @@ test_expect_success '--exclude-finalize: both sides stop at the last call before
 	setup &&
 	expect_fail 1 cmp-real -f tsv --exclude-finalize lt far.tsv &&
 	grep -qx "0	7038000000	297114823	-95.778" out
+'
+
+# Rank 1's MPI_Init returns at 1302767374554203 - 289.201736 us on rank 0's clock,
+# 51.201736 us before rank 0's (1302767374553965): with --sync rank 0's real time
+# grows by that much, rank 1's (the earliest) stays.
+test_expect_success '--sync: real times from the earliest MPI_Init return' '
+	setup &&
+	cmp-real -f tsv --sync lt near.tsv >out &&
+	grep -qx "0	13858201736	13807000000	-0.369" out &&
+	grep -qx "1	13889715255	14000000000	0.794" out &&
+	cmp-real -s -f tsv lt near.tsv >out2 && test_cmp out out2
+'
+
+test_expect_success '--sync with --exclude-finalize' '
+	setup &&
+	cmp-real -f tsv --sync -x lt near.tsv >out &&
+	grep -qx "0	7089201736	7038000000	-0.722" out &&
+	grep -qx "1	7089365069	7199649814	1.556" out
+'
+
+test_expect_success '--sync: a zero-cost replay of trace2goal --durations --sync ends where the run ended' '
+	setup &&
+	printf "L = 0\no = 0\ng = 0\nG = 0\nO = 0\n" >zero.params &&
+	trace2goal -q --durations --sync -p zero.params lt >z.goal &&
+	ibsim -q -p zero.params z.goal >z.tsv &&
+	cmp-real --sync -t 0 -f tsv lt z.tsv >out &&
+	grep -qx "0	13858201736	13858201736	0.000" out &&
+	grep -qx "1	13889715255	13889715255	0.000" out &&
+	expect_fail 1 cmp-real -t 0.1 lt z.tsv
 '
 
 test_expect_success 'results from standard input' '
@@ -193,7 +223,7 @@ test_expect_success 'usage errors: exit 2' '
 
 test_expect_success '--help and --version' '
 	cmp-real --help >out &&
-	grep -q "^Usage: cmp-real \[--tolerance PCT\] \[--exclude-finalize\] \[--format text|tsv|md\] TRACES RESULTS...$" out &&
+	grep -q "^Usage: cmp-real \[--tolerance PCT\] \[--exclude-finalize\] \[--sync\] \[--format text|tsv|md\] TRACES RESULTS...$" out &&
 	cmp-real --version >out && grep -q "^cmp-real (ibreplay) " out
 '
 

@@ -66,11 +66,13 @@ static struct {
 	size_t poll_name_len, poll_t0_end; /* of the poll in scratch */
 	uint64_t poll_n, poll_t1;
 	int poll_active;
+	uint64_t last_t1;     /* t_return of the last line (lines never go back in time) */
 	/* scratch for a poll being formatted */
 	char *scratch;
 	size_t scratch_cap;
 	/* maps */
-	ap_map reqs, reqs2, comms, types, msgs, ops;
+	ap_map reqs, reqs2, comms, types, msgs, ops, groups;
+	int64_t next_group;
 	uint64_t next_req, next_msg;
 	int64_t next_comm, next_type;
 	/* "# comm" lines waiting for the end of the current record */
@@ -359,8 +361,21 @@ static void pend_flush(void)
 	S.pend_len = 0;
 }
 
+/* Threads (MPI_THREAD_MULTIPLE) read t_return before they take the lock, so
+ * a line can reach the buffer after a line with a later t_return: its
+ * t_return is raised to that one's (by the lock hand-off time, well under a
+ * microsecond), so t_return never goes back within a rank. */
+static uint64_t t_ret(uint64_t t1)
+{
+	if (t1 < S.last_t1)
+		t1 = S.last_t1;
+	S.last_t1 = t1;
+	return t1;
+}
+
 void ap_end(char *p, uint64_t t1)
 {
+	t1 = t_ret(t1);
 	*p++ = ':';
 	p = put_time(p, t1);
 	*p++ = '\n';
@@ -393,6 +408,7 @@ void ap_poll_end(char *p, uint64_t t1, int success)
 {
 	size_t len = (size_t)(p - S.scratch);
 	size_t nl = S.poll_name_len, te = S.poll_t0_end;
+	t1 = t_ret(t1);
 	S.calls++;
 	if (!success && ap.collapse) {
 		if (S.poll_active && S.pl_name_len == nl && memcmp(S.poll, S.scratch, nl) == 0 &&
@@ -645,17 +661,25 @@ static void comm_line(MPI_Comm c, int64_t id)
 	}
 }
 
-static ap_ent *comm_register(MPI_Comm c, int64_t id)
+/* Register handle c under id; rank, size and members are read from `like`
+ * (c itself, or for MPI_Comm_idup the communicator it duplicates: the new
+ * one must not be used before its request completes). */
+static ap_ent *comm_register_as(MPI_Comm c, MPI_Comm like, int64_t id)
 {
 	int r = -1, n = 0;
-	PMPI_Comm_rank(c, &r);
-	PMPI_Comm_size(c, &n);
+	PMPI_Comm_rank(like, &r);
+	PMPI_Comm_size(like, &n);
 	ap_ent *e = map_put(&S.comms, HKEY(c));
 	e->a = id;
 	e->b = r;
 	e->c = n;
-	comm_line(c, id);
+	comm_line(like, id);
 	return e;
+}
+
+static ap_ent *comm_register(MPI_Comm c, int64_t id)
+{
+	return comm_register_as(c, c, id);
 }
 
 static char *put_comm(char *p, const ap_ent *e)
@@ -687,6 +711,59 @@ char *f_newcomm(char *p, MPI_Comm c)
 		return p + 8;
 	}
 	return put_comm(p, comm_register(c, S.next_comm++));
+}
+
+char *f_newcomm_like(char *p, MPI_Comm c, MPI_Comm like)
+{
+	if (c == MPI_COMM_NULL || like == MPI_COMM_NULL) {
+		memcpy(p, ":-1,-1,0", 8);
+		return p + 8;
+	}
+	return put_comm(p, comm_register_as(c, like, S.next_comm++));
+}
+
+/* ---------------------------------------------------------------- groups */
+
+/* Groups are numbered per rank in order of creation from 2; 1 is
+ * MPI_GROUP_EMPTY, 0 MPI_GROUP_NULL. Field: g<id>,<size>. */
+char *f_group(char *p, MPI_Group g)
+{
+	int64_t id = 0, n = 0;
+	if (g != MPI_GROUP_NULL) {
+		if (g == MPI_GROUP_EMPTY) {
+			id = 1;
+		} else {
+			ap_ent *e = map_find(&S.groups, HKEY(g));
+			if (!e) { /* made by a call allprof does not record */
+				e = map_put(&S.groups, HKEY(g));
+				e->a = S.next_group++;
+			}
+			id = e->a;
+		}
+		int sz = 0;
+		PMPI_Group_size(g, &sz);
+		n = sz;
+	}
+	memcpy(p, ":g", 2);
+	p = put_i64(p + 2, id);
+	*p++ = ',';
+	return put_i64(p, n);
+}
+
+char *f_newgroup(char *p, MPI_Group g)
+{
+	if (g != MPI_GROUP_NULL && g != MPI_GROUP_EMPTY) {
+		ap_ent *e = map_put(&S.groups, HKEY(g));
+		e->a = S.next_group++;
+	}
+	return f_group(p, g);
+}
+
+void ap_group_free(MPI_Group g)
+{
+	ap_ent *e = g == MPI_GROUP_NULL || g == MPI_GROUP_EMPTY ? NULL : map_find(&S.groups, HKEY(g));
+	if (e)
+		map_del(&S.groups, e);
 }
 
 void ap_comm_free(MPI_Comm c)
@@ -1102,6 +1179,7 @@ void ap_start(int provided)
 	comm_register(MPI_COMM_WORLD, 0);
 	comm_register(MPI_COMM_SELF, 1);
 	S.next_comm = 2;
+	S.next_group = 2;
 	S.sync_comm = MPI_COMM_NULL;
 	PMPI_Comm_dup(MPI_COMM_WORLD, &S.sync_comm);
 	clock_sync(&S.init_off_ns, &S.init_rtt_ns);

@@ -94,6 +94,10 @@ char *f_tag(char *p, int tag);           /* ANY_TAG -1 */
 char *f_type(char *p, MPI_Datatype t);   /* id,size,extent */
 char *f_comm(char *p, MPI_Comm c);       /* id,rank,size */
 char *f_newcomm(char *p, MPI_Comm c);    /* registers c; id,rank,size (-1,-1,0 for NULL) */
+char *f_newcomm_like(char *p, MPI_Comm c, MPI_Comm like); /* c gets like's rank, size, members */
+char *f_group(char *p, MPI_Group g);     /* g<id>,<size> */
+char *f_newgroup(char *p, MPI_Group g);  /* registers g; g<id>,<size> */
+void ap_group_free(MPI_Group g);
 char *f_op(char *p, MPI_Op op);
 char *f_status(char *p, const MPI_Status *s); /* source,tag,bytes */
 char *f_nostatus(char *p);               /* "-" */

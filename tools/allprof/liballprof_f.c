@@ -246,6 +246,9 @@ FW_ISEND(fw_irsend, "MPI_Irsend", 0)
 FW_ISEND(fw_irecv, "MPI_Irecv", 0)
 FW_ISEND(fw_send_init, "MPI_Send_init", 1)
 FW_ISEND(fw_recv_init, "MPI_Recv_init", 1)
+FW_ISEND(fw_bsend_init, "MPI_Bsend_init", 1)
+FW_ISEND(fw_ssend_init, "MPI_Ssend_init", 1)
+FW_ISEND(fw_rsend_init, "MPI_Rsend_init", 1)
 ENTRY2(mpi_isend, ompi_isend_f, fw_isend, t_isend, ISENDPARAMS, ISENDARGS)
 ENTRY2(mpi_issend, ompi_issend_f, fw_issend, t_isend, ISENDPARAMS, ISENDARGS)
 ENTRY2(mpi_ibsend, ompi_ibsend_f, fw_ibsend, t_isend, ISENDPARAMS, ISENDARGS)
@@ -253,6 +256,9 @@ ENTRY2(mpi_irsend, ompi_irsend_f, fw_irsend, t_isend, ISENDPARAMS, ISENDARGS)
 ENTRY2(mpi_irecv, ompi_irecv_f, fw_irecv, t_isend, ISENDPARAMS, ISENDARGS)
 ENTRY2(mpi_send_init, ompi_send_init_f, fw_send_init, t_isend, ISENDPARAMS, ISENDARGS)
 ENTRY2(mpi_recv_init, ompi_recv_init_f, fw_recv_init, t_isend, ISENDPARAMS, ISENDARGS)
+ENTRY2(mpi_bsend_init, ompi_bsend_init_f, fw_bsend_init, t_isend, ISENDPARAMS, ISENDARGS)
+ENTRY2(mpi_ssend_init, ompi_ssend_init_f, fw_ssend_init, t_isend, ISENDPARAMS, ISENDARGS)
+ENTRY2(mpi_rsend_init, ompi_rsend_init_f, fw_rsend_init, t_isend, ISENDPARAMS, ISENDARGS)
 
 /* A private Fortran status when the application passed MPI_STATUS_IGNORE. */
 #define FSTATUS(st, own)                                                             \
@@ -814,6 +820,59 @@ FCOLL(mpi_alltoallv, ompi_alltoallv_f, "MPI_Alltoallv",
       p = f_ints(p, rcs, fsize(comm)); p = f_ints(p, rds, fsize(comm));
       p = f_type(p, TYPE(rt)); p = f_comm(p, COMM(comm)))
 
+FCOLL(mpi_reduce_scatter_block, ompi_reduce_scatter_block_f, "MPI_Reduce_scatter_block",
+      (void *sb, void *rb, F *rc, F *dt, F *op, F *comm), (sb, rb, rc, dt, op, comm), AP_B,
+      p = ff_buf(p, sb); p = ff_buf(p, rb); p = f_int(p, *rc); p = f_type(p, TYPE(dt));
+      p = f_op(p, OP(op)); p = f_comm(p, COMM(comm)))
+
+/* FICOLL: a nonblocking collective; PARAMS end with the request, which the
+ * record gets as its last field. */
+#define FICOLL(A, B, NAME, PARAMS, ARGS, REQ, BOUND, FIELDS)                         \
+	typedef void (*t_##A)(STRIPF PARAMS, F *);                                  \
+	static void fw_##A(t_##A real, STRIPF PARAMS, F *ierr)                      \
+	{                                                                           \
+		if (!FON()) {                                                       \
+			CALL(real, STRIPF ARGS, ierr);                              \
+			return;                                                     \
+		}                                                                   \
+		uint64_t t0 = ap_now();                                             \
+		CALL(real, STRIPF ARGS, ierr);                                      \
+		uint64_t t1 = ap_now();                                             \
+		ap_lock();                                                          \
+		uint64_t id = *ierr == MPI_SUCCESS                                  \
+				      ? ap_req_new(PMPI_Request_f2c(*REQ), REQ, 0)  \
+				      : 0;                                          \
+		char *p = ap_begin(BOUND, NAME, t0);                                \
+		FIELDS;                                                             \
+		p = f_req(p, id);                                                   \
+		ap_end(p, t1);                                                      \
+		ap_unlock();                                                        \
+	}                                                                           \
+	ENTRY2(A, B, fw_##A, t_##A, (STRIPF PARAMS, F *ierr), (STRIPF ARGS, ierr))
+
+FICOLL(mpi_ibarrier, ompi_ibarrier_f, "MPI_Ibarrier", (F *comm, F *req), (comm, req), req, AP_B,
+       p = f_comm(p, COMM(comm)))
+FICOLL(mpi_ibcast, ompi_ibcast_f, "MPI_Ibcast",
+       (void *buf, F *count, F *dt, F *root, F *comm, F *req), (buf, count, dt, root, comm, req),
+       req, AP_B,
+       p = ff_buf(p, buf); p = f_int(p, *count); p = f_type(p, TYPE(dt)); p = f_int(p, *root);
+       p = f_comm(p, COMM(comm)))
+FICOLL(mpi_ireduce, ompi_ireduce_f, "MPI_Ireduce",
+       (void *sb, void *rb, F *count, F *dt, F *op, F *root, F *comm, F *req),
+       (sb, rb, count, dt, op, root, comm, req), req, AP_B,
+       p = ff_buf(p, sb); p = ff_buf(p, rb); p = f_int(p, *count); p = f_type(p, TYPE(dt));
+       p = f_op(p, OP(op)); p = f_int(p, *root); p = f_comm(p, COMM(comm)))
+FICOLL(mpi_iallreduce, ompi_iallreduce_f, "MPI_Iallreduce",
+       (void *sb, void *rb, F *count, F *dt, F *op, F *comm, F *req),
+       (sb, rb, count, dt, op, comm, req), req, AP_B,
+       p = ff_buf(p, sb); p = ff_buf(p, rb); p = f_int(p, *count); p = f_type(p, TYPE(dt));
+       p = f_op(p, OP(op)); p = f_comm(p, COMM(comm)))
+
+/* Datatypes: a Fortran program's types are numbered when first seen (their
+ * size and extent are MPI's), and MPI_Type_commit shows where. */
+FCOLL(mpi_type_commit, ompi_type_commit_f, "MPI_Type_commit", (F *dt), (dt), AP_B,
+      p = f_type(p, TYPE(dt)))
+
 /* ------------------------------------------------------------ communicators */
 
 #define FNEWCOMM(A, B, NAME, PARAMS, ARGS, OUT, FIELDS)                              \
@@ -844,6 +903,10 @@ FNEWCOMM(mpi_comm_split, ompi_comm_split_f, "MPI_Comm_split",
 	 p = f_int(p, *key))
 FNEWCOMM(mpi_comm_create, ompi_comm_create_f, "MPI_Comm_create", (F *comm, F *g, F *nc),
 	 (comm, g, nc), nc, p = f_comm(p, COMM(comm)))
+FNEWCOMM(mpi_comm_split_type, ompi_comm_split_type_f, "MPI_Comm_split_type",
+	 (F *comm, F *type, F *key, F *info, F *nc), (comm, type, key, info, nc), nc,
+	 p = f_comm(p, COMM(comm)); p = f_int(p, *type == MPI_UNDEFINED ? -1 : *type);
+	 p = f_int(p, *key))
 
 typedef void (*t_comm_free)(F *, F *);
 static void fw_comm_free(t_comm_free real, F *comm, F *ierr)

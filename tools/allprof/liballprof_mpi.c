@@ -1031,6 +1031,130 @@ NEWCOMM(Intercomm_create,
 NEWCOMM(Intercomm_merge, (MPI_Comm inter, int high, MPI_Comm *nc), (inter, high, nc), nc, AP_B,
 	p = f_comm(p, inter); p = f_int(p, high))
 
+/* The new communicator of MPI_Comm_idup must not be used before the request
+ * completes: it is numbered now (creation order is what makes numbers agree
+ * between ranks) with the rank, size and members of the one it duplicates. */
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *nc, MPI_Request *req)
+{
+	if (!AP_ON())
+		return PMPI_Comm_idup(comm, nc, req);
+	uint64_t t0 = ap_now();
+	int rc = PMPI_Comm_idup(comm, nc, req);
+	uint64_t t1 = ap_now();
+	ap_lock();
+	uint64_t id = rc == MPI_SUCCESS ? ap_req_new(*req, req, 0) : 0;
+	char *p = ap_begin(AP_B, "MPI_Comm_idup", t0);
+	p = f_comm(p, comm);
+	p = f_newcomm_like(p, rc == MPI_SUCCESS ? *nc : MPI_COMM_NULL, comm);
+	p = f_req(p, id);
+	ap_end(p, t1);
+	ap_unlock();
+	return rc;
+}
+
+/* ------------------------------------------------------------ groups */
+
+int MPI_Comm_group(MPI_Comm comm, MPI_Group *g)
+{
+	if (!AP_ON())
+		return PMPI_Comm_group(comm, g);
+	uint64_t t0 = ap_now();
+	int rc = PMPI_Comm_group(comm, g);
+	uint64_t t1 = ap_now();
+	ap_lock();
+	char *p = ap_begin(AP_B, "MPI_Comm_group", t0);
+	p = f_comm(p, comm);
+	p = f_newgroup(p, rc == MPI_SUCCESS ? *g : MPI_GROUP_NULL);
+	ap_end(p, t1);
+	ap_unlock();
+	return rc;
+}
+
+#define GROUP_LIST(NAME, MULT)                                                      \
+	int MPI_##NAME(MPI_Group g, int n, const int ranks[], MPI_Group *ng)         \
+	{                                                                           \
+		if (!AP_ON())                                                       \
+			return PMPI_##NAME(g, n, ranks, ng);                        \
+		uint64_t t0 = ap_now();                                             \
+		int rc = PMPI_##NAME(g, n, ranks, ng);                              \
+		uint64_t t1 = ap_now();                                             \
+		ap_lock();                                                          \
+		char *p = ap_begin(AP_BN(MULT * (n > 0 ? n : 0)), "MPI_" #NAME, t0); \
+		p = f_group(p, g);                                                  \
+		p = f_int(p, n);                                                    \
+		p = f_list(p, ranks, MULT * n);                                     \
+		p = f_newgroup(p, rc == MPI_SUCCESS ? *ng : MPI_GROUP_NULL);        \
+		ap_end(p, t1);                                                      \
+		ap_unlock();                                                        \
+		return rc;                                                          \
+	}
+GROUP_LIST(Group_incl, 1)
+GROUP_LIST(Group_excl, 1)
+
+/* ranges[n][3] (first, last, stride) are written as one list of 3n ints */
+#define GROUP_RANGE(NAME)                                                           \
+	int MPI_##NAME(MPI_Group g, int n, int ranges[][3], MPI_Group *ng)           \
+	{                                                                           \
+		if (!AP_ON())                                                       \
+			return PMPI_##NAME(g, n, ranges, ng);                       \
+		uint64_t t0 = ap_now();                                             \
+		int rc = PMPI_##NAME(g, n, ranges, ng);                             \
+		uint64_t t1 = ap_now();                                             \
+		ap_lock();                                                          \
+		char *p = ap_begin(AP_BN(3 * (n > 0 ? n : 0)), "MPI_" #NAME, t0);   \
+		p = f_group(p, g);                                                  \
+		p = f_int(p, n);                                                    \
+		p = f_list(p, n > 0 ? &ranges[0][0] : NULL, 3 * n);                 \
+		p = f_newgroup(p, rc == MPI_SUCCESS ? *ng : MPI_GROUP_NULL);        \
+		ap_end(p, t1);                                                      \
+		ap_unlock();                                                        \
+		return rc;                                                          \
+	}
+GROUP_RANGE(Group_range_incl)
+GROUP_RANGE(Group_range_excl)
+
+#define GROUP_SET(NAME)                                                             \
+	int MPI_##NAME(MPI_Group a, MPI_Group b, MPI_Group *ng)                      \
+	{                                                                           \
+		if (!AP_ON())                                                       \
+			return PMPI_##NAME(a, b, ng);                               \
+		uint64_t t0 = ap_now();                                             \
+		int rc = PMPI_##NAME(a, b, ng);                                     \
+		uint64_t t1 = ap_now();                                             \
+		ap_lock();                                                          \
+		char *p = ap_begin(AP_B, "MPI_" #NAME, t0);                         \
+		p = f_group(p, a);                                                  \
+		p = f_group(p, b);                                                  \
+		p = f_newgroup(p, rc == MPI_SUCCESS ? *ng : MPI_GROUP_NULL);        \
+		ap_end(p, t1);                                                      \
+		ap_unlock();                                                        \
+		return rc;                                                          \
+	}
+GROUP_SET(Group_union)
+GROUP_SET(Group_intersection)
+GROUP_SET(Group_difference)
+
+int MPI_Group_free(MPI_Group *g)
+{
+	if (!AP_ON())
+		return PMPI_Group_free(g);
+	uint64_t t0 = ap_now();
+	MPI_Group old = *g;
+	char field[96];
+	ap_lock();
+	size_t n = (size_t)(f_group(field, old) - field); /* before the handle dies */
+	ap_unlock();
+	int rc = PMPI_Group_free(g);
+	uint64_t t1 = ap_now();
+	ap_lock();
+	ap_group_free(old);
+	char *p = ap_begin(AP_B, "MPI_Group_free", t0);
+	memcpy(p, field, n);
+	ap_end(p + n, t1);
+	ap_unlock();
+	return rc;
+}
+
 int MPI_Comm_free(MPI_Comm *comm)
 {
 	if (!AP_ON())

@@ -21,7 +21,7 @@ enum { EXIT_SAME = 0, EXIT_DIFF = 1, EXIT_TROUBLE = 2 };
 
 static void usage(void)
 {
-	printf("Usage: cmp-real [--tolerance PCT] [--exclude-finalize] [--format text|tsv|md] TRACES RESULTS...\n"
+	printf("Usage: cmp-real [--tolerance PCT] [--exclude-finalize] [--sync] [--format text|tsv|md] TRACES RESULTS...\n"
 	       "Compare the real run time of every rank (from the return of MPI_Init to the\n"
 	       "call of MPI_Finalize, on rank 0's clock) with the simulated time in each ibsim\n"
 	       "results file, and print the deviation (simulated - real) / real in percent,\n"
@@ -32,6 +32,9 @@ static void usage(void)
 	       "  -t, --tolerance PCT    largest accepted |deviation| in percent (default 5)\n"
 	       "  -x, --exclude-finalize stop both times at the rank's last call before\n"
 	       "                         MPI_Finalize (the time after it is copied, not simulated)\n"
+	       "  -s, --sync             count every rank's real time from the earliest MPI_Init\n"
+	       "                         return of all ranks, as trace2goal --durations --sync\n"
+	       "                         schedules do\n"
 	       "  -f, --format FMT       text (default), tsv (rank real_ps sim_ps dev_pct ...) or md\n"
 	       "  -h, --help             show this help and exit\n"
 	       "      --version          show the version and exit\n"
@@ -45,12 +48,13 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "tolerance", required_argument, NULL, 't' },
 		{ "exclude-finalize", no_argument, NULL, 'x' },
+		{ "sync", no_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	ir_cmp_opts o = { 5.0, 0, IR_CMP_TEXT };
+	ir_cmp_opts o = { 5.0, 0, IR_CMP_TEXT, 0 };
 	ir_cmp_real real;
 	ir_cmp_sim *sims = NULL;
 	size_t nsims = 0;
@@ -62,7 +66,7 @@ int main(int argc, char **argv)
 	ir_cli_init(argv[0]);
 	memset(&real, 0, sizeof real);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:xf:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:xsf:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (ir_parse_double(optarg, &o.tolerance_pct, "--tolerance", &e) || o.tolerance_pct < 0)
@@ -70,6 +74,9 @@ int main(int argc, char **argv)
 			break;
 		case 'x':
 			o.exclude_finalize = 1;
+			break;
+		case 's':
+			o.sync = 1;
 			break;
 		case 'f':
 			if (!strcmp(optarg, "text"))

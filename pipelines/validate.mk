@@ -1,0 +1,278 @@
+# pipelines/validate.mk: how far ibsim's prediction is from the real run, for
+# the sample MPI programs and a few third-party ones, at several rank counts.
+#
+#   make -f pipelines/validate.mk [BUILD=...] [BIN=...] [OUT=...] [NP="2 4 8"] \
+#        [APPS="ring ..."] [NET=loggops] [TOPO=...] [PARAMS=cluster.params] ...
+#
+# For every application in APPS and every rank count in NP:
+#   1. run it under allprof on this machine          $(OUT)/runs/APP-NP/trace/
+#   2. trace2goal -p PARAMS, once per mode in MODES:
+#        default   the plain conversion
+#        sync      --durations --sync (each call's own duration replayed, the
+#                  ranks' start and waiting taken from the clock-corrected trace)
+#      then goalc to GOAL binary                      .../MODE.goalb
+#   3. ibsim -p PARAMS --net NET [--topo TOPO]       .../MODE.sim.tsv
+#   4. cmp-real (with --sync for the sync mode)       .../MODE.cmp.tsv
+# and one table of all of them:
+#   $(OUT)/deviation.tsv  app ranks mode real_ms, median/max/mean |deviation|
+#                         over the ranks, worst rank; then per rank count and
+#                         mode the median and largest |deviation| over all
+#                         ranks of all applications
+#   $(OUT)/deviation.md   the same as Markdown (printed at the end)
+#   $(OUT)/deviation.png  a bar chart of the median |deviation| (with gnuplot)
+#
+# PARAMS defaults to $(OUT)/calibrate/cluster.params, which
+# pipelines/calibrate.mk measures first with exactly 2 ranks (one per core).
+# Runs with more ranks than 2 oversubscribe the cores (MPIRUN_MANY).
+#
+# Rerunning redoes only what changed: a run is traced again when its command
+# line (APP_CMD, MPIRUN), its program or allprof changed; a conversion when
+# the trace, the parameters, MODE's flags or trace2goal changed; and so on.
+# `make -f pipelines/validate.mk retrace` measures everything again.
+# Everything runs one step at a time (.NOTPARALLEL): a run measured while
+# another program competes for the cores would measure the competition.
+#
+# Applications (an application whose program is not installed is left out
+# with a note):
+#   ring collectives datatypes nonblock persistent wildcard fsample
+#       samples/apps (the ones written for several ranks; pingpong is the
+#       calibration itself, apbench and faults test the tracer), with
+#       arguments that make each run last milliseconds rather than
+#       microseconds (ARGS_<app>; wildcard takes at most 1024); datatypes,
+#       nonblock and fsample take none
+#   lammps-melt lammps-peptide   LAMMPS (lmp) on the melt and peptide
+#       examples of lammps-examples
+#   hpcc   HPC Challenge, hpccinf.txt with N=500 NB=32 and a P x Q grid of
+#       the ranks (P the largest divisor of the ranks not above its root)
+#   mumps  MUMPS dsimpletest (double precision) with its 5x5 example matrix
+#       on standard input (mumps-test)
+
+BUILD     ?= build
+BIN       ?= bin
+OUT       ?= validate-out
+NP        ?= 2 4 8
+SAMPLE_APPS ?= ring collectives datatypes nonblock persistent wildcard fsample
+EXTERNAL_APPS ?= lammps-melt lammps-peptide hpcc mumps
+APPS      ?= $(SAMPLE_APPS) $(EXTERNAL_APPS)
+MODES     ?= default sync
+NET       ?= loggops
+TOPO      ?=
+CAL_PARAMS := $(OUT)/calibrate/cluster.params
+PARAMS    ?= $(CAL_PARAMS)
+TOLERANCE ?= 5
+T2G_FLAGS ?=
+IBSIM_FLAGS ?=
+MPIRUN_2    ?= mpirun --bind-to core
+MPIRUN_MANY ?= mpirun --oversubscribe --bind-to none
+BUILD_TOOLS ?= yes
+CAL_REPS  ?=
+CAL_MAXBYTES ?=
+
+ARGS_ring        ?= 10000 4096
+ARGS_collectives ?= 200
+ARGS_persistent  ?= 20000
+ARGS_wildcard    ?= 1000
+ARGS_datatypes   ?=
+ARGS_nonblock    ?=
+ARGS_fsample     ?=
+
+LAMMPS_EX ?= /usr/share/lammps/examples
+MUMPS_DIR ?= /usr/lib/mumps
+
+# Open MPI refuses to run as root without these; harmless otherwise.
+export OMPI_ALLOW_RUN_AS_ROOT = 1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
+
+ABIN     := $(abspath $(BIN))
+ABUILD   := $(abspath $(BUILD))
+SAMPLES  := $(ABUILD)/samples
+TOOLS    := $(addprefix $(ABIN)/,allprof trace2goal goalc ibsim cmp-real)
+AP_SO    := $(ABUILD)/allprof/liballprof.so
+THIS     := $(lastword $(MAKEFILE_LIST))
+.NOTPARALLEL:
+.DELETE_ON_ERROR:
+.SECONDEXPANSION:
+
+# ---- the applications: a command (run in the run's work directory) and an
+# ---- optional setup; $(1) is the rank count.
+CMD_ring        = $(SAMPLES)/ring $(ARGS_ring)
+CMD_collectives = $(SAMPLES)/collectives $(ARGS_collectives)
+CMD_datatypes   = $(SAMPLES)/datatypes $(ARGS_datatypes)
+CMD_nonblock    = $(SAMPLES)/nonblock $(ARGS_nonblock)
+CMD_persistent  = $(SAMPLES)/persistent $(ARGS_persistent)
+CMD_wildcard    = $(SAMPLES)/wildcard $(ARGS_wildcard)
+CMD_fsample     = $(SAMPLES)/fsample $(ARGS_fsample)
+CMD_lammps-melt    = lmp -in $(LAMMPS_EX)/melt/in.melt -log none -screen none
+CMD_lammps-peptide = lmp -in in.peptide -log none -screen none
+SETUP_lammps-peptide = cp $(LAMMPS_EX)/peptide/in.peptide $(LAMMPS_EX)/peptide/data.peptide .
+CMD_hpcc   = hpcc
+SETUP_hpcc = $(call hpccinf,$(1)) > hpccinf.txt
+CMD_mumps  = $(MUMPS_DIR)/dsimpletest < $(MUMPS_DIR)/input_simpletest_real
+
+# hpccinf NP: the HPL/HPCC input, N=500 NB=32, grid P x Q = NP.
+hpccinf = p=1; i=1; while [ $$((i * i)) -le $(1) ]; do [ $$(($(1) % i)) = 0 ] && p=$$i; i=$$((i + 1)); done; \
+  printf '%s\n' 'HPLinpack benchmark input file' 'ibreplay validation' 'HPL.out      output file name' \
+  '8            device out (6=stdout 7=stderr file)' '1            number of problem sizes (N)' \
+  '500          Ns' '1            number of NBs' '32           NBs' '0            PMAP process mapping' \
+  '1            number of process grids (P x Q)' "$$p            Ps" "$$(($(1) / p))            Qs" \
+  '16.0         threshold' '1            number of panel fact' '2            PFACTs' \
+  '1            number of recursive stopping criteria' '4            NBMINs' '1            number of panels in recursion' \
+  '2            NDIVs' '1            number of recursive panel fact.' '1            RFACTs' '1            number of broadcast' \
+  '1            BCASTs' '1            number of lookahead depth' '1            DEPTHs' '2            SWAP' \
+  '64           swapping threshold' '0            L1 form' '0            U form' '1            Equilibration' \
+  '8            memory alignment in double' '----- line 32 is ignored (a separator) -----' \
+  '0            number of additional problem sizes for PTRANS' '1200         values of N' \
+  '0            number of additional blocking sizes for PTRANS' '32           values of NB'
+
+# Which program each application needs; an application without it is left out.
+PROG_ring        = $(SAMPLES)/ring
+PROG_collectives = $(SAMPLES)/collectives
+PROG_datatypes   = $(SAMPLES)/datatypes
+PROG_nonblock    = $(SAMPLES)/nonblock
+PROG_persistent  = $(SAMPLES)/persistent
+PROG_wildcard    = $(SAMPLES)/wildcard
+PROG_fsample     = $(SAMPLES)/fsample
+PROG_lammps-melt    = $(firstword $(shell command -v lmp 2>/dev/null) /nonexistent/lmp) $(LAMMPS_EX)/melt/in.melt
+PROG_lammps-peptide = $(firstword $(shell command -v lmp 2>/dev/null) /nonexistent/lmp) $(LAMMPS_EX)/peptide/in.peptide
+PROG_hpcc  = $(firstword $(shell command -v hpcc 2>/dev/null) /nonexistent/hpcc)
+PROG_mumps = $(MUMPS_DIR)/dsimpletest $(MUMPS_DIR)/input_simpletest_real
+
+# The sample programs are built by the top-level Makefile (mpif90 decides
+# whether fsample exists), so they are looked for after `tools` has run; the
+# third-party ones must be there now.
+is_sample = $(filter $(1),$(SAMPLE_APPS))
+have = $(if $(call is_sample,$(1)),$(if $(wildcard $(SRC_$(1))),y),$(if $(strip $(foreach f,$(PROG_$(1)),$(if $(wildcard $(f)),,n))),,y))
+SRC_fsample = $(if $(shell command -v mpif90 2>/dev/null),samples/apps/fsample.f90)
+$(foreach a,ring collectives datatypes nonblock persistent wildcard,$(eval SRC_$(a) = samples/apps/$(a).c))
+
+UNKNOWN  := $(strip $(foreach a,$(APPS),$(if $(value CMD_$(a)),,$(a))))
+$(if $(UNKNOWN),$(error unknown application '$(firstword $(UNKNOWN))' in APPS (known: $(SAMPLE_APPS) $(EXTERNAL_APPS))))
+$(foreach n,$(NP),$(if $(shell [ "$(n)" -ge 1 ] 2>/dev/null && echo y),,$(error invalid rank count '$(n)' in NP (expected whole numbers of at least 1))))
+RUN_APPS := $(foreach a,$(APPS),$(if $(call have,$(a)),$(a)))
+MISSING  := $(filter-out $(RUN_APPS),$(APPS))
+RUNS     := $(foreach a,$(RUN_APPS),$(foreach n,$(NP),$(a)-$(n)))
+R        := $(OUT)/runs
+CMPS     := $(foreach r,$(RUNS),$(foreach m,$(MODES),$(R)/$(r)/$(m).cmp.tsv))
+# Files made by chains of pattern rules are kept (not intermediate). Not a bare
+# .SECONDARY: that would make FORCE, which never exists, count as unchanged.
+.SECONDARY: $(foreach r,$(RUNS),$(R)/$(r)/cmd $(R)/$(r)/trace/.done \
+  $(foreach m,$(MODES),$(R)/$(r)/$(m).goalb $(R)/$(r)/$(m).sim.tsv)) $(foreach m,$(MODES),$(OUT)/settings/t2g-$(m))
+
+app_of = $(patsubst %-$(lastword $(subst -, ,$(1))),%,$(1))
+np_of  = $(lastword $(subst -, ,$(1)))
+mpirun = $(if $(filter 1 2,$(1)),$(MPIRUN_2),$(MPIRUN_MANY)) -np $(1)
+T2G_default :=
+T2G_sync    := --durations --sync
+CMP_default :=
+CMP_sync    := --sync
+NETFLAGS = --net $(NET)$(if $(TOPO), --topo $(TOPO))
+
+GNUPLOT := $(shell command -v gnuplot 2>/dev/null)
+
+.PHONY: all table tools retrace
+all: table
+	@cat $(OUT)/deviation.md
+	@$(if $(MISSING),echo "not run (program not installed): $(MISSING)")
+	@echo "outputs in $(OUT)/: deviation.tsv, deviation.md$(if $(GNUPLOT), deviation.png), runs/APP-NP/"
+
+table: $(OUT)/deviation.tsv $(OUT)/deviation.md $(if $(GNUPLOT),$(OUT)/deviation.png)
+
+
+# ---- tools and sample programs from the top-level build (BUILD_TOOLS=no: use
+# ---- what is there); a file whose content did not change keeps its time, so
+# ---- nothing downstream is redone.
+tools:
+ifneq ($(BUILD_TOOLS),no)
+	@$(MAKE) -s --no-print-directory -f Makefile BUILD=$(BUILD) BIN=$(BIN) \
+	  $(addprefix $(BIN)/,allprof trace2goal goalc ibsim cmp-real calib) $(BUILD)/allprof/liballprof.so \
+	  $(filter-out $(BUILD)/samples/fsample,$(addprefix $(BUILD)/samples/,$(filter $(SAMPLE_APPS),$(APPS)))) \
+	  $(if $(SRC_fsample),$(if $(filter fsample,$(APPS)),$(BUILD)/samples/fsample)) >/dev/null
+endif
+$(TOOLS) $(AP_SO) $(addprefix $(SAMPLES)/,$(SAMPLE_APPS)): tools ;
+
+# ---- calibration (2 ranks), unless PARAMS names a file
+ifeq ($(PARAMS),$(CAL_PARAMS))
+$(CAL_PARAMS): FORCE | tools
+	@$(MAKE) -s --no-print-directory -f pipelines/calibrate.mk BUILD=$(BUILD) BIN=$(BIN) OUT=$(OUT)/calibrate \
+	  BUILD_TOOLS=$(BUILD_TOOLS) $(if $(CAL_REPS),REPS=$(CAL_REPS)) $(if $(CAL_MAXBYTES),MAXBYTES=$(CAL_MAXBYTES)) \
+	  $(OUT)/calibrate/cluster.params
+endif
+
+# ---- settings as files, rewritten only when they change: what a step depends on
+# (each rule sets STAMP, the text; commas and quotes are fine there)
+stamp = @mkdir -p $(@D); printf '%s\n' '$(subst ','\'',$(STAMP))' > $@.new; \
+  if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
+F := $(OUT)/settings
+$(F)/t2g-%: STAMP = trace2goal -q $(T2G_$*) $(T2G_FLAGS) -p $(abspath $(PARAMS))
+$(F)/ibsim: STAMP = ibsim -q -p $(abspath $(PARAMS)) $(NETFLAGS) $(IBSIM_FLAGS)
+$(F)/cmp: STAMP = cmp-real -t $(TOLERANCE)
+$(F)/table: STAMP = $(MODES) / $(RUNS) / $(MISSING)
+$(R)/%/cmd: STAMP = setup: $(call SETUP_$(call app_of,$*),$(call np_of,$*)) / run: \
+  $(call mpirun,$(call np_of,$*)) $(CMD_$(call app_of,$*))
+$(F)/t2g-%: FORCE
+	$(stamp)
+$(F)/ibsim $(F)/cmp $(F)/table: FORCE
+	$(stamp)
+$(R)/%/cmd: FORCE
+	$(stamp)
+
+# ---- 1. trace (into trace.tmp, renamed when complete). The tracer library
+# ---- matters, not the launcher bin/allprof (relinked whenever lib/ changes).
+$(R)/%/trace/.done: $(R)/%/cmd $(AP_SO) $$(PROG_$$(call app_of,$$*)) | $(ABIN)/allprof
+	@echo "== trace $* ($(call np_of,$*) ranks)"
+	@rm -rf $(R)/$*/work $(R)/$*/trace.tmp && mkdir -p $(R)/$*/work
+	@cd $(R)/$*/work && { $(or $(call SETUP_$(call app_of,$*),$(call np_of,$*)),:); } && \
+	  $(ABIN)/allprof -q -o ../trace.tmp -- $(call mpirun,$(call np_of,$*)) $(CMD_$(call app_of,$*)) \
+	    >../app.out 2>../app.err || { echo "$*: the traced run failed:" >&2; tail -n 20 ../app.err >&2; exit 1; }
+	@rm -rf $(R)/$*/trace && mv $(R)/$*/trace.tmp $(R)/$*/trace && touch $@
+
+# ---- 2. convert and compile, 3. simulate, 4. compare
+define mode_rules
+$(R)/%/$(1).goalb: $(R)/%/trace/.done $(F)/t2g-$(1) $(PARAMS) $(ABIN)/trace2goal $(ABIN)/goalc
+	@echo "== trace2goal $$* $(1)"
+	@$(ABIN)/trace2goal -q $(T2G_$(1)) $(T2G_FLAGS) -p $(PARAMS) -o $(R)/$$*/$(1).goal.zst $(R)/$$*/trace
+	@$(ABIN)/goalc -o $$@ $(R)/$$*/$(1).goal.zst
+
+$(R)/%/$(1).sim.tsv: $(R)/%/$(1).goalb $(F)/ibsim $(PARAMS) $(ABIN)/ibsim
+	@echo "== ibsim $$* $(1)"
+	@$(ABIN)/ibsim -q -p $(PARAMS) $(NETFLAGS) $(IBSIM_FLAGS) $$< > $$@ 2> $(R)/$$*/$(1).ibsim.log || \
+	  { cat $(R)/$$*/$(1).ibsim.log >&2; exit 1; }
+
+# cmp-real says 1 when some rank is outside the tolerance: that is a result, not a failure
+$(R)/%/$(1).cmp.tsv: $(R)/%/$(1).sim.tsv $(R)/%/trace/.done $(F)/cmp $(ABIN)/cmp-real
+	@$(ABIN)/cmp-real $(CMP_$(1)) -t $(TOLERANCE) -f tsv $(R)/$$*/trace $$< > $$@; test $$$$? -le 1
+endef
+$(foreach m,$(MODES),$(eval $(call mode_rules,$(m))))
+
+# ---- the table: one row per run and mode, then the summaries per rank count and mode
+$(OUT)/deviation.tsv: $(CMPS) $(F)/table pipelines/validate-table.sh
+	@mkdir -p $(@D)
+	@sh pipelines/validate-table.sh $(R) "$(MODES)" $(RUNS) > $@.tmp
+	@$(if $(MISSING),echo "# not run (program not installed): $(MISSING)" >> $@.tmp)
+	@mv $@.tmp $@
+
+$(OUT)/deviation.md: $(OUT)/deviation.tsv
+	@awk -F'\t' 'NR == 1 { print "| app | ranks | mode | real (ms) | median \\|dev\\| % | max \\|dev\\| % | mean \\|dev\\| % | worst rank |"; \
+	    print "|---|---:|---|---:|---:|---:|---:|---:|"; next } \
+	  /^#/ { sub(/^# /, ""); foot = foot "- " $$0 "\n"; next } \
+	  { printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $$1, $$2, $$3, $$4, $$5, $$6, $$7, $$8 } \
+	  END { printf "\n%s", foot }' $< > $@.tmp && mv $@.tmp $@
+
+$(OUT)/deviation.png: $(OUT)/deviation.tsv
+	@awk -F'\t' 'NR > 1 && !/^#/ { k = $$1 "-" $$2; if (!(k in seen)) { seen[k] = ++n; key[n] = k } \
+	    val[k, $$3] = $$5 } END { printf "run"; split("$(MODES)", ms, " "); for (j = 1; j in ms; j++) printf "\t%s", ms[j]; \
+	    print ""; for (i = 1; i <= n; i++) { printf "%s", key[i]; for (j = 1; j in ms; j++) printf "\t%s", \
+	    ((key[i], ms[j]) in val) ? val[key[i], ms[j]] : "NaN"; print "" } }' $< > $(OUT)/deviation.dat
+	@gnuplot -e "set terminal pngcairo size 1400,600; set output '$@.tmp'; \
+	  set title 'median |deviation| of the simulated from the real run time ($(NET))'; \
+	  set ylabel '|deviation| (%)'; set style data histograms; set style histogram clustered gap 1; \
+	  set style fill solid 0.8 border -1; set xtics rotate by -45 font ',9'; set key top left; set grid ytics; \
+	  set datafile separator '\t'; set yrange [0:*]; \
+	  plot for [i=2:$(words $(MODES))+1] '$(OUT)/deviation.dat' using i:xtic(1) title columnheader(i)" && \
+	  mv $@.tmp $@
+
+retrace:
+	@rm -f $(foreach r,$(RUNS),$(R)/$(r)/trace/.done)
+	@$(MAKE) -f $(THIS) BUILD=$(BUILD) BIN=$(BIN) OUT=$(OUT)
+
+FORCE:

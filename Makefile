@@ -122,6 +122,8 @@ fuzz:
 PROVE_JOBS ?= 2
 export IR_BIN   = $(abspath $(BIN))
 export IR_BUILD = $(abspath $(BUILD))
+# tests that run make themselves (tests/t0002) pass these back, so nothing is rebuilt
+export IR_MAKEVARS = BUILD=$(BUILD) BIN=$(BIN) SANITIZE=$(SANITIZE) WERROR=$(WERROR)
 TESTS ?= $(sort $(wildcard tests/t[0-9]*.sh))
 check: all $(FUZZ_REPLAY)
 	prove -j$(PROVE_JOBS) --exec '' $(UNIT_BINS) $(TESTS)
@@ -140,7 +142,7 @@ demo:
 # plots: gnuplot-nox; fuzzing: clang; tests and benchmarks: zstd, time and bc (the commands), real MPI
 # programs to trace (hpcc lammps lammps-examples netpipe-openmpi mumps-test).
 DEPS_PKGS := libzstd-dev libpcre2-dev zlib1g-dev libopenmpi-dev openmpi-bin gfortran gnuplot-nox \
-             clang zstd time bc hpcc lammps lammps-examples netpipe-openmpi mumps-test
+             clang zstd time bc man-db hpcc lammps lammps-examples netpipe-openmpi mumps-test
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 	  missing=""; for p in $(DEPS_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -158,6 +160,7 @@ install: all
 uninstall:
 	for t in $(notdir $(wildcard $(BIN)/*)); do rm -f $(DESTDIR)$(PREFIX)/bin/$$t; done
 	for m in $(notdir $(wildcard docs/man/*.1)); do rm -f $(DESTDIR)$(PREFIX)/share/man/man1/$$m; done
+	$(uninstall-extra)
 
 clean:
 	rm -rf $(BUILD) $(BIN)

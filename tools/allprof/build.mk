@@ -55,3 +55,4 @@ $(BUILD)/samples/pingpong-linked: samples/apps/pingpong.c $(AP_SO)
 
 install-extra += install -d $(DESTDIR)$(PREFIX)/lib && \
 	install -m 644 $(AP_SO) $(DESTDIR)$(PREFIX)/lib/liballprof.so ;
+uninstall-extra += rm -f $(DESTDIR)$(PREFIX)/lib/liballprof.so ;

@@ -4,6 +4,7 @@
 #include "ir_cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -60,6 +61,15 @@ int ir_cli_usage(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
 	return IR_EXIT_USAGE;
+}
+
+int ir_cli_getopt_error(int c, char *const argv[])
+{
+	if (c == ':')
+		return ir_cli_usage("option '%s' needs a value", argv[optind - 1]);
+	if (optopt)
+		return ir_cli_usage("unknown option '-%c'", optopt);
+	return ir_cli_usage("unknown option '%s'", argv[optind - 1]);
 }
 
 void ir_cli_version(void)

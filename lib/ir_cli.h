@@ -28,6 +28,9 @@ int ir_cli_failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ir_cli_warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "prog: <message>\nTry 'prog --help' for more information." ; returns IR_EXIT_USAGE. */
 int ir_cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The usage error for getopt_long's return `c` of ':' (missing value) or '?'
+ * (unknown option), with an optstring that starts with ':'. Returns IR_EXIT_USAGE. */
+int ir_cli_getopt_error(int c, char *const argv[]);
 /* "prog (ibreplay) VERSION" on stdout. */
 void ir_cli_version(void);
 /* Flush and close stdout; on error print it and return IR_EXIT_BAD, else `status`. */

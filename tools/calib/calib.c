@@ -195,12 +195,8 @@ int main(int argc, char **argv)
 		case OPT_VERSION:
 			ir_cli_version();
 			return ir_cli_finish(IR_EXIT_OK);
-		case ':':
-			return ir_cli_usage("option '%s' needs a value", argv[optind - 1]);
 		default:
-			if (optopt)
-				return ir_cli_usage("unknown option '-%c'", optopt);
-			return ir_cli_usage("unknown option '%s'", argv[optind - 1]);
+			return ir_cli_getopt_error(c, argv);
 		}
 	}
 	if (optind == argc)

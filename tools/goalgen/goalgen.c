@@ -162,12 +162,8 @@ int main(int argc, char **argv)
 		case OPT_VERSION:
 			ir_cli_version();
 			return ir_cli_finish(IR_EXIT_OK);
-		case ':':
-			return ir_cli_usage("option '%s' needs a value", argv[optind - 1]);
 		default:
-			if (optopt)
-				return ir_cli_usage("unknown option '-%c'", optopt);
-			return ir_cli_usage("unknown option '%s'", argv[optind - 1]);
+			return ir_cli_getopt_error(c, argv);
 		}
 		for (size_t i = 0; i < sizeof specific / sizeof specific[0]; i++)
 			if (specific[i].opt == c)

@@ -504,7 +504,32 @@ struct ir_ib {
 	uint64_t o, o_rndv;
 	uint8_t *hmode;      /* per engine message handle: HM_* (rendezvous path) */
 	uint32_t nhmode;
+	struct hord *ho;     /* per engine message handle: its place in its pair's order */
+	uint32_t nho;
+	struct pairo *po;    /* open-addressing table of (src, dst) pairs with messages in flight */
+	uint32_t npo, npo_used;
 	int keep;
+};
+
+/* MPI's non-overtaking rule: messages between one pair of ranks are matched
+ * in the order they were sent. The fabric may deliver them out of that order
+ * (the host interleaves the packets of its active messages, and a short
+ * message can pass a long one), so the adapter hands arrivals to the engine
+ * in send order per (source, destination) pair, as an MPI library reorders
+ * by sequence number: a message that arrives before an earlier one of its
+ * pair is held until that one has been delivered. Only pairs with messages in
+ * flight have an entry, so memory follows the traffic, not ranks squared. */
+struct hord {
+	uint32_t src, dst;
+	uint32_t seq;        /* its number in the pair's send order */
+	uint32_t next_held;  /* held list of its pair */
+	uint64_t t;          /* arrival time while held */
+};
+struct pairo {
+	uint64_t key;        /* src << 32 | dst, + 1 (0: empty slot) */
+	uint32_t in, out;    /* messages injected, delivered */
+	uint32_t held;       /* handles arrived too early (list through hord.next_held) */
+	uint64_t last;       /* time of the pair's last delivery */
 };
 
 /* How a rendezvous message of the engine travels (the engine asks for the
@@ -1429,6 +1454,8 @@ void ir_ib_free(ir_ib *ib)
 	free(ib->rank_host);
 	free(ib->park);
 	free(ib->hmode);
+	free(ib->ho);
+	free(ib->po);
 	evq_release(&ib->q);
 	ir_lft_release(&ib->lft);
 	ir_topo_free(ib->t);
@@ -1459,6 +1486,118 @@ int ir_ib_linkstats(const ir_ib *ib, ir_sb *out)
 
 /* ---- the engine's network ---- */
 
+static uint32_t po_hash(uint64_t key, uint32_t mask)
+{
+	key *= 0x9E3779B97F4A7C15ULL;
+	return (uint32_t)(key >> 32) & mask;
+}
+
+/* The entry of pair (src, dst), created if `create`; NULL if absent or out of memory. */
+static struct pairo *po_get(ir_ib *ib, uint32_t src, uint32_t dst, int create)
+{
+	uint64_t key = ((uint64_t)src << 32 | dst) + 1;
+	uint32_t mask, i;
+	if (!ib->npo) {
+		if (!create)
+			return NULL;
+		ib->po = calloc(1024, sizeof *ib->po);
+		if (!ib->po)
+			return NULL;
+		ib->npo = 1024;
+	}
+	if (create && (ib->npo_used + 1) * 2 > ib->npo) {
+		uint32_t n = ib->npo * 2;
+		struct pairo *np = calloc(n, sizeof *np);
+		if (!np)
+			return NULL;
+		for (uint32_t k = 0; k < ib->npo; k++) {
+			if (!ib->po[k].key)
+				continue;
+			for (i = po_hash(ib->po[k].key, n - 1); np[i].key; i = (i + 1) & (n - 1))
+				;
+			np[i] = ib->po[k];
+		}
+		free(ib->po);
+		ib->po = np;
+		ib->npo = n;
+	}
+	mask = ib->npo - 1;
+	for (i = po_hash(key, mask); ib->po[i].key; i = (i + 1) & mask)
+		if (ib->po[i].key == key)
+			return &ib->po[i];
+	if (!create)
+		return NULL;
+	memset(&ib->po[i], 0, sizeof ib->po[i]);
+	ib->po[i].key = key;
+	ib->po[i].held = NIL;
+	ib->npo_used++;
+	return &ib->po[i];
+}
+
+/* Remove entry p (linear probing: shift the following entries back). */
+static void po_del(ir_ib *ib, struct pairo *p)
+{
+	uint32_t mask = ib->npo - 1, i = (uint32_t)(p - ib->po), j = i;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!ib->po[j].key)
+			break;
+		uint32_t h = po_hash(ib->po[j].key, mask);
+		/* move j back to i unless its home lies cyclically in (i, j] */
+		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+			ib->po[i] = ib->po[j];
+			i = j;
+		}
+	}
+	ib->po[i].key = 0;
+	ib->npo_used--;
+}
+
+static int en_match_deliver(ir_ib *ib, uint32_t handle, uint64_t t, ir_err *e);
+
+/* Hand message `handle` (its turn in its pair) to the engine for matching at t,
+ * then any held successors. */
+static int po_release(ir_ib *ib, struct pairo *p, uint32_t handle, uint64_t t, ir_err *e)
+{
+	for (;;) {
+		uint32_t *pp, h;
+		if (t < p->last)
+			t = p->last; /* never before an earlier message of the pair */
+		p->last = t;
+		p->out++;
+		if (ir_engine_deliver(ib->en, handle, t, e))
+			return -1;
+		for (pp = &p->held; (h = *pp) != NIL; pp = &ib->ho[h].next_held)
+			if (ib->ho[h].seq == p->out)
+				break;
+		if (h == NIL)
+			break;
+		*pp = ib->ho[h].next_held;
+		handle = h;
+		if (ib->ho[h].t > t)
+			t = ib->ho[h].t;
+	}
+	if (p->out == p->in && p->held == NIL && p->last <= ir_engine_now(ib->en))
+		po_del(ib, p);
+	return 0;
+}
+
+static int en_match_deliver(ir_ib *ib, uint32_t handle, uint64_t t, ir_err *e)
+{
+	struct hord *o = &ib->ho[handle];
+	struct pairo *p = po_get(ib, o->src, o->dst, 0);
+	if (!p)
+		return ir_errf(e, "fabric: message handle %u delivered with no pair in flight", handle);
+	if (o->seq != p->out) {
+		/* an earlier message of the pair is still on its way */
+		o->t = t;
+		o->next_held = p->held;
+		p->held = handle;
+		return 0;
+	}
+	return po_release(ib, p, handle, t, e);
+}
+
 static int en_deliver(void *ctx, uint32_t handle, uint64_t t, ir_err *e)
 {
 	ir_ib *ib = ctx;
@@ -1467,14 +1606,13 @@ static int en_deliver(void *ctx, uint32_t handle, uint64_t t, ir_err *e)
 		ib->hmode[handle] = HM_NONE;
 		return ir_engine_complete(ib->en, handle, t, e);
 	}
-	return ir_engine_deliver(ib->en, handle, t, e);
+	return en_match_deliver(ib, handle, t, e);
 }
 
 /* The request-to-send has been drained at the receiver: the engine matches it. */
 static int en_rts(void *ctx, uint32_t handle, uint64_t t, ir_err *e)
 {
-	ir_ib *ib = ctx;
-	return ir_engine_deliver(ib->en, handle, t, e);
+	return en_match_deliver(ctx, handle, t, e);
 }
 
 static int en_sync(ir_ib *ib, ir_err *e)
@@ -1525,6 +1663,26 @@ static int en_inject(void *state, uint32_t msg, const ir_net_msg *m, uint64_t t,
 		}
 		ib->hmode[msg] = ib->cfg.rndv == IR_IB_RNDV_FABRIC && ib->rank_host[m->src] != ib->rank_host[m->dst]
 		                 ? HM_FABRIC : HM_WHOLE;
+	}
+	if (msg >= ib->nho) {
+		uint32_t n = ib->nho ? ib->nho : 1024;
+		struct hord *h;
+		while (n <= msg)
+			n *= 2;
+		h = realloc(ib->ho, (size_t)n * sizeof *h);
+		if (!h)
+			return ir_errf(e, "out of memory");
+		ib->ho = h;
+		ib->nho = n;
+	}
+	{
+		struct pairo *p = po_get(ib, m->src, m->dst, 1);
+		if (!p)
+			return ir_errf(e, "out of memory");
+		ib->ho[msg].src = m->src;
+		ib->ho[msg].dst = m->dst;
+		ib->ho[msg].seq = p->in++;
+		ib->ho[msg].next_held = NIL;
 	}
 	if (ir_ib_inject(ib, msg, m->src, m->dst, m->size, m->rndv, t + o, e))
 		return -1;

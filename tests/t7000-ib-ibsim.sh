@@ -181,4 +181,25 @@ test_expect_success 'placement file errors' '
 	expect_fail 1 ibsim -q --net ib --topo star:2 --placement pl2 ping.goal &&
 	expect_err "ibsim: pl2:2: rank 1: expected a host name or index 0..1, found '"'"'nowhere'"'"'"
 '
+test_expect_success 'messages of one pair are matched in send order (no overtaking)' '
+	cat >ovt.goal <<-\EOF &&
+	num_ranks 2
+	rank 0 {
+	big: send 20000b to 1 tag 5
+	small: send 100b to 1 tag 5
+	}
+	rank 1 {
+	r1: recv 20000b from 0 tag 5
+	r2: recv 100b from 0 tag 5
+	r2 requires r1
+	}
+	EOF
+	# the host interleaves the packets of both messages, so the 100-byte one is
+	# drained first; it must still wait for the first and match the second receive
+	ibsim -q --net ib --topo star:2 --msglog ovt.log ovt.goal >ovt.tsv 2>ovt.err &&
+	! test -s ovt.err &&
+	awk -F"\t" "\$1 == 0 { a0 = \$7; r0 = \$11 } \$1 == 1 { a1 = \$7; r1 = \$11 }
+		END { exit !(r0 == 0 && r1 == 1 && a1 >= a0) }" ovt.log
+'
+
 test_done

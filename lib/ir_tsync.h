@@ -27,6 +27,16 @@
  * do. Resolution is iterative (a work stack), so long chains that resolve at
  * once do not recurse.
  *
+ * Not modelled: ibsim handles an arriving message only when the receiving
+ * CPU is free, so an op that waits for a receive inside a nonblocking call
+ * (inner steps of nonblocking collectives, the release of a rendezvous
+ * sender) can run later there, at the latest when the rank blocks in the
+ * call completing the request; a replay can therefore end later than the
+ * model says, by at most the sum over such calls of the largest (completing
+ * call's entry - starting call's entry) among the ranks involved
+ * (tests/t4006-trace2goal-recorded.sh derives and checks the bound). Exact
+ * agreement would need each rank's calc boundaries and ibsim's event order.
+ *
  * Ownership: ir_ts is opaque (ir_ts_new / ir_ts_free). Errors: only running
  * out of memory (functions return -1; the engine is then unusable).
  */

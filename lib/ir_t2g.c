@@ -745,7 +745,8 @@ static uint64_t pin_new_bytes(gstate *g, uint64_t a, uint64_t n)
 	return fresh;
 }
 
-/* Estimated network time of the staged ops under LogGOPS (for --durations). */
+/* Estimated network time of the staged ops under LogGOPS (for --durations). Messages of more
+ * than S bytes are rendezvous messages: ibsim charges them o_rndv and O_rndv instead of o, O. */
 static double model_time(gstate *g)
 {
 	const ir_t2g_opts *o = g->o;
@@ -753,10 +754,12 @@ static double model_time(gstate *g)
 	for (size_t i = 0; i < g->cg.nop; i++) {
 		const ir_cop *op = &g->cg.op[i];
 		double s1 = op->size ? (double)(op->size - 1) : 0;
+		int rndv = op->size > o->S;
+		double oo = (double)(rndv ? o->o_rndv : o->o), OO = (double)(rndv ? o->O_rndv : o->O);
 		if (op->type == IR_OP_SEND)
-			t += (double)o->o + s1 * (double)o->O;
+			t += oo + s1 * OO;
 		else if (op->type == IR_OP_RECV)
-			t += (double)o->o + (double)o->L + s1 * ((double)o->O > (double)o->G ? (double)o->O : (double)o->G);
+			t += oo + (double)o->L + s1 * (OO > (double)o->G ? OO : (double)o->G);
 	}
 	return t;
 }
@@ -3362,6 +3365,8 @@ void ir_t2g_opts_init(ir_t2g_opts *o)
 	o->g = 1000;
 	o->G = 6;
 	o->O = 0;
+	o->o_rndv = 1500;
+	o->O_rndv = 0;
 	o->S = 65535;
 }
 

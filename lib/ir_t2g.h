@@ -43,7 +43,8 @@ typedef struct ir_t2g_opts {
 	int durations;                    /* the calls' own durations become calcs */
 	int sync;                         /* --sync: durations from the zero-cost completion */
 	uint64_t L, o, g, G, O;           /* network model for --durations (ps; G, O per byte) */
-	uint64_t S;                       /* largest eager message (bytes), for --sync */
+	uint64_t S;                       /* largest eager message (bytes), for --sync and the model */
+	uint64_t o_rndv, O_rndv;          /* o and O above S (ibsim's default: o, O; set both) */
 	ir_t2g_warn_fn warn;              /* warnings (may be NULL) */
 	void *warn_ctx;
 } ir_t2g_opts;

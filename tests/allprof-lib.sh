@@ -1,6 +1,7 @@
-# tests/allprof-lib.sh: what the allprof tests (t5*-allprof-*.sh) share.
-# Source after lib.sh. Needs Open MPI (mpirun) and the sample programs that
-# the build puts into $IR_BUILD/samples; without them the test file is skipped.
+# tests/allprof-lib.sh: what the tests that run MPI programs (t5*-allprof-*.sh, t6003) share.
+# Source after lib.sh; it sets TMPDIR to a directory in the test's own scratch directory.
+# Needs Open MPI (mpirun) and the sample programs that the build puts into $IR_BUILD/samples;
+# without them the test file is skipped.
 
 OMPI_ALLOW_RUN_AS_ROOT=1
 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -10,6 +11,12 @@ export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM OMPI_MCA_rmaps_base
 export OMPI_MCA_btl_vader_single_copy_mechanism
 SAMPLES="$IR_BUILD/samples"
 export SAMPLES
+# Open MPI's session directory (ompi.<host>.<uid>/ under $TMPDIR) in this test's own scratch
+# directory: two test files running mpirun at the same time never share one, and it goes
+# away with the scratch directory.
+TMPDIR=$TRASH/.tmp
+mkdir -p "$TMPDIR" || exit 1
+export TMPDIR
 
 # skip_all REASON: the whole file is skipped (TAP plan 1..0).
 skip_all() {

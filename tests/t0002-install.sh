@@ -3,6 +3,8 @@
 # land where they should, the installed allprof finds its library beside it,
 # and make uninstall removes them again.
 . "$(dirname "$0")/lib.sh"
+# nested makes run on their own, not in the jobserver of a `make -j check`
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 run_make() {
 	# shellcheck disable=SC2086

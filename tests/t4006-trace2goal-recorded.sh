@@ -31,6 +31,9 @@
 # the larger round trip (clock_bound), assuming a chain meets each rank's error once. On a
 # loaded machine the round trips reach 20-50 us and the misplaced offsets 20 us.
 . "$(dirname "$0")/lib.sh"
+# a private TMPDIR: concurrent mpiruns must not share Open MPI's session directory
+TMPDIR=$TRASH
+export TMPDIR
 
 OMPI_ALLOW_RUN_AS_ROOT=1
 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -8,6 +8,9 @@
 # left as wildcards, the replay matches rank 1's messages to them and deadlocks. The
 # recorded case runs samples/apps/wildreq (skipped without mpirun or the samples).
 . "$(dirname "$0")/lib.sh"
+# a private TMPDIR: concurrent mpiruns must not share Open MPI's session directory
+TMPDIR=$TRASH
+export TMPDIR
 W="$TESTDATA/wait"
 
 # recvs GOAL RANK: the receives of RANK, in label order, without labels

@@ -49,7 +49,9 @@ test_expect_success 'SIGTERM: marked with the signal number' '
 '
 
 test_expect_success 'SIGTERM sent to allprof reaches the ranks; their traces are written' '
-	allprof -o hg -- mpirun -np 2 "$SAMPLES/faults" hang >hg.out 2>hg.err &
+	# mpirun sends SIGKILL one second after SIGTERM by default; on a loaded machine
+	# a rank may not have run its handler by then, so give it time
+	OMPI_MCA_odls_base_sigkill_timeout=10 allprof -o hg -- mpirun -np 2 "$SAMPLES/faults" hang >hg.out 2>hg.err &
 	pid=$! &&
 	for i in $(seq 600); do
 		test "$(grep -c "^ready" hg.out 2>/dev/null)" = 2 && break

@@ -4,6 +4,8 @@
 # plots; then rerun (nothing redone), incremental rebuilds, the run without
 # MPI, and a failing stage. The MPI parts are skipped without mpirun.
 . "$(dirname "$0")/lib.sh"
+# nested makes run on their own, not in the jobserver of a `make -j check`
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 OMPI_ALLOW_RUN_AS_ROOT=1
 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

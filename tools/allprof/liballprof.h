@@ -63,7 +63,10 @@ uint64_t ap_now(void); /* nanoseconds, monotonic, epoch-aligned at start */
 void ap_lock(void);
 void ap_unlock(void);
 
-/* Start and stop: called by the Init and Finalize wrappers (C or Fortran). */
+/* Start and stop: called by the Init and Finalize wrappers (C or Fortran). The Init
+ * wrappers take MPI_Init's return time after ap_start() (which ends with a barrier), the
+ * Finalize wrappers MPI_Finalize's call time before ap_finalize_begin(): the tracer's own
+ * work is inside those two calls, never in the application's gaps. */
 void ap_start(int provided);
 void ap_init_record(const char *name, uint64_t t0, uint64_t t1, const void *argc,
 		    const void *argv, int with_thread, int required, int provided);

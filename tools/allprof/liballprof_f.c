@@ -105,10 +105,10 @@ static void fw_init(t_init real, F *ierr)
 {
 	uint64_t t0 = ap_now();
 	CALL(real, ierr);
-	uint64_t t1 = ap_now();
 	if (*ierr == MPI_SUCCESS && !ap_depth) {
 		sentinels();
 		ap_start(MPI_THREAD_SINGLE);
+		uint64_t t1 = ap_now(); /* after the tracer's start-up */
 		ap_init_record("MPI_Init", t0, t1, NULL, NULL, 0, 0, 0);
 	}
 }
@@ -119,10 +119,10 @@ static void fw_init_thread(t_init_thread real, F *req, F *prov, F *ierr)
 {
 	uint64_t t0 = ap_now();
 	CALL(real, req, prov, ierr);
-	uint64_t t1 = ap_now();
 	if (*ierr == MPI_SUCCESS && !ap_depth) {
 		sentinels();
 		ap_start(*prov);
+		uint64_t t1 = ap_now(); /* after the tracer's start-up */
 		ap_init_record("MPI_Init_thread", t0, t1, NULL, NULL, 1, *req, *prov);
 	}
 }

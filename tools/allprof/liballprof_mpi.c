@@ -66,9 +66,9 @@ int MPI_Init(int *argc, char ***argv)
 {
 	uint64_t t0 = ap_now();
 	int rc = PMPI_Init(argc, argv);
-	uint64_t t1 = ap_now();
 	if (rc == MPI_SUCCESS && !ap_depth) {
 		ap_start(MPI_THREAD_SINGLE);
+		uint64_t t1 = ap_now(); /* after the tracer's start-up */
 		ap_init_record("MPI_Init", t0, t1, argc, argv, 0, 0, 0);
 	}
 	return rc;
@@ -78,9 +78,9 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
 	uint64_t t0 = ap_now();
 	int rc = PMPI_Init_thread(argc, argv, required, provided);
-	uint64_t t1 = ap_now();
 	if (rc == MPI_SUCCESS && !ap_depth) {
 		ap_start(*provided);
+		uint64_t t1 = ap_now(); /* after the tracer's start-up */
 		ap_init_record("MPI_Init_thread", t0, t1, argc, argv, 1, required, *provided);
 	}
 	return rc;

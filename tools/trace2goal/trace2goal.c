@@ -24,7 +24,8 @@ static void usage(void)
 	       "Convert the per-rank MPI traces of one run (liballprof or allprof) into a GOAL schedule.\n"
 	       "\n"
 	       "  -o, --output FILE        write the schedule to FILE (.zst: compressed), not stdout\n"
-	       "  -p, --params FILE        parameters: pin_a, pin_b, and L o g G O S for --durations\n"
+	       "  -p, --params FILE        parameters: pin_a, pin_b, and for --durations\n"
+	       "                           L o g G O S o_rndv O_rndv\n"
 	       "      --rank-pattern RE    PCRE2 pattern giving the rank from a file name\n"
 	       "                           (default '(\\d+)\\D*$': the last integer)\n"
 	       "      --compat schedgen    convert as LogGOPSim's Schedgen does (without its bugs)\n"
@@ -212,10 +213,19 @@ int main(int argc, char **argv)
 		}
 		if (ir_params_time(params, "L", &o.L, &e) < 0 || ir_params_time(params, "o", &o.o, &e) < 0 ||
 		    ir_params_time(params, "g", &o.g, &e) < 0 || ir_params_time(params, "G", &o.G, &e) < 0 ||
-		    ir_params_time(params, "O", &o.O, &e) < 0 || ir_params_size(params, "S", &o.S, &e) < 0) {
+		    ir_params_time(params, "O", &o.O, &e) < 0 || ir_params_size(params, "S", &o.S, &e) < 0 ||
+		    (r = ir_params_time(params, "o_rndv", &o.o_rndv, &e)) < 0) {
 			ir_cli_fail(&e);
 			goto done;
 		}
+		if (r == 0) /* like ibsim: the rendezvous overheads default to the eager ones */
+			o.o_rndv = o.o;
+		if ((r = ir_params_time(params, "O_rndv", &o.O_rndv, &e)) < 0) {
+			ir_cli_fail(&e);
+			goto done;
+		}
+		if (r == 0)
+			o.O_rndv = o.O;
 	}
 	if (pin) {
 		char a[64], *comma = strchr(pin, ',');

@@ -202,4 +202,13 @@ test_expect_success 'messages of one pair are matched in send order (no overtaki
 		END { exit !(r0 == 0 && r1 == 1 && a1 >= a0) }" ovt.log
 '
 
+test_expect_success '--dump-lft writes tables that --routing lft: reads back to the same results' '
+	goalgen alltoall 8 --size 4K >a2a.goal &&
+	ibsim -q --net ib --topo fattree2:4 --routing updn --dump-lft updn.lft a2a.goal >direct.tsv &&
+	grep -q "^Unicast lids" updn.lft &&
+	ibsim -q --net ib --topo fattree2:4 --routing lft:updn.lft a2a.goal >fromfile.tsv &&
+	sed 1d direct.tsv >d && sed 1d fromfile.tsv >f &&
+	test_cmp d f
+'
+
 test_done

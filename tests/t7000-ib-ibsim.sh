@@ -133,7 +133,9 @@ test_expect_success 'the same ring with updn finishes' '
 test_expect_success 'rendezvous: RTS and CTS cross the fabric; loggopsim sends at once' '
 	goalgen pingpong 2 --size 100000 --reps 1 >rv.goal &&
 	ibsim -q --net ib --topo star:2 rv.goal >fab &&
-	ibsim -q --net ib --topo star:2 --ib rndv=loggopsim rv.goal >lg &&
+	ibsim -q --net ib --topo star:2 --rndv loggopsim rv.goal >lg &&
+	ibsim -q --net ib --topo star:2 --ib rndv=loggopsim rv.goal >lg2 &&
+	sed 1d lg >lg.rows && sed 1d lg2 >lg2.rows && test_cmp lg.rows lg2.rows &&
 	a=$(awk -F"\t" "NR == 3 { print \$2 }" fab) &&
 	b=$(awk -F"\t" "NR == 3 { print \$2 }" lg) &&
 	# two messages, each with an RTS and a CTS crossing the fabric: 2 x 2 x (2d + lat + ser(26))

@@ -53,6 +53,7 @@ static void usage(void)
 	       "      --placement P   rank to host mapping: seq, random[:SEED] or FILE\n"
 	       "      --link L        link width and speed, e.g. 4xDDR\n"
 	       "      --mtu N         MTU in bytes, 256..4096\n"
+	       "      --rndv MODE     rendezvous: fabric (RTS/CTS cross the network) or loggopsim\n"
 	       "      --ib KEY=VALUE  any other key of the table below\n"
 	       "      --linkstats FILE  TSV per link direction: bytes, packets, busy and stall time\n"
 	       "      --dump-lft FILE   write the forwarding tables in OpenSM's LFT dump layout\n"
@@ -307,7 +308,7 @@ static int get_params(const ir_params *ps, ir_loggops *p, const char **net, ir_e
 
 enum {
 	OPT_ORNDV = 256, OPT_ORNDV_BIG, OPT_MSGLOG, OPT_TIMELINE, OPT_PROGRESS, OPT_VERSION, OPT_TOPO, OPT_ROUTING,
-	OPT_PLACEMENT, OPT_LINK, OPT_MTU, OPT_IB, OPT_LINKSTATS, OPT_DUMPLFT
+	OPT_PLACEMENT, OPT_LINK, OPT_MTU, OPT_IB, OPT_LINKSTATS, OPT_DUMPLFT, OPT_RNDV
 };
 #define MAXSET 64
 
@@ -333,6 +334,7 @@ int main(int argc, char **argv)
 		{ "ib", required_argument, NULL, OPT_IB },
 		{ "linkstats", required_argument, NULL, OPT_LINKSTATS },
 		{ "dump-lft", required_argument, NULL, OPT_DUMPLFT },
+		{ "rndv", required_argument, NULL, OPT_RNDV },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct { const char *key, *val, *opt; char buf[80]; } set[MAXSET];
@@ -377,6 +379,7 @@ int main(int argc, char **argv)
 		case OPT_LINK: key = "link"; opt = "--link"; break;
 		case OPT_MTU: key = "mtu"; opt = "--mtu"; break;
 		case OPT_DUMPLFT: key = "dump_lft"; opt = "--dump-lft"; break;
+		case OPT_RNDV: key = "rndv"; opt = "--rndv"; break;
 		case OPT_IB: {
 			const char *eq = strchr(optarg, '=');
 			if (!eq || eq == optarg || (size_t)(eq - optarg) >= sizeof set[0].buf)

@@ -596,6 +596,30 @@ int ir_lft_write(const ir_lft *l, const ir_topo *t, ir_sb *out)
 	return 0;
 }
 
+/* strtoull over [p, end) only: the text need not be NUL-terminated. Leading
+ * blanks are not skipped. Saturates at ULLONG_MAX on overflow; *ep = p when no
+ * digit was found. */
+static unsigned long long scan_ull(const char *p, const char *end, int base, const char **ep)
+{
+	unsigned long long v = 0;
+	const char *q = p;
+	for (; q < end; q++) {
+		unsigned d;
+		char c = *q;
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else if (base == 16 && c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
+		else
+			break;
+		v = v > (~0ULL - d) / (unsigned)base ? ~0ULL : v * (unsigned)base + d;
+	}
+	*ep = q;
+	return v;
+}
+
 int ir_lft_parse(ir_lft *l, const ir_topo *t, const char *text, size_t len, const char *name, ir_err *e)
 {
 	const char *p = text, *end = text + len;
@@ -606,13 +630,11 @@ int ir_lft_parse(ir_lft *l, const ir_topo *t, const char *text, size_t len, cons
 		return -1;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p)), *s = p, *le;
-		size_t n;
 		if (!nl)
 			nl = end;
 		le = nl;
 		if (le > s && le[-1] == '\r')
 			le--;
-		n = (size_t)(le - s);
 		p = nl < end ? nl + 1 : end;
 		no++;
 		while (s < le && (*s == ' ' || *s == '\t'))
@@ -624,15 +646,15 @@ int ir_lft_parse(ir_lft *l, const ir_topo *t, const char *text, size_t len, cons
 			unsigned long long guid = 0, lidv = 0;
 			cur = IR_TOPO_NONE;
 			if (g) {
-				char *ep;
-				guid = strtoull(g + 8, &ep, 16);
+				const char *ep;
+				guid = scan_ull(g + 8, le, 16, &ep);
 				for (uint32_t i = H; i < t->nnodes && cur == IR_TOPO_NONE; i++)
 					if (t->node[i].guid == guid && guid)
 						cur = i - H;
 			}
 			if (cur == IR_TOPO_NONE && (lp = memmem(s, (size_t)(le - s), "switch Lid ", 11))) {
-				char *ep;
-				lidv = strtoull(lp + 11, &ep, 10);
+				const char *ep;
+				lidv = scan_ull(lp + 11, le, 10, &ep);
 				if (lidv && lidv <= t->max_lid && t->lid_node[lidv] != IR_TOPO_NONE && t->lid_node[lidv] >= H)
 					cur = t->lid_node[lidv] - H;
 			}
@@ -644,19 +666,19 @@ int ir_lft_parse(ir_lft *l, const ir_topo *t, const char *text, size_t len, cons
 			continue;
 		}
 		if ((size_t)(le - s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-			char *ep;
-			unsigned long long lid = strtoull(s + 2, &ep, 16), port;
+			const char *ep;
+			unsigned long long lid = scan_ull(s + 2, le, 16, &ep), port;
 			const char *x = ep;
-			if (x == s + 2 || (*x != ' ' && *x != '\t')) {
+			if (x == s + 2 || x == le || (*x != ' ' && *x != '\t')) {
 				ir_lft_release(l);
-				return ir_errf_at(e, name, no, "expected 'LID PORT', found '%s'", ir_err_quote(q, sizeof q, s, n));
+				return ir_errf_at(e, name, no, "expected 'LID PORT', found '%s'", ir_err_quote(q, sizeof q, s, (size_t)(le - s)));
 			}
 			while (x < le && (*x == ' ' || *x == '\t'))
 				x++;
-			port = strtoull(x, &ep, 10);
+			port = scan_ull(x, le, 10, &ep);
 			if (ep == x || (ep < le && *ep != ' ' && *ep != '\t' && *ep != ':')) {
 				ir_lft_release(l);
-				return ir_errf_at(e, name, no, "expected 'LID PORT', found '%s'", ir_err_quote(q, sizeof q, s, n));
+				return ir_errf_at(e, name, no, "expected 'LID PORT', found '%s'", ir_err_quote(q, sizeof q, s, (size_t)(le - s)));
 			}
 			if (cur == IR_TOPO_NONE) {
 				ir_lft_release(l);
@@ -667,7 +689,7 @@ int ir_lft_parse(ir_lft *l, const ir_topo *t, const char *text, size_t len, cons
 					continue; /* a LID the topology does not use */
 				ir_lft_release(l);
 				return ir_errf_at(e, name, no, "switch '%s': invalid entry '%s' (LID up to 0x%x, port up to %u)",
-				                  ir_topo_name(t, H + cur), ir_err_quote(q, sizeof q, s, n), t->max_lid,
+				                  ir_topo_name(t, H + cur), ir_err_quote(q, sizeof q, s, (size_t)(le - s)), t->max_lid,
 				                  t->node[H + cur].nports);
 			}
 			lft_set(l, cur, (uint32_t)lid, (unsigned)port);
@@ -679,7 +701,7 @@ int ir_lft_parse(ir_lft *l, const ir_topo *t, const char *text, size_t len, cons
 			continue;
 		ir_lft_release(l);
 		return ir_errf_at(e, name, no, "expected a 'Unicast lids' header or a 'LID PORT' entry, found '%s'",
-		                  ir_err_quote(q, sizeof q, s, n));
+		                  ir_err_quote(q, sizeof q, s, (size_t)(le - s)));
 	}
 	return 0;
 }

@@ -997,8 +997,17 @@ NEWCOMM(Cart_create,
 	(comm, ndims, dims, periods, reorder, nc), nc, AP_BN(2 * ndims),
 	p = f_comm(p, comm); p = f_int(p, ndims); p = f_list(p, dims, ndims);
 	p = f_list(p, periods, ndims); p = f_int(p, reorder))
+/* Dimensions of a Cartesian communicator (0 if it is none). */
+static inline int cart_ndims(MPI_Comm comm)
+{
+	int nd = 0;
+	if (PMPI_Cartdim_get(comm, &nd) != MPI_SUCCESS || nd < 0)
+		nd = 0;
+	return nd;
+}
+
 NEWCOMM(Cart_sub, (MPI_Comm comm, const int remain[], MPI_Comm *nc), (comm, remain, nc), nc,
-	AP_BN(64), int nd = 0; PMPI_Cartdim_get(comm, &nd);
+	AP_BN(cart_ndims(comm)), int nd = cart_ndims(comm);
 	p = f_comm(p, comm); p = f_list(p, remain, nd))
 NEWCOMM(Graph_create,
 	(MPI_Comm comm, int nnodes, const int index[], const int edges[], int reorder,
@@ -1015,11 +1024,20 @@ NEWCOMM(Dist_graph_create_adjacent,
 	AP_BN(indeg + outdeg),
 	p = f_comm(p, comm); p = f_int(p, indeg); p = f_list(p, sources, indeg);
 	p = f_int(p, outdeg); p = f_list(p, dests, outdeg); p = f_int(p, reorder))
+/* Number of edges Dist_graph_create is given: the destinations it lists. */
+static inline size_t degree_sum(const int *degrees, int n)
+{
+	size_t s = 0;
+	for (int i = 0; degrees && i < n; i++)
+		s += degrees[i] > 0 ? (size_t)degrees[i] : 0;
+	return s;
+}
+
 NEWCOMM(Dist_graph_create,
 	(MPI_Comm comm, int n, const int sources[], const int degrees[], const int dests[],
 	 const int weights[], MPI_Info info, int reorder, MPI_Comm *nc),
 	(comm, n, sources, degrees, dests, weights, info, reorder, nc), nc,
-	AP_BN(2 * n + 64),
+	AP_BN(2 * (size_t)(n > 0 ? n : 0) + degree_sum(degrees, n)),
 	int ne = 0; for (int i = 0; i < n; i++) ne += degrees[i];
 	p = f_comm(p, comm); p = f_int(p, n); p = f_list(p, sources, n);
 	p = f_list(p, degrees, n); p = f_list(p, dests, ne); p = f_int(p, reorder))

@@ -586,17 +586,19 @@ static int putu(gstate *g, uint64_t v)
 	return 0;
 }
 
-static int def_send(gstate *g, uint32_t l, uint32_t peer, uint64_t size, int64_t tag)
+/* "l<L>: send <size>b to <peer> tag <tag>" or "l<L>: recv <size>b from <peer> tag <tag>"
+ * (a receive's peer and tag may be -1). */
+static int def_msg(gstate *g, int is_send, uint32_t l, int64_t peer, uint64_t size, int64_t tag)
 {
 	char *p = reserve(g);
 	if (!p)
 		return -1;
 	*p++ = 'l';
 	p = wu(p, l);
-	p = WS(p, ": send ");
+	p = is_send ? WS(p, ": send ") : WS(p, ": recv ");
 	p = wu(p, size);
-	p = WS(p, "b to ");
-	p = wu(p, peer);
+	p = is_send ? WS(p, "b to ") : WS(p, "b from ");
+	p = wi(p, peer);
 	p = WS(p, " tag ");
 	p = wi(p, tag);
 	*p++ = '\n';
@@ -604,22 +606,14 @@ static int def_send(gstate *g, uint32_t l, uint32_t peer, uint64_t size, int64_t
 	return 0;
 }
 
+static int def_send(gstate *g, uint32_t l, uint32_t peer, uint64_t size, int64_t tag)
+{
+	return def_msg(g, 1, l, peer, size, tag);
+}
+
 static int def_recv(gstate *g, uint32_t l, int64_t peer, uint64_t size, int64_t tag)
 {
-	char *p = reserve(g);
-	if (!p)
-		return -1;
-	*p++ = 'l';
-	p = wu(p, l);
-	p = WS(p, ": recv ");
-	p = wu(p, size);
-	p = WS(p, "b from ");
-	p = wi(p, peer);
-	p = WS(p, " tag ");
-	p = wi(p, tag);
-	*p++ = '\n';
-	commit(g, p);
-	return 0;
+	return def_msg(g, 0, l, peer, size, tag);
 }
 
 static int def_calc(gstate *g, uint32_t l, uint64_t ps)

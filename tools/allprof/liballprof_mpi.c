@@ -1152,47 +1152,33 @@ GROUP_SET(Group_union)
 GROUP_SET(Group_intersection)
 GROUP_SET(Group_difference)
 
-int MPI_Group_free(MPI_Group *g)
-{
-	if (!AP_ON())
-		return PMPI_Group_free(g);
-	uint64_t t0 = ap_now();
-	MPI_Group old = *g;
-	char field[96];
-	ap_lock();
-	size_t n = (size_t)(f_group(field, old) - field); /* before the handle dies */
-	ap_unlock();
-	int rc = PMPI_Group_free(g);
-	uint64_t t1 = ap_now();
-	ap_lock();
-	ap_group_free(old);
-	char *p = ap_begin(AP_B, "MPI_Group_free", t0);
-	memcpy(p, field, n);
-	ap_end(p + n, t1);
-	ap_unlock();
-	return rc;
-}
+/* FREEWRAP: Comm/Group/Type_free. The handle's field is formatted before the
+ * call, while the handle still names something; the tracer forgets it after. */
+#define FREEWRAP(NAME, TYPE, FIELD, FORGET)                                         \
+	int MPI_##NAME##_free(TYPE *h)                                              \
+	{                                                                           \
+		if (!AP_ON())                                                       \
+			return PMPI_##NAME##_free(h);                               \
+		uint64_t t0 = ap_now();                                             \
+		TYPE old = *h;                                                      \
+		char field[96];                                                     \
+		ap_lock();                                                          \
+		size_t n = (size_t)(FIELD(field, old) - field);                     \
+		ap_unlock();                                                        \
+		int rc = PMPI_##NAME##_free(h);                                     \
+		uint64_t t1 = ap_now();                                             \
+		ap_lock();                                                          \
+		FORGET(old);                                                        \
+		char *p = ap_begin(AP_B, "MPI_" #NAME "_free", t0);                  \
+		memcpy(p, field, n);                                                \
+		ap_end(p + n, t1);                                                  \
+		ap_unlock();                                                        \
+		return rc;                                                          \
+	}
 
-int MPI_Comm_free(MPI_Comm *comm)
-{
-	if (!AP_ON())
-		return PMPI_Comm_free(comm);
-	uint64_t t0 = ap_now();
-	MPI_Comm c = *comm;
-	char field[96];
-	ap_lock();
-	size_t n = (size_t)(f_comm(field, c) - field); /* before the handle dies */
-	ap_unlock();
-	int rc = PMPI_Comm_free(comm);
-	uint64_t t1 = ap_now();
-	ap_lock();
-	ap_comm_free(c);
-	char *p = ap_begin(AP_B, "MPI_Comm_free", t0);
-	memcpy(p, field, n);
-	ap_end(p + n, t1);
-	ap_unlock();
-	return rc;
-}
+FREEWRAP(Group, MPI_Group, f_group, ap_group_free)
+
+FREEWRAP(Comm, MPI_Comm, f_comm, ap_comm_free)
 
 /* ------------------------------------------------------------ datatypes */
 
@@ -1275,26 +1261,7 @@ int MPI_Type_commit(MPI_Datatype *t)
 	return rc;
 }
 
-int MPI_Type_free(MPI_Datatype *t)
-{
-	if (!AP_ON())
-		return PMPI_Type_free(t);
-	uint64_t t0 = ap_now();
-	MPI_Datatype old = *t;
-	char field[96];
-	ap_lock();
-	size_t n = (size_t)(f_type(field, old) - field); /* before the handle dies */
-	ap_unlock();
-	int rc = PMPI_Type_free(t);
-	uint64_t t1 = ap_now();
-	ap_lock();
-	ap_type_free(old);
-	char *p = ap_begin(AP_B, "MPI_Type_free", t0);
-	memcpy(p, field, n);
-	ap_end(p + n, t1);
-	ap_unlock();
-	return rc;
-}
+FREEWRAP(Type, MPI_Datatype, f_type, ap_type_free)
 
 int MPI_Type_size(MPI_Datatype t, int *size)
 {

@@ -571,7 +571,7 @@ int ir_calib_simulate(ir_calib_data *d, const ir_calib_net *n, ir_err *e)
 		for (int rndv = 0; rndv < 2; rndv++) {
 			ir_loggops p = n->p;
 			uint64_t rtt;
-			p.o = p.O = p.o_rndv = p.O_rndv = 0;
+			p.o = p.O = p.o_rndv = p.O_rndv = p.O_send = p.O_send_rndv = 0;
 			p.S = rndv ? 0 : UINT64_MAX;
 			if (ir_calib_sim_pingpong(n, &p, d->p[i].size, &rtt, e))
 				return -1;
@@ -758,6 +758,10 @@ int ir_calib_do_fit(const ir_calib_data *d, const ir_calib_opts *o, ir_calib_fit
 			f->pin_b = f->pin.slope;
 			f->clamp_pa = f->pin_a < 0;
 			f->clamp_pb = f->pin_b < 0;
+			/* Where nothing is registered (shared memory) the first exchange differs from
+			 * the others only by noise (cold caches, a preemption), and a line through noise
+			 * would charge a cost that does not exist on every first use of a buffer. */
+			f->pin_noise = !(f->pin_a > 3 * f->pin.se_intercept) && !(f->pin_b > 3 * f->pin.se_slope);
 		}
 	}
 	rc = 0;
@@ -867,17 +871,28 @@ int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const i
 		                 fmt_t(a, sizeof a, f->o_rndv), f->o_rndv / US_PS);
 		rc |= ir_sb_addf(o, "O_rndv = %-9s # CPU overhead per byte, rendezvous (fit: %.4g ps)\n",
 		                 fmt_t(a, sizeof a, (f->have_rndv ? f->rndv.slope : f->eager.slope) < 0 ? 0 : f->O_rndv), f->O_rndv);
+		/* In the model a sender's per-byte time is off the ping-pong's path (the message
+		 * leaves after o): what was measured per byte is all on the path, at the receiver.
+		 * Charging it at the sender as well would count it twice whenever both ranks send. */
+		rc |= ir_sb_adds(o, "# the per-byte time measured is on the path, which the model puts at the receiver;\n"
+		                    "# a sender's own per-byte time is not seen by a ping-pong and is set to 0\n");
+		rc |= ir_sb_adds(o, "O_send = 0ps        # CPU overhead per byte at the sender, eager\n");
+		rc |= ir_sb_adds(o, "O_send_rndv = 0ps   # CPU overhead per byte at the sender, rendezvous\n");
 	}
 	if (f->have_pin) {
 		rc |= ir_sb_adds(o, "# pinning: first exchange minus the median reused round trip, per size\n");
 		rc |= add_fitline(o, "pinning fit", &f->pin, "us");
-		if (f->clamp_pa || f->clamp_pb)
+		if (f->pin_noise)
+			rc |= ir_sb_addf(o, "# note: no first-use cost above the noise (fit: pin_a %.4g +- %.4g us, pin_b %.4g +- %.4g ps;"
+			                    " neither is positive by three standard errors): both written as 0\n",
+			                 f->pin_a / US_PS, f->pin.se_intercept / US_PS, f->pin_b, f->pin.se_slope);
+		else if (f->clamp_pa || f->clamp_pb)
 			rc |= ir_sb_addf(o, "# note: a negative pinning term was written as 0 (fit: pin_a %.4g us, pin_b %.4g ps)\n",
 			                 f->pin_a / US_PS, f->pin_b);
-		rc |= ir_sb_addf(o, "pin_a = %-10s # first use of a buffer (fit: %.4g us)\n", fmt_t(a, sizeof a, f->pin_a),
-		                 f->pin_a / US_PS);
-		rc |= ir_sb_addf(o, "pin_b = %-10s # per newly used byte (fit: %.4g ps)\n", fmt_t(a, sizeof a, f->pin_b),
-		                 f->pin_b);
+		rc |= ir_sb_addf(o, "pin_a = %-10s # first use of a buffer (fit: %.4g us)\n",
+		                 fmt_t(a, sizeof a, f->pin_noise ? 0 : f->pin_a), f->pin_a / US_PS);
+		rc |= ir_sb_addf(o, "pin_b = %-10s # per newly used byte (fit: %.4g ps)\n",
+		                 fmt_t(a, sizeof a, f->pin_noise ? 0 : f->pin_b), f->pin_b);
 	} else {
 		rc |= ir_sb_addf(o, "# pinning: not fitted (%s)\n",
 		                 d->from_traces ? "fewer than two sizes with a first exchange" : "a TSV has no first-use data");
@@ -933,8 +948,9 @@ int ir_calib_write_table(const ir_calib_data *d, const ir_calib_fit *f, const ch
 			                 f->rndv.r2, f->rndv.n);
 	}
 	if (f->have_pin)
-		rc |= ir_sb_addf(o, "%spinning: pin_a = %s, pin_b = %s per byte; R-squared %.6f over %zu sizes\n", pfx,
-		                 fmt_t(a, sizeof a, f->pin_a), fmt_t(b, sizeof b, f->pin_b), f->pin.r2, f->pin.n);
+		rc |= ir_sb_addf(o, "%spinning: pin_a = %s, pin_b = %s per byte; R-squared %.6f over %zu sizes%s\n", pfx,
+		                 fmt_t(a, sizeof a, f->pin_noise ? 0 : f->pin_a), fmt_t(b, sizeof b, f->pin_noise ? 0 : f->pin_b),
+		                 f->pin.r2, f->pin.n, f->pin_noise ? " (not above the noise: 0)" : "");
 	return rc ? -1 : 0;
 }
 

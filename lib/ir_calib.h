@@ -24,7 +24,9 @@
  * (weighted by 1/real^2 so that relative errors count, unless unweighted).
  * The protocols split at S (given, or the breakpoint with the smallest total
  * squared residual). Pinning: first-use round trip minus the median reused
- * round trip, per size, fitted as pin_a + pin_b*size. `--model loggp` fits
+ * round trip, per size, fitted as pin_a + pin_b*size, and written as 0 when
+ * neither term is positive by three standard errors (noise, as on shared
+ * memory, where nothing is registered). `--model loggp` fits
  * instead real(s) = 2*o + L + G*(s-1) of the pure LogGP network (O = 0),
  * with o from the median duration of the smallest message's send calls (or
  * given).
@@ -164,6 +166,7 @@ typedef struct ir_calib_fit {
 	ir_linfit pin;      /* extra round trip = pin_a + pin_b*size */
 	double pin_a, pin_b;
 	int clamp_pa, clamp_pb;
+	int pin_noise;      /* neither term is positive by three standard errors: written as 0 */
 } ir_calib_fit;
 
 int ir_calib_do_fit(const ir_calib_data *d, const ir_calib_opts *o, ir_calib_fit *f, ir_err *e);

@@ -529,7 +529,7 @@ static int release_sender(ir_engine *en, const msg *m, uint64_t t, ir_err *e)
 	uint32_t sr = m->src;
 	uint64_t *cf = &en->cpu_free[(size_t)sr * en->C + m->cpu];
 	uint64_t *sf = &en->send_free[(size_t)sr * en->N + m->nic];
-	uint64_t cpu_end = tadd(en, tadd(en, m->inject, en->p.o_rndv), tmul(en, s1_of(m->size), en->p.O_rndv));
+	uint64_t cpu_end = tadd(en, tadd(en, m->inject, en->p.o_rndv), tmul(en, s1_of(m->size), en->p.O_send_rndv));
 	if (*cf < t)
 		*cf = t;
 	if (*sf < t)
@@ -694,7 +694,7 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 			ir_heap_pop(&en->h);
 		rndv = size > en->p.S;
 		oo = rndv ? en->p.o_rndv : en->p.o;
-		OO = rndv ? en->p.O_rndv : en->p.O;
+		OO = rndv ? en->p.O_send_rndv : en->p.O_send;
 		cpu_end = tadd(en, tadd(en, t, oo), tmul(en, s1, OO));
 		*cf = cpu_end;
 		*sf = tadd(en, tadd(en, t, en->p.g), tmul(en, s1, en->p.G));

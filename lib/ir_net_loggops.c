@@ -21,6 +21,8 @@ void ir_loggops_defaults(ir_loggops *p)
 	p->S = 65535;
 	p->o_rndv = p->o;
 	p->O_rndv = p->O;
+	p->O_send = p->O;
+	p->O_send_rndv = p->O_rndv;
 }
 
 typedef struct lg_state {

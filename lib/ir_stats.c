@@ -34,6 +34,7 @@ int ir_linfit_wxy(const double *x, const double *y, const double *w, size_t n, i
 	double sw = 0, mx = 0, my = 0, sxx = 0, sxy = 0, syy = 0, sse = 0, ss = 0, mabs = 0;
 	f->n = n;
 	f->intercept = f->slope = f->sse = f->rmse = f->max_abs = 0;
+	f->se_intercept = f->se_slope = INFINITY;
 	f->r2 = 0;
 	if (n < 2)
 		return -1;
@@ -66,6 +67,13 @@ int ir_linfit_wxy(const double *x, const double *y, const double *w, size_t n, i
 	}
 	f->sse = sse;
 	f->rmse = sqrt(ss / (double)n);
+	if (n > 2) {
+		double s2 = sse / (double)(n - 2);
+		f->se_slope = sqrt(s2 / sxx);
+		f->se_intercept = sqrt(s2 * (1 / sw + mx * mx / sxx));
+	} else {
+		f->se_slope = f->se_intercept = INFINITY;
+	}
 	f->max_abs = mabs;
 	/* A constant y fitted exactly explains everything there was to explain. */
 	if (syy > 0)

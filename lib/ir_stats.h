@@ -31,6 +31,8 @@ typedef struct ir_linfit {
 	double sse;       /* sum of squared residuals */
 	double rmse;      /* sqrt(sse / n) */
 	double max_abs;   /* largest absolute residual */
+	double se_intercept, se_slope; /* standard errors of a and b (residual variance sse/(n-2));
+	                                  INFINITY with 2 points, where nothing measures the noise */
 } ir_linfit;
 
 /* Least squares y = a + b*x over n points. Returns 0, or -1 when the line is

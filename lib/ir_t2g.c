@@ -399,6 +399,7 @@ typedef struct rstate {
 	u64map occ;       /* member-list hash -> occurrences */
 	topo *ptopo;      /* topology of a communicator whose '# comm' line comes next */
 	ir_ivset pinset;  /* buffer bytes already registered (--pin) */
+	double owed;      /* --durations: modelled time no call has absorbed yet (ps), see emit_call */
 	const char *fname;
 	unsigned long line;
 	ir_sb out;        /* GOAL text of this rank not yet written */
@@ -740,7 +741,8 @@ static uint64_t pin_new_bytes(gstate *g, uint64_t a, uint64_t n)
 }
 
 /* Estimated network time of the staged ops under LogGOPS (for --durations). Messages of more
- * than S bytes are rendezvous messages: ibsim charges them o_rndv and O_rndv instead of o, O. */
+ * than S bytes are rendezvous messages: ibsim charges them o_rndv and O_rndv instead of o, O
+ * (and the sender O_send_rndv instead of O_send). */
 static double model_time(gstate *g)
 {
 	const ir_t2g_opts *o = g->o;
@@ -751,7 +753,7 @@ static double model_time(gstate *g)
 		int rndv = op->size > o->S;
 		double oo = (double)(rndv ? o->o_rndv : o->o), OO = (double)(rndv ? o->O_rndv : o->O);
 		if (op->type == IR_OP_SEND)
-			t += oo + s1 * OO;
+			t += oo + s1 * (double)(rndv ? o->O_send_rndv : o->O_send);
 		else if (op->type == IR_OP_RECV)
 			t += oo + (double)o->L + s1 * (OO > (double)o->G ? OO : (double)o->G);
 	}
@@ -938,12 +940,22 @@ static int emit_call(gstate *g, const ir_rec *r, int ends_mode, int want_join, d
 	}
 	calc = (double)gap + extra;
 	if (g->o->durations && r->t_ret != IR_TIME_NONE) {
+		/* The model charges each op to the call that starts it, but the MPI library does the
+		 * work in whichever call makes progress: a nonblocking receive is modelled in the
+		 * Irecv (which returns at once) and done in a later Send or Wait. So the part of the
+		 * model a call could not contain is owed, and taken from the next calls' own time,
+		 * in trace order, before any of it is replayed: nothing is charged twice. */
+		double d = (double)(r->t_ret - r->t_call);
 		model = model_time(g);
-		if (!sync && !g->no_dur) {
-			double d = (double)(r->t_ret - r->t_call) - model;
-			if (d > 0)
-				calc += d;
+		if (d < model) {
+			g->R->owed += model - d;
+		} else if (g->R->owed > 0) {
+			double take = d - model < g->R->owed ? d - model : g->R->owed;
+			g->R->owed -= take;
+			model += take;
 		}
+		if (!sync && !g->no_dur && d > model)
+			calc += d - model;
 	}
 	em->base = g->R->nl + 1;
 	em->sjoin = 0;
@@ -2997,6 +3009,7 @@ static void rank_release(gstate *g)
 	map_free(&g->R->cmap);
 	map_free(&g->R->occ);
 	ir_ivset_clear(&g->R->pinset);
+	g->R->owed = 0;
 	g->R->nends = 0;
 	ir_trace_free(g->R->t);
 	g->R->t = NULL;
@@ -3361,6 +3374,8 @@ void ir_t2g_opts_init(ir_t2g_opts *o)
 	o->O = 0;
 	o->o_rndv = 1500;
 	o->O_rndv = 0;
+	o->O_send = 0;
+	o->O_send_rndv = 0;
 	o->S = 65535;
 }
 

@@ -45,6 +45,7 @@ typedef struct ir_t2g_opts {
 	uint64_t L, o, g, G, O;           /* network model for --durations (ps; G, O per byte) */
 	uint64_t S;                       /* largest eager message (bytes), for --sync and the model */
 	uint64_t o_rndv, O_rndv;          /* o and O above S (ibsim's default: o, O; set both) */
+	uint64_t O_send, O_send_rndv;     /* O the sender pays (ibsim's default: O, O_rndv; set both) */
 	ir_t2g_warn_fn warn;              /* warnings (may be NULL) */
 	void *warn_ctx;
 } ir_t2g_opts;

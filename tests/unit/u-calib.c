@@ -212,6 +212,37 @@ int main(void)
 		ok(near(f.G, 250, 1e-9), "G recovered (%.10f)", f.G);
 		ok(f.have_pin && near(f.pin_a, 166e6, 1) && near(f.pin_b, 3000, 1e-6),
 		   "pinning 166us + 3ns/byte recovered (%.3f, %.6f)", f.pin_a, f.pin_b);
+		ok(!f.pin_noise, "an exact pinning cost is above the noise");
+		ir_calib_data_release(&d);
+	}
+	/* pinning that is noise: first exchanges slower by a few tenths of a microsecond at random,
+	 * one of them by 25 us (a preemption), no trend with the size */
+	{
+		static const double extra_us[] = { 0.3, 0.1, 25, 0.2, 0.0, 0.4, 0.1, 0.3, 0.2 };
+		size_t k = 0;
+		ir_calib_data_init(&d);
+		d.from_traces = 1;
+		snprintf(d.source, sizeof d.source, "mem");
+		for (double s = 1; s <= 65536; s *= 4, k++) {
+			double ow = 2 * 300000 + (s - 1) * 250;
+			ir_calib_sample smp = { (uint64_t)s, ow + extra_us[k] * 1e6 / 2, 300000, 1 };
+			d.s = realloc(d.s, (d.ns + 4) * sizeof *d.s);
+			d.s[d.ns++] = smp;
+			for (int r = 0; r < 3; r++) {
+				ir_calib_sample re = { (uint64_t)s, ow, 300000, 0 };
+				d.s[d.ns++] = re;
+			}
+		}
+		ok(ir_calib_aggregate(&d, &e) == 0, "noisy first exchanges aggregate");
+		memset(&co, 0, sizeof co);
+		co.model = IR_CALIB_LOGGP;
+		ok(ir_calib_do_fit(&d, &co, &f, &e) == 0 && f.have_pin && f.pin_a > 0 && f.pin_noise,
+		   "a pinning line through noise is recognised");
+		ir_sb t = IR_SB_INIT;
+		ok(ir_calib_write_params(&d, &f, NULL, "test", &t) == 0 && strstr(t.buf, "\npin_a = 0ps ") &&
+		       strstr(t.buf, "\npin_b = 0ps ") && strstr(t.buf, "# note: no first-use cost above the noise"),
+		   "noise pinning is written as 0 with a note");
+		ir_sb_release(&t);
 		ir_calib_data_release(&d);
 	}
 	/* a size with only its first exchange */

@@ -70,6 +70,9 @@ int main(void)
 		y[i] = 42;
 	}
 	ok(ir_linfit_xy(x, y, 5, &f) == 0 && f.slope == 0 && f.intercept == 42 && f.r2 == 1, "constant data");
+	ok(f.se_slope == 0 && f.se_intercept == 0, "an exact fit has no standard error");
+	ok(ir_linfit_xy(x, y, 2, &f) == 0 && isinf(f.se_slope) && isinf(f.se_intercept),
+	   "two points: the standard errors are unknown (infinite)");
 
 	/* degenerate */
 	ok(ir_linfit_xy(x, y, 1, &f) == -1, "one point: no line");
@@ -93,6 +96,11 @@ int main(void)
 		ok(f.r2 > 0.999 && f.r2 < 1, "noisy R-squared high but below 1 (%.8f)", f.r2);
 		ok(f.rmse > 1 && f.rmse < 5, "rms residual reflects the noise (%.3f)", f.rmse);
 		ok(f.max_abs <= 5 + 1 && f.max_abs > 3, "largest residual bounded by the noise (%.3f)", f.max_abs);
+		/* uniform noise in [-5, 5]: sigma 5/sqrt(3); Sxx = 100 * 200 * (200^2 - 1) / 12;
+		 * se(b) = sigma / sqrt(Sxx) = 3.54e-4, se(a) = sigma * sqrt(1/200 + 995^2 / Sxx) = 0.407 */
+		ok(f.se_slope > 3.54e-4 * 0.8 && f.se_slope < 3.54e-4 * 1.2, "standard error of the slope (%.4g)", f.se_slope);
+		ok(f.se_intercept > 0.407 * 0.8 && f.se_intercept < 0.407 * 1.2, "standard error of the intercept (%.4g)",
+		   f.se_intercept);
 		/* pure noise: R-squared near 0 */
 		for (int i = 0; i < 200; i++)
 			yn[i] = 100 + 5 * noise(&seed);

@@ -60,7 +60,7 @@ static void usage(void)
 	       "Exit status: 0 ok, 1 bad input, 2 usage error.\n");
 }
 
-static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "net", "topo",
+static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send", "O_send_rndv", "net", "topo",
 	                                  "pin_a", "pin_b", NULL };
 
 /* Is `prog` an executable on PATH? (Checked before the work, so a missing

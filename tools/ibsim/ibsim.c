@@ -45,6 +45,8 @@ static void usage(void)
 	       "  -S SIZE             largest eager message; larger ones use rendezvous (default 65535)\n"
 	       "      --o-rndv T      o for rendezvous messages (default: o)\n"
 	       "      --O-rndv T      O for rendezvous messages (default: O)\n"
+	       "      --O-send T      O the sender pays (default: O, as LogGOPSim)\n"
+	       "      --O-send-rndv T O the sender of a rendezvous message pays (default: O_rndv)\n"
 	       "  -n, --net NAME      network model: loggops (default) or ib\n"
 	       "\n"
 	       "InfiniBand network (--net ib; more in formats/params.md and ib-model.md):\n"
@@ -273,7 +275,7 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
 
 /* Keys ibsim reads, and keys of other tools (trace2goal's pinning cost, written by
  * calib) that it ignores without a warning, so one params file serves all tools. */
-static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "net",
+static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send", "O_send_rndv", "net",
 	                                      "pin_a", "pin_b", NULL };
 
 static int is_key(const char *const *list, const char *k)
@@ -286,18 +288,24 @@ static int is_key(const char *const *list, const char *k)
 
 static int get_params(const ir_params *ps, ir_loggops *p, const char **net, ir_err *e)
 {
-	int rc = 0, have_or, have_Or;
+	int rc = 0, have_or, have_Or, have_Os, have_Osr;
 	ir_loggops_defaults(p);
 	if (ir_params_time(ps, "L", &p->L, e) < 0 || ir_params_time(ps, "o", &p->o, e) < 0 ||
 	    ir_params_time(ps, "g", &p->g, e) < 0 || ir_params_time(ps, "G", &p->G, e) < 0 ||
 	    ir_params_time(ps, "O", &p->O, e) < 0 || ir_params_size(ps, "S", &p->S, e) < 0 ||
 	    (have_or = ir_params_time(ps, "o_rndv", &p->o_rndv, e)) < 0 ||
-	    (have_Or = ir_params_time(ps, "O_rndv", &p->O_rndv, e)) < 0)
+	    (have_Or = ir_params_time(ps, "O_rndv", &p->O_rndv, e)) < 0 ||
+	    (have_Os = ir_params_time(ps, "O_send", &p->O_send, e)) < 0 ||
+	    (have_Osr = ir_params_time(ps, "O_send_rndv", &p->O_send_rndv, e)) < 0)
 		return -1;
 	if (!have_or)
 		p->o_rndv = p->o;
 	if (!have_Or)
 		p->O_rndv = p->O;
+	if (!have_Os)
+		p->O_send = p->O;
+	if (!have_Osr)
+		p->O_send_rndv = p->O_rndv;
 	*net = ir_params_get(ps, "net");
 	if (!*net)
 		*net = "loggops";
@@ -307,7 +315,7 @@ static int get_params(const ir_params *ps, ir_loggops *p, const char **net, ir_e
 /* ---- main ---- */
 
 enum {
-	OPT_ORNDV = 256, OPT_ORNDV_BIG, OPT_MSGLOG, OPT_TIMELINE, OPT_PROGRESS, OPT_VERSION, OPT_TOPO, OPT_ROUTING,
+	OPT_ORNDV = 256, OPT_ORNDV_BIG, OPT_OSEND, OPT_OSEND_RNDV, OPT_MSGLOG, OPT_TIMELINE, OPT_PROGRESS, OPT_VERSION, OPT_TOPO, OPT_ROUTING,
 	OPT_PLACEMENT, OPT_LINK, OPT_MTU, OPT_IB, OPT_LINKSTATS, OPT_DUMPLFT, OPT_RNDV
 };
 #define MAXSET 64
@@ -318,6 +326,8 @@ int main(int argc, char **argv)
 		{ "params", required_argument, NULL, 'p' },
 		{ "o-rndv", required_argument, NULL, OPT_ORNDV },
 		{ "O-rndv", required_argument, NULL, OPT_ORNDV_BIG },
+		{ "O-send", required_argument, NULL, OPT_OSEND },
+		{ "O-send-rndv", required_argument, NULL, OPT_OSEND_RNDV },
 		{ "net", required_argument, NULL, 'n' },
 		{ "msglog", required_argument, NULL, OPT_MSGLOG },
 		{ "timeline", required_argument, NULL, OPT_TIMELINE },
@@ -372,6 +382,8 @@ int main(int argc, char **argv)
 		case 'S': key = "S"; opt = "-S"; break;
 		case OPT_ORNDV: key = "o_rndv"; opt = "--o-rndv"; break;
 		case OPT_ORNDV_BIG: key = "O_rndv"; opt = "--O-rndv"; break;
+		case OPT_OSEND: key = "O_send"; opt = "--O-send"; break;
+		case OPT_OSEND_RNDV: key = "O_send_rndv"; opt = "--O-send-rndv"; break;
 		case 'n': key = "net"; opt = "--net"; break;
 		case OPT_TOPO: key = "topo"; opt = "--topo"; break;
 		case OPT_ROUTING: key = "routing"; opt = "--routing"; break;
@@ -629,12 +641,15 @@ int main(int argc, char **argv)
 		}
 		{
 			double wall = t1 - tl, eps = wall > 0 ? (double)st->events / wall : 0;
-			char tb[64];
+			char tb[64], osend[96] = "";
+			if (cfg.p.O_send != cfg.p.O || cfg.p.O_send_rndv != cfg.p.O_rndv)
+				snprintf(osend, sizeof osend, " O_send=%" PRIu64 " O_send_rndv=%" PRIu64, cfg.p.O_send,
+				         cfg.p.O_send_rndv);
 			printf("# ibsim %s net=%s%s%s L=%" PRIu64 " o=%" PRIu64 " g=%" PRIu64 " G=%" PRIu64 " O=%" PRIu64
-			       " S=%" PRIu64 " o_rndv=%" PRIu64 " O_rndv=%" PRIu64 " ranks=%" PRIu32 " events=%" PRIu64
+			       " S=%" PRIu64 " o_rndv=%" PRIu64 " O_rndv=%" PRIu64 "%s ranks=%" PRIu32 " events=%" PRIu64
 			       " wall_s=%.6f ev_per_s=%.0f\n",
 			       IR_VERSION, net, ib ? " topo=" : "", ib ? (ibc.topo ? ibc.topo : "star") : "", cfg.p.L, cfg.p.o, cfg.p.g, cfg.p.G, cfg.p.O, cfg.p.S, cfg.p.o_rndv, cfg.p.O_rndv,
-			       s->nranks, st->events, wall, eps);
+			       osend, s->nranks, st->events, wall, eps);
 			printf("rank\tend_ps\tcalc_ps\tmsgs_sent\tbytes_sent\n");
 			for (uint32_t r = 0; r < s->nranks; r++)
 				printf("%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", r, ir_engine_rank_end(en, r),

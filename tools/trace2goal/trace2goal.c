@@ -25,7 +25,7 @@ static void usage(void)
 	       "\n"
 	       "  -o, --output FILE        write the schedule to FILE (.zst: compressed), not stdout\n"
 	       "  -p, --params FILE        parameters: pin_a, pin_b, and for --durations\n"
-	       "                           L o g G O S o_rndv O_rndv\n"
+	       "                           L o g G O S o_rndv O_rndv O_send O_send_rndv\n"
 	       "      --rank-pattern RE    PCRE2 pattern giving the rank from a file name\n"
 	       "                           (default '(\\d+)\\D*$': the last integer)\n"
 	       "      --compat schedgen    convert as LogGOPSim's Schedgen does (without its bugs)\n"
@@ -226,6 +226,18 @@ int main(int argc, char **argv)
 		}
 		if (r == 0)
 			o.O_rndv = o.O;
+		if ((r = ir_params_time(params, "O_send", &o.O_send, &e)) < 0) {
+			ir_cli_fail(&e);
+			goto done;
+		}
+		if (r == 0)
+			o.O_send = o.O;
+		if ((r = ir_params_time(params, "O_send_rndv", &o.O_send_rndv, &e)) < 0) {
+			ir_cli_fail(&e);
+			goto done;
+		}
+		if (r == 0)
+			o.O_send_rndv = o.O_rndv;
 	}
 	if (pin) {
 		char a[64], *comma = strchr(pin, ',');

@@ -1238,15 +1238,26 @@ static int place(ir_ib *ib, ir_err *e)
 		return 0;
 	}
 file: {
-	/* one line per rank: a host name or host index; '#' comments */
 	ir_reader *r = ir_reader_open(pl, e);
+	int rc;
+	if (!r)
+		return -1;
+	rc = ir_ib_placement_read(r, t, n, ib->rank_host, e);
+	ir_reader_free(r);
+	return rc;
+}
+}
+
+int ir_ib_placement_read(ir_reader *r, const ir_topo *t, uint32_t n, uint32_t *rank_host, ir_err *e)
+{
+	/* one line per rank: a host name or host index; '#' comments */
+	const char *pl = ir_reader_name(r);
+	uint32_t H = t->nhosts;
 	char *line;
 	size_t len;
 	uint32_t rank = 0;
 	int k;
 	char q[120];
-	if (!r)
-		return -1;
 	while ((k = ir_reader_line(r, &line, &len, e)) == 1) {
 		char *s = line, *x;
 		uint32_t hn;
@@ -1260,34 +1271,21 @@ file: {
 			*--x = 0;
 		if (!*s)
 			continue;
-		if (rank == n) {
-			ir_errf_at(e, pl, ir_reader_lineno(r), "more lines than the %u ranks", n);
-			ir_reader_free(r);
-			return -1;
-		}
+		if (rank == n)
+			return ir_errf_at(e, pl, ir_reader_lineno(r), "more lines than the %u ranks", n);
 		hn = ir_topo_find(t, s);
 		if (hn == IR_TOPO_NONE && ir_parse_u64(s, &v, "host", NULL) == 0 && v < H)
 			hn = (uint32_t)v;
-		if (hn == IR_TOPO_NONE || hn >= H) {
-			ir_errf_at(e, pl, ir_reader_lineno(r), "rank %u: expected a host name or index 0..%u, found '%s'", rank,
-			           H - 1, ir_err_quote(q, sizeof q, s, strlen(s)));
-			ir_reader_free(r);
-			return -1;
-		}
-		ib->rank_host[rank++] = hn;
+		if (hn == IR_TOPO_NONE || hn >= H)
+			return ir_errf_at(e, pl, ir_reader_lineno(r), "rank %u: expected a host name or index 0..%u, found '%s'",
+			                  rank, H - 1, ir_err_quote(q, sizeof q, s, strlen(s)));
+		rank_host[rank++] = hn;
 	}
-	if (k < 0) {
-		ir_reader_free(r);
+	if (k < 0)
 		return -1;
-	}
-	if (rank < n) {
-		ir_errf(e, "%s: %u lines for %u ranks", ir_reader_name(r), rank, n);
-		ir_reader_free(r);
-		return -1;
-	}
-	ir_reader_free(r);
+	if (rank < n)
+		return ir_errf(e, "%s: %u lines for %u ranks", pl, rank, n);
 	return 0;
-}
 }
 
 static int check_fit(const ir_ib *ib, ir_err *e)

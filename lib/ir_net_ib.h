@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "ir_err.h"
+#include "ir_io.h"
 #include "ir_net.h"
 #include "ir_route.h"
 #include "ir_strbuf.h"
@@ -89,6 +90,10 @@ typedef struct ir_ib_client {
 	 * waits for ir_ib_rndv_matched(handle); when NULL, it leaves at once. */
 	int (*rts)(void *ctx, uint32_t handle, uint64_t t, ir_err *e);
 } ir_ib_client;
+
+/* Read a placement file (one line per rank: a host name of t or a host index; '#'
+ * comments, blank lines skipped) into rank_host[0..n). Errors name the line. */
+int ir_ib_placement_read(ir_reader *r, const ir_topo *t, uint32_t n, uint32_t *rank_host, ir_err *e);
 
 /* Build the fabric: topology, routes (checked), placement of `nranks` ranks. */
 ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir_err *e);

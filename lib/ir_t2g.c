@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -761,6 +762,25 @@ static double model_time(gstate *g)
 }
 
 /* ---- --sync: zero-cost times (ir_tsync.h) ---- */
+
+/* --sync reads every rank's trace at once (merged by time): raise the soft limit of open
+ * files to what that needs, up to the hard limit, or say why it cannot. */
+static int open_files_for(uint32_t n, ir_err *e)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)n + 64;
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return 0;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
+		return ir_errf(e, "--sync reads all %" PRIu32 " traces at once and needs about %llu open files, but the "
+		                  "limit is %llu (raise it with ulimit -Hn, or convert without --sync)",
+		               n, (unsigned long long)need, (unsigned long long)rl.rlim_max);
+	rl.rlim_cur = need;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return ir_errf(e, "--sync needs about %llu open files: cannot raise the limit: %s", (unsigned long long)need,
+		               strerror(errno));
+	return 0;
+}
 
 /* Drop the creator references to the nodes of the last emitted call. */
 static void sync_drop(gstate *g)
@@ -3239,6 +3259,10 @@ static int convert_sync(gstate *g, const ir_trace_files *files, int64_t epoch, i
 	for (uint32_t i = 0; i < n; i++) {
 		ir_sb_init(&g->rs[i].out);
 		ir_ivset_init(&g->rs[i].pinset);
+	}
+	if (open_files_for(n, e)) {
+		free(heap);
+		return -1;
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		int r;

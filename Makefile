@@ -138,10 +138,11 @@ demo:
 	@$(MAKE) -s all
 	@$(MAKE) -s -f pipelines/demo.mk BIN=$(abspath $(BIN))
 
-# build: libzstd-dev libpcre2-dev zlib1g-dev; MPI: libopenmpi-dev openmpi-bin gfortran;
+# build: libzstd-dev libpcre2-dev zlib1g-dev; MPI: libopenmpi-dev openmpi-bin gfortran, and MPICH
+# beside it for the MPICH tracer (mpich libmpich-dev; Open MPI stays the default mpicc/mpirun);
 # plots: gnuplot-nox; fuzzing: clang; tests and benchmarks: zstd, time and bc (the commands), real MPI
 # programs to trace (hpcc lammps lammps-examples netpipe-openmpi mumps-test).
-DEPS_PKGS := libzstd-dev libpcre2-dev zlib1g-dev libopenmpi-dev openmpi-bin gfortran gnuplot-nox \
+DEPS_PKGS := libzstd-dev libpcre2-dev zlib1g-dev libopenmpi-dev openmpi-bin mpich libmpich-dev gfortran gnuplot-nox \
              clang zstd time bc man-db hpcc lammps lammps-examples netpipe-openmpi mumps-test
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \

@@ -4,6 +4,8 @@
 # - overhead per intercepted call: samples/apps/apbench (tight loops of
 #   MPI_Comm_rank, zero-byte Isend/Irecv/Waitall to self, unsuccessful
 #   MPI_Iprobe) on one rank, with and without the tracer, best of 3 runs;
+#   "traced" includes formatting the text at flush time (in the same
+#   thread), "traced_64k" the same with ALLPROF_BUFSIZE=64K (many spills);
 # - trace bytes per call of those loops;
 # - third-party programs (LAMMPS in.melt, MUMPS dsimpletest, HPCC, NetPIPE)
 #   traced: wall time traced and untraced, calls, trace bytes per call.
@@ -28,6 +30,8 @@ for i in 1 2 3; do
 	mpirun -np 1 "$S/apbench" "$N" >plain.$i 2>/dev/null
 	rm -rf tr.$i
 	allprof -q -o tr.$i -- mpirun -np 1 "$S/apbench" "$N" >traced.$i 2>/dev/null
+	rm -rf sm
+	ALLPROF_BUFSIZE=64K allprof -q -o sm -- mpirun -np 1 "$S/apbench" "$N" >small.$i 2>/dev/null
 done
 for b in comm_rank isend_irecv_waitall iprobe_miss; do
 	p=$(best $b plain.1 plain.2 plain.3)
@@ -35,6 +39,8 @@ for b in comm_rank isend_irecv_waitall iprobe_miss; do
 	printf 'allprof\t%s\tuntraced\t%s\tns/call\n' "$b" "$p"
 	printf 'allprof\t%s\ttraced\t%s\tns/call\n' "$b" "$t"
 	printf 'allprof\t%s\tadded\t%s\tns/call\n' "$b" "$(echo "$t $p" | awk '{ printf "%.1f", $1 - $2 }')"
+	s=$(best $b small.1 small.2 small.3)
+	printf 'allprof\t%s\ttraced_64k\t%s\tns/call\n' "$b" "$s"
 done
 f=tr.1/rank-0.trace
 if [ -f "$f" ]; then

@@ -7,14 +7,27 @@
  * ALLPROF_COMPRESS, and Open MPI's mca_base_env_list so that mpirun
  * forwards them to ranks on other hosts; MPICH's hydra forwards the whole
  * environment anyway), runs the command, and waits. It never parses the
- * command: `allprof mpirun -np 4 ./app` and `allprof ./script.sh` work the
- * same. The exit status is the command's (128+N when it died of signal N);
- * when the command succeeded but a trace is missing or incomplete it is 1.
+ * command's options: `allprof mpirun -np 4 ./app` and `allprof ./script.sh`
+ * work the same. The exit status is the command's (128+N when it died of
+ * signal N); when the command succeeded but a trace is missing or
+ * incomplete it is 1.
+ *
+ * There is one library per MPI (liballprof.so for Open MPI,
+ * liballprof-mpich.so for MPICH: the ABIs differ, MPICH's handles are ints),
+ * and one built for the other MPI must never be preloaded. --mpi auto picks
+ * it by looking, without running anything: first at the command's name
+ * along its chain of symbolic links (mpirun -> /etc/alternatives/mpirun ->
+ * mpirun.openmpi -> orterun), then at each argument that names a file
+ * (directly or through PATH) for an ELF program needing an MPI library
+ * (DT_NEEDED libmpi.so.N: Open MPI; libmpich.so.N: MPICH) or a launcher's
+ * name, and when nothing tells, at the system's mpirun, then Open MPI.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +39,7 @@
 #include <unistd.h>
 
 #include "ir_cli.h"
+#include "ir_endian.h"
 #include "ir_err.h"
 #include "ir_io.h"
 
@@ -33,18 +47,35 @@
 #define ALLPROF_BUILD_LIB ""
 #endif
 
+#ifndef ALLPROF_BUILD_LIB_MPICH
+#define ALLPROF_BUILD_LIB_MPICH ""
+#endif
+
 static const char usage_text[] =
 	"Usage: allprof [-o DIR] [-z] [-q] [--] COMMAND [ARG...]\n"
-	"   or: allprof --print-lib\n"
+	"   or: allprof --print-lib [--mpi MPI] [--] [COMMAND [ARG...]]\n"
 	"Run COMMAND (usually mpirun ...) with the PMPI tracer preloaded into every\n"
 	"MPI rank; each rank writes DIR/rank-<N>.trace.\n"
 	"\n"
 	"  -o, --output DIR   directory for the traces (default allprof-<date>-<time>)\n"
 	"  -z, --compress     compress the traces with zstd (rank-<N>.trace.zst)\n"
 	"  -q, --quiet        no summary on standard error\n"
-	"      --print-lib    print the path of liballprof.so and exit\n"
+	"      --mpi MPI      the MPI the job uses: openmpi, mpich or auto (default):\n"
+	"                     by the launcher's name, else the MPI library the\n"
+	"                     program needs, else the system's mpirun\n"
+	"      --print-lib    print the tracer library that COMMAND would get, and exit\n"
 	"  -h, --help         show this help and exit\n"
-	"      --version      show the version and exit\n";
+	"      --version      show the version and exit\n"
+	"\n"
+	"Environment: ALLPROF_LIB, a tracer library to preload whatever the MPI.\n";
+
+/* The MPIs there is a tracer library for. */
+enum { K_NONE, K_OMPI, K_MPICH };
+static const char *const kind_name[] = { "none", "Open MPI", "MPICH" };
+static const char *const kind_lib[] = { "", "liballprof.so", "liballprof-mpich.so" };
+static const char *const kind_build[] = { "", ALLPROF_BUILD_LIB, ALLPROF_BUILD_LIB_MPICH };
+static const char *const kind_hint[] = { "", "it is built with Open MPI's mpicc",
+					 "it is built when MPICH's mpicc.mpich is installed" };
 
 static pid_t child = -1;
 
@@ -54,22 +85,19 @@ static void forward_signal(int sig)
 		kill(child, sig);
 }
 
-/* liballprof.so: $ALLPROF_LIB, else <dir of this program>/../lib, else the build tree. */
-static int find_lib(char *out, size_t n)
+/* The tracer library for MPI k: <dir of this program>/../lib/<name>, else the
+ * build tree. 0, or -1 with the places tried in `tried`. */
+static int find_lib(int k, char *out, size_t n, char *tried, size_t tn)
 {
-	const char *env = getenv("ALLPROF_LIB");
-	if (env && *env) {
-		snprintf(out, n, "%s", env);
-		return access(out, R_OK) == 0 ? 0 : -1;
-	}
 	char exe[PATH_MAX];
+	tried[0] = 0;
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 64);
 	if (len > 0) {
 		exe[len] = 0;
 		char *slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = 0;
-			if (snprintf(out, n, "%.4000s/../lib/liballprof.so", exe) >= (int)n)
+			if (snprintf(out, n, "%.4000s/../lib/%s", exe, kind_lib[k]) >= (int)n)
 				return -1;
 			if (access(out, R_OK) == 0) {
 				char real[PATH_MAX];
@@ -77,10 +105,255 @@ static int find_lib(char *out, size_t n)
 					snprintf(out, n, "%s", real);
 				return 0;
 			}
+			snprintf(tried, tn, "%.2000s", out);
 		}
 	}
-	snprintf(out, n, "%s", ALLPROF_BUILD_LIB);
-	return *out && access(out, R_OK) == 0 ? 0 : -1;
+	snprintf(out, n, "%s", kind_build[k]);
+	if (*out && access(out, R_OK) == 0)
+		return 0;
+	if (*out) {
+		size_t l = strlen(tried);
+		snprintf(tried + l, tn - l, "%s%.2000s", l ? ", " : "", out);
+	}
+	return -1;
+}
+
+/* ------------------------------------------------------------------ which MPI */
+
+/* PATH lookup as execvp does it: a name with a slash as is, else the first
+ * executable regular file of that name in $PATH. 0 on success. */
+static int path_lookup(const char *name, char *out, size_t n)
+{
+	struct stat st;
+	if (!*name)
+		return -1;
+	if (strchr(name, '/')) {
+		if (snprintf(out, n, "%s", name) >= (int)n)
+			return -1;
+		return stat(out, &st) == 0 && S_ISREG(st.st_mode) ? 0 : -1;
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path;; p++) {
+		const char *e = strchr(p, ':');
+		size_t dl = e ? (size_t)(e - p) : strlen(p);
+		int w = dl ? snprintf(out, n, "%.*s/%s", (int)dl, p, name) : snprintf(out, n, "./%s", name);
+		if (w > 0 && w < (int)n && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(out, X_OK) == 0)
+			return 0;
+		if (!e)
+			break;
+		p = e;
+	}
+	return -1;
+}
+
+/* The MPI a launcher's file name belongs to. */
+static int kind_of_name(const char *base)
+{
+	if (strstr(base, "mpich") || strstr(base, "hydra"))
+		return K_MPICH;
+	if (strstr(base, "openmpi") || !strcmp(base, "orterun") || !strcmp(base, "prterun"))
+		return K_OMPI;
+	return K_NONE;
+}
+
+/* The names along path's chain of symbolic links (at most 40 links). */
+static int kind_of_chain(const char *path)
+{
+	char cur[PATH_MAX], link[PATH_MAX];
+	if (snprintf(cur, sizeof cur, "%s", path) >= (int)sizeof cur)
+		return K_NONE;
+	for (int hop = 0; hop < 40; hop++) {
+		const char *base = strrchr(cur, '/');
+		int k = kind_of_name(base ? base + 1 : cur);
+		if (k != K_NONE)
+			return k;
+		ssize_t l = readlink(cur, link, sizeof link - 1);
+		if (l <= 0)
+			break;
+		link[l] = 0;
+		if (link[0] == '/' || !base) {
+			memcpy(cur, link, (size_t)l + 1);
+		} else {
+			size_t dl = (size_t)(base - cur) + 1;
+			if (dl + (size_t)l >= sizeof cur)
+				break;
+			memcpy(cur + dl, link, (size_t)l + 1);
+		}
+	}
+	return K_NONE;
+}
+
+/* The MPI of a DT_NEEDED entry: libmpi.so.N and Open MPI's own libraries, or
+ * libmpich.so.N (and libmpichfort, libmpichcxx). */
+static int kind_of_needed(const char *lib)
+{
+	if (!strncmp(lib, "libmpich", 8))
+		return K_MPICH;
+	if (!strncmp(lib, "libmpi.so", 9) || !strncmp(lib, "libmpi_", 7) ||
+	    !strncmp(lib, "libopen-rte.so", 14) || !strncmp(lib, "libopen-pal.so", 14) ||
+	    !strncmp(lib, "libprrte.so", 11))
+		return K_OMPI;
+	return K_NONE;
+}
+
+static int rd(int fd, void *buf, size_t n, uint64_t off)
+{
+	if (off > (uint64_t)INT64_MAX)
+		return -1;
+	return pread(fd, buf, n, (off_t)off) == (ssize_t)n ? 0 : -1;
+}
+
+static uint64_t get(const unsigned char *p, int wide)
+{
+	return wide ? ir_get64(p) : ir_get32(p);
+}
+
+/* The MPI an ELF file needs, from the DT_NEEDED entries of its dynamic
+ * section: K_OMPI, K_MPICH, K_NONE (an ELF file needing neither), or -1 (not
+ * a little-endian ELF file, or unreadable). Every size and offset read from
+ * the file is checked, so a damaged file is just "not ELF". needed: the
+ * library that decided, for messages. */
+static int kind_of_elf(const char *path, char *needed, size_t nn)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int kind = -1;
+	unsigned char eh[64], *ph = NULL, *dyn = NULL;
+	if (rd(fd, eh, 52, 0) != 0 || memcmp(eh, "\177ELF", 4) != 0 || eh[5] != 1 ||
+	    (eh[4] != 1 && eh[4] != 2))
+		goto out;
+	int wide = eh[4] == 2;
+	if (wide && rd(fd, eh, 64, 0) != 0)
+		goto out;
+	uint64_t phoff = wide ? ir_get64(eh + 32) : ir_get32(eh + 28);
+	size_t phent = ir_get16(eh + (wide ? 54 : 42)), phnum = ir_get16(eh + (wide ? 56 : 44));
+	size_t phmin = wide ? 56 : 32, dsz = wide ? 16 : 8;
+	kind = K_NONE;
+	if (phent < phmin || phnum == 0 || phnum > 4096)
+		goto out;
+	ph = malloc(phent * phnum);
+	if (!ph || rd(fd, ph, phent * phnum, phoff) != 0)
+		goto out;
+	uint64_t doff = 0, dlen = 0;
+	for (size_t i = 0; i < phnum; i++) {
+		const unsigned char *q = ph + i * phent;
+		if (ir_get32(q) == 2 /* PT_DYNAMIC */) {
+			doff = get(q + (wide ? 8 : 4), wide);
+			dlen = get(q + (wide ? 32 : 16), wide);
+		}
+	}
+	if (dlen < dsz || dlen > (1u << 20))
+		goto out; /* static, or not a sane dynamic section */
+	dyn = malloc(dlen);
+	if (!dyn || rd(fd, dyn, dlen, doff) != 0)
+		goto out;
+	uint64_t strtab = 0, need[256];
+	size_t nneed = 0, nd = dlen / dsz;
+	for (size_t i = 0; i < nd; i++) {
+		uint64_t tag = get(dyn + i * dsz, wide), val = get(dyn + i * dsz + dsz / 2, wide);
+		if (tag == 0 /* DT_NULL */)
+			break;
+		if (tag == 1 /* DT_NEEDED */ && nneed < 256)
+			need[nneed++] = val;
+		else if (tag == 5 /* DT_STRTAB */)
+			strtab = val;
+	}
+	/* DT_STRTAB is an address: the file offset is that of the PT_LOAD holding it. */
+	uint64_t stroff = UINT64_MAX;
+	for (size_t i = 0; i < phnum; i++) {
+		const unsigned char *q = ph + i * phent;
+		uint64_t off = get(q + (wide ? 8 : 4), wide), va = get(q + (wide ? 16 : 8), wide);
+		uint64_t fsz = get(q + (wide ? 32 : 16), wide);
+		if (ir_get32(q) == 1 /* PT_LOAD */ && strtab >= va && strtab - va < fsz) {
+			stroff = off + (strtab - va);
+			break;
+		}
+	}
+	if (stroff == UINT64_MAX)
+		goto out;
+	for (size_t i = 0; i < nneed && kind == K_NONE; i++) {
+		char name[128];
+		ssize_t got = stroff + need[i] < stroff ? -1
+			: pread(fd, name, sizeof name - 1, (off_t)(stroff + need[i]));
+		if (got <= 0)
+			continue;
+		name[got] = 0;
+		kind = kind_of_needed(name);
+		if (kind != K_NONE && needed)
+			snprintf(needed, nn, "%s", name);
+	}
+out:
+	free(ph);
+	free(dyn);
+	close(fd);
+	return kind;
+}
+
+/* --mpi auto: the MPI of the command argv[0..argc) (see the top of this
+ * file), with the reason in why. */
+static int choose_mpi(int argc, char **argv, char *why, size_t wn)
+{
+	char path[PATH_MAX], needed[128];
+	int k;
+	if (argc > 0 && path_lookup(argv[0], path, sizeof path) == 0 &&
+	    (k = kind_of_chain(path)) != K_NONE) {
+		snprintf(why, wn, "the launcher %.200s is %s's", argv[0], kind_name[k]);
+		return k;
+	}
+	for (int i = 0; i < argc; i++) {
+		if (i > 0 && argv[i][0] == '-')
+			continue;
+		if (path_lookup(argv[i], path, sizeof path) != 0)
+			continue;
+		if ((k = kind_of_elf(path, needed, sizeof needed)) > 0) {
+			snprintf(why, wn, "%.200s needs %s", argv[i], needed);
+			return k;
+		}
+		if (i > 0 && (k = kind_of_chain(path)) != K_NONE) {
+			snprintf(why, wn, "the launcher %.200s is %s's", argv[i], kind_name[k]);
+			return k;
+		}
+	}
+	if (path_lookup("mpirun", path, sizeof path) == 0 &&
+	    ((k = kind_of_chain(path)) != K_NONE || (k = kind_of_elf(path, needed, sizeof needed)) > 0)) {
+		snprintf(why, wn, "nothing in the command tells, and the system's mpirun is %s's",
+			 kind_name[k]);
+		return k;
+	}
+	snprintf(why, wn, "nothing in the command tells, and there is no mpirun");
+	return K_OMPI;
+}
+
+/* The library to preload: $ALLPROF_LIB, else the one for the MPI chosen. */
+static int pick_lib(int k, int argc, char **argv, char *lib, size_t n)
+{
+	const char *env = getenv("ALLPROF_LIB");
+	if (env && *env) {
+		if (snprintf(lib, n, "%s", env) >= (int)n || access(lib, R_OK) != 0)
+			return ir_cli_failf("cannot find liballprof.so: ALLPROF_LIB is '%s' (%s)", env,
+					    strerror(errno ? errno : ENAMETOOLONG));
+		return 0;
+	}
+	char why[512], tried[4200];
+	if (k == K_NONE)
+		k = choose_mpi(argc, argv, why, sizeof why);
+	else
+		snprintf(why, sizeof why, "--mpi %s", k == K_OMPI ? "openmpi" : "mpich");
+	if (find_lib(k, lib, n, tried, sizeof tried) != 0)
+		return ir_cli_failf("cannot find %s, the tracer for %s (%s): tried %s; %s",
+				    kind_lib[k], kind_name[k], why, *tried ? tried : "nothing",
+				    kind_hint[k]);
+	/* A library that names another MPI is refused: its handles would be wrong. */
+	char needed[128];
+	int lk = kind_of_elf(lib, needed, sizeof needed);
+	if (lk > 0 && lk != k)
+		return ir_cli_failf("%s was built for %s (it needs %s), but the job uses %s (%s)",
+				    lib, kind_name[lk], needed, kind_name[k], why);
+	return 0;
 }
 
 static int make_dir(const char *dir)
@@ -308,18 +581,19 @@ static void env_append(const char *name, const char *value, const char *sep)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_VERSION = 256, OPT_PRINT_LIB };
+	enum { OPT_VERSION = 256, OPT_PRINT_LIB, OPT_MPI };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "compress", no_argument, NULL, 'z' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "mpi", required_argument, NULL, OPT_MPI },
 		{ "print-lib", no_argument, NULL, OPT_PRINT_LIB },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = NULL;
-	int compress = 0, quiet = 0, print_lib = 0, c;
+	int compress = 0, quiet = 0, print_lib = 0, mpi = K_NONE, c;
 	char lib[PATH_MAX];
 
 	ir_cli_init(argv[0]);
@@ -339,6 +613,16 @@ int main(int argc, char **argv)
 		case OPT_PRINT_LIB:
 			print_lib = 1;
 			break;
+		case OPT_MPI:
+			if (!strcmp(optarg, "openmpi"))
+				mpi = K_OMPI;
+			else if (!strcmp(optarg, "mpich"))
+				mpi = K_MPICH;
+			else if (!strcmp(optarg, "auto"))
+				mpi = K_NONE;
+			else
+				return ir_cli_usage("unknown MPI '%s' (openmpi, mpich or auto)", optarg);
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return ir_cli_finish(IR_EXIT_OK);
@@ -349,17 +633,14 @@ int main(int argc, char **argv)
 			return ir_cli_usage("unknown option");
 		}
 	}
-	if (find_lib(lib, sizeof lib) != 0)
-		return ir_cli_failf("cannot find liballprof.so (tried $ALLPROF_LIB, <prefix>/lib, %s)",
-				    *ALLPROF_BUILD_LIB ? ALLPROF_BUILD_LIB : "the build tree");
+	if (!print_lib && optind >= argc)
+		return ir_cli_usage("no command given");
+	if (pick_lib(mpi, argc - optind, argv + optind, lib, sizeof lib) != 0)
+		return IR_EXIT_BAD;
 	if (print_lib) {
-		if (optind < argc)
-			return ir_cli_usage("--print-lib takes no command");
 		printf("%s\n", lib);
 		return ir_cli_finish(IR_EXIT_OK);
 	}
-	if (optind >= argc)
-		return ir_cli_usage("no command given");
 
 	char dflt[64];
 	if (!dir) {

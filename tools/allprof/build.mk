@@ -9,6 +9,13 @@
 # itself after `make install` (PREFIX/bin/allprof -> PREFIX/lib/liballprof.so)
 # and, in the build tree, at the absolute path compiled into it.
 # The sample MPI programs of samples/apps/ are built into $(BUILD)/samples/.
+#
+# When MPICH is installed side by side (Debian's mpich: mpicc.mpich), the same
+# sources are built a second time against it into liballprof-mpich.so, with
+# their own pass-through file generated from MPICH's mpi.h, and the C samples
+# (and the Fortran ones with mpif90.mpich) into $(BUILD)/samples-mpich/. The
+# two libraries are not interchangeable (MPICH's handles are ints, Open MPI's
+# pointers); the launcher picks one per run (allprof --mpi).
 
 AP_DIR     := $(BUILD)/allprof
 AP_SO      := $(AP_DIR)/liballprof.so
@@ -22,7 +29,19 @@ AP_SAMPLES := $(patsubst samples/apps/%.c,$(BUILD)/samples/%,$(AP_SAMPLE_SRCS))
 AP_FSAMPLES := $(if $(shell command -v $(AP_MPIF90) 2>/dev/null),\
               $(patsubst samples/apps/%.f90,$(BUILD)/samples/%,$(wildcard samples/apps/*.f90)))
 
-special-tools:: $(BIN)/allprof $(AP_SO) $(AP_SAMPLES) $(AP_FSAMPLES) $(BUILD)/samples/pingpong-linked
+AP_MPICH_CC  ?= mpicc.mpich
+AP_MPICH_F90 ?= mpif90.mpich
+AP_HAVE_MPICH := $(shell command -v $(AP_MPICH_CC) 2>/dev/null)
+AP_MPICH_DIR := $(AP_DIR)/mpich
+AP_MPICH_SO  := $(AP_DIR)/liballprof-mpich.so
+AP_MPICH_SAMPLES := $(if $(AP_HAVE_MPICH),\
+              $(patsubst samples/apps/%.c,$(BUILD)/samples-mpich/%,$(AP_SAMPLE_SRCS)) \
+              $(BUILD)/samples-mpich/pingpong-linked \
+              $(if $(shell command -v $(AP_MPICH_F90) 2>/dev/null),\
+                $(patsubst samples/apps/%.f90,$(BUILD)/samples-mpich/%,$(wildcard samples/apps/*.f90))))
+
+special-tools:: $(BIN)/allprof $(AP_SO) $(AP_SAMPLES) $(AP_FSAMPLES) $(BUILD)/samples/pingpong-linked \
+	$(if $(AP_HAVE_MPICH),$(AP_MPICH_SO)) $(AP_MPICH_SAMPLES)
 
 $(AP_DIR)/liballprof_pass.c: tools/allprof/genpass.sh
 	@mkdir -p $(@D)
@@ -36,7 +55,8 @@ $(AP_SO): $(AP_SRCS) $(AP_DIR)/liballprof_pass.c tools/allprof/liballprof.h
 
 $(BIN)/allprof: tools/allprof/allprof.c $(LIB_A) $(LIB_HDRS) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -DALLPROF_BUILD_LIB='"$(abspath $(AP_SO))"' $(LDFLAGS) -o $@ $< \
+	$(CC) $(ALL_CFLAGS) -DALLPROF_BUILD_LIB='"$(abspath $(AP_SO))"' \
+	  -DALLPROF_BUILD_LIB_MPICH='"$(abspath $(AP_MPICH_SO))"' $(LDFLAGS) -o $@ $< \
 	  $(LIB_A) $(LDLIBS)
 
 $(BUILD)/samples/%: samples/apps/%.c
@@ -53,6 +73,39 @@ $(BUILD)/samples/pingpong-linked: samples/apps/pingpong.c $(AP_SO)
 	$(AP_MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -o $@ $< -L$(AP_DIR) -lallprof \
 	  -Wl,-rpath,$(abspath $(AP_DIR)) -lm
 
+# The MPICH build: its own pass-through file from MPICH's mpi.h.
+$(AP_MPICH_DIR)/liballprof_pass.c: tools/allprof/genpass.sh
+	@mkdir -p $(@D)
+	echo '#include <mpi.h>' | $(AP_MPICH_CC) -E -x c - | sh tools/allprof/genpass.sh > $@.tmp
+	mv $@.tmp $@
+
+$(AP_MPICH_SO): $(AP_SRCS) $(AP_MPICH_DIR)/liballprof_pass.c tools/allprof/liballprof.h
+	@mkdir -p $(@D)
+	$(AP_MPICH_CC) $(AP_CFLAGS) -Wno-deprecated-declarations -Itools/allprof -shared \
+	  -Wl,-soname,liballprof-mpich.so -o $@ $(AP_SRCS) $(AP_MPICH_DIR)/liballprof_pass.c \
+	  -lzstd -ldl -lpthread
+
+# MPICH's MPI_STATUSES_IGNORE is (MPI_Status *)1, which gcc 12 takes for an
+# array of size 0 passed to MPI_Waitall's MPI_Status[] (a false
+# -Wstringop-overflow in every program that passes it).
+AP_MPICH_SAMPLE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -Wno-stringop-overflow -O2 -g
+
+$(BUILD)/samples-mpich/%: samples/apps/%.c
+	@mkdir -p $(@D)
+	$(AP_MPICH_CC) $(AP_MPICH_SAMPLE_CFLAGS) $(if $(WERROR),-Werror) -o $@ $< -lm
+
+$(BUILD)/samples-mpich/%: samples/apps/%.f90
+	@mkdir -p $(@D)
+	$(AP_MPICH_F90) -O2 -g -o $@ $<
+
+$(BUILD)/samples-mpich/pingpong-linked: samples/apps/pingpong.c $(AP_MPICH_SO)
+	@mkdir -p $(@D)
+	$(AP_MPICH_CC) $(AP_MPICH_SAMPLE_CFLAGS) -o $@ $< -L$(AP_DIR) -lallprof-mpich \
+	  -Wl,-rpath,$(abspath $(AP_DIR)) -lm
+
 install-extra += install -d $(DESTDIR)$(PREFIX)/lib && \
-	install -m 644 $(AP_SO) $(DESTDIR)$(PREFIX)/lib/liballprof.so ;
-uninstall-extra += rm -f $(DESTDIR)$(PREFIX)/lib/liballprof.so ;
+	install -m 644 $(AP_SO) $(DESTDIR)$(PREFIX)/lib/liballprof.so && \
+	if [ -f $(AP_MPICH_SO) ]; then \
+	  install -m 644 $(AP_MPICH_SO) $(DESTDIR)$(PREFIX)/lib/liballprof-mpich.so; fi ;
+uninstall-extra += rm -f $(DESTDIR)$(PREFIX)/lib/liballprof.so \
+	$(DESTDIR)$(PREFIX)/lib/liballprof-mpich.so ;

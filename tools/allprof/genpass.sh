@@ -6,6 +6,11 @@
 # strong definitions and win at link time, so only uncovered calls remain
 # here. Generating from the installed header keeps the set exactly that of
 # the MPI library in use (Open MPI or MPICH) without a hand-kept list.
+# Only calls made by the application are counted (AP_ON(): not nested in a
+# wrapper; MPICH's Fortran layer calls the C MPI_ functions). MPICH 4's
+# large-count MPI_<name>_c variants are ordinary declarations and get
+# wrappers too. The Fortran 2008 status conversions are left out (MPICH 4.0
+# declares them in mpi.h but its C library does not define them).
 # Usage: mpicc -E -x c - </dev/null ... | genpass.sh > liballprof_pass.c
 awk '
 function emit(decl,    s, i, name, rest, depth, c, params, n, parts, j, p, args, nm, cur) {
@@ -14,7 +19,7 @@ function emit(decl,    s, i, name, rest, depth, c, params, n, parts, j, p, args,
 	if (!i) return
 	s = substr(s, i + 4)
 	name = s; sub(/ *\(.*/, "", name)
-	if (name in seen) return
+	if (name in seen || name in skip) return
 	rest = substr(s, index(s, "(") + 1)
 	depth = 1; params = ""
 	for (j = 1; j <= length(rest); j++) {
@@ -46,7 +51,7 @@ function emit(decl,    s, i, name, rest, depth, c, params, n, parts, j, p, args,
 	seen[name] = 1
 	names[count] = name
 	printf "__attribute__((weak)) int %s(%s)\n{\n", name, params
-	printf "\tif (ap.on)\n\t\t__atomic_fetch_add(&ap_pass_counts[%d], 1, __ATOMIC_RELAXED);\n", count
+	printf "\tif (AP_ON())\n\t\t__atomic_fetch_add(&ap_pass_counts[%d], 1, __ATOMIC_RELAXED);\n", count
 	printf "\tap_depth++;\n\tint rc = P%s(%s);\n\tap_depth--;\n\treturn rc;\n}\n\n", name, args
 	count++
 }
@@ -55,6 +60,10 @@ BEGIN {
 	print "#include \"liballprof.h\""
 	print ""
 	count = 0
+	# Declared by MPICH 4.0 but defined by neither of its libraries: a
+	# wrapper would leave an undefined PMPI_ reference.
+	split("MPI_Status_c2f08 MPI_Status_f082c MPI_Status_f082f MPI_Status_f2f08", sk, " ")
+	for (j in sk) skip[sk[j]] = 1
 }
 collecting { decl = decl " " $0; if (index($0, ";")) { emit(decl); collecting = 0 }; next }
 /(^|[ )])int MPI_[A-Za-z0-9_]+ *\(/ {

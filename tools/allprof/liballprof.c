@@ -1,23 +1,41 @@
 /*
  * liballprof.c: the per-rank machinery of the PMPI tracer: trace buffer and
- * file, clock, handle maps, field formatters, clock synchronisation, and
- * the exits (Finalize, exit(), MPI_Abort, fatal signals).
+ * file, clock, handle maps, record encoders and the text formatter, clock
+ * synchronisation, and the exits (Finalize, exit(), MPI_Abort, signals).
+ *
+ * Records are binary in memory and text on disk. In the application's
+ * thread a wrapper only stores values: ap_begin() writes a record header
+ * (kind, length, the static name's address, t_call), each f_* encoder
+ * appends one field as a separator byte, a tag byte and raw values (looked
+ * up at that moment: datatype size and extent, communicator id, rank and
+ * size, request ids), ap_end() stores t_return and commits the record by
+ * advancing the buffer's length. The text of formats/trace.md is produced
+ * only when the buffer is flushed: when a record does not fit (spill), at
+ * MPI_Finalize, exit(), MPI_Abort, SIGTERM/SIGINT and fatal signals. Lines
+ * that are text from the start (headers, clock lines, "# comm" member
+ * lines) are stored as raw text records.
  *
  * Cost model. A wrapper reads the clock twice (vDSO clock_gettime, about
- * 20 ns each) and formats its line by hand into a 1 MiB buffer (a few ns
- * per field; no stdio, no locale, no malloc). Handles are looked up in
- * open-addressing hash maps (one multiply and usually one probe). When the
- * buffer is full it is written with write(2), through a zstd stream when
- * compression is on; memory stays bounded by the buffer plus the live
- * handles. A background writer thread was considered and rejected: with
- * the buffer amortising write(2) to well under a nanosecond per record it
- * would only add a hand-off per flush and a thread to every rank.
+ * 20 ns each) and stores a few words per field (no formatting, no stdio,
+ * no malloc). Handles are looked up in open-addressing hash maps (one
+ * multiply and usually one probe). Formatting costs a few ns per field at
+ * flush time, through a fixed text buffer; with compression the text goes
+ * through a zstd stream. Memory stays bounded: the record buffer
+ * (ALLPROF_BUFSIZE, default 1 MiB; it grows only to hold one record larger
+ * than itself), the text buffer, the pending poll and the live handles.
+ * A background writer thread was considered and rejected: flushing a full
+ * buffer costs the application well under a nanosecond per record, and a
+ * thread would add a hand-off per flush and a thread to every rank.
  *
- * Safety. Only committed (complete) lines are written, so the signal
- * handler can write the buffer with write(2) at any point. An exit that is
- * not MPI_Finalize (exit() without Finalize, MPI_Abort, SIGTERM, SIGINT, a
- * fatal signal) ends the trace with "# incomplete <why>" instead of the
- * "# end" line, so readers can tell a cut-short trace from a complete one.
+ * Safety. Only committed (complete) records are formatted, so the signal
+ * handler can format and write the buffer at any point: the formatter uses
+ * nothing but memcpy, strlen, the put_* helpers and write(2) (no malloc, no
+ * stdio, no locks). If a signal interrupts a flush, the records formatted
+ * before it are not written twice, the one being formatted may be
+ * (best effort). An exit that is not MPI_Finalize (exit() without
+ * Finalize, MPI_Abort, SIGTERM, SIGINT, a fatal signal) ends the trace with
+ * "# incomplete <why>" instead of the "# end" line, so readers can tell a
+ * cut-short trace from a complete one.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -43,10 +61,50 @@
 struct ap_state ap;
 __thread int ap_depth __attribute__((tls_model("initial-exec")));
 
+/*
+ * Record encoding (native byte order, unaligned; memory only, never on disk):
+ *   call record  'C' len:8 name:8 t_call:8 fields... t_return:8
+ *   poll record  'P' len:8 name:8 t_call:8 fields... count:8 t_return:8
+ *   text record  'T' len:8 bytes...
+ * len counts the whole record. name is the address of a static string. A
+ * field is <sep><tag><value>: sep is the character written before the value
+ * (':' as encoded; list helpers overwrite it with ',' or ';'), tag one of
+ * the FT_* below.
+ */
+enum { RK_CALL = 'C', RK_POLL = 'P', RK_TEXT = 'T' };
+enum { REC_HDR = 1 + 8 + 8 + 8, TEXT_HDR = 1 + 8 };
+enum {
+	FT_I64 = 1, /* int64: decimal */
+	FT_U64,     /* uint64: decimal */
+	FT_DASH,    /* nothing: "-" */
+	FT_TRIPLE,  /* 3 x int64: "a,b,c" (datatype, communicator, status) */
+	FT_GROUP,   /* 2 x int64: "g<id>,<size>" */
+	FT_REQ,     /* uint64: "r<id>" */
+	FT_MSG,     /* uint64: "m<id>" */
+	FT_LIST,    /* n:4, n x int32: "v0,v1,..." (n > 0) */
+	FT_REQS,    /* n:4, n x uint64: "r<id>,r<id>,..." (n > 0) */
+	FT_STR,     /* address of a static string: the string */
+};
+
+/* The signal handler reads what the application thread writes: a record's
+ * bytes are in memory before the length that commits it (the compiler may
+ * not move stores across this fence; the handler runs in the same thread). */
+#define SIGNAL_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+/* Text buffer of the formatter; one step of formatting writes at most TB_STEP bytes. */
+enum { TB_CAP = 256 * 1024, TB_STEP = 128 };
+
 /* Everything below is private to this file. */
 static struct {
-	char *buf;            /* committed text is buf[0..len) */
+	char *buf;            /* committed records are buf[0..len) */
 	size_t len, cap;
+	size_t fmt_pos;       /* records in buf[0..fmt_pos) are formatted (during a flush) */
+	char *rec_end;        /* the end of the room ap_begin reserved for the open record */
+	char *tb;             /* formatted text not yet written is tb[0..tlen) */
+	size_t tlen;
+	uint64_t tc_sec;      /* the seconds of the last time formatted, */
+	char tc_txt[24];      /* their digits */
+	unsigned tc_n;
 	int fd;
 	char path[4096];
 	uint64_t base_ns;     /* realtime - monotonic at start */
@@ -60,16 +118,17 @@ static struct {
 	char *zout;
 	size_t zcap;
 	pthread_mutex_t mu;
-	/* pending poll: "NAME:t0:fields" of an unsuccessful poll, not yet written */
+	/* pending poll: a poll record without count and t_return, not yet in buf */
 	char *poll;
-	size_t poll_len, poll_cap, pl_name_len, pl_t0_end;
-	size_t poll_name_len, poll_t0_end; /* of the poll in scratch */
+	size_t poll_len, poll_cap;
 	uint64_t poll_n, poll_t1;
 	int poll_active;
+	size_t poll_done_at;  /* the length that commits the pending poll, while it is being moved */
 	uint64_t last_t1;     /* t_return of the last line (lines never go back in time) */
-	/* scratch for a poll being formatted */
+	/* scratch for a poll record being encoded */
 	char *scratch;
 	size_t scratch_cap;
+	char *scratch_end;
 	/* maps */
 	ap_map reqs, reqs2, comms, types, msgs, ops, groups;
 	int64_t next_group;
@@ -93,14 +152,31 @@ uint64_t ap_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + S.base_ns;
 }
 
+static uint64_t ts_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
+/* realtime - monotonic. Reading the two clocks one after the other can be
+ * split by a preemption (it once shifted a rank by 19 us), so realtime is
+ * read between two monotonic readings, a few times, and the reading with
+ * the smallest monotonic gap is kept, against the gap's midpoint. */
 static void clock_base(void)
 {
-	struct timespec rt, mo;
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_MONOTONIC, &mo);
-	uint64_t r = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
-	uint64_t m = (uint64_t)mo.tv_sec * 1000000000u + (uint64_t)mo.tv_nsec;
-	S.base_ns = r > m ? r - m : 0;
+	uint64_t best = UINT64_MAX, base = 0;
+	for (int i = 0; i < 5; i++) {
+		struct timespec m0, rt, m1;
+		clock_gettime(CLOCK_MONOTONIC, &m0);
+		clock_gettime(CLOCK_REALTIME, &rt);
+		clock_gettime(CLOCK_MONOTONIC, &m1);
+		uint64_t a = ts_ns(&m0), r = ts_ns(&rt), b = ts_ns(&m1);
+		if (b < a || b - a >= best)
+			continue;
+		best = b - a;
+		uint64_t mid = a + (b - a) / 2;
+		base = r > mid ? r - mid : 0;
+	}
+	S.base_ns = base;
 }
 
 void ap_lock(void)
@@ -122,25 +198,53 @@ static const char digit_pairs[] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
+static const uint64_t pow10_tab[20] = {
+	1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u,
+	1000000000u, 10000000000u, 100000000000u, 1000000000000u, 10000000000000u,
+	100000000000000u, 1000000000000000u, 10000000000000000u, 100000000000000000u,
+	1000000000000000000u, 10000000000000000000u,
+};
+
+/* Decimal digits of v (v | 1 has as many: 10^k - 1 is odd). */
+static inline unsigned ndigits(uint64_t v)
+{
+	v |= 1;
+	unsigned t = (unsigned)(64 - __builtin_clzll(v)) * 1233 >> 12; /* ~log10 */
+	return t + 1 - (v < pow10_tab[t]);
+}
+
+/* The w-digit decimal of v < 10^w (w <= 9), zero-padded, written backwards
+ * to end at e (32-bit arithmetic: two 8-digit halves of a 64-bit number
+ * are converted independently). */
+static inline void put_digits(char *e, uint32_t v, unsigned w)
+{
+	while (w >= 2) {
+		e -= 2;
+		memcpy(e, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+		w -= 2;
+	}
+	if (w)
+		e[-1] = (char)('0' + v);
+}
+
 static char *put_u64(char *p, uint64_t v)
 {
-	char tmp[24];
-	char *e = tmp + sizeof tmp, *q = e;
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100);
-		v /= 100;
-		q -= 2;
-		memcpy(q, digit_pairs + 2 * d, 2);
+	unsigned n = ndigits(v);
+	char *e = p + n;
+	if (n <= 8) {
+		put_digits(e, (uint32_t)v, n);
+		return e;
 	}
-	if (v >= 10) {
-		q -= 2;
-		memcpy(q, digit_pairs + 2 * v, 2);
-	} else {
-		*--q = (char)('0' + v);
+	put_digits(e, (uint32_t)(v % 100000000u), 8);
+	v /= 100000000u;
+	if (n <= 16) {
+		put_digits(e - 8, (uint32_t)v, n - 8);
+		return e;
 	}
-	size_t n = (size_t)(e - q);
-	memcpy(p, q, n);
-	return p + n;
+	put_digits(e - 8, (uint32_t)(v % 100000000u), 8);
+	put_digits(e - 16, (uint32_t)(v / 100000000u), n - 16);
+	return e;
 }
 
 static char *put_i64(char *p, int64_t v)
@@ -253,6 +357,44 @@ static void map_del(ap_map *m, ap_ent *e)
 	}
 }
 
+/* ---------------------------------------------------------------- encoding */
+
+static inline char *st64(char *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+	return p + 8;
+}
+
+static inline uint64_t ld64(const char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint32_t ld32(const char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* <':'><tag> of a field */
+static inline char *ftag(char *p, int tag)
+{
+	p[0] = ':';
+	p[1] = (char)tag;
+	return p + 2;
+}
+
+static inline char *f_triple(char *p, int64_t a, int64_t b, int64_t c)
+{
+	p = ftag(p, FT_TRIPLE);
+	p = st64(p, (uint64_t)a);
+	p = st64(p, (uint64_t)b);
+	return st64(p, (uint64_t)c);
+}
+
 /* ---------------------------------------------------------------- output */
 
 static void write_all(int fd, const char *p, size_t n)
@@ -294,16 +436,221 @@ static void out_bytes(const char *p, size_t n, int end)
 	}
 }
 
-static void flush_buf(void)
+/* ---------------------------------------------------------------- formatter */
+
+/*
+ * Text is formatted into S.tb through a cursor q. tb_room() makes sure that
+ * TB_STEP bytes fit after q, writing the text out if not; tb_bytes() copies
+ * a string of any length. S.tlen is brought up to date after each record
+ * (and set to 0 whenever the text is handed out), so that a signal handler
+ * interrupting a flush finds the text of whole records in tb[0..tlen).
+ * Async-signal-safe: memcpy, strlen, put_*, write(2).
+ */
+static char *tb_room(char *q)
 {
-	if (S.len) {
-		out_bytes(S.buf, S.len, 0);
-		S.len = 0;
-		S.flushes++;
+	size_t n = (size_t)(q - S.tb);
+	if (n + TB_STEP <= TB_CAP)
+		return q;
+	S.tlen = 0;
+	out_bytes(S.tb, n, 0);
+	return S.tb;
+}
+
+static char *tb_bytes(char *q, const char *s, size_t n)
+{
+	while (n) {
+		size_t room = TB_CAP - (size_t)(q - S.tb);
+		if (!room) {
+			S.tlen = 0;
+			out_bytes(S.tb, TB_CAP, 0);
+			q = S.tb;
+			room = TB_CAP;
+		}
+		size_t k = n < room ? n : room;
+		memcpy(q, s, k);
+		q += k;
+		s += k;
+		n -= k;
+	}
+	return q;
+}
+
+/* The fields in f[0..e) as text. */
+static char *fmt_fields(char *q, const char *f, const char *e)
+{
+	while (e - f >= 2) {
+		q = tb_room(q);
+		*q++ = f[0];
+		int tag = (unsigned char)f[1];
+		f += 2;
+		size_t left = (size_t)(e - f);
+		switch (tag) {
+		case FT_I64:
+			if (left < 8)
+				return q;
+			q = put_i64(q, (int64_t)ld64(f));
+			f += 8;
+			break;
+		case FT_U64:
+			if (left < 8)
+				return q;
+			q = put_u64(q, ld64(f));
+			f += 8;
+			break;
+		case FT_DASH:
+			*q++ = '-';
+			break;
+		case FT_TRIPLE:
+			if (left < 24)
+				return q;
+			q = put_i64(q, (int64_t)ld64(f));
+			*q++ = ',';
+			q = put_i64(q, (int64_t)ld64(f + 8));
+			*q++ = ',';
+			q = put_i64(q, (int64_t)ld64(f + 16));
+			f += 24;
+			break;
+		case FT_GROUP:
+			if (left < 16)
+				return q;
+			*q++ = 'g';
+			q = put_i64(q, (int64_t)ld64(f));
+			*q++ = ',';
+			q = put_i64(q, (int64_t)ld64(f + 8));
+			f += 16;
+			break;
+		case FT_REQ:
+		case FT_MSG:
+			if (left < 8)
+				return q;
+			*q++ = tag == FT_REQ ? 'r' : 'm';
+			q = put_u64(q, ld64(f));
+			f += 8;
+			break;
+		case FT_LIST:
+		case FT_REQS: {
+			size_t w = tag == FT_LIST ? 4 : 8;
+			if (left < 4)
+				return q;
+			size_t n = ld32(f);
+			f += 4;
+			if ((size_t)(e - f) / w < n)
+				return q;
+			for (size_t i = 0; i < n; i++, f += w) {
+				if (i) {
+					q = tb_room(q);
+					*q++ = ',';
+				}
+				if (tag == FT_LIST) {
+					q = put_i64(q, (int32_t)ld32(f));
+				} else {
+					*q++ = 'r';
+					q = put_u64(q, ld64(f));
+				}
+			}
+			break;
+		}
+		case FT_STR: {
+			if (left < 8)
+				return q;
+			const char *s = (const char *)(uintptr_t)ld64(f);
+			f += 8;
+			q = tb_bytes(q, s, strlen(s));
+			break;
+		}
+		default: /* not written by any encoder */
+			return q;
+		}
+	}
+	return q;
+}
+
+/* put_time() for the formatter: the digits of the seconds are kept from
+ * one time to the next (not in the signal handler, which may have
+ * interrupted their update). */
+static char *fmt_time(char *q, uint64_t ns)
+{
+	uint64_t sec = ns / 1000000000u;
+	uint32_t rem = (uint32_t)(ns % 1000000000u);
+	if (!sec || S.in_signal)
+		return put_time(q, ns);
+	if (sec != S.tc_sec) {
+		S.tc_n = (unsigned)(put_u64(S.tc_txt, sec) - S.tc_txt);
+		S.tc_sec = sec;
+	}
+	memcpy(q, S.tc_txt, sizeof S.tc_txt); /* fixed size: the bytes after tc_n are overwritten */
+	q += S.tc_n;
+	put_digits(q + 6, rem / 1000, 6);
+	q[6] = '.';
+	put_digits(q + 10, rem % 1000, 3);
+	return q + 10;
+}
+
+/* One call or poll line: NAME:t_call<fields>[:count]:t_return\n */
+static char *fmt_line(char *q, const char *hdr, const char *f, const char *e, int poll,
+		      uint64_t n, uint64_t t1)
+{
+	const char *name = (const char *)(uintptr_t)ld64(hdr + 9);
+	q = tb_bytes(q, name, strlen(name));
+	q = tb_room(q);
+	*q++ = ':';
+	q = fmt_time(q, ld64(hdr + 17));
+	q = fmt_fields(q, f, e);
+	q = tb_room(q);
+	if (poll) {
+		*q++ = ':';
+		q = put_u64(q, n);
+	}
+	*q++ = ':';
+	q = fmt_time(q, t1);
+	*q++ = '\n';
+	return q;
+}
+
+/* Format the committed records from S.fmt_pos to S.len, leaving the text in S.tb. */
+static void fmt_records(void)
+{
+	char *q = S.tb + S.tlen;
+	const char *b = S.buf + S.fmt_pos, *end = S.buf + S.len;
+	while (end - b >= TEXT_HDR) {
+		uint64_t len = ld64(b + 1);
+		if (len < TEXT_HDR || len > (uint64_t)(end - b))
+			break; /* cannot happen: records are committed whole */
+		const char *e = b + len;
+		if (b[0] == RK_TEXT)
+			q = tb_bytes(q, b + TEXT_HDR, len - TEXT_HDR);
+		else if (b[0] == RK_CALL && len >= REC_HDR + 8)
+			q = fmt_line(q, b, b + REC_HDR, e - 8, 0, 0, ld64(e - 8));
+		else if (b[0] == RK_POLL && len >= REC_HDR + 16)
+			q = fmt_line(q, b, b + REC_HDR, e - 16, 1, ld64(e - 16), ld64(e - 8));
+		b = e;
+		S.fmt_pos = (size_t)(b - S.buf);
+		S.tlen = (size_t)(q - S.tb);
 	}
 }
 
-/* Make room for n more bytes after the committed text. */
+/* Write out the text already formatted. */
+static void tb_out(void)
+{
+	size_t n = S.tlen;
+	S.tlen = 0;
+	if (n)
+		out_bytes(S.tb, n, 0);
+}
+
+/* Format the buffer, write it out and empty it. */
+static void flush_buf(void)
+{
+	if (!S.len)
+		return;
+	fmt_records();
+	tb_out();
+	S.len = 0;
+	S.fmt_pos = 0;
+	S.flushes++;
+}
+
+/* Make room for n more bytes after the committed records. */
 static void reserve(size_t n)
 {
 	if (S.len + n <= S.cap)
@@ -318,47 +665,73 @@ static void reserve(size_t n)
 	}
 }
 
-/* Write a pending poll line "NAME:t0:fields:<n>:<t1>\n" into the buffer. */
-static char *poll_close_into(char *p)
+/* A raw text record. */
+static void put_line(const char *s, size_t n)
 {
-	memcpy(p, S.poll, S.poll_len);
-	p += S.poll_len;
-	*p++ = ':';
-	p = put_u64(p, S.poll_n);
-	*p++ = ':';
-	p = put_time(p, S.poll_t1);
-	*p++ = '\n';
-	return p;
+	reserve(n + TEXT_HDR);
+	char *p = S.buf + S.len;
+	p[0] = RK_TEXT;
+	st64(p + 1, n + TEXT_HDR);
+	memcpy(p + TEXT_HDR, s, n);
+	SIGNAL_FENCE();
+	S.len += n + TEXT_HDR;
 }
 
+/* An encoder wrote past the room its record reserved: a bound in a wrapper is wrong. */
+static void overrun(const char *rec)
+{
+	static const char msg[] = "liballprof: internal error: a record exceeds its bound: ";
+	const char *name = (const char *)(uintptr_t)ld64(rec + 9);
+	write_all(2, msg, sizeof msg - 1);
+	write_all(2, name, strlen(name));
+	write_all(2, "\n", 1);
+	abort();
+}
+
+/* Move the pending poll into the buffer as a poll record. */
 static void poll_close(void)
 {
 	if (!S.poll_active)
 		return;
-	reserve(S.poll_len + 64);
-	char *p = poll_close_into(S.buf + S.len);
-	S.len = (size_t)(p - S.buf);
+	size_t n = S.poll_len + 16;
+	reserve(n);
+	char *p = S.buf + S.len;
+	memcpy(p, S.poll, S.poll_len);
+	st64(p + 1, n);
+	st64(p + S.poll_len, S.poll_n);
+	st64(p + S.poll_len + 8, S.poll_t1);
+	S.poll_done_at = S.len + n; /* a signal from here on: committed or not, never twice */
+	SIGNAL_FENCE();
+	S.len += n;
+	SIGNAL_FENCE();
 	S.records++;
 	S.poll_active = 0;
 }
 
+static inline char *rec_head(char *p, int kind, const char *name, uint64_t t0)
+{
+	p[0] = (char)kind;
+	memcpy(p + 9, &name, sizeof name);
+	return st64(p + 17, t0);
+}
+
 char *ap_begin(size_t bound, const char *name, uint64_t t0)
 {
-	poll_close();
+	if (S.poll_active)
+		poll_close();
 	reserve(bound + 64);
-	char *p = put_str(S.buf + S.len, name);
-	*p++ = ':';
-	return put_time(p, t0);
+	char *p = S.buf + S.len;
+	S.rec_end = p + bound + 64 - 8;
+	return rec_head(p, RK_CALL, name, t0);
 }
 
 static void pend_flush(void)
 {
 	if (!S.pend_len)
 		return;
-	reserve(S.pend_len);
-	memcpy(S.buf + S.len, S.pend, S.pend_len);
-	S.len += S.pend_len;
+	size_t n = S.pend_len;
 	S.pend_len = 0;
+	put_line(S.pend, n);
 }
 
 /* Threads (MPI_THREAD_MULTIPLE) read t_return before they take the lock, so
@@ -375,10 +748,12 @@ static uint64_t t_ret(uint64_t t1)
 
 void ap_end(char *p, uint64_t t1)
 {
-	t1 = t_ret(t1);
-	*p++ = ':';
-	p = put_time(p, t1);
-	*p++ = '\n';
+	char *r = S.buf + S.len;
+	if (p > S.rec_end)
+		overrun(r);
+	p = st64(p, t_ret(t1));
+	st64(r + 1, (uint64_t)(p - r));
+	SIGNAL_FENCE();
 	S.len = (size_t)(p - S.buf); /* commit */
 	S.records++;
 	S.calls++;
@@ -395,25 +770,30 @@ char *ap_poll_begin(size_t bound, const char *name, uint64_t t0)
 		S.scratch = n;
 		S.scratch_cap = bound + 64;
 	}
-	char *p = put_str(S.scratch, name);
-	*p++ = ':';
-	S.poll_name_len = (size_t)(p - S.scratch);
-	p = put_time(p, t0);
-	S.poll_t0_end = (size_t)(p - S.scratch);
-	return p;
+	S.scratch_end = S.scratch + bound + 64 - 16;
+	return rec_head(S.scratch, RK_POLL, name, t0);
 }
 
+/* Same call and same fields (the names are static strings: usually the same address). */
+static int poll_same(size_t len)
+{
+	if (S.poll_len != len ||
+	    memcmp(S.poll + REC_HDR, S.scratch + REC_HDR, len - REC_HDR) != 0)
+		return 0;
+	const char *a = (const char *)(uintptr_t)ld64(S.poll + 9);
+	const char *b = (const char *)(uintptr_t)ld64(S.scratch + 9);
+	return a == b || strcmp(a, b) == 0;
+}
 
 void ap_poll_end(char *p, uint64_t t1, int success)
 {
+	if (p > S.scratch_end)
+		overrun(S.scratch);
 	size_t len = (size_t)(p - S.scratch);
-	size_t nl = S.poll_name_len, te = S.poll_t0_end;
 	t1 = t_ret(t1);
 	S.calls++;
 	if (!success && ap.collapse) {
-		if (S.poll_active && S.pl_name_len == nl && memcmp(S.poll, S.scratch, nl) == 0 &&
-		    S.poll_len - S.pl_t0_end == len - te &&
-		    memcmp(S.poll + S.pl_t0_end, S.scratch + te, len - te) == 0) {
+		if (S.poll_active && poll_same(len)) {
 			S.poll_n++;
 			S.poll_t1 = t1;
 			S.polls_collapsed++;
@@ -429,24 +809,24 @@ void ap_poll_end(char *p, uint64_t t1, int success)
 		}
 		memcpy(S.poll, S.scratch, len);
 		S.poll_len = len;
-		S.pl_name_len = nl;
-		S.pl_t0_end = te;
 		S.poll_n = 1;
 		S.poll_t1 = t1;
+		S.poll_done_at = SIZE_MAX;
+		SIGNAL_FENCE();
 		S.poll_active = 1;
 		if (S.pend_len)
 			pend_flush();
 		return;
 	}
 	poll_close();
-	reserve(len + 64);
+	reserve(len + 16);
 	char *q = S.buf + S.len;
 	memcpy(q, S.scratch, len);
-	q += len;
-	memcpy(q, ":1:", 3);
-	q = put_time(q + 3, t1);
-	*q++ = '\n';
-	S.len = (size_t)(q - S.buf);
+	st64(q + 1, len + 16);
+	st64(q + len, 1);
+	st64(q + len + 8, t1);
+	SIGNAL_FENCE();
+	S.len += len + 16;
 	S.records++;
 	if (S.pend_len)
 		pend_flush();
@@ -456,28 +836,23 @@ void ap_poll_end(char *p, uint64_t t1, int success)
 
 char *f_int(char *p, int64_t v)
 {
-	*p++ = ':';
-	return put_i64(p, v);
+	return st64(ftag(p, FT_I64), (uint64_t)v);
 }
 
 char *f_u64(char *p, uint64_t v)
 {
-	*p++ = ':';
-	return put_u64(p, v);
+	return st64(ftag(p, FT_U64), v);
 }
 
 char *f_ptr(char *p, const void *ptr)
 {
-	*p++ = ':';
-	return put_u64(p, (uint64_t)(uintptr_t)ptr);
+	return st64(ftag(p, FT_U64), (uint64_t)(uintptr_t)ptr);
 }
 
 char *f_buf(char *p, const void *ptr)
 {
-	if (ptr == MPI_IN_PLACE) {
-		memcpy(p, ":-1", 3);
-		return p + 3;
-	}
+	if (ptr == MPI_IN_PLACE)
+		return f_int(p, -1);
 	return f_ptr(p, ptr);
 }
 
@@ -497,11 +872,9 @@ char *f_tag(char *p, int tag)
 
 char *f_str(char *p, const char *s)
 {
-	*p++ = ':';
-	return put_str(p, s);
+	return st64(ftag(p, FT_STR), (uint64_t)(uintptr_t)s);
 }
 
-/* Predefined datatypes: liballprof's numbers 1..22, then ours from 23. */
 static void type_register(MPI_Datatype t, int64_t id)
 {
 	if (t == MPI_DATATYPE_NULL)
@@ -554,34 +927,23 @@ void ap_type_free(MPI_Datatype t)
 
 char *f_type(char *p, MPI_Datatype t)
 {
-	*p++ = ':';
-	if (t == MPI_DATATYPE_NULL) {
-		memcpy(p, "0,0,0", 5);
-		return p + 5;
-	}
+	if (t == MPI_DATATYPE_NULL)
+		return f_triple(p, 0, 0, 0);
 	ap_ent *e = map_find(&S.types, HKEY(t));
 	if (!e) {
 		type_register(t, S.next_type++);
 		e = map_find(&S.types, HKEY(t));
-		if (!e) {
-			memcpy(p, "0,0,0", 5);
-			return p + 5;
-		}
+		if (!e)
+			return f_triple(p, 0, 0, 0);
 	}
-	p = put_i64(p, e->a);
-	*p++ = ',';
-	p = put_i64(p, e->b);
-	*p++ = ',';
-	return put_i64(p, e->c);
+	return f_triple(p, e->a, e->b, e->c);
 }
 
 char *f_types(char *p, const MPI_Datatype *t, int n)
 {
 	p = f_ptr(p, t);
-	if (!t || n <= 0) {
-		memcpy(p, ":-", 2);
-		return p + 2;
-	}
+	if (!t || n <= 0)
+		return f_nostatus(p);
 	for (int i = 0; i < n; i++) {
 		char *q = p;
 		p = f_type(p, t[i]);
@@ -684,20 +1046,13 @@ static ap_ent *comm_register(MPI_Comm c, int64_t id)
 
 static char *put_comm(char *p, const ap_ent *e)
 {
-	*p++ = ':';
-	p = put_i64(p, e->a);
-	*p++ = ',';
-	p = put_i64(p, e->b);
-	*p++ = ',';
-	return put_i64(p, e->c);
+	return f_triple(p, e->a, e->b, e->c);
 }
 
 char *f_comm(char *p, MPI_Comm c)
 {
-	if (c == MPI_COMM_NULL) {
-		memcpy(p, ":-1,-1,0", 8);
-		return p + 8;
-	}
+	if (c == MPI_COMM_NULL)
+		return f_triple(p, -1, -1, 0);
 	ap_ent *e = map_find(&S.comms, HKEY(c));
 	if (!e) /* made by a call allprof does not record: number it now */
 		e = comm_register(c, S.next_comm++);
@@ -706,19 +1061,15 @@ char *f_comm(char *p, MPI_Comm c)
 
 char *f_newcomm(char *p, MPI_Comm c)
 {
-	if (c == MPI_COMM_NULL) {
-		memcpy(p, ":-1,-1,0", 8);
-		return p + 8;
-	}
+	if (c == MPI_COMM_NULL)
+		return f_triple(p, -1, -1, 0);
 	return put_comm(p, comm_register(c, S.next_comm++));
 }
 
 char *f_newcomm_like(char *p, MPI_Comm c, MPI_Comm like)
 {
-	if (c == MPI_COMM_NULL || like == MPI_COMM_NULL) {
-		memcpy(p, ":-1,-1,0", 8);
-		return p + 8;
-	}
+	if (c == MPI_COMM_NULL || like == MPI_COMM_NULL)
+		return f_triple(p, -1, -1, 0);
 	return put_comm(p, comm_register_as(c, like, S.next_comm++));
 }
 
@@ -744,10 +1095,9 @@ char *f_group(char *p, MPI_Group g)
 		PMPI_Group_size(g, &sz);
 		n = sz;
 	}
-	memcpy(p, ":g", 2);
-	p = put_i64(p + 2, id);
-	*p++ = ',';
-	return put_i64(p, n);
+	p = ftag(p, FT_GROUP);
+	p = st64(p, (uint64_t)id);
+	return st64(p, (uint64_t)n);
 }
 
 char *f_newgroup(char *p, MPI_Group g)
@@ -883,25 +1233,18 @@ void ap_req_done(MPI_Request r, const void *var, uint64_t id)
 
 char *f_req(char *p, uint64_t id)
 {
-	*p++ = ':';
-	*p++ = 'r';
-	return put_u64(p, id);
+	return st64(ftag(p, FT_REQ), id);
 }
 
 char *f_reqs(char *p, const uint64_t *ids, int n)
 {
-	*p++ = ':';
-	if (n <= 0) {
-		*p++ = '-';
-		return p;
-	}
-	for (int i = 0; i < n; i++) {
-		if (i)
-			*p++ = ',';
-		*p++ = 'r';
-		p = put_u64(p, ids[i]);
-	}
-	return p;
+	if (n <= 0)
+		return f_nostatus(p);
+	p = ftag(p, FT_REQS);
+	uint32_t k = (uint32_t)n;
+	memcpy(p, &k, 4);
+	memcpy(p + 4, ids, (size_t)n * 8);
+	return p + 4 + (size_t)n * 8;
 }
 
 uint64_t ap_msg_new(MPI_Message m)
@@ -929,9 +1272,7 @@ uint64_t ap_msg_take(MPI_Message m)
 
 char *f_msg(char *p, uint64_t id)
 {
-	*p++ = ':';
-	*p++ = 'm';
-	return put_u64(p, id);
+	return st64(ftag(p, FT_MSG), id);
 }
 
 /* ---------------------------------------------------------------- statuses, lists */
@@ -947,32 +1288,28 @@ char *f_status(char *p, const MPI_Status *s)
 		PMPI_Get_elements_x(s, MPI_BYTE, &c);
 		bytes = (int64_t)c;
 	}
-	p = f_peer(p, s->MPI_SOURCE);
-	*p++ = ',';
-	p = put_i64(p, s->MPI_TAG == MPI_ANY_TAG ? -1 : s->MPI_TAG);
-	*p++ = ',';
-	return put_i64(p, bytes);
+	int src = s->MPI_SOURCE;
+	if (src == MPI_ANY_SOURCE)
+		src = -1;
+	else if (src == MPI_PROC_NULL)
+		src = -2;
+	return f_triple(p, src, s->MPI_TAG == MPI_ANY_TAG ? -1 : s->MPI_TAG, bytes);
 }
 
 char *f_nostatus(char *p)
 {
-	memcpy(p, ":-", 2);
-	return p + 2;
+	return ftag(p, FT_DASH);
 }
 
 char *f_list(char *p, const int *v, int n)
 {
-	*p++ = ':';
-	if (!v || n <= 0) {
-		*p++ = '-';
-		return p;
-	}
-	for (int i = 0; i < n; i++) {
-		if (i)
-			*p++ = ',';
-		p = put_i64(p, v[i]);
-	}
-	return p;
+	if (!v || n <= 0)
+		return f_nostatus(p);
+	p = ftag(p, FT_LIST);
+	uint32_t k = (uint32_t)n;
+	memcpy(p, &k, 4);
+	memcpy(p + 4, v, (size_t)n * 4);
+	return p + 4 + (size_t)n * 4;
 }
 
 char *f_ints(char *p, const int *v, int n)
@@ -1025,13 +1362,6 @@ static void clock_sync(int64_t *off, int64_t *rtt)
 	*rtt = best;
 }
 
-static void put_line(const char *s, size_t n)
-{
-	reserve(n);
-	memcpy(S.buf + S.len, s, n);
-	S.len += n;
-}
-
 static void clock_lines(const char *when, int64_t off, int64_t rtt)
 {
 	char line[160];
@@ -1066,19 +1396,18 @@ static void on_signal(int sig)
 	if (ap.open && !S.in_signal) {
 		S.in_signal = 1;
 		ap.on = 0;
-		if (S.len)
-			out_bytes(S.buf, S.len, 0);
-		S.len = 0;
-		char tail[96], *p = tail;
-		if (S.poll_active) {
-			out_bytes(S.poll, S.poll_len, 0);
-			*p++ = ':';
-			p = put_u64(p, S.poll_n);
-			*p++ = ':';
-			p = put_time(p, S.poll_t1);
-			*p++ = '\n';
+		/* text of whole records formatted before the signal, then the rest */
+		fmt_records();
+		char *q = S.tb + S.tlen;
+		if (S.poll_active && S.len != S.poll_done_at) {
+			q = fmt_line(q, S.poll, S.poll + REC_HDR, S.poll + S.poll_len, 1, S.poll_n,
+				     S.poll_t1);
 			S.poll_active = 0;
 		}
+		S.tlen = (size_t)(q - S.tb);
+		tb_out();
+		S.len = S.fmt_pos = 0;
+		char tail[96], *p = tail;
 		p = put_str(p, "# incomplete signal ");
 		p = put_u64(p, (uint64_t)sig);
 		*p++ = '\n';
@@ -1164,7 +1493,8 @@ void ap_start(int provided)
 	}
 	S.cap = env_size("ALLPROF_BUFSIZE", (size_t)1 << 20);
 	S.buf = malloc(S.cap);
-	if (!S.buf)
+	S.tb = malloc(TB_CAP);
+	if (!S.buf || !S.tb)
 		abort();
 	if (ap.compress) {
 		S.zc = ZSTD_createCCtx();
@@ -1173,6 +1503,9 @@ void ap_start(int provided)
 		if (!S.zc || !S.zout)
 			abort();
 		ZSTD_CCtx_setParameter(S.zc, ZSTD_c_compressionLevel, 3);
+		/* start the stream now: zstd allocates its workspace on the first
+		 * call, which must not be in a signal handler */
+		out_bytes("", 0, 0);
 	}
 	types_predefined();
 	ops_predefined();

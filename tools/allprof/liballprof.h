@@ -5,8 +5,9 @@
  * The library has four parts that share this header:
  *   liballprof.c       the per-rank state: trace buffer, clock, handle maps
  *                      (requests, communicators, datatypes, messages), the
- *                      field formatters, flushing, clock synchronisation,
- *                      and what happens at exit, abort and fatal signals;
+ *                      field encoders, the text formatter run at flush,
+ *                      clock synchronisation, and what happens at exit,
+ *                      abort and fatal signals;
  *   liballprof_mpi.c   the C wrappers (MPI_Send -> record -> PMPI_Send);
  *   liballprof_f.c     the Fortran wrappers (mpi_send_ and Open MPI's
  *                      ompi_send_f, the entry of `use mpi_f08`);
@@ -14,12 +15,22 @@
  *                      pass-through wrapper for every other MPI function,
  *                      which only counts the call ("uncovered calls").
  *
- * A record is one text line, formatted by hand straight into the per-rank
- * buffer (no stdio in the hot path): ap_begin() reserves room and writes
- * "NAME:<t_call>", the f_* formatters each append ":<field>", ap_end()
- * appends ":<t_return>\n" and commits the line. Only committed bytes are
- * ever written out, so a signal arriving in the middle of a record loses at
- * most that record. The exact line layouts are in formats/trace.md.
+ * A record is stored in binary in the per-rank buffer and becomes one text
+ * line only when the buffer is flushed (full, Finalize, exit, abort,
+ * signals): ap_begin() reserves room and stores the record header (the
+ * static name's address and t_call), each f_* encoder appends one field
+ * (a separator byte, a tag byte and raw values looked up now: datatype
+ * size and extent, communicator id/rank/size, request ids), ap_end() stores
+ * t_return and commits the record. The formatter in liballprof.c turns the
+ * fields into the text of formats/trace.md. Only committed records are ever
+ * formatted, so a signal arriving in the middle of a record loses at most
+ * that record.
+ *
+ * Wrappers treat the cursor as opaque except in two ways the encoding
+ * allows: a list helper may overwrite the first byte of a field it has just
+ * appended (the separator ':') with ',' or ';' to join list entries, and a
+ * field encoded into a scratch array before the call may be copied in after
+ * ap_begin() (the Free wrappers: the bytes are position-independent).
  *
  * Locking: with MPI_THREAD_MULTIPLE every wrapper takes one mutex around its
  * bookkeeping (never around the MPI call itself); otherwise no lock is taken.
@@ -30,6 +41,11 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Everything declared here is internal to the library: hidden, so that the
+ * wrappers call it directly rather than through the PLT and nothing of it
+ * can be interposed or clash with an application's symbols. */
+#pragma GCC visibility push(hidden)
 
 /* One entry of a handle map: key is the handle's bits (never 0), a/b/c are
  * per map: requests (id, persistent), communicators (id, rank, size),
@@ -74,7 +90,9 @@ void ap_finalize_begin(void);               /* clock sync while MPI still works 
 void ap_finalize_end(uint64_t t0, uint64_t t1); /* after PMPI_Finalize */
 void ap_abort(MPI_Comm comm, int code, uint64_t t0);
 
-/* Records. bound: an upper limit of the bytes the fields will take. */
+/* Records. bound: an upper limit of the bytes the fields will take (a field
+ * takes at most 26 bytes, a list field 6 plus at most 26 per entry); a
+ * wrapper writing past its bound is stopped in ap_end as an internal error. */
 char *ap_begin(size_t bound, const char *name, uint64_t t0);
 void ap_end(char *p, uint64_t t1);
 /* Poll records (Test*, Iprobe, Improbe): written like ap_begin/ap_end, but
@@ -87,7 +105,8 @@ void ap_poll_end(char *p, uint64_t t1, int success);
 #define AP_B 1024                 /* a record of scalar fields */
 #define AP_BN(n) (AP_B + (size_t)(n) * 28) /* plus n list entries */
 
-/* Field formatters: each appends ':' and the value. */
+/* Field encoders: each appends one field, which reads as ':' and the value.
+ * Strings (names, f_str) are stored as addresses: they must be static. */
 char *f_int(char *p, int64_t v);
 char *f_u64(char *p, uint64_t v);
 char *f_ptr(char *p, const void *ptr);   /* address, decimal */
@@ -132,5 +151,7 @@ int ap_comm_size(MPI_Comm c);
 extern const char *const ap_pass_names[];
 extern unsigned long ap_pass_counts[];
 extern const int ap_pass_n;
+
+#pragma GCC visibility pop
 
 #endif

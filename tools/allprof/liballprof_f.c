@@ -14,6 +14,12 @@
  * Open MPI's Fortran sentinels. Fortran indices (Waitany, Waitsome) are
  * 1-based and are written 0-based like C's. The record layout is exactly
  * that of the C call, so readers do not care which language made a trace.
+ * MPICH (liballprof-mpich.so, built from the same sources) has only the
+ * mpi_<name>_ entry points; its Fortran layer calls the C MPI_ functions, so
+ * the forwarded call reaches the C wrappers too, which record nothing while
+ * ap_depth is raised (each call is recorded once, here). Its `use mpi_f08`
+ * (mpi_send_f08ts_ ...) calls PMPI_ functions and is not traced. Its Fortran
+ * sentinels are members of mpif.h's common blocks (sentinels()).
  * Most entry points are one-line descriptions expanded by a macro per shape
  * (FCOLL2 a collective and its nonblocking twin, FNEWCOMM, FNEWTYPE, FFREE,
  * FGROUP_*), which keeps the field order in step with liballprof_mpi.c.
@@ -35,12 +41,34 @@ static void sentinels(void)
 	static int done;
 	if (done)
 		return;
+#ifdef OPEN_MPI
 	s_in_place = dlsym(RTLD_DEFAULT, "mpi_fortran_in_place_");
 	s_bottom = dlsym(RTLD_DEFAULT, "mpi_fortran_bottom_");
 	s_status_ignore = dlsym(RTLD_DEFAULT, "mpi_fortran_status_ignore_");
 	s_statuses_ignore = dlsym(RTLD_DEFAULT, "mpi_fortran_statuses_ignore_");
+#else
+	/* MPICH: members of the common blocks of its mpif.h and `use mpi`,
+	 * COMMON /MPIPRIV1/ MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE and
+	 * COMMON /MPIPRIV2/ MPI_STATUSES_IGNORE, ...; there when the program is
+	 * loaded, so they are looked up then (an application may call MPI_Init
+	 * from C and the rest from Fortran). */
+	char *p1 = dlsym(RTLD_DEFAULT, "mpipriv1_");
+	if (p1) {
+		s_bottom = p1;
+		s_in_place = p1 + sizeof(F);
+		s_status_ignore = p1 + 2 * sizeof(F);
+	}
+	s_statuses_ignore = dlsym(RTLD_DEFAULT, "mpipriv2_");
+#endif
 	done = 1;
 }
+
+#ifndef OPEN_MPI
+__attribute__((constructor)) static void sentinels_at_load(void)
+{
+	sentinels();
+}
+#endif
 
 static const void *fbuf(const void *b)
 {
@@ -63,6 +91,38 @@ static char *ff_status(char *p, const F *fs)
 	return f_status(p, &s);
 }
 
+/* The status of a completed request (Wait/Test family). MPICH leaves the
+ * status of a cancelled receive as it was; it is written as Open MPI fills
+ * it (source MPI_ANY_SOURCE), which readers take for "cancelled". */
+static char *ff_wstatus(char *p, const F *fs)
+{
+#ifdef OPEN_MPI
+	return ff_status(p, fs);
+#else
+	MPI_Status s;
+	int cancelled = 0;
+	PMPI_Status_f2c(fs, &s);
+	if (PMPI_Test_cancelled(&s, &cancelled) == MPI_SUCCESS && cancelled) {
+		s.MPI_SOURCE = MPI_ANY_SOURCE;
+		s.MPI_TAG = MPI_ANY_TAG;
+		PMPI_Status_set_elements(&s, MPI_BYTE, 0);
+	}
+	return f_status(p, &s);
+#endif
+}
+
+/* Constants whose values differ between MPIs are recorded as Open MPI numbers
+ * them, as liballprof_mpi.c does, so that a trace does not depend on the MPI
+ * that made it (MPICH: MPI_ORDER_C 56, MPI_ORDER_FORTRAN 57,
+ * MPI_COMM_TYPE_SHARED 1). */
+#ifdef OPEN_MPI
+#define AP_ORDER(o) (o)
+#define AP_SPLIT_TYPE(t) (t)
+#else
+#define AP_ORDER(o) ((o) == MPI_ORDER_C ? 0 : (o) == MPI_ORDER_FORTRAN ? 1 : (o))
+#define AP_SPLIT_TYPE(t) ((t) == MPI_COMM_TYPE_SHARED ? 0 : (t))
+#endif
+
 #define TYPE(x) PMPI_Type_f2c(*(x))
 #define COMM(x) PMPI_Comm_f2c(*(x))
 #define OP(x) PMPI_Op_f2c(*(x))
@@ -74,7 +134,9 @@ static char *ff_status(char *p, const F *fs)
 			*(void **)&fp = dlsym(RTLD_NEXT, sym);                      \
 	} while (0)
 
-/* Two entry points per call: ENTRY2(mpi_send, ompi_send_f, fw_send, PARAMS, ARGS). */
+/* Two entry points per call: ENTRY2(mpi_send, ompi_send_f, fw_send, PARAMS, ARGS).
+ * MPICH has only the first (the second is Open MPI's). */
+#ifdef OPEN_MPI
 #define ENTRY2(A, B, FN, T, PARAMS, ARGS)                                            \
 	void A##_ PARAMS                                                             \
 	{                                                                           \
@@ -88,6 +150,15 @@ static char *ff_status(char *p, const F *fs)
 		REAL(real, #B);                                                     \
 		FN(real, STRIPF ARGS);                                              \
 	}
+#else
+#define ENTRY2(A, B, FN, T, PARAMS, ARGS)                                            \
+	void A##_ PARAMS                                                             \
+	{                                                                           \
+		static T real;                                                      \
+		REAL(real, #A "_");                                                 \
+		FN(real, STRIPF ARGS);                                              \
+	}
+#endif
 #define STRIPF(...) __VA_ARGS__
 
 /* Call the real function with the depth guard raised (an MPI library whose
@@ -356,7 +427,7 @@ static void fw_wait(t_wait real, F *req, F *st, F *ierr)
 		ap_req_done(r, req, id);
 	char *p = ap_begin(AP_B, "MPI_Wait", t0);
 	p = f_req(p, id);
-	p = ff_status(p, st);
+	p = ff_wstatus(p, st);
 	ap_end(p, t1);
 	ap_unlock();
 }
@@ -384,7 +455,7 @@ static void fw_test(t_test real, F *req, F *flag, F *st, F *ierr)
 	char *p = ap_poll_begin(AP_B, "MPI_Test", t0);
 	p = f_req(p, id);
 	p = f_int(p, fl);
-	p = fl ? ff_status(p, st) : f_nostatus(p);
+	p = fl ? ff_wstatus(p, st) : f_nostatus(p);
 	ap_poll_end(p, t1, fl);
 	ap_unlock();
 }
@@ -423,7 +494,7 @@ static char *ff_statuses(char *p, const F *st, int n)
 		return f_nostatus(p);
 	for (int i = 0; i < n; i++) {
 		char *q = p;
-		p = ff_status(p, st + (size_t)i * FSTRIDE);
+		p = ff_wstatus(p, st + (size_t)i * FSTRIDE);
 		if (i)
 			*q = ';';
 	}
@@ -515,7 +586,7 @@ static void fw_waitany(t_waitany real, F *n, F *reqs, F *index, F *st, F *ierr)
 	p = f_int(p, *n);
 	p = f_reqs(p, ids, *n);
 	p = f_int(p, *index == MPI_UNDEFINED ? -1 : *index - 1);
-	p = ff_status(p, st);
+	p = ff_wstatus(p, st);
 	ap_end(p, t1);
 	ap_unlock();
 	free(ids);
@@ -546,7 +617,7 @@ static void fw_testany(t_testany real, F *n, F *reqs, F *index, F *flag, F *st, 
 	p = f_reqs(p, ids, *n);
 	p = f_int(p, *index == MPI_UNDEFINED ? -1 : *index - 1);
 	p = f_int(p, fl);
-	p = fl ? ff_status(p, st) : f_nostatus(p);
+	p = fl ? ff_wstatus(p, st) : f_nostatus(p);
 	ap_poll_end(p, t1, fl);
 	ap_unlock();
 	free(ids);
@@ -1173,7 +1244,8 @@ FNEWCOMM(mpi_comm_create_group, ompi_comm_create_group_f, "MPI_Comm_create_group
 	 p = f_comm(p, COMM(comm)); p = f_tag(p, *tag))
 FNEWCOMM(mpi_comm_split_type, ompi_comm_split_type_f, "MPI_Comm_split_type",
 	 (F *comm, F *type, F *key, F *info, F *nc), (comm, type, key, info, nc), nc,
-	 p = f_comm(p, COMM(comm)); p = f_int(p, *type == MPI_UNDEFINED ? -1 : *type);
+	 p = f_comm(p, COMM(comm));
+	 p = f_int(p, *type == MPI_UNDEFINED ? -1 : AP_SPLIT_TYPE(*type));
 	 p = f_int(p, *key))
 /* Topology constructors; LOGICAL arguments (periods, reorder, remain_dims,
  * high) are written 0/1 as C's ints. */
@@ -1372,7 +1444,7 @@ FNEWTYPE(mpi_type_create_subarray, ompi_type_create_subarray_f, "MPI_Type_create
 	 (F *nd, F *sizes, F *subs, F *starts, F *order, F *old, F *nt),
 	 (nd, sizes, subs, starts, order, old, nt), nt, AP_BN(3 * NN(nd)),
 	 p = f_int(p, *nd); p = f_list(p, sizes, *nd); p = f_list(p, subs, *nd);
-	 p = f_list(p, starts, *nd); p = f_int(p, *order); p = f_type(p, TYPE(old)))
+	 p = f_list(p, starts, *nd); p = f_int(p, AP_ORDER(*order)); p = f_type(p, TYPE(old)))
 FNEWTYPE(mpi_type_create_resized, ompi_type_create_resized_f, "MPI_Type_create_resized",
 	 (F *old, MPI_Aint *lb, MPI_Aint *ext, F *nt), (old, lb, ext, nt), nt, AP_B,
 	 p = f_type(p, TYPE(old)); p = f_int(p, (int64_t)*lb); p = f_int(p, (int64_t)*ext))

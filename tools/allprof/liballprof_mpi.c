@@ -1,7 +1,8 @@
 /*
  * liballprof_mpi.c: the C wrappers of liballprof. Each wrapper reads the
- * clock, calls the PMPI function, reads the clock again and formats one
- * trace line (the layouts are in formats/trace.md; fields follow the C
+ * clock, calls the PMPI function, reads the clock again and records one
+ * binary record, written out as one trace line when the buffer is flushed
+ * (the layouts are in formats/trace.md; fields follow the C
  * prototype's order, as liballprof's did). Families with one layout are
  * macro-generated (send modes, the blocking/nonblocking twin of every
  * collective) so that adding a call is one line.
@@ -20,6 +21,17 @@
 
 #define STRIP(...) __VA_ARGS__
 #define SMALL 16
+
+/* The private status that stands for MPI_STATUS_IGNORE starts as MPI's empty status, so a
+ * call that leaves it alone (a send, a nonblocking collective's request) records
+ * -1,-1,0 rather than whatever was on the stack. */
+static void empty_status(MPI_Status *st)
+{
+	memset(st, 0, sizeof *st);
+	st->MPI_SOURCE = MPI_ANY_SOURCE;
+	st->MPI_TAG = MPI_ANY_TAG;
+	st->MPI_ERROR = MPI_SUCCESS;
+}
 
 static int comm_rank(MPI_Comm c)
 {
@@ -42,13 +54,31 @@ static char *f_aints(char *p, const MPI_Aint *v, int n)
 	return p;
 }
 
+/* The status of a completed request (Wait/Test family). MPICH leaves the
+ * status of a cancelled receive as it was; it is written as Open MPI fills
+ * it (source MPI_ANY_SOURCE), which readers take for "cancelled". */
+static char *f_wstatus(char *p, const MPI_Status *st)
+{
+#ifndef OPEN_MPI
+	int cancelled = 0;
+	if (PMPI_Test_cancelled(st, &cancelled) == MPI_SUCCESS && cancelled) {
+		MPI_Status c = *st;
+		c.MPI_SOURCE = MPI_ANY_SOURCE;
+		c.MPI_TAG = MPI_ANY_TAG;
+		PMPI_Status_set_elements(&c, MPI_BYTE, 0);
+		return f_status(p, &c);
+	}
+#endif
+	return f_status(p, st);
+}
+
 static char *f_statuses(char *p, const MPI_Status *s, int n)
 {
 	if (!s || n <= 0)
 		return f_nostatus(p);
 	for (int i = 0; i < n; i++) {
 		char *q = p;
-		p = f_status(p, &s[i]);
+		p = f_wstatus(p, &s[i]);
 		if (i)
 			*q = ';';
 	}
@@ -59,6 +89,17 @@ static int undef(int v)
 {
 	return v == MPI_UNDEFINED ? -1 : v;
 }
+
+/* Constants whose values differ between MPIs are recorded as Open MPI numbers
+ * them, so that a trace does not depend on the MPI that made it (MPICH:
+ * MPI_ORDER_C 56, MPI_ORDER_FORTRAN 57, MPI_COMM_TYPE_SHARED 1). */
+#ifdef OPEN_MPI
+#define AP_ORDER(o) (o)
+#define AP_SPLIT_TYPE(t) (t)
+#else
+#define AP_ORDER(o) ((o) == MPI_ORDER_C ? 0 : (o) == MPI_ORDER_FORTRAN ? 1 : (o))
+#define AP_SPLIT_TYPE(t) ((t) == MPI_COMM_TYPE_SHARED ? 0 : (t))
+#endif
 
 /* ------------------------------------------------------------ init, finalize, misc */
 
@@ -206,6 +247,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm c
 	if (!AP_ON())
 		return PMPI_Recv(buf, count, dt, src, tag, comm, status);
 	MPI_Status st;
+	empty_status(&st);
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
 	uint64_t t0 = ap_now();
@@ -233,6 +275,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
 		return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src,
 				     rtag, comm, status);
 	MPI_Status st;
+	empty_status(&st);
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
 	uint64_t t0 = ap_now();
@@ -264,6 +307,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int st
 	if (!AP_ON())
 		return PMPI_Sendrecv_replace(buf, count, dt, dest, stag, src, rtag, comm, status);
 	MPI_Status st;
+	empty_status(&st);
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
 	uint64_t t0 = ap_now();
@@ -420,6 +464,7 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
 	if (!AP_ON())
 		return PMPI_Wait(req, status);
 	MPI_Status st;
+	empty_status(&st);
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
 	uint64_t t0 = ap_now();
@@ -434,7 +479,7 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
 		ap_req_done(r, req, id);
 	char *p = ap_begin(AP_B, "MPI_Wait", t0);
 	p = f_req(p, id);
-	p = f_status(p, status);
+	p = f_wstatus(p, status);
 	ap_end(p, t1);
 	ap_unlock();
 	return rc;
@@ -445,6 +490,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 	if (!AP_ON())
 		return PMPI_Test(req, flag, status);
 	MPI_Status st;
+	empty_status(&st);
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
 	uint64_t t0 = ap_now();
@@ -460,7 +506,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 	char *p = ap_poll_begin(AP_B, "MPI_Test", t0);
 	p = f_req(p, id);
 	p = f_int(p, *flag);
-	p = *flag ? f_status(p, status) : f_nostatus(p);
+	p = *flag ? f_wstatus(p, status) : f_nostatus(p);
 	ap_poll_end(p, t1, *flag);
 	ap_unlock();
 	return rc;
@@ -516,6 +562,7 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
 	if (!AP_ON() || reqset_get(&s, n, reqs, 0) != 0)
 		return PMPI_Waitany(n, reqs, index, status);
 	MPI_Status st;
+	empty_status(&st);
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
 	uint64_t t0 = ap_now();
@@ -527,7 +574,7 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
 	p = f_int(p, n);
 	p = f_reqs(p, s.ids, s.n);
 	p = f_int(p, undef(*index));
-	p = f_status(p, status);
+	p = f_wstatus(p, status);
 	ap_end(p, t1);
 	ap_unlock();
 	reqset_free(&s);
@@ -540,6 +587,7 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
 	if (!AP_ON() || reqset_get(&s, n, reqs, 0) != 0)
 		return PMPI_Testany(n, reqs, index, flag, status);
 	MPI_Status st;
+	empty_status(&st);
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
 	uint64_t t0 = ap_now();
@@ -553,7 +601,7 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
 	p = f_reqs(p, s.ids, s.n);
 	p = f_int(p, undef(*index));
 	p = f_int(p, *flag);
-	p = *flag ? f_status(p, status) : f_nostatus(p);
+	p = *flag ? f_wstatus(p, status) : f_nostatus(p);
 	ap_poll_end(p, t1, *flag);
 	ap_unlock();
 	reqset_free(&s);
@@ -608,6 +656,7 @@ int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
 	if (!AP_ON())
 		return PMPI_Probe(src, tag, comm, status);
 	MPI_Status st;
+	empty_status(&st);
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
 	uint64_t t0 = ap_now();
@@ -629,6 +678,7 @@ int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 	if (!AP_ON())
 		return PMPI_Iprobe(src, tag, comm, flag, status);
 	MPI_Status st;
+	empty_status(&st);
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
 	uint64_t t0 = ap_now();
@@ -651,6 +701,7 @@ int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st
 	if (!AP_ON())
 		return PMPI_Mprobe(src, tag, comm, msg, status);
 	MPI_Status st;
+	empty_status(&st);
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
 	uint64_t t0 = ap_now();
@@ -673,6 +724,7 @@ int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg, MP
 	if (!AP_ON())
 		return PMPI_Improbe(src, tag, comm, flag, msg, status);
 	MPI_Status st;
+	empty_status(&st);
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
 	uint64_t t0 = ap_now();
@@ -696,6 +748,7 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Statu
 	if (!AP_ON())
 		return PMPI_Mrecv(buf, count, dt, msg, status);
 	MPI_Status st;
+	empty_status(&st);
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
 	uint64_t t0 = ap_now();
@@ -986,7 +1039,7 @@ NEWCOMM(Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *nc), (comm, co
 	nc, AP_B, p = f_comm(p, comm); p = f_int(p, undef(color)); p = f_int(p, key))
 NEWCOMM(Comm_split_type, (MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *nc),
 	(comm, type, key, info, nc), nc, AP_B,
-	p = f_comm(p, comm); p = f_int(p, undef(type)); p = f_int(p, key))
+	p = f_comm(p, comm); p = f_int(p, undef(AP_SPLIT_TYPE(type))); p = f_int(p, key))
 NEWCOMM(Comm_create, (MPI_Comm comm, MPI_Group g, MPI_Comm *nc), (comm, g, nc), nc, AP_B,
 	p = f_comm(p, comm))
 NEWCOMM(Comm_create_group, (MPI_Comm comm, MPI_Group g, int tag, MPI_Comm *nc),
@@ -1240,7 +1293,7 @@ NEWTYPE(Type_create_subarray,
 	 MPI_Datatype old, MPI_Datatype *nt),
 	(ndims, sizes, subsizes, starts, order, old, nt), nt, AP_BN(3 * ndims),
 	p = f_int(p, ndims); p = f_list(p, sizes, ndims); p = f_list(p, subsizes, ndims);
-	p = f_list(p, starts, ndims); p = f_int(p, order); p = f_type(p, old))
+	p = f_list(p, starts, ndims); p = f_int(p, AP_ORDER(order)); p = f_type(p, old))
 NEWTYPE(Type_create_resized, (MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *nt),
 	(old, lb, extent, nt), nt, AP_B,
 	p = f_type(p, old); p = f_int(p, (int64_t)lb); p = f_int(p, (int64_t)extent))

@@ -1,5 +1,6 @@
 /*
- * pingpong: ranks 0 and 1 exchange messages over a sweep of sizes, the
+ * pingpong: ranks 0 and 1 exchange messages over a sweep of sizes (powers
+ * of two, and from 64 bytes on 1/64 below each, see below), the
  * measurement calibration needs. For each size the first exchange uses a
  * freshly allocated buffer (first use: the MPI library must register it)
  * and the following ones reuse one buffer. The fresh buffer is written
@@ -35,7 +36,18 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	char *reused = malloc((size_t)maxb + 1);
 	memset(reused, 1, (size_t)maxb + 1);
-	for (long b = 0; b <= maxb; b = b ? b * 2 : 1) {
+	/* Powers of two, and from 64 bytes on also 1/64 below each: protocol limits are
+	 * powers of two minus a header (Open MPI's shared-memory eager limit is 4096 bytes
+	 * with its header), so calib can place S within 1.6 % of where it really is. */
+	long sizes[130];
+	int nsizes = 0;
+	for (long p = 0; p <= maxb; p = p ? p * 2 : 1) {
+		if (p >= 64)
+			sizes[nsizes++] = p - p / 64;
+		sizes[nsizes++] = p;
+	}
+	for (int k = 0; k < nsizes; k++) {
+		long b = sizes[k];
 		double first = 0, sum = 0;
 		for (int i = 0; i <= reps && rank < 2 && size > 1; i++) {
 			char *buf = i == 0 ? malloc((size_t)b + 1) : reused;

@@ -16,9 +16,9 @@ test_expect_success 'calib fits every size, both protocols and pinning' '
 	test -d pp &&
 	calib pp >cluster.params 2>table &&
 	cat table &&
-	grep -q "^# input: ping-pong traces of 2 ranks: 20 sizes, 200 reused exchanges, 20 first exchanges$" cluster.params &&
+	grep -q "^# input: ping-pong traces of 2 ranks: 33 sizes, 330 reused exchanges, 33 first exchanges$" cluster.params &&
 	for k in o O S o_rndv O_rndv pin_a pin_b; do grep -q "^$k = " cluster.params || return 1; done &&
-	test "$(grep -c "^#   " cluster.params)" = 20
+	test "$(grep -c "^#   " cluster.params)" = 33
 '
 
 test_expect_success 'the model follows the measurements (median |residual| under 15%)' '

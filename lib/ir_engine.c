@@ -141,6 +141,7 @@ typedef struct rlist {
 struct ir_engine {
 	const ir_sched *s;
 	ir_loggops p;
+	int arrival;        /* cfg.progress == IR_PROGRESS_ARRIVAL */
 	const ir_net_ops *net;
 	const void *net_arg;
 	void *net_state;
@@ -240,6 +241,7 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	}
 	en->s = s;
 	en->p = cfg->p;
+	en->arrival = cfg->progress == IR_PROGRESS_ARRIVAL;
 	en->net = cfg->net ? cfg->net : &ir_net_loggops;
 	en->net_arg = cfg->net_arg;
 	en->hk = cfg->hooks;
@@ -823,7 +825,7 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err
 {
 	msg *m = M(en, mi);
 	uint32_t d, prev = NIL, q;
-	uint64_t *cf, *rf, avail, s1, oo, OO, cpu_end;
+	uint64_t *cf, *rf, avail, busy, s1, oo, OO, cpu_end;
 
 	if (m->kind == K_WAKE) {
 		uint64_t cookie = m->size;
@@ -852,9 +854,10 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err
 	d = m->dst;
 	cf = &en->cpu_free[(size_t)d * en->C + m->cpu];
 	rf = &en->recv_free[(size_t)d * en->N + m->nic];
-	avail = umax(*cf, *rf);
+	avail = en->arrival ? *rf : umax(*cf, *rf);
 	if (avail > t)
 		return put_back(en, t, seq, IR_MSGBIT | mi, d, IR_NO_OP, avail, 1, e);
+	busy = *cf > t ? *cf - t : 0; /* ARRIVAL: work the CPU still had at t */
 	ir_heap_pop(&en->h);
 	en->st.msgs++;
 	s1 = s1_of(m->size);
@@ -866,7 +869,7 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err
 		cpu_end = tadd(en, tadd(en, t, oo), umax(tmul(en, s1, OO), tmul(en, s1, en->p.G)));
 		*rf = tadd(en, tadd(en, t, en->p.g), tmul(en, s1, en->p.G));
 	}
-	*cf = cpu_end;
+	*cf = en->arrival ? tadd(en, cpu_end, busy) : cpu_end;
 	for (q = en->rq_head[d]; q != NIL; prev = q, q = rq_next(en, d, q)) {
 		const unsigned char *rop = opp(en, d, q);
 		if (recv_fits(ir_op_peer(rop), ir_op_tag(rop), m))

@@ -83,11 +83,20 @@ typedef struct ir_engine_hooks {
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 } ir_engine_hooks;
 
+/* When a message that reached its destination is handled (matched, its CPU overhead
+ * charged). IDLE is LogGOPSim's rule: when the receiving CPU is free (a message waits
+ * for the computation in progress). ARRIVAL: at once, as a library that progresses in
+ * the background would; its overhead is added to the CPU's work (the CPU is free that
+ * much later), and the receive completes when that overhead would end had it started at
+ * arrival. */
+enum ir_msg_progress { IR_PROGRESS_IDLE = 0, IR_PROGRESS_ARRIVAL = 1 };
+
 typedef struct ir_engine_cfg {
 	ir_loggops p;
 	const ir_net_ops *net; /* NULL: ir_net_loggops */
 	const void *net_arg;   /* the network's configuration, passed to its init() */
 	ir_engine_hooks hooks;
+	int progress;          /* enum ir_msg_progress */
 } ir_engine_cfg;
 
 typedef struct ir_engine_stats {

@@ -12,6 +12,8 @@
 #                  ranks' start and waiting taken from the clock-corrected trace)
 #      then goalc to GOAL binary                      .../MODE.goalb
 #   3. ibsim -p PARAMS --net NET [--topo TOPO]       .../MODE.sim.tsv
+#      (sync: with --async-progress, since the replayed durations are time in
+#      which the real MPI library progressed)
 #   4. cmp-real (with --sync for the sync mode)       .../MODE.cmp.tsv
 # and one table of all of them:
 #   $(OUT)/deviation.tsv  app ranks mode real_ms, median/max/mean |deviation|
@@ -156,7 +158,8 @@ CMPS     := $(foreach r,$(RUNS),$(foreach m,$(MODES),$(R)/$(r)/$(m).cmp.tsv))
 # Files made by chains of pattern rules are kept (not intermediate). Not a bare
 # .SECONDARY: that would make FORCE, which never exists, count as unchanged.
 .SECONDARY: $(foreach r,$(RUNS),$(R)/$(r)/cmd $(R)/$(r)/trace/.done \
-  $(foreach m,$(MODES),$(R)/$(r)/$(m).goalb $(R)/$(r)/$(m).sim.tsv)) $(foreach m,$(MODES),$(OUT)/settings/t2g-$(m))
+  $(foreach m,$(MODES),$(R)/$(r)/$(m).goalb $(R)/$(r)/$(m).sim.tsv)) \
+  $(foreach m,$(MODES),$(OUT)/settings/t2g-$(m) $(OUT)/settings/ibsim-$(m))
 
 app_of = $(patsubst %-$(lastword $(subst -, ,$(1))),%,$(1))
 np_of  = $(lastword $(subst -, ,$(1)))
@@ -165,6 +168,10 @@ T2G_default :=
 T2G_sync    := --durations --sync
 CMP_default :=
 CMP_sync    := --sync
+# A --sync schedule replays each call's own duration as computation, time in which the real
+# MPI library progressed: messages are handled when they arrive (ibsim --async-progress).
+IBSIM_default :=
+IBSIM_sync    := --async-progress
 NETFLAGS = --net $(NET)$(if $(TOPO), --topo $(TOPO))
 
 GNUPLOT := $(shell command -v gnuplot 2>/dev/null)
@@ -204,14 +211,16 @@ stamp = @mkdir -p $(@D); printf '%s\n' '$(subst ','\'',$(STAMP))' > $@.new; \
   if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
 F := $(OUT)/settings
 $(F)/t2g-%: STAMP = trace2goal -q $(T2G_$*) $(T2G_FLAGS) -p $(abspath $(PARAMS))
-$(F)/ibsim: STAMP = ibsim -q -p $(abspath $(PARAMS)) $(NETFLAGS) $(IBSIM_FLAGS)
+$(F)/ibsim-%: STAMP = ibsim -q -p $(abspath $(PARAMS)) $(NETFLAGS) $(IBSIM_$*) $(IBSIM_FLAGS)
 $(F)/cmp: STAMP = cmp-real -t $(TOLERANCE)
 $(F)/table: STAMP = $(MODES) / $(RUNS) / $(MISSING)
 $(R)/%/cmd: STAMP = setup: $(call SETUP_$(call app_of,$*),$(call np_of,$*)) / run: \
   $(call mpirun,$(call np_of,$*)) $(CMD_$(call app_of,$*))
 $(F)/t2g-%: FORCE
 	$(stamp)
-$(F)/ibsim $(F)/cmp $(F)/table: FORCE
+$(F)/ibsim-%: FORCE
+	$(stamp)
+$(F)/cmp $(F)/table: FORCE
 	$(stamp)
 $(R)/%/cmd: FORCE
 	$(stamp)
@@ -233,9 +242,9 @@ $(R)/%/$(1).goalb: $(R)/%/trace/.done $(F)/t2g-$(1) $(PARAMS) $(ABIN)/trace2goal
 	@$(ABIN)/trace2goal -q $(T2G_$(1)) $(T2G_FLAGS) -p $(PARAMS) -o $(R)/$$*/$(1).goal.zst $(R)/$$*/trace
 	@$(ABIN)/goalc -o $$@ $(R)/$$*/$(1).goal.zst
 
-$(R)/%/$(1).sim.tsv: $(R)/%/$(1).goalb $(F)/ibsim $(PARAMS) $(ABIN)/ibsim
+$(R)/%/$(1).sim.tsv: $(R)/%/$(1).goalb $(F)/ibsim-$(1) $(PARAMS) $(ABIN)/ibsim
 	@echo "== ibsim $$* $(1)"
-	@$(ABIN)/ibsim -q -p $(PARAMS) $(NETFLAGS) $(IBSIM_FLAGS) $$< > $$@ 2> $(R)/$$*/$(1).ibsim.log || \
+	@$(ABIN)/ibsim -q -p $(PARAMS) $(NETFLAGS) $(IBSIM_$(1)) $(IBSIM_FLAGS) $$< > $$@ 2> $(R)/$$*/$(1).ibsim.log || \
 	  { cat $(R)/$$*/$(1).ibsim.log >&2; exit 1; }
 
 # cmp-real says 1 when some rank is outside the tolerance: that is a result, not a failure

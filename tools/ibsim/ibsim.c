@@ -47,6 +47,8 @@ static void usage(void)
 	       "      --O-rndv T      O for rendezvous messages (default: O)\n"
 	       "      --O-send T      O the sender pays (default: O, as LogGOPSim)\n"
 	       "      --O-send-rndv T O the sender of a rendezvous message pays (default: O_rndv)\n"
+	       "      --async-progress handle a message when it arrives, adding its overhead to the\n"
+	       "                      CPU's work (default: when the CPU is idle, as LogGOPSim)\n"
 	       "  -n, --net NAME      network model: loggops (default) or ib\n"
 	       "\n"
 	       "InfiniBand network (--net ib; more in formats/params.md and ib-model.md):\n"
@@ -275,7 +277,7 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
 
 /* Keys ibsim reads, and keys of other tools (trace2goal's pinning cost, written by
  * calib) that it ignores without a warning, so one params file serves all tools. */
-static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send", "O_send_rndv", "net",
+static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send", "O_send_rndv", "net", "async_progress",
 	                                      "pin_a", "pin_b", NULL };
 
 static int is_key(const char *const *list, const char *k)
@@ -315,7 +317,7 @@ static int get_params(const ir_params *ps, ir_loggops *p, const char **net, ir_e
 /* ---- main ---- */
 
 enum {
-	OPT_ORNDV = 256, OPT_ORNDV_BIG, OPT_OSEND, OPT_OSEND_RNDV, OPT_MSGLOG, OPT_TIMELINE, OPT_PROGRESS, OPT_VERSION, OPT_TOPO, OPT_ROUTING,
+	OPT_ORNDV = 256, OPT_ORNDV_BIG, OPT_OSEND, OPT_OSEND_RNDV, OPT_ASYNC, OPT_MSGLOG, OPT_TIMELINE, OPT_PROGRESS, OPT_VERSION, OPT_TOPO, OPT_ROUTING,
 	OPT_PLACEMENT, OPT_LINK, OPT_MTU, OPT_IB, OPT_LINKSTATS, OPT_DUMPLFT, OPT_RNDV
 };
 #define MAXSET 64
@@ -328,6 +330,7 @@ int main(int argc, char **argv)
 		{ "O-rndv", required_argument, NULL, OPT_ORNDV_BIG },
 		{ "O-send", required_argument, NULL, OPT_OSEND },
 		{ "O-send-rndv", required_argument, NULL, OPT_OSEND_RNDV },
+		{ "async-progress", no_argument, NULL, OPT_ASYNC },
 		{ "net", required_argument, NULL, 'n' },
 		{ "msglog", required_argument, NULL, OPT_MSGLOG },
 		{ "timeline", required_argument, NULL, OPT_TIMELINE },
@@ -384,6 +387,7 @@ int main(int argc, char **argv)
 		case OPT_ORNDV_BIG: key = "O_rndv"; opt = "--O-rndv"; break;
 		case OPT_OSEND: key = "O_send"; opt = "--O-send"; break;
 		case OPT_OSEND_RNDV: key = "O_send_rndv"; opt = "--O-send-rndv"; break;
+		case OPT_ASYNC: key = "async_progress"; opt = "--async-progress"; optarg = (char *)"yes"; break;
 		case 'n': key = "net"; opt = "--net"; break;
 		case OPT_TOPO: key = "topo"; opt = "--topo"; break;
 		case OPT_ROUTING: key = "routing"; opt = "--routing"; break;
@@ -510,6 +514,20 @@ int main(int argc, char **argv)
 	if (get_params(ps, &cfg.p, &net, &e)) {
 		ir_params_free(ps);
 		return ir_cli_fail(&e);
+	}
+	{
+		const char *ap = ir_params_get(ps, "async_progress");
+		if (ap && strcmp(ap, "yes") == 0) {
+			cfg.progress = IR_PROGRESS_ARRIVAL;
+		} else if (ap && strcmp(ap, "no") != 0) {
+			char orig[300] = "", q[160];
+			for (size_t i = 0; i < ir_params_count(ps); i++)
+				if (strcmp(ir_params_key(ps, i), "async_progress") == 0)
+					ir_params_origin(ps, i, orig, sizeof orig);
+			ir_err_quote(q, sizeof q, ap, strlen(ap));
+			ir_params_free(ps);
+			return ir_cli_failf("%s: invalid async_progress '%s' (expected yes or no)", orig, q);
+		}
 	}
 	ir_ib_config_init(&ibc);
 	if (strcmp(net, "loggops") == 0) {
@@ -641,10 +659,12 @@ int main(int argc, char **argv)
 		}
 		{
 			double wall = t1 - tl, eps = wall > 0 ? (double)st->events / wall : 0;
-			char tb[64], osend[96] = "";
+			char tb[64], osend[128] = "";
 			if (cfg.p.O_send != cfg.p.O || cfg.p.O_send_rndv != cfg.p.O_rndv)
 				snprintf(osend, sizeof osend, " O_send=%" PRIu64 " O_send_rndv=%" PRIu64, cfg.p.O_send,
 				         cfg.p.O_send_rndv);
+			if (cfg.progress == IR_PROGRESS_ARRIVAL)
+				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " async_progress=yes");
 			printf("# ibsim %s net=%s%s%s L=%" PRIu64 " o=%" PRIu64 " g=%" PRIu64 " G=%" PRIu64 " O=%" PRIu64
 			       " S=%" PRIu64 " o_rndv=%" PRIu64 " O_rndv=%" PRIu64 "%s ranks=%" PRIu32 " events=%" PRIu64
 			       " wall_s=%.6f ev_per_s=%.0f\n",

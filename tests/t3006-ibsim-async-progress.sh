@@ -1,0 +1,99 @@
+#!/bin/sh
+# ibsim --async-progress (params key async_progress = yes): a message is handled when it
+# arrives instead of when its CPU is idle (LogGOPSim's rule, the default); its overhead is
+# added to the CPU's work. Hand-derived end times, and the case it is for: a --sync replay
+# of a rendezvous message whose receiver computes while the real library progressed.
+. "$(dirname "$0")/lib.sh"
+
+P="-L 1000 -o 100 -g 0 -G 0 -O 1 -S 1000"
+ends() { grep -v "^#" "$1" | awk 'NR > 1 { print $1, $2 }'; }
+
+# Rank 1 computes on CPU 0 from 0 to 10000 with its receive posted; the eager message (10 B,
+# s1 = 9) arrives at o + L = 1100. A send on CPU 1 waits for the receive.
+cat >e.goal <<'EOF'
+num_ranks 2
+rank 0 {
+s: send 10b to 1 tag 0
+q: recv 10b from 1 tag 1
+}
+rank 1 {
+r: recv 10b from 0 tag 0
+w: calc 10000
+y: send 10b to 0 tag 1 cpu 1
+y requires r
+}
+EOF
+
+test_expect_success 'default: the message waits for the idle CPU' '
+	# handled at 10000: CPU 0 free at 10000 + 100 + 9 = 10109, the receive done then; y
+	# sends at 10109 (CPU 1 busy until 10218), rank 0 handles it at 10109 + 1100 = 11209,
+	# done at 11209 + 109 = 11318
+	ibsim -q $P e.goal >d.out && ends d.out >got && printf "0 11318\n1 10218\n" >want && test_cmp want got &&
+	! grep -q async_progress d.out
+'
+
+test_expect_success '--async-progress: handled on arrival, its overhead added to the CPU'"'"'s work' '
+	# handled at 1100: the receive is done at 1209; CPU 0 had 8900 of work left, so it is
+	# free at 1209 + 8900 = 10109; y sends at 1209 (CPU 1 until 1318), rank 0 handles it at
+	# 2309 and is done at 2418
+	ibsim -q $P --async-progress e.goal >a.out && ends a.out >got && printf "0 2418\n1 10109\n" >want &&
+	test_cmp want got &&
+	head -n 1 a.out | grep -q " O_rndv=1 async_progress=yes ranks=2 "
+'
+
+test_expect_success 'a rendezvous sender is released when its message arrives' '
+	printf "num_ranks 2\nrank 0 {\ns: send 100000b to 1 tag 0\nc: calc 5000\nc requires s\n}\n" >r.goal &&
+	printf "rank 1 {\nr: recv 100000b from 0 tag 0\nw: calc 10000\n}\n" >>r.goal &&
+	# default: the request waits for rank 1'"'"'s CPU (10000); rank 0'"'"'s calc 5000 after it
+	ibsim -q -L 1000 -o 100 -g 0 -G 0 -O 0 -S 1000 r.goal >r1.out && ends r1.out >got &&
+	printf "0 15000\n1 10100\n" >want && test_cmp want got &&
+	# on arrival (1100): the sender is released at 1100
+	ibsim -q -L 1000 -o 100 -g 0 -G 0 -O 0 -S 1000 --async-progress r.goal >r2.out && ends r2.out >got &&
+	printf "0 6100\n1 10100\n" >want && test_cmp want got
+'
+
+test_expect_success 'async_progress from a parameter file; a bad value names the file and line' '
+	printf "L = 1000\no = 100\ng = 0\nG = 0\nO = 1\nS = 1000\nasync_progress = yes\n" >y.params &&
+	ibsim -q -p y.params e.goal >y.out && ends y.out >got && printf "0 2418\n1 10109\n" >want && test_cmp want got &&
+	printf "L = 1000\nasync_progress = sometimes\n" >bad.params &&
+	expect_fail 1 ibsim -p bad.params e.goal &&
+	expect_err "ibsim: bad.params:2: invalid async_progress '"'"'sometimes'"'"' (expected yes or no)"
+'
+
+# A recorded rendezvous exchange: rank 0 sends 10000 bytes at +10 us and its Send returns
+# at +60, when rank 1, which posted its Irecv at +5 and then computed, enters MPI_Wait.
+mkdir tr
+cat >tr/rank-0.trace <<'EOF'
+# allprof 1.0 trace format 1
+# rank: 0 of 2
+# comm 0 0,1
+# comm 1 0
+MPI_Init:999990.000:1:2:1000000.000
+MPI_Send:1000010.000:8192:10000:1,1,1:1:7:0,0,2:1000060.000
+MPI_Finalize:1000070.000:1000070.100
+# end 3 0
+EOF
+cat >tr/rank-1.trace <<'EOF'
+# allprof 1.0 trace format 1
+# rank: 1 of 2
+# comm 0 0,1
+# comm 1 1
+MPI_Init:999990.000:1:2:1000000.000
+MPI_Irecv:1000005.000:4096:10000:1,1,1:0:7:0,1,2:r1:1000005.200
+MPI_Wait:1000060.000:r1:0,7,10000:1000060.500
+MPI_Finalize:1000070.000:1000070.100
+# end 4 0
+EOF
+printf "L = 0\no = 0\ng = 0\nG = 0\nO = 0\nS = 1000\n" >z.params
+
+test_expect_success '--durations --sync on a network that costs nothing: exact with --async-progress' '
+	trace2goal -p z.params --durations --sync tr | goalc -o z.goalb - &&
+	# the Send'"'"'s 50 us are replayed after its completion; with the default rule ibsim
+	# releases the sender only when rank 1 blocks (at +60), so they come 50 us late
+	ibsim -q -p z.params z.goalb >zi.out && ends zi.out >got && printf "0 120000000\n1 70000000\n" >want &&
+	test_cmp want got &&
+	ibsim -q -p z.params --async-progress z.goalb >za.out && ends za.out >got &&
+	printf "0 70000000\n1 70000000\n" >want && test_cmp want got
+'
+
+test_done

@@ -70,3 +70,32 @@ monotonic() {
 		last = b
 	} END { exit bad }' "$1"
 }
+
+# check_ring DIR N: samples/apps/ring traced on N ranks with 4 steps of 100 bytes: every
+# Irecv, Send and Wait line of every rank (the Wait gives the real source, tag and size).
+check_ring() {
+	for r in $(seq 0 $(($2 - 1))); do
+		left=$(( (r + $2 - 1) % $2 )) right=$(( (r + 1) % $2 )) &&
+		calls MPI_Irecv "$1/rank-$r.trace" | cut -d: -f3- >irecv &&
+		calls MPI_Send "$1/rank-$r.trace" | cut -d: -f3- >send &&
+		calls MPI_Wait "$1/rank-$r.trace" | cut -d: -f2- >wait &&
+		printf "100:13,1,1:$left:%d:0,$r,$2:r%d\n" 0 1 1 2 2 3 3 4 >expect &&
+		test_cmp expect irecv &&
+		printf "100:13,1,1:$right:%d:0,$r,$2\n" 0 1 2 3 >expect &&
+		test_cmp expect send &&
+		printf "r%d:$left,%d,100\n" 1 0 2 1 3 2 4 3 >expect &&
+		test_cmp expect wait || return 1
+	done
+}
+
+# check_pingpong DIR: samples/apps/pingpong -n 3 -m 1024 on 2 ranks: every size of the
+# sweep 4 times, rank 1 receives what rank 0 sent, one buffer reused after the first use.
+check_pingpong() {
+	complete "$1/rank-0.trace" && complete "$1/rank-1.trace" &&
+	calls MPI_Send "$1/rank-0.trace" | cut -d: -f3 | uniq -c | awk '{print $2, $1}' >got &&
+	for s in 0 1 2 4 8 16 32 63 64 126 128 252 256 504 512 1008 1024; do echo "$s 4"; done >expect &&
+	test_cmp expect got &&
+	calls MPI_Recv "$1/rank-1.trace" | awk -F: '{ split($8, st, ","); if (st[1] != 0 || st[2] != 1 || st[3] != $3) bad = 1 } END { exit bad }' &&
+	calls MPI_Send "$1/rank-0.trace" | cut -d: -f2 | awk 'NR % 4 != 1' | sort -u >reused &&
+	test "$(wc -l <reused)" = 1
+}

@@ -196,18 +196,7 @@ test_expect_success 'ring: header, clock offsets and communicator lines' '
 '
 
 test_expect_success 'ring: each Wait completes its Irecv with the real source, tag and size' '
-	for r in 0 1 2 3; do
-		left=$(( (r + 3) % 4 )) right=$(( (r + 1) % 4 )) &&
-		calls MPI_Irecv ring/rank-$r.trace | cut -d: -f3- >irecv &&
-		calls MPI_Send ring/rank-$r.trace | cut -d: -f3- >send &&
-		calls MPI_Wait ring/rank-$r.trace | cut -d: -f2- >wait &&
-		printf "100:13,1,1:$left:%d:0,$r,4:r%d\n" 0 1 1 2 2 3 3 4 >expect &&
-		test_cmp expect irecv &&
-		printf "100:13,1,1:$right:%d:0,$r,4\n" 0 1 2 3 >expect &&
-		test_cmp expect send &&
-		printf "r%d:$left,%d,100\n" 1 0 2 1 3 2 4 3 >expect &&
-		test_cmp expect wait || return 1
-	done
+	check_ring ring 4
 '
 
 test_expect_success 'ring: Allreduce lines; the end marker counts every call line' '
@@ -229,13 +218,7 @@ test_expect_success 'ring on 2 ranks, compressed: complete traces' '
 
 test_expect_success 'pingpong on 2 ranks: size sweep, first-use and reused buffers' '
 	mtraced pp 2 "$MS/pingpong" -n 3 -m 1024 -q &&
-	complete pp/rank-0.trace && complete pp/rank-1.trace &&
-	calls MPI_Send pp/rank-0.trace | cut -d: -f3 | uniq -c | awk "{print \$2, \$1}" >got &&
-	for s in 0 1 2 4 8 16 32 63 64 126 128 252 256 504 512 1008 1024; do echo "$s 4"; done >expect &&
-	test_cmp expect got &&
-	calls MPI_Recv pp/rank-1.trace | awk -F: "{ split(\$8, st, \",\"); if (st[1] != 0 || st[2] != 1 || st[3] != \$3) bad = 1 } END { exit bad }" &&
-	calls MPI_Send pp/rank-0.trace | cut -d: -f2 | awk "NR % 4 != 1" | sort -u >reused &&
-	test "$(wc -l <reused)" = 1
+	check_pingpong pp
 '
 
 test_expect_success 'the linked library (-lallprof-mpich, ALLPROF_DIR) traces without the launcher' '

@@ -60,10 +60,11 @@ typedef struct msg {
 	uint32_t sop; /* the send op's index on src */
 	uint8_t cpu, nic, kind, rndv;
 	uint32_t rop; /* K_HELD, K_FIN: the receive it matched */
+	uint8_t self; /* a copy to oneself (ir_model.h): no network, no NIC */
 	uint64_t size;
 	uint64_t id;
 	uint64_t inject, arrive;
-	uint64_t mt;  /* K_HELD, K_FIN: when it matched */
+	uint64_t mt;  /* K_HELD, K_FIN: when it matched; else: when the receiver's charge ends */
 } msg;
 
 /* Chunked pool of fixed-size records: no reallocation of live records (a
@@ -503,7 +504,7 @@ static inline uint64_t s1_of(uint64_t size) { return size ? size - 1 : 0; }
  * log it, free the message. */
 static inline int handshake(const ir_engine *en, const msg *m)
 {
-	return m->rndv && (en->net->flags & IR_NET_RNDV_HANDSHAKE);
+	return m->rndv && !m->self && (en->net->flags & IR_NET_RNDV_HANDSHAKE);
 }
 
 static int log_msg(ir_engine *en, const msg *m, uint32_t ri, uint64_t t, ir_err *e)
@@ -525,13 +526,18 @@ static int log_msg(ir_engine *en, const msg *m, uint32_t ri, uint64_t t, ir_err 
 
 /* The sender of rendezvous message m is released at t: its CPU and NIC are
  * held until t, and the send completes (for ops on other CPUs: when both the
- * release and its own overhead are over). */
+ * release and its own overhead are over). The piecewise model holds the
+ * sender until the receiver's charge for the data is over (m->mt), as a real
+ * rendezvous send returns when the data has been taken, not when the receive
+ * begins (formats/params.md, "The piecewise model"). */
 static int release_sender(ir_engine *en, const msg *m, uint64_t t, ir_err *e)
 {
 	uint32_t sr = m->src;
 	uint64_t *cf = &en->cpu_free[(size_t)sr * en->C + m->cpu];
 	uint64_t *sf = &en->send_free[(size_t)sr * en->N + m->nic];
-	uint64_t cpu_end = tadd(en, tadd(en, m->inject, en->p.o_rndv), tmul(en, s1_of(m->size), en->p.O_send_rndv));
+	uint64_t cpu_end = tadd(en, m->inject, ir_model_send_cpu(&en->p, m->size, m->self));
+	if (ir_model_pw(&en->p) && !handshake(en, m) && m->mt > t)
+		t = m->mt;
 	if (*cf < t)
 		*cf = t;
 	if (*sf < t)
@@ -685,21 +691,20 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 	}
 	if (type == IR_OP_SEND) {
 		uint64_t *sf = &en->send_free[(size_t)r * en->N + n];
-		uint64_t avail = umax(*cf, *sf), s1 = s1_of(size), oo, OO, cpu_end;
-		uint32_t mi;
+		uint64_t avail = umax(*cf, *sf), s1 = s1_of(size), cpu_end;
+		uint32_t mi, dst = ir_op_peer(op);
 		msg *m;
 		ir_net_msg nm;
-		int rndv;
+		int rndv, self = ir_model_self_copy(&en->p, r, dst);
 		if (avail > t)
 			return put_back(en, t, seq, g, r, i, avail, in_heap, e);
 		if (in_heap)
 			ir_heap_pop(&en->h);
 		rndv = size > en->p.S;
-		oo = rndv ? en->p.o_rndv : en->p.o;
-		OO = rndv ? en->p.O_send_rndv : en->p.O_send;
-		cpu_end = tadd(en, tadd(en, t, oo), tmul(en, s1, OO));
+		cpu_end = tadd(en, t, ir_model_send_cpu(&en->p, size, self));
 		*cf = cpu_end;
-		*sf = tadd(en, tadd(en, t, en->p.g), tmul(en, s1, en->p.G));
+		if (!self)
+			*sf = tadd(en, tadd(en, t, en->p.g), tmul(en, s1, en->p.G));
 		en->nmsgs[r]++;
 		en->nbytes[r] = tadd(en, en->nbytes[r], size);
 		en->st.ops++;
@@ -716,6 +721,8 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 		m->nic = (uint8_t)n;
 		m->kind = K_DATA;
 		m->rndv = (uint8_t)rndv;
+		m->self = (uint8_t)self;
+		m->mt = 0;
 		m->size = size;
 		m->id = en->next_msg_id++;
 		m->inject = t;
@@ -731,7 +738,10 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 		if (nm.dst >= en->nranks)
 			return ir_errf(e, "rank %u: send op %u to rank %u of %u", r, i, nm.dst, en->nranks);
 		en->now = t;
-		if (en->net->inject(en->net_state, mi, &nm, t, e))
+		if (self) { /* a local copy: it is there when the sender's copy is done */
+			if (ir_engine_deliver(en, mi, cpu_end, e))
+				return -1;
+		} else if (en->net->inject(en->net_state, mi, &nm, t, e))
 			return -1;
 		if (!rndv) {
 			en->done[r]++;
@@ -825,7 +835,7 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err
 {
 	msg *m = M(en, mi);
 	uint32_t d, prev = NIL, q;
-	uint64_t *cf, *rf, avail, busy, s1, oo, OO, cpu_end;
+	uint64_t *cf, *rf, avail, busy, s1, cpu_end;
 
 	if (m->kind == K_WAKE) {
 		uint64_t cookie = m->size;
@@ -861,14 +871,11 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err
 	ir_heap_pop(&en->h);
 	en->st.msgs++;
 	s1 = s1_of(m->size);
-	oo = m->rndv ? en->p.o_rndv : en->p.o;
-	OO = m->rndv ? en->p.O_rndv : en->p.O;
-	if (en->net->flags & IR_NET_MODELS_BYTES) {
-		cpu_end = tadd(en, tadd(en, t, oo), tmul(en, s1, OO));
-	} else {
-		cpu_end = tadd(en, tadd(en, t, oo), umax(tmul(en, s1, OO), tmul(en, s1, en->p.G)));
+	cpu_end = tadd(en, t, ir_model_recv_cpu(&en->p, m->size, m->self, (en->net->flags & IR_NET_MODELS_BYTES) != 0));
+	if (!(en->net->flags & IR_NET_MODELS_BYTES) && !m->self)
 		*rf = tadd(en, tadd(en, t, en->p.g), tmul(en, s1, en->p.G));
-	}
+	if (!handshake(en, m))
+		m->mt = cpu_end;
 	*cf = en->arrival ? tadd(en, cpu_end, busy) : cpu_end;
 	for (q = en->rq_head[d]; q != NIL; prev = q, q = rq_next(en, d, q)) {
 		const unsigned char *rop = opp(en, d, q);

@@ -63,22 +63,7 @@
 #include <stdint.h>
 
 #include "ir_err.h"
-
-/* LogGOPS parameters, all picoseconds except S (bytes). Messages of more than
- * S bytes use the rendezvous protocol and the overheads o_rndv, O_rndv.
- * O_send and O_send_rndv are the per-byte CPU overheads the sender pays (eager,
- * rendezvous); LogGOPSim charges the sender O like the receiver, so they
- * default to O and O_rndv. A ping-pong measures only the per-byte time on its
- * path, which LogGOPS puts at the receiver: calib writes O_send = 0. */
-typedef struct ir_loggops {
-	uint64_t L, o, g, G, O, S;
-	uint64_t o_rndv, O_rndv;
-	uint64_t O_send, O_send_rndv;
-} ir_loggops;
-
-/* L=2500 o=1500 g=1000 G=6 O=0 S=65535 (LogGOPSim's defaults); o_rndv = o, O_rndv = O,
- * O_send = O, O_send_rndv = O_rndv. */
-void ir_loggops_defaults(ir_loggops *p);
+#include "ir_model.h" /* ir_loggops: the parameters and what a message costs */
 
 typedef struct ir_engine ir_engine;
 

@@ -5,14 +5,18 @@
  * at t reaches its destination at t + o + L, whatever else is in flight
  * (contention is modelled only by the NIC gaps g and G, which the engine
  * charges). This is exactly LogGOPSim's rule, so results agree with it.
- * Rendezvous messages use o_rndv, the overhead of their protocol.
+ * Rendezvous messages use o_rndv, the overhead of their protocol. With the
+ * piecewise model the message arrives send_o(s) + net_L(s) after its send
+ * started (ir_model_arrival, formats/params.md).
  */
 #include "ir_net.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void ir_loggops_defaults(ir_loggops *p)
 {
+	memset(p, 0, sizeof *p);
 	p->L = 2500;
 	p->o = 1500;
 	p->g = 1000;
@@ -27,7 +31,7 @@ void ir_loggops_defaults(ir_loggops *p)
 
 typedef struct lg_state {
 	ir_engine *en;
-	uint64_t o, o_rndv, L;
+	ir_loggops p;
 } lg_state;
 
 static int lg_init(void **state, ir_engine *en, uint32_t nranks, const ir_loggops *p, const void *arg,
@@ -39,9 +43,7 @@ static int lg_init(void **state, ir_engine *en, uint32_t nranks, const ir_loggop
 	if (!s)
 		return ir_errf(e, "out of memory for the loggops network");
 	s->en = en;
-	s->o = p->o;
-	s->o_rndv = p->o_rndv;
-	s->L = p->L;
+	s->p = *p;
 	*state = s;
 	return 0;
 }
@@ -49,7 +51,7 @@ static int lg_init(void **state, ir_engine *en, uint32_t nranks, const ir_loggop
 static int lg_inject(void *state, uint32_t msg, const ir_net_msg *m, uint64_t t, ir_err *e)
 {
 	lg_state *s = state;
-	uint64_t d = (m->rndv ? s->o_rndv : s->o) + s->L;
+	uint64_t d = ir_model_arrival(&s->p, m->size, 0);
 	if (t > UINT64_MAX - d)
 		return ir_errf(e, "time overflow: message %llu injected at %llu ps arrives after 2^64 ps",
 		               (unsigned long long)m->id, (unsigned long long)t);

@@ -277,7 +277,7 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
 
 /* Keys ibsim reads, and keys of other tools (trace2goal's pinning cost, written by
  * calib) that it ignores without a warning, so one params file serves all tools. */
-static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send", "O_send_rndv", "net", "async_progress",
+static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send", "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", "net", "async_progress",
 	                                      "pin_a", "pin_b", NULL };
 
 static int is_key(const char *const *list, const char *k)
@@ -290,28 +290,12 @@ static int is_key(const char *const *list, const char *k)
 
 static int get_params(const ir_params *ps, ir_loggops *p, const char **net, ir_err *e)
 {
-	int rc = 0, have_or, have_Or, have_Os, have_Osr;
-	ir_loggops_defaults(p);
-	if (ir_params_time(ps, "L", &p->L, e) < 0 || ir_params_time(ps, "o", &p->o, e) < 0 ||
-	    ir_params_time(ps, "g", &p->g, e) < 0 || ir_params_time(ps, "G", &p->G, e) < 0 ||
-	    ir_params_time(ps, "O", &p->O, e) < 0 || ir_params_size(ps, "S", &p->S, e) < 0 ||
-	    (have_or = ir_params_time(ps, "o_rndv", &p->o_rndv, e)) < 0 ||
-	    (have_Or = ir_params_time(ps, "O_rndv", &p->O_rndv, e)) < 0 ||
-	    (have_Os = ir_params_time(ps, "O_send", &p->O_send, e)) < 0 ||
-	    (have_Osr = ir_params_time(ps, "O_send_rndv", &p->O_send_rndv, e)) < 0)
+	if (ir_loggops_load(p, ps, e))
 		return -1;
-	if (!have_or)
-		p->o_rndv = p->o;
-	if (!have_Or)
-		p->O_rndv = p->O;
-	if (!have_Os)
-		p->O_send = p->O;
-	if (!have_Osr)
-		p->O_send_rndv = p->O_rndv;
 	*net = ir_params_get(ps, "net");
 	if (!*net)
 		*net = "loggops";
-	return rc;
+	return 0;
 }
 
 /* ---- main ---- */

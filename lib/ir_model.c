@@ -1,0 +1,264 @@
+/*
+ * ir_model.c: the message cost model (ir_model.h; formats/params.md, "The
+ * piecewise model"): piecewise functions as text and as numbers, the
+ * parameter keys of the model, and the three costs of a message the engine
+ * and trace2goal both use, so that the replay and the duration compensation
+ * can never price a message differently.
+ */
+#include "ir_model.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ir_num.h"
+#include "ir_params.h"
+
+const char *const ir_loggops_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send",
+	                                "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", NULL };
+
+static const char *skip_ws(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/* Per-byte slope: digits [. up to 3 digits] [ps|ns] [/B], into femtoseconds per byte. */
+static int parse_slope(const char *s, size_t n, uint64_t *fs)
+{
+	uint64_t v = 0, scale = 1000;
+	size_t i = 0, dec = 0;
+	int digits = 0;
+	while (i < n && s[i] >= '0' && s[i] <= '9') {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(s[i++] - '0');
+		digits = 1;
+	}
+	if (i < n && s[i] == '.') {
+		i++;
+		while (i < n && s[i] >= '0' && s[i] <= '9') {
+			if (++dec > 3 || v > (UINT64_MAX - 9) / 10)
+				return -1;
+			v = v * 10 + (uint64_t)(s[i++] - '0');
+			digits = 1;
+		}
+	}
+	if (!digits)
+		return -1;
+	for (; dec < 3; dec++) {
+		if (v > UINT64_MAX / 10)
+			return -1;
+		v *= 10;
+	}
+	if (i + 2 <= n && s[i] == 'p' && s[i + 1] == 's')
+		i += 2;
+	else if (i + 2 <= n && s[i] == 'n' && s[i + 1] == 's') {
+		i += 2;
+		scale = 1000000;
+	}
+	if (i + 2 <= n && s[i] == '/' && s[i + 1] == 'B')
+		i += 2;
+	if (i != n)
+		return -1;
+	if (scale == 1000000) {
+		if (v > UINT64_MAX / 1000)
+			return -1;
+		v *= 1000;
+	}
+	*fs = v;
+	return 0;
+}
+
+int ir_pw_parse(ir_pw *f, const char *s, const char *what, ir_err *e)
+{
+	const char *p = s;
+	char q[200], buf[128];
+	f->n = 0;
+	for (;;) {
+		const char *end = strchr(p, ';'), *colon, *plus, *a, *b;
+		size_t len;
+		struct ir_pw_seg sg;
+		ir_err sub;
+		if (!end)
+			end = p + strlen(p);
+		a = skip_ws(p);
+		b = end;
+		while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+			b--;
+		len = (size_t)(b - a);
+		ir_err_quote(q, sizeof q, a, len);
+		if (!len)
+			return ir_errf(e, "invalid piecewise function for %s: empty segment %u in '%s' (expected "
+			                  "SIZE:TIME[+PERBYTE] separated by ';')",
+			               what, f->n + 1, ir_err_quote(buf, sizeof buf, s, strlen(s) > 24 ? 24 : strlen(s)));
+		if (f->n == IR_PW_MAX)
+			return ir_errf(e, "invalid piecewise function for %s: more than %d segments", what, IR_PW_MAX);
+		colon = memchr(a, ':', len);
+		if (!colon || colon == a || len >= sizeof buf)
+			return ir_errf(e, "invalid segment for %s: '%s' (expected SIZE:TIME[+PERBYTE], e.g. 4033:1.2us+85.3ps)",
+			               what, q);
+		memcpy(buf, a, (size_t)(colon - a));
+		buf[colon - a] = 0;
+		if (ir_parse_size(buf, &sg.from, what, &sub))
+			return ir_errf(e, "invalid segment for %s: '%s': bad size '%s'", what, q, buf);
+		plus = memchr(colon + 1, '+', (size_t)(b - colon - 1));
+		memcpy(buf, colon + 1, (size_t)((plus ? plus : b) - colon - 1));
+		buf[(plus ? plus : b) - colon - 1] = 0;
+		if (ir_parse_time(buf, &sg.base, what, &sub))
+			return ir_errf(e, "invalid segment for %s: '%s': bad time '%s' (a number with an optional unit ps, "
+			                  "ns, us, ms or s)",
+			               what, q, buf);
+		sg.fs = 0;
+		if (plus && parse_slope(plus + 1, (size_t)(b - plus - 1), &sg.fs))
+			return ir_errf(e, "invalid segment for %s: '%s': bad per-byte time (expected a number of ps per "
+			                  "byte with at most 3 decimals, optionally ns, e.g. 85.3ps)",
+			               what, q);
+		if (f->n == 0 && sg.from != 0)
+			return ir_errf(e, "invalid piecewise function for %s: the first segment must start at size 0, "
+			                  "found '%s'",
+			               what, q);
+		if (f->n > 0 && sg.from <= f->seg[f->n - 1].from)
+			return ir_errf(e, "invalid piecewise function for %s: segment '%s' does not start above the "
+			                  "previous one",
+			               what, q);
+		f->seg[f->n++] = sg;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+uint64_t ir_pw_eval(const ir_pw *f, uint64_t size)
+{
+	uint32_t lo = 0, hi = f->n; /* last segment with from <= size */
+	const struct ir_pw_seg *s;
+	unsigned __int128 v;
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+		if (f->seg[mid].from <= size)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	s = &f->seg[lo];
+	v = ((unsigned __int128)size * s->fs + 500) / 1000 + s->base;
+	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+int ir_pw_format(const ir_pw *f, ir_sb *o)
+{
+	char t[48], z[48];
+	for (uint32_t i = 0; i < f->n; i++) {
+		const struct ir_pw_seg *s = &f->seg[i];
+		int rc;
+		ir_fmt_size(z, sizeof z, s->from);
+		ir_fmt_time(t, sizeof t, s->base);
+		if (s->fs % 1000 == 0)
+			rc = ir_sb_addf(o, "%s%s:%s+%llups", i ? "; " : "", z, t, (unsigned long long)(s->fs / 1000));
+		else
+			rc = ir_sb_addf(o, "%s%s:%s+%llu.%03llups", i ? "; " : "", z, t, (unsigned long long)(s->fs / 1000),
+			                (unsigned long long)(s->fs % 1000));
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+static int load_pw(const ir_params *ps, const char *key, ir_pw *f, ir_err *e)
+{
+	char what[80];
+	const char *v;
+	size_t i, n = ir_params_count(ps);
+	f->n = 0;
+	if (!(v = ir_params_get(ps, key)))
+		return 0;
+	snprintf(what, sizeof what, "'%s'", key);
+	if (!ir_pw_parse(f, v, what, e))
+		return 1;
+	for (i = 0; i < n; i++)
+		if (!strcmp(ir_params_key(ps, i), key)) {
+			char org[300];
+			ir_err t = *e;
+			const char *where = ir_params_origin(ps, i, org, sizeof org);
+			if (where && *where)
+				ir_errf(e, "%s: %s", where, t.msg);
+			break;
+		}
+	return -1;
+}
+
+int ir_loggops_load(ir_loggops *p, const ir_params *ps, ir_err *e)
+{
+	int have_or, have_Or, have_Os, have_Osr, a, b, c;
+	ir_loggops_defaults(p);
+	if (ir_params_time(ps, "L", &p->L, e) < 0 || ir_params_time(ps, "o", &p->o, e) < 0 ||
+	    ir_params_time(ps, "g", &p->g, e) < 0 || ir_params_time(ps, "G", &p->G, e) < 0 ||
+	    ir_params_time(ps, "O", &p->O, e) < 0 || ir_params_size(ps, "S", &p->S, e) < 0 ||
+	    (have_or = ir_params_time(ps, "o_rndv", &p->o_rndv, e)) < 0 ||
+	    (have_Or = ir_params_time(ps, "O_rndv", &p->O_rndv, e)) < 0 ||
+	    (have_Os = ir_params_time(ps, "O_send", &p->O_send, e)) < 0 ||
+	    (have_Osr = ir_params_time(ps, "O_send_rndv", &p->O_send_rndv, e)) < 0)
+		return -1;
+	if (!have_or)
+		p->o_rndv = p->o;
+	if (!have_Or)
+		p->O_rndv = p->O;
+	if (!have_Os)
+		p->O_send = p->O;
+	if (!have_Osr)
+		p->O_send_rndv = p->O_rndv;
+	if ((a = load_pw(ps, "send_o", &p->send_o, e)) < 0 || (b = load_pw(ps, "recv_o", &p->recv_o, e)) < 0 ||
+	    (c = load_pw(ps, "net_L", &p->net_L, e)) < 0 || load_pw(ps, "copy", &p->copy, e) < 0 ||
+	    load_pw(ps, "reduce", &p->reduce, e) < 0)
+		return -1;
+	if ((a || b || c) && !(a && b && c))
+		return ir_errf(e, "the piecewise model needs send_o, recv_o and net_L together; %s%s%s missing",
+		               a ? "" : "send_o ", b ? "" : "recv_o ", c ? "" : "net_L ");
+	return 0;
+}
+
+static inline uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+static inline uint64_t sat_mul(uint64_t a, uint64_t b) { return a && b > UINT64_MAX / a ? UINT64_MAX : a * b; }
+static inline uint64_t s1_of(uint64_t size) { return size ? size - 1 : 0; }
+
+uint64_t ir_model_send_cpu(const ir_loggops *p, uint64_t size, int self)
+{
+	int rndv = size > p->S;
+	if (self && p->copy.n)
+		return ir_pw_eval(&p->copy, size);
+	if (p->send_o.n)
+		return ir_pw_eval(&p->send_o, size);
+	return sat_add(rndv ? p->o_rndv : p->o, sat_mul(s1_of(size), rndv ? p->O_send_rndv : p->O_send));
+}
+
+uint64_t ir_model_arrival(const ir_loggops *p, uint64_t size, int self)
+{
+	if (self && p->copy.n)
+		return ir_pw_eval(&p->copy, size);
+	if (p->send_o.n)
+		return sat_add(ir_pw_eval(&p->send_o, size), ir_pw_eval(&p->net_L, size));
+	return sat_add(size > p->S ? p->o_rndv : p->o, p->L);
+}
+
+uint64_t ir_model_recv_cpu(const ir_loggops *p, uint64_t size, int self, int bytes_modelled)
+{
+	int rndv = size > p->S;
+	uint64_t O = rndv ? p->O_rndv : p->O;
+	if (self && p->copy.n)
+		return 0;
+	if (p->recv_o.n)
+		return ir_pw_eval(&p->recv_o, size);
+	if (!bytes_modelled && p->G > O)
+		O = p->G;
+	return sat_add(rndv ? p->o_rndv : p->o, sat_mul(s1_of(size), O));
+}
+
+uint64_t ir_model_recv_call(const ir_loggops *p, uint64_t size, int self)
+{
+	if (self && p->copy.n)
+		return 0;
+	if (p->send_o.n)
+		return sat_add(ir_pw_eval(&p->net_L, size), ir_pw_eval(&p->recv_o, size));
+	return sat_add(p->L, ir_model_recv_cpu(p, size, 0, 0));
+}

@@ -1,0 +1,117 @@
+/*
+ * ir_model.h: what a message costs, one definition for every tool.
+ *
+ * Two models share the LogGOPS parameter struct (formats/params.md, "Keys"
+ * and "The piecewise model"):
+ *
+ *   - the LogGOPS rule (LogGOPSim's): the sender's CPU pays o + (s-1)*O_send,
+ *     the message arrives o + L after its send started, the receiver's CPU
+ *     pays o + (s-1)*max(O, G); o_rndv and O_rndv above S;
+ *   - the piecewise model, used when the parameter file sets send_o, recv_o
+ *     and net_L (calib writes them): the sender's CPU pays send_o(s), the
+ *     message arrives send_o(s) + net_L(s) after its send started, the
+ *     receiver's CPU pays recv_o(s). Each is a function of the size made of
+ *     segments `from:base+perbyte`; the segments are what calib's fit found
+ *     (eager and rendezvous are segments too; S still decides the protocol).
+ *
+ * Two more piecewise functions price work that is no message at all:
+ *   - copy(s): a message a rank sends to itself (and the copy of a rank's own
+ *     block in a collective) is a local memory copy: when `copy` is set the
+ *     sender's CPU pays copy(s), nothing crosses the network, the receiver
+ *     pays nothing. Without it a message to oneself is a network message, as
+ *     in LogGOPSim.
+ *   - reduce(s): combining s bytes of a reduction's incoming data with the
+ *     local data (trace2goal turns it into computation).
+ *
+ * Why integers: results must be identical on every machine and equal to
+ * LogGOPSim's to the picosecond where the LogGOPS rule applies; a per-byte
+ * slope is kept in femtoseconds per byte (0.001 ps), so a slope of 85.3 ps/B
+ * is exact and a product rounds once, half up.
+ *
+ * Alternatives rejected: a table of measured points with interpolation
+ * (SimGrid's SMPI factors are piecewise constant factors of one affine
+ * model; a per-segment affine function says the same with fewer numbers and
+ * extrapolates beyond the largest measured size along the last segment),
+ * and floating point (not reproducible to the picosecond).
+ */
+#ifndef IR_MODEL_H
+#define IR_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir_err.h"
+#include "ir_strbuf.h"
+
+#define IR_PW_MAX 32 /* segments per function */
+
+/* A piecewise affine function of the message size: segment i holds for sizes in
+ * [from[i], from[i+1]) and costs base + size * fs / 1000 picoseconds. n == 0: unset. */
+typedef struct ir_pw {
+	uint32_t n;
+	struct ir_pw_seg {
+		uint64_t from; /* bytes; the first segment starts at 0 */
+		uint64_t base; /* ps */
+		uint64_t fs;   /* femtoseconds per byte */
+	} seg[IR_PW_MAX];
+} ir_pw;
+
+/* "0:1.2us+85.3ps; 4033:2us+120ps/B": segments separated by ';', each
+ * SIZE ':' TIME [ '+' PERBYTE ], PERBYTE a decimal with at most 3 decimals in
+ * ps (default) or ns per byte, optionally followed by "/B". The first segment
+ * starts at 0, the others in increasing order. Errors quote the bad segment;
+ * `what` names the field ("'send_o'"). */
+int ir_pw_parse(ir_pw *f, const char *s, const char *what, ir_err *e);
+/* Value at `size` in picoseconds (saturates at UINT64_MAX). f->n must be > 0. */
+uint64_t ir_pw_eval(const ir_pw *f, uint64_t size);
+/* Append the text form ir_pw_parse reads back. */
+int ir_pw_format(const ir_pw *f, ir_sb *o);
+
+/* LogGOPS parameters, all picoseconds except S (bytes). Messages of more than
+ * S bytes use the rendezvous protocol and the overheads o_rndv, O_rndv.
+ * O_send and O_send_rndv are the per-byte CPU overheads the sender pays (eager,
+ * rendezvous); LogGOPSim charges the sender O like the receiver, so they
+ * default to O and O_rndv. A ping-pong measures only the per-byte time on its
+ * path, which LogGOPS puts at the receiver: calib writes O_send = 0.
+ * send_o, recv_o, net_L (all three or none): the piecewise model; copy,
+ * reduce: local work (see above). */
+typedef struct ir_loggops {
+	uint64_t L, o, g, G, O, S;
+	uint64_t o_rndv, O_rndv;
+	uint64_t O_send, O_send_rndv;
+	ir_pw send_o, recv_o, net_L;
+	ir_pw copy, reduce;
+} ir_loggops;
+
+/* L=2500 o=1500 g=1000 G=6 O=0 S=65535 (LogGOPSim's defaults); o_rndv = o, O_rndv = O,
+ * O_send = O, O_send_rndv = O_rndv; no piecewise functions. */
+void ir_loggops_defaults(ir_loggops *p);
+
+struct ir_params;
+/* Defaults, then every model key the set holds (formats/params.md). Errors name the
+ * file and line of the bad value; send_o, recv_o and net_L must come together. */
+int ir_loggops_load(ir_loggops *p, const struct ir_params *ps, ir_err *e);
+/* The keys ir_loggops_load reads (NULL-terminated), for tools' unknown-key warnings. */
+extern const char *const ir_loggops_keys[];
+
+static inline int ir_model_pw(const ir_loggops *p) { return p->send_o.n != 0; }
+static inline int ir_model_self_copy(const ir_loggops *p, uint32_t src, uint32_t dst)
+{
+	return src == dst && p->copy.n != 0;
+}
+
+/* CPU time the sender of a message of `size` bytes pays (copy for a self copy). */
+uint64_t ir_model_send_cpu(const ir_loggops *p, uint64_t size, int self);
+/* Time from the start of the send to the arrival at the receiver, LogGOPS network
+ * (o + L, o_rndv + L; piecewise: send_o + net_L; self copy: copy). */
+uint64_t ir_model_arrival(const ir_loggops *p, uint64_t size, int self);
+/* CPU time the receiver pays for an arrived message when the network does not model
+ * the bytes (LogGOPS: o + (s-1)*max(O, G)); `bytes_modelled`: the network moved the
+ * bytes itself (o + (s-1)*O). Piecewise: recv_o(s); self copy: 0. */
+uint64_t ir_model_recv_cpu(const ir_loggops *p, uint64_t size, int self, int bytes_modelled);
+/* What the model says a receive call lasts when its sender starts at the same moment, beyond
+ * the sender's own overhead (trace2goal --durations): LogGOPS L + o + (s-1)*max(O, G) (o_rndv,
+ * O_rndv above S); piecewise net_L(s) + recv_o(s); self copy 0. */
+uint64_t ir_model_recv_call(const ir_loggops *p, uint64_t size, int self);
+
+#endif

@@ -23,6 +23,16 @@ static const char *skip_ws(const char *s)
 	return s;
 }
 
+/* [a, b) without surrounding blanks into buf (b - a < 128, checked by the caller). */
+static void trim_copy(char *buf, const char *a, const char *b)
+{
+	a = skip_ws(a);
+	while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+		b--;
+	memcpy(buf, a, (size_t)(b - a));
+	buf[b - a] = 0;
+}
+
 /* Per-byte slope: digits [. up to 3 digits] [ps|ns] [/B], into femtoseconds per byte. */
 static int parse_slope(const char *s, size_t n, uint64_t *fs)
 {
@@ -98,19 +108,19 @@ int ir_pw_parse(ir_pw *f, const char *s, const char *what, ir_err *e)
 		if (!colon || colon == a || len >= sizeof buf)
 			return ir_errf(e, "invalid segment for %s: '%s' (expected SIZE:TIME[+PERBYTE], e.g. 4033:1.2us+85.3ps)",
 			               what, q);
-		memcpy(buf, a, (size_t)(colon - a));
-		buf[colon - a] = 0;
+		trim_copy(buf, a, colon);
 		if (ir_parse_size(buf, &sg.from, what, &sub))
 			return ir_errf(e, "invalid segment for %s: '%s': bad size '%s'", what, q, buf);
 		plus = memchr(colon + 1, '+', (size_t)(b - colon - 1));
-		memcpy(buf, colon + 1, (size_t)((plus ? plus : b) - colon - 1));
-		buf[(plus ? plus : b) - colon - 1] = 0;
+		trim_copy(buf, colon + 1, plus ? plus : b);
 		if (ir_parse_time(buf, &sg.base, what, &sub))
 			return ir_errf(e, "invalid segment for %s: '%s': bad time '%s' (a number with an optional unit ps, "
 			                  "ns, us, ms or s)",
 			               what, q, buf);
 		sg.fs = 0;
-		if (plus && parse_slope(plus + 1, (size_t)(b - plus - 1), &sg.fs))
+		if (plus)
+			trim_copy(buf, plus + 1, b);
+		if (plus && parse_slope(buf, strlen(buf), &sg.fs))
 			return ir_errf(e, "invalid segment for %s: '%s': bad per-byte time (expected a number of ps per "
 			                  "byte with at most 3 decimals, optionally ns, e.g. 85.3ps)",
 			               what, q);
@@ -156,9 +166,13 @@ int ir_pw_format(const ir_pw *f, ir_sb *o)
 		ir_fmt_time(t, sizeof t, s->base);
 		if (s->fs % 1000 == 0)
 			rc = ir_sb_addf(o, "%s%s:%s+%llups", i ? "; " : "", z, t, (unsigned long long)(s->fs / 1000));
-		else
-			rc = ir_sb_addf(o, "%s%s:%s+%llu.%03llups", i ? "; " : "", z, t, (unsigned long long)(s->fs / 1000),
-			                (unsigned long long)(s->fs % 1000));
+		else {
+			char d[8];
+			int k = snprintf(d, sizeof d, "%03llu", (unsigned long long)(s->fs % 1000));
+			while (k > 1 && d[k - 1] == '0')
+				d[--k] = 0;
+			rc = ir_sb_addf(o, "%s%s:%s+%llu.%sps", i ? "; " : "", z, t, (unsigned long long)(s->fs / 1000), d);
+		}
 		if (rc)
 			return -1;
 	}
@@ -213,8 +227,9 @@ int ir_loggops_load(ir_loggops *p, const ir_params *ps, ir_err *e)
 	    load_pw(ps, "reduce", &p->reduce, e) < 0)
 		return -1;
 	if ((a || b || c) && !(a && b && c))
-		return ir_errf(e, "the piecewise model needs send_o, recv_o and net_L together; %s%s%s missing",
-		               a ? "" : "send_o ", b ? "" : "recv_o ", c ? "" : "net_L ");
+		return ir_errf(e, "the piecewise model needs send_o, recv_o and net_L together; %s%s%s%s%s missing",
+		               a ? "" : "send_o", !a && !b ? " " : "", b ? "" : "recv_o", (!a || !b) && !c ? " " : "",
+		               c ? "" : "net_L");
 	return 0;
 }
 

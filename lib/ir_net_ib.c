@@ -502,6 +502,7 @@ struct ir_ib {
 	ir_engine *en;
 	uint64_t en_wake;
 	uint64_t o, o_rndv;
+	ir_pw send_o;        /* the piecewise model's sender overhead (n == 0: o, o_rndv) */
 	uint8_t *hmode;      /* per engine message handle: HM_* (rendezvous path) */
 	uint32_t nhmode;
 	struct hord *ho;     /* per engine message handle: its place in its pair's order */
@@ -1634,6 +1635,7 @@ static int en_init(void **state, ir_engine *en, uint32_t nranks, const ir_loggop
 	ib->en_wake = TMAX;
 	ib->o = p->o;
 	ib->o_rndv = p->o_rndv;
+	ib->send_o = p->send_o;
 	if (c && c->keep)
 		*c->keep = ib;
 	*state = ib;
@@ -1643,7 +1645,8 @@ static int en_init(void **state, ir_engine *en, uint32_t nranks, const ir_loggop
 static int en_inject(void *state, uint32_t msg, const ir_net_msg *m, uint64_t t, ir_err *e)
 {
 	ir_ib *ib = state;
-	uint64_t o = m->rndv ? ib->o_rndv : ib->o;
+	/* the message leaves the host when the sender's overhead is over (ir_model.h) */
+	uint64_t o = ib->send_o.n ? ir_pw_eval(&ib->send_o, m->size) : m->rndv ? ib->o_rndv : ib->o;
 	if (t > TMAX - o)
 		return ir_errf(e, "time overflow: message %llu injected after 2^64 ps", (unsigned long long)m->id);
 	if (m->rndv) {

@@ -36,7 +36,9 @@ static void usage(void)
 	       "\n"
 	       "Parameters (times: integer picoseconds or a unit ps ns us ms s; sizes: bytes\n"
 	       "or a unit B K M G T). The command line overrides the -p file.\n"
-	       "  -p, --params FILE   parameter file (key = value  # comment)\n"
+	       "  -p, --params FILE   parameter file (key = value  # comment); its keys send_o,\n"
+	       "                      recv_o, net_L (the piecewise model calib fits) and copy\n"
+	       "                      (messages to oneself) replace the LogGOPS costs below\n"
 	       "  -L T                latency (default 2500)\n"
 	       "  -o T                CPU overhead per message (default 1500)\n"
 	       "  -g T                NIC gap per message (default 1000)\n"
@@ -647,6 +649,10 @@ int main(int argc, char **argv)
 			if (cfg.p.O_send != cfg.p.O || cfg.p.O_send_rndv != cfg.p.O_rndv)
 				snprintf(osend, sizeof osend, " O_send=%" PRIu64 " O_send_rndv=%" PRIu64, cfg.p.O_send,
 				         cfg.p.O_send_rndv);
+			if (ir_model_pw(&cfg.p))
+				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " model=piecewise");
+			if (cfg.p.copy.n)
+				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " copy=yes");
 			if (cfg.progress == IR_PROGRESS_ARRIVAL)
 				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " async_progress=yes");
 			printf("# ibsim %s net=%s%s%s L=%" PRIu64 " o=%" PRIu64 " g=%" PRIu64 " G=%" PRIu64 " O=%" PRIu64

@@ -1,0 +1,146 @@
+#!/bin/sh
+# ibsim with the piecewise model (send_o, recv_o, net_L) and copies to oneself (copy):
+# hand-derived end times for each rule of formats/results.md section 5.8, and the
+# LogGOPS rule untouched when the keys are absent.
+. "$(dirname "$0")/lib.sh"
+
+ends() { grep -v "^#" "$1" | awk 'NR > 1 { print $1, $2 }'; }
+
+# One eager message of 100 bytes from rank 0 to rank 1.
+cat >one.goal <<'EOF2'
+num_ranks 2
+rank 0 {
+s: send 100b to 1 tag 0
+}
+rank 1 {
+r: recv 100b from 0 tag 0
+}
+EOF2
+# g = G = 0 so that only the model's terms count.
+cat >pw.params <<'EOF2'
+g = 0
+G = 0
+S = 1000
+send_o = 0:8us; 64:10us+10ps
+recv_o = 0:2us+1ps
+net_L = 0:1us+5ps
+EOF2
+
+test_expect_success 'eager: sender send_o, arrival send_o + net_L, receiver recv_o' '
+	# send_o(100) = 10us + 1000 = 10001000; net_L = 1us + 500 = 1000500;
+	# arrives 11001500, recv_o(100) = 2000100: 13001600
+	ibsim -q -p pw.params one.goal >a.out && ends a.out >got && printf "0 10001000\n1 13001600\n" >want &&
+	test_cmp want got &&
+	head -n 1 a.out | grep -q " model=piecewise ranks=2 "
+'
+
+test_expect_success 'segments: the size picks its segment' '
+	sed "s/100b/10b/" one.goal >ten.goal &&
+	# send_o(10) = 8us; net_L = 1000050; arrival 9000050; recv_o = 2000010: 11000060
+	ibsim -q -p pw.params ten.goal >b.out && ends b.out >got && printf "0 8000000\n1 11000060\n" >want &&
+	test_cmp want got
+'
+
+cat >late.goal <<'EOF2'
+num_ranks 2
+rank 0 {
+s: send 2000b to 1 tag 0
+}
+rank 1 {
+c: calc 50000000
+r: recv 2000b from 0 tag 0
+r requires c
+}
+EOF2
+test_expect_success 'rendezvous: the sender is held until the receiver has taken the data' '
+	# send_o(2000) = 10us + 20000 = 10020000 on rank 0; arrival 10020000 + 1010000 =
+	# 11030000, rank 1 computes until 50000000, charges recv_o(2000) = 2002000 then
+	# (52002000); the receive posted at 52002000 finds it in the UQ: rank 1 ends 52002000.
+	# Rank 0 is released at the later of the match (52002000) and the charge end (52002000).
+	ibsim -q -p pw.params late.goal >c.out && ends c.out >got && printf "0 52002000\n1 52002000\n" >want &&
+	test_cmp want got
+'
+
+cat >posted.goal <<'EOF2'
+num_ranks 2
+rank 0 {
+s: send 2000b to 1 tag 0
+}
+rank 1 {
+r: recv 2000b from 0 tag 0
+}
+EOF2
+test_expect_success 'rendezvous, receive posted: the send ends with the receive (LogGOPS: at the match)' '
+	# arrival 11030000, charged 2002000: both end at 13032000
+	ibsim -q -p pw.params posted.goal >d.out && ends d.out >got && printf "0 13032000\n1 13032000\n" >want &&
+	test_cmp want got &&
+	# the LogGOPS rule releases the sender when the message is matched (o + L = 4000 here):
+	# rank 0 ends at 4000 while rank 1 pays o + s1*max(O,G) = 2000 + 1999*3 = 7997 after it
+	ibsim -q -L 2000 -o 2000 -g 0 -G 3 -S 1000 posted.goal >e.out && ends e.out >got &&
+	printf "0 4000\n1 11997\n" >want && test_cmp want got
+'
+
+cat >self.goal <<'EOF2'
+num_ranks 2
+rank 0 {
+s: send 4096b to 0 tag 1
+r: recv 4096b from 0 tag 1
+c: calc 100
+c requires r
+}
+rank 1 {
+c: calc 1
+}
+EOF2
+test_expect_success 'copy: a message to oneself is a local copy, priced by copy(s)' '
+	printf "copy = 0:40ns+0.5ps\n" >cp.params &&
+	# the send costs 40000 + 2048 = 42048; the copy is there at 42048; the receive costs
+	# nothing; calc 100: 42148
+	ibsim -q -p cp.params self.goal >f.out && ends f.out >got && printf "0 42148\n1 1\n" >want &&
+	test_cmp want got &&
+	head -n 1 f.out | grep -q " copy=yes ranks=2 " &&
+	# without copy: a network message (LogGOPSim): o + L + o + s1*max(O,G) + 100 =
+	# 1500 + 2500 + 1500 + 4095*6 + 100 = 30170
+	ibsim -q self.goal >g.out && ends g.out >got && printf "0 30170\n1 1\n" >want && test_cmp want got &&
+	! grep -q copy= g.out
+'
+
+test_expect_success 'copy together with the piecewise model: the copy wins for messages to oneself' '
+	cat pw.params cp.params >both.params &&
+	ibsim -q -p both.params self.goal >h.out && ends h.out >got && printf "0 42148\n1 1\n" >want &&
+	test_cmp want got
+'
+
+test_expect_success 'copy with a rendezvous-sized message to oneself (nonblocking pair)' '
+	cat >selfr.goal <<-EOF2 &&
+	num_ranks 1
+	rank 0 {
+	r: recv 8000b from 0 tag 1
+	s: send 8000b to 0 tag 1
+	}
+	EOF2
+	printf "S = 1000\ncopy = 0:40ns+0.5ps\n" >cpr.params &&
+	# send at 0 costs 40000 + 4000 = 44000; the receive posted at 0 matches at 44000
+	ibsim -q -p cpr.params selfr.goal >i.out && ends i.out >got && printf "0 44000\n" >want &&
+	test_cmp want got
+'
+
+test_expect_success 'the piecewise model on the ib network: CPU overheads from send_o and recv_o' '
+	ibsim -q -p pw.params --net ib --topo fattree2:4 one.goal >j.out &&
+	head -n 1 j.out | grep -q "model=piecewise" &&
+	awk "!/^#/ && NR > 2 && \$1 == 1 { exit !(\$2 > 10001000 + 2000100) }" j.out
+'
+
+test_expect_success 'bad piecewise keys: file and line, exit 1' '
+	printf "g = 0\nsend_o = 0:8us\n" >bad1.params &&
+	expect_fail 1 ibsim -p bad1.params one.goal &&
+	grep -q "the piecewise model needs send_o, recv_o and net_L together; recv_o net_L missing" err &&
+	printf "\n\ncopy = 0:40ns+1.23456ps\n" >bad2.params &&
+	expect_fail 1 ibsim -p bad2.params one.goal &&
+	grep -q "bad2.params:3: invalid segment for .copy.: .0:40ns+1.23456ps.: bad per-byte time" err &&
+	printf "net_L = 5:1us\nsend_o=0:1\nrecv_o=0:1\n" >bad3.params &&
+	expect_fail 1 ibsim -p bad3.params one.goal &&
+	grep -q "bad3.params:1: invalid piecewise function for .net_L.: the first segment must start at size 0" err
+'
+
+test_done

@@ -1,0 +1,141 @@
+/*
+ * u-model.c: unit tests of lib/ir_model: piecewise functions (parsing with
+ * every unit, the exact text of every error, evaluation at segment edges,
+ * rounding of fractional slopes, saturation, the round trip through the
+ * formatter), loading the model keys from a parameter file, and the three
+ * costs of a message under the LogGOPS rule (equal to LogGOPSim's), the
+ * piecewise model and a copy to oneself.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "ir_model.h"
+#include "ir_params.h"
+#include "tap.h"
+
+static void pw_ok(const char *s, uint32_t n)
+{
+	ir_pw f;
+	ir_err e = { "" };
+	int rc = ir_pw_parse(&f, s, "'copy'", &e);
+	ok(rc == 0 && f.n == n, "'%s' parses into %u segments", s, n);
+	if (rc)
+		printf("#   %s\n", e.msg);
+}
+
+static void pw_bad(const char *s, const char *want)
+{
+	ir_pw f;
+	ir_err e = { "" };
+	ok(ir_pw_parse(&f, s, "'copy'", &e) == -1, "'%s' is rejected", s);
+	is_str(e.msg, want, "'%s': message", s);
+}
+
+static ir_pw pw(const char *s)
+{
+	ir_pw f;
+	ir_err e;
+	if (ir_pw_parse(&f, s, "'t'", &e))
+		f.n = 0;
+	return f;
+}
+
+static int load(ir_loggops *m, const char *text, ir_err *e)
+{
+	ir_params *p = ir_params_new();
+	int rc = ir_params_parse(p, text, strlen(text), "m.params", e);
+	if (!rc)
+		rc = ir_loggops_load(m, p, e);
+	ir_params_free(p);
+	return rc;
+}
+
+int main(void)
+{
+	ir_pw f;
+	ir_sb sb = IR_SB_INIT;
+	ir_loggops m;
+	ir_err e = { "" };
+
+	pw_ok("0:1us", 1);
+	pw_ok("0:1us+85.3ps; 4033:2us+120ps/B ;64K:3ms+0.125ns", 3);
+	pw_ok(" 0 : 0 ", 0 + 1);
+	pw_ok("0:0+0.001", 1);
+	pw_bad("", "invalid piecewise function for 'copy': empty segment 1 in '' (expected SIZE:TIME[+PERBYTE] "
+	           "separated by ';')");
+	pw_bad("0:1us;", "invalid piecewise function for 'copy': empty segment 2 in '0:1us;' (expected "
+	                 "SIZE:TIME[+PERBYTE] separated by ';')");
+	pw_bad("1us", "invalid segment for 'copy': '1us' (expected SIZE:TIME[+PERBYTE], e.g. 4033:1.2us+85.3ps)");
+	pw_bad("0:1xs", "invalid segment for 'copy': '0:1xs': bad time '1xs' (a number with an optional unit ps, ns, "
+	                "us, ms or s)");
+	pw_bad("0x:1", "invalid segment for 'copy': '0x:1': bad size '0x'");
+	pw_bad("0:1+1.2345", "invalid segment for 'copy': '0:1+1.2345': bad per-byte time (expected a number of ps "
+	                     "per byte with at most 3 decimals, optionally ns, e.g. 85.3ps)");
+	pw_bad("0:1+", "invalid segment for 'copy': '0:1+': bad per-byte time (expected a number of ps per byte with "
+	               "at most 3 decimals, optionally ns, e.g. 85.3ps)");
+	pw_bad("0:1+2us", "invalid segment for 'copy': '0:1+2us': bad per-byte time (expected a number of ps per byte "
+	                  "with at most 3 decimals, optionally ns, e.g. 85.3ps)");
+	pw_bad("8:1", "invalid piecewise function for 'copy': the first segment must start at size 0, found '8:1'");
+	pw_bad("0:1;64:2;64:3", "invalid piecewise function for 'copy': segment '64:3' does not start above the "
+	                        "previous one");
+
+	f = pw("0:1us+85.3ps; 4033:2us+120ps; 64K:3ms+0.125ns");
+	is_u64(ir_pw_eval(&f, 0), 1000000, "eval at 0: the base");
+	is_u64(ir_pw_eval(&f, 10), 1000853, "eval at 10: 85.3 ps per byte");
+	is_u64(ir_pw_eval(&f, 4032), 1000000 + 343930, "eval at 4032: last byte of the first segment (343929.6 rounds up)");
+	is_u64(ir_pw_eval(&f, 4033), 2000000 + 483960, "eval at 4033: the second segment");
+	is_u64(ir_pw_eval(&f, 65536), 3000000000ull + 8192000, "eval at 64K: 0.125 ns per byte");
+	is_u64(ir_pw_eval(&f, (uint64_t)1 << 40), 3000000000ull + 137438953472000ull, "eval at 1 TiB: the last segment");
+	f = pw("0:0+0.001");
+	is_u64(ir_pw_eval(&f, 499), 0, "0.499 ps rounds down");
+	is_u64(ir_pw_eval(&f, 500), 1, "0.5 ps rounds half up");
+	f = pw("0:18446744073709551615+1");
+	is_u64(ir_pw_eval(&f, 1), UINT64_MAX, "overflow saturates");
+
+	f = pw("0:1us+85.3ps; 4033:2us+120ps; 64K:3ms+0.125ns");
+	ok(ir_pw_format(&f, &sb) == 0, "format");
+	is_str(sb.buf, "0:1us+85.3ps; 4033:2us+120ps; 64K:3ms+125ps", "format's text");
+	{
+		ir_pw g;
+		ok(ir_pw_parse(&g, sb.buf, "'x'", &e) == 0 && g.n == f.n && !memcmp(g.seg, f.seg, f.n * sizeof f.seg[0]),
+		   "format reads back to the same function");
+	}
+
+	/* Loading */
+	ok(load(&m, "L=1us\n", &e) == 0 && m.send_o.n == 0 && m.copy.n == 0 && !ir_model_pw(&m),
+	   "no piecewise key: the LogGOPS rule");
+	ok(load(&m, "send_o = 0:1us\n", &e) == -1, "send_o alone is rejected");
+	is_str(e.msg, "the piecewise model needs send_o, recv_o and net_L together; recv_o net_L missing", "message");
+	ok(load(&m, "\ncopy = 0:1xs\n", &e) == -1, "a bad copy is rejected");
+	is_str(e.msg, "m.params:2: invalid segment for 'copy': '0:1xs': bad time '1xs' (a number with an optional unit "
+	              "ps, ns, us, ms or s)", "message names file and line");
+
+	/* LogGOPS costs equal LogGOPSim's */
+	ok(load(&m, "L=3us\no=1500\ng=1000\nG=6\nO=2\nS=100\no_rndv=5us\nO_rndv=9\n", &e) == 0, "LogGOPS keys load");
+	is_u64(ir_model_send_cpu(&m, 10, 0), 1500 + 9 * 2, "eager send: o + (s-1)*O");
+	is_u64(ir_model_send_cpu(&m, 101, 0), 5000000 + 100 * 9, "rendezvous send: o_rndv + (s-1)*O_rndv");
+	is_u64(ir_model_arrival(&m, 10, 0), 1500 + 3000000, "eager arrival: o + L");
+	is_u64(ir_model_arrival(&m, 101, 0), 5000000 + 3000000, "rendezvous arrival: o_rndv + L");
+	is_u64(ir_model_recv_cpu(&m, 10, 0, 0), 1500 + 9 * 6, "receive: o + (s-1)*max(O, G)");
+	is_u64(ir_model_recv_cpu(&m, 10, 0, 1), 1500 + 9 * 2, "receive, bytes modelled by the network: o + (s-1)*O");
+	is_u64(ir_model_recv_call(&m, 0, 0), 3000000 + 1500, "receive call: L + o");
+	is_u64(ir_model_send_cpu(&m, 10, 1), 1500 + 18, "without copy a message to oneself is a network message");
+
+	/* Piecewise and self copy */
+	ok(load(&m, "S=100\nsend_o=0:8us;64:9us+1ps\nrecv_o=0:2us+2ps\nnet_L=0:1us+3ps\ncopy=0:40ns+0.5ps\n", &e) == 0,
+	   "piecewise keys load");
+	ok(ir_model_pw(&m), "piecewise model on");
+	is_u64(ir_model_send_cpu(&m, 10, 0), 8000000, "send_o(10)");
+	is_u64(ir_model_send_cpu(&m, 1000, 0), 9000000 + 1000, "send_o(1000), rendezvous too");
+	is_u64(ir_model_arrival(&m, 1000, 0), 9001000 + 1000000 + 3000, "arrival: send_o + net_L");
+	is_u64(ir_model_recv_cpu(&m, 1000, 0, 0), 2000000 + 2000, "receive: recv_o, no G");
+	is_u64(ir_model_recv_call(&m, 1000, 0), 1003000 + 2002000, "receive call: net_L + recv_o");
+	is_u64(ir_model_send_cpu(&m, 1000, 1), 40000 + 500, "to oneself: copy");
+	is_u64(ir_model_arrival(&m, 1000, 1), 40500, "to oneself: there when copied");
+	is_u64(ir_model_recv_cpu(&m, 1000, 1, 0), 0, "to oneself: the receiver pays nothing");
+	is_u64(ir_model_recv_call(&m, 1000, 1), 0, "to oneself: the receive call waits for nothing");
+	ok(ir_model_self_copy(&m, 3, 3) && !ir_model_self_copy(&m, 3, 4), "self copy only to oneself");
+
+	ir_sb_release(&sb);
+	return tap_done();
+}

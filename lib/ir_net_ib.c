@@ -509,6 +509,8 @@ struct ir_ib {
 	uint32_t nho;
 	struct pairo *po;    /* open-addressing table of (src, dst) pairs with messages in flight */
 	uint32_t npo, npo_used;
+	uint64_t *retire;    /* keys of drained pairs whose last delivery lies ahead (ring buffer) */
+	uint32_t nretire, capretire, retire_head;
 	int keep;
 };
 
@@ -519,7 +521,13 @@ struct ir_ib {
  * in send order per (source, destination) pair, as an MPI library reorders
  * by sequence number: a message that arrives before an earlier one of its
  * pair is held until that one has been delivered. Only pairs with messages in
- * flight have an entry, so memory follows the traffic, not ranks squared. */
+ * flight have an entry, so memory follows the traffic, not ranks squared.
+ * A pair that has delivered its last message keeps its entry only while that
+ * delivery lies ahead of the engine's clock (a later message of the pair must
+ * not be delivered before it): its key goes on the retire ring, and each
+ * injection checks a few keys of the ring and frees the entries whose time
+ * has come, so drained pairs cost memory for as long as a message is in the
+ * fabric, not for the rest of the run. */
 struct hord {
 	uint32_t src, dst;
 	uint32_t seq;        /* its number in the pair's send order */
@@ -1455,6 +1463,7 @@ void ir_ib_free(ir_ib *ib)
 	free(ib->hmode);
 	free(ib->ho);
 	free(ib->po);
+	free(ib->retire);
 	evq_release(&ib->q);
 	ir_lft_release(&ib->lft);
 	ir_topo_free(ib->t);
@@ -1529,7 +1538,8 @@ static struct pairo *po_get(ir_ib *ib, uint32_t src, uint32_t dst, int create)
 	memset(&ib->po[i], 0, sizeof ib->po[i]);
 	ib->po[i].key = key;
 	ib->po[i].held = NIL;
-	ib->npo_used++;
+	if (++ib->npo_used > ib->st.pairs_max)
+		ib->st.pairs_max = ib->npo_used;
 	return &ib->po[i];
 }
 
@@ -1554,6 +1564,50 @@ static void po_del(ir_ib *ib, struct pairo *p)
 
 static int en_match_deliver(ir_ib *ib, uint32_t handle, uint64_t t, ir_err *e);
 
+static int po_drained(const struct pairo *p) { return p->out == p->in && p->held == NIL; }
+
+/* Remember a drained pair whose last delivery lies ahead; 0 or -1 (out of memory). */
+static int po_retire_later(ir_ib *ib, const struct pairo *p)
+{
+	if (ib->nretire == ib->capretire) {
+		uint32_t n = ib->capretire ? ib->capretire * 2 : 1024, k;
+		uint64_t *r = malloc((size_t)n * sizeof *r);
+		if (!r)
+			return -1;
+		for (k = 0; k < ib->nretire; k++)
+			r[k] = ib->retire[(ib->retire_head + k) % ib->capretire];
+	free(ib->retire);
+		ib->retire = r;
+		ib->capretire = n;
+		ib->retire_head = 0;
+	}
+	ib->retire[(ib->retire_head + ib->nretire++) % ib->capretire] = p->key;
+	return 0;
+}
+
+/* Look at up to `budget` keys of the retire ring: free the pairs that are still
+ * drained and whose last delivery is no longer ahead; keep the others (a pair
+ * in use again is dropped from the ring: it is put back when it drains again). */
+static int po_retire_sweep(ir_ib *ib, uint32_t budget)
+{
+	uint64_t now = ir_engine_now(ib->en);
+	while (budget-- && ib->nretire) {
+		uint64_t key = ib->retire[ib->retire_head];
+		struct pairo *p;
+		ib->retire_head = (ib->retire_head + 1) % ib->capretire;
+		ib->nretire--;
+		key--;
+		p = po_get(ib, (uint32_t)(key >> 32), (uint32_t)key, 0);
+		if (!p || !po_drained(p))
+			continue;
+		if (p->last <= now)
+			po_del(ib, p);
+		else if (po_retire_later(ib, p))
+			return -1;
+	}
+	return 0;
+}
+
 /* Hand message `handle` (its turn in its pair) to the engine for matching at t,
  * then any held successors. */
 static int po_release(ir_ib *ib, struct pairo *p, uint32_t handle, uint64_t t, ir_err *e)
@@ -1576,8 +1630,12 @@ static int po_release(ir_ib *ib, struct pairo *p, uint32_t handle, uint64_t t, i
 		if (ib->ho[h].t > t)
 			t = ib->ho[h].t;
 	}
-	if (p->out == p->in && p->held == NIL && p->last <= ir_engine_now(ib->en))
-		po_del(ib, p);
+	if (po_drained(p)) {
+		if (p->last <= ir_engine_now(ib->en))
+			po_del(ib, p);
+		else if (po_retire_later(ib, p))
+			return ir_errf(e, "out of memory");
+	}
 	return 0;
 }
 
@@ -1677,7 +1735,10 @@ static int en_inject(void *state, uint32_t msg, const ir_net_msg *m, uint64_t t,
 		ib->nho = n;
 	}
 	{
-		struct pairo *p = po_get(ib, m->src, m->dst, 1);
+		struct pairo *p;
+		if (po_retire_sweep(ib, 4))
+			return ir_errf(e, "out of memory");
+		p = po_get(ib, m->src, m->dst, 1);
 		if (!p)
 			return ir_errf(e, "out of memory");
 		ib->ho[msg].src = m->src;

@@ -124,6 +124,7 @@ typedef struct ir_ib_stats {
 	uint64_t ctrl;          /* RTS and CTS messages */
 	uint64_t loopback;      /* messages between ranks on one host */
 	uint64_t max_live;      /* most packets in switch buffers at once */
+	uint64_t pairs_max;     /* most (source, destination) entries of the pair-order table at once */
 } ir_ib_stats;
 const ir_ib_stats *ir_ib_get_stats(const ir_ib *ib);
 const ir_topo *ir_ib_topo(const ir_ib *ib);

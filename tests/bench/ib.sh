@@ -25,6 +25,22 @@ if [ "${IB_BENCH_FULL:-}" = 1 ]; then
 	"$D" bench alltoall fattree3:24 3456 65536 4
 fi
 if command -v ibsim >/dev/null && command -v goalgen >/dev/null; then
+	# Peak memory of a 4 KiB all-to-all through ibsim on fattree3:24 (3456 hosts): the
+	# schedule itself grows with the square of the ranks (its size is printed beside), the
+	# fabric's own state with the messages in flight.
+	for n in 1024 2048 3456; do
+		goalgen alltoall $n --size 4K | goalc -q -o "$T/ib-a2a.goalb"
+		sz=$(wc -c <"$T/ib-a2a.goalb")
+		if /usr/bin/time -f '%M' -o "$T/ib-a2a.rss" ibsim -q --net ib --topo fattree3:24 "$T/ib-a2a.goalb" >"$T/ib-a2a.res" 2>/dev/null; then
+			printf 'ib\tibsim_alltoall_4K_fattree3:24_%s\tpeak_rss\t%s\tKiB\n' "$n" "$(tail -n 1 "$T/ib-a2a.rss")"
+			printf 'ib\tibsim_alltoall_4K_fattree3:24_%s\tschedule_goalb\t%s\tbytes\n' "$n" "$sz"
+			head -1 "$T/ib-a2a.res" | tr ' ' '\n' | awk -F= -v n="$n" '
+				$1 == "wall_s" { w = $2 } $1 == "packet_hops" { h = $2 }
+				END { printf "ib\tibsim_alltoall_4K_fattree3:24_%s\twall\t%s\ts\n", n, w
+				      if (w > 0) printf "ib\tibsim_alltoall_4K_fattree3:24_%s\tpacket_hops_per_s\t%.0f\thops/s\n", n, h / w }'
+		fi
+		rm -f "$T/ib-a2a.goalb"
+	done
 	goalgen dissemination 648 --size 180 >"$T/ib-d648.goal"
 	if ibsim -q --net ib --topo fattree2:36 "$T/ib-d648.goal" >"$T/ib-d648.res" 2>/dev/null; then
 		head -1 "$T/ib-d648.res" | tr ' ' '\n' | awk -F= '

@@ -343,6 +343,33 @@ int main(int argc, char **argv)
 		is_u64(mr.arrive[0], 1500 + 2 * ctl + data, "arrival = o_rndv + RTS + CTS + data");
 		ir_engine_free(en);
 	}
+	/* the pair-order table holds the pairs with messages in flight, not every pair that
+	 * ever talked: an all-to-all by shifts (round k: send to r+k, receive from r-k, each
+	 * round after the previous one's receive) on 64 ranks has at most 64 messages in
+	 * flight but 4032 pairs */
+	{
+		static const char *kv[] = { "topo=fattree2:8", NULL };
+		ir_sb g = IR_SB_INIT;
+		uint32_t n = 32;
+		ir_sb_addf(&g, "num_ranks %u\n", n);
+		for (uint32_t r = 0; r < n; r++) {
+			ir_sb_addf(&g, "rank %u {\n", r);
+			for (uint32_t k = 1; k < n; k++) {
+				ir_sb_addf(&g, "s%u: send 4096b to %u\nr%u: recv 4096b from %u\n", k, (r + k) % n, k, (r + n - k) % n);
+				if (k > 1)
+					ir_sb_addf(&g, "s%u requires r%u\n", k, k - 1);
+			}
+			ir_sb_adds(&g, "}\n");
+		}
+		en = run(g.buf, kv, &keep, NULL, &rc, &e);
+		ok(en && rc == 0 && keep, "all-to-all by shifts on 32 ranks runs");
+		ok(keep && ir_ib_get_stats(keep)->pairs_max <= 2 * n, "pair-order table: at most %u entries (found %llu of %u pairs)",
+		   2 * n, keep ? (unsigned long long)ir_ib_get_stats(keep)->pairs_max : 0ull, n * (n - 1));
+		ir_engine_free(en);
+		ir_ib_free(keep);
+		keep = NULL;
+		ir_sb_release(&g);
+	}
 	/* link statistics after the run (keep) */
 	{
 		static const char *kv[] = { "topo=star:2", NULL };

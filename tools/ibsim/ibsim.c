@@ -655,11 +655,16 @@ int main(int argc, char **argv)
 				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " copy=yes");
 			if (cfg.progress == IR_PROGRESS_ARRIVAL)
 				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " async_progress=yes");
+			char fab[160] = "";
+			const ir_ib_stats *fs = ib ? ir_ib_get_stats(ib) : NULL;
+			if (fs)
+				snprintf(fab, sizeof fab, " packets=%" PRIu64 " packet_hops=%" PRIu64 " fabric_events=%" PRIu64,
+				         fs->packets, fs->packet_hops, fs->events);
 			printf("# ibsim %s net=%s%s%s L=%" PRIu64 " o=%" PRIu64 " g=%" PRIu64 " G=%" PRIu64 " O=%" PRIu64
 			       " S=%" PRIu64 " o_rndv=%" PRIu64 " O_rndv=%" PRIu64 "%s ranks=%" PRIu32 " events=%" PRIu64
-			       " wall_s=%.6f ev_per_s=%.0f\n",
+			       "%s wall_s=%.6f ev_per_s=%.0f\n",
 			       IR_VERSION, net, ib ? " topo=" : "", ib ? (ibc.topo ? ibc.topo : "star") : "", cfg.p.L, cfg.p.o, cfg.p.g, cfg.p.G, cfg.p.O, cfg.p.S, cfg.p.o_rndv, cfg.p.O_rndv,
-			       osend, s->nranks, st->events, wall, eps);
+			       osend, s->nranks, st->events, fab, wall, eps);
 			printf("rank\tend_ps\tcalc_ps\tmsgs_sent\tbytes_sent\n");
 			for (uint32_t r = 0; r < s->nranks; r++)
 				printf("%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", r, ir_engine_rank_end(en, r),
@@ -671,6 +676,12 @@ int main(int argc, char **argv)
 				        " events in %.3f s (%.1f M events/s)\n",
 				        ir_cli_prog(), s->nranks, st->ops, st->msgs, st->putbacks,
 				        ir_fmt_time(tb, sizeof tb, st->end), st->end, tl - t0, st->events, wall, eps / 1e6);
+			if (!quiet && fs)
+				fprintf(stderr,
+				        "%s: fabric: %" PRIu64 " packets, %" PRIu64 " packet hops, %" PRIu64
+				        " fabric events in the same %.3f s (%.1f M packet hops/s, %.1f M fabric events/s)\n",
+				        ir_cli_prog(), fs->packets, fs->packet_hops, fs->events, wall,
+				        wall > 0 ? (double)fs->packet_hops / wall / 1e6 : 0, wall > 0 ? (double)fs->events / wall / 1e6 : 0);
 		}
 	}
 	status = IR_EXIT_OK;

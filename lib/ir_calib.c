@@ -40,7 +40,27 @@ void ir_calib_data_release(ir_calib_data *d)
 {
 	free(d->s);
 	free(d->p);
+	free(d->raw);
+	for (int k = 0; k < IR_CS_N; k++)
+		free(d->ser[k].p);
 	memset(d, 0, sizeof *d);
+}
+
+static int add_raw(ir_calib_data *d, uint64_t size, double ps, int kind, ir_err *e)
+{
+	if (d->nraw == d->capraw) {
+		size_t nc = d->capraw ? d->capraw * 2 : 256;
+		ir_calib_raw *nr = realloc(d->raw, nc * sizeof *nr);
+		if (!nr)
+			return ir_errf(e, "out of memory");
+		d->raw = nr;
+		d->capraw = nc;
+	}
+	d->raw[d->nraw].size = size;
+	d->raw[d->nraw].ps = ps;
+	d->raw[d->nraw].kind = kind;
+	d->nraw++;
+	return 0;
 }
 
 static int add_sample(ir_calib_data *d, uint64_t size, double oneway, double send, int first, ir_err *e)
@@ -345,6 +365,217 @@ static int read_rank1(const ir_trace_file *tf, int64_t epoch, uint64_t *nrecv, i
 	return rc < 0 ? -1 : 0;
 }
 
+/* ---- netcal traces (formats/calibration.md) ---- */
+
+/* The tag of the first message rank 0 sends to rank 1 (-1: none). netcal's
+ * first message is its pool pass, tag IR_NETCAL_TAG_POOL; pingpong uses tag 1. */
+static int first_tag(const ir_trace_file *tf, int64_t epoch, int64_t *tag, ir_err *e)
+{
+	ir_trace_opts to = { epoch, 0 };
+	ir_trace *t = ir_trace_open(tf->path, &to, e);
+	ir_rec r;
+	int rc;
+	*tag = -1;
+	if (!t)
+		return -1;
+	while ((rc = ir_trace_next(t, &r, e)) == 1) {
+		int64_t peer;
+		if (r.kind == IR_REC_CALL && is_send(r.name) && r.nf >= 6 && ir_tf_int(r.f[3], &peer) == 0 && peer == 1) {
+			if (ir_tf_int(r.f[4], tag))
+				*tag = -1;
+			break;
+		}
+	}
+	ir_trace_free(t);
+	return rc < 0 ? -1 : 0;
+}
+
+/* count (field ci) * datatype size (field ti) of a record. */
+static int rec_bytes(const ir_rec *r, unsigned ci, unsigned ti, uint64_t *bytes, const char *path, ir_err *e)
+{
+	int64_t count, id, sz, ext;
+	char q[48];
+	if (r->nf <= ti || ir_tf_int(r->f[ci], &count) || ir_tf_triple(r->f[ti], &id, &sz, &ext) || count < 0 || sz < 0 ||
+	    (sz && (uint64_t)count > UINT64_MAX / (uint64_t)sz))
+		return ir_errf_at(e, path, r->line, "%s: expected count and datatype 'id,size,extent', found '%s' and '%s'",
+		                  r->name, r->nf > ci ? ir_err_quote(q, sizeof q, r->f[ci], strlen(r->f[ci])) : "",
+		                  r->nf > ti ? r->f[ti] : "");
+	*bytes = (uint64_t)count * (uint64_t)sz;
+	if (*bytes > ((uint64_t)1 << 53))
+		return ir_errf_at(e, path, r->line, "%s: %" PRIu64 " bytes is out of range (at most 2^53)", r->name, *bytes);
+	return 0;
+}
+
+static int rec_int(const ir_rec *r, unsigned i, int64_t *v, const char *what, const char *path, ir_err *e)
+{
+	char q[48];
+	if (r->nf <= i || ir_tf_int(r->f[i], v))
+		return ir_errf_at(e, path, r->line, "%s: expected %s as an integer in field %u, found '%s'", r->name, what, i + 1,
+		                  r->nf > i ? ir_err_quote(q, sizeof q, r->f[i], strlen(r->f[i])) : "");
+	return 0;
+}
+
+static int rec_times(const ir_rec *r, const char *path, ir_err *e)
+{
+	if (r->t_call == IR_TIME_NONE || r->t_ret == IR_TIME_NONE)
+		return ir_errf_at(e, path, r->line, "%s: expected a call time and a return time, found '-'", r->name);
+	if (r->t_ret < r->t_call)
+		return ir_errf_at(e, path, r->line, "%s: returns before it is called", r->name);
+	return 0;
+}
+
+/* Rank 0: the ping-pongs (send to rank 1 directly followed by the receive of
+ * the answer with the same tag), the self copies and the reductions. */
+static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch, uint64_t *nsent, ir_err *e)
+{
+	ir_trace_opts to = { epoch, 0 };
+	ir_trace *t = ir_trace_open(tf->path, &to, e);
+	ir_rec r;
+	int rc;
+	int64_t ptag = -1, t_call = 0, t_ret = 0;
+	uint64_t psize = 0;
+	const char *path = tf->path;
+	if (!t)
+		return -1;
+	*nsent = 0;
+	while ((rc = ir_trace_next(t, &r, e)) == 1) {
+		int64_t peer, tag, tag2;
+		uint64_t bytes;
+		int64_t pending = ptag;
+		if (r.kind != IR_REC_CALL)
+			continue;
+		ptag = -1;
+		if (is_send(r.name)) {
+			if (rec_int(&r, 3, &peer, "dest", path, e) || rec_int(&r, 4, &tag, "tag", path, e))
+				goto bad;
+			if (peer == 1 && tag == IR_NETCAL_TAG_LATE) {
+				if (rec_bytes(&r, 1, 2, &bytes, path, e) || rec_times(&r, path, e) ||
+				    add_raw(d, bytes, (double)(r.t_ret - r.t_call), IR_CS_LATE_SEND, e))
+					goto bad;
+				continue;
+			}
+			if (peer != 1 || (tag != IR_NETCAL_TAG_WARM && tag != IR_NETCAL_TAG_COLD && tag != IR_NETCAL_TAG_FIRST))
+				continue;
+			if (rec_bytes(&r, 1, 2, &psize, path, e) || rec_times(&r, path, e))
+				goto bad;
+			ptag = tag;
+			t_call = r.t_call;
+			t_ret = r.t_ret;
+			(*nsent)++;
+		} else if (!strcmp(r.name, "MPI_Recv")) {
+			if (pending < 0)
+				continue;
+			if (rec_int(&r, 3, &peer, "source", path, e) || rec_int(&r, 4, &tag, "tag", path, e))
+				goto bad;
+			if ((peer != 1 && peer != -1) || tag != pending)
+				continue;
+			if (rec_times(&r, path, e))
+				goto bad;
+			if (r.t_ret < t_call) {
+				ir_errf_at(e, path, r.line, "MPI_Recv: returns before the send it answers was called");
+				goto bad;
+			}
+			{
+				double ow = (double)(r.t_ret - t_call) / 2;
+				int kind = pending == IR_NETCAL_TAG_WARM ? IR_CS_WARM : pending == IR_NETCAL_TAG_COLD ? IR_CS_COLD : IR_CS_FIRST;
+				if (add_raw(d, psize, ow, kind, e))
+					goto bad;
+				if (kind == IR_CS_WARM && (add_raw(d, psize, (double)(t_ret - t_call), IR_CS_SEND, e) ||
+				                           add_sample(d, psize, ow, (double)(t_ret - t_call), 0, e)))
+					goto bad;
+				if (kind == IR_CS_FIRST && add_sample(d, psize, ow, (double)(t_ret - t_call), 1, e))
+					goto bad;
+			}
+		} else if (!strcmp(r.name, "MPI_Sendrecv")) {
+			if (rec_int(&r, 3, &peer, "dest", path, e) || rec_int(&r, 4, &tag, "sendtag", path, e) ||
+			    rec_int(&r, 9, &tag2, "recvtag", path, e))
+				goto bad;
+			if (peer != 0 || tag != IR_NETCAL_TAG_SELF || tag2 != IR_NETCAL_TAG_SELF)
+				continue;
+			if (rec_int(&r, 8, &peer, "source", path, e))
+				goto bad;
+			if (peer != 0)
+				continue;
+			if (rec_bytes(&r, 1, 2, &bytes, path, e) || rec_times(&r, path, e) ||
+			    add_raw(d, bytes, (double)(r.t_ret - r.t_call), IR_CS_SELF, e))
+				goto bad;
+		} else if (!strcmp(r.name, "MPI_Reduce_local")) {
+			if (rec_bytes(&r, 2, 3, &bytes, path, e) || rec_times(&r, path, e) ||
+			    add_raw(d, bytes, (double)(r.t_ret - r.t_call), IR_CS_REDUCE, e))
+				goto bad;
+		}
+	}
+	ir_trace_free(t);
+	return rc < 0 ? -1 : 0;
+bad:
+	ir_trace_free(t);
+	return -1;
+}
+
+/* Rank 1: the late receiver's receives; the ping-pong's receives are counted. */
+static int read_netcal1(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch, uint64_t *nrecv, ir_err *e)
+{
+	ir_trace_opts to = { epoch, 0 };
+	ir_trace *t = ir_trace_open(tf->path, &to, e);
+	ir_rec r;
+	int rc;
+	const char *path = tf->path;
+	if (!t)
+		return -1;
+	*nrecv = 0;
+	while ((rc = ir_trace_next(t, &r, e)) == 1) {
+		int64_t peer, tag;
+		uint64_t bytes;
+		if (r.kind != IR_REC_CALL || strcmp(r.name, "MPI_Recv"))
+			continue;
+		if (rec_int(&r, 3, &peer, "source", path, e) || rec_int(&r, 4, &tag, "tag", path, e))
+			goto bad;
+		if (peer != 0 && peer != -1)
+			continue;
+		if (tag == IR_NETCAL_TAG_WARM || tag == IR_NETCAL_TAG_COLD || tag == IR_NETCAL_TAG_FIRST)
+			(*nrecv)++;
+		if (tag != IR_NETCAL_TAG_LATE)
+			continue;
+		if (rec_bytes(&r, 1, 2, &bytes, path, e) || rec_times(&r, path, e) ||
+		    add_raw(d, bytes, (double)(r.t_ret - r.t_call), IR_CS_LATE, e))
+			goto bad;
+	}
+	ir_trace_free(t);
+	return rc < 0 ? -1 : 0;
+bad:
+	ir_trace_free(t);
+	return -1;
+}
+
+static size_t count_kind(const ir_calib_data *d, int kind)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < d->nraw; i++)
+		n += d->raw[i].kind == kind;
+	return n;
+}
+
+static int read_netcal(ir_calib_data *d, const ir_trace_files *tf, int64_t epoch, ir_err *e)
+{
+	uint64_t nsent, nrecv;
+	d->netcal = 1;
+	if (read_netcal0(d, &tf->f[0], epoch, &nsent, e) || read_netcal1(d, &tf->f[1], epoch, &nrecv, e))
+		return -1;
+	if (!count_kind(d, IR_CS_WARM))
+		return ir_errf(e, "%s: no warm ping-pong exchange (MPI_Send to rank 1 with tag %d followed by MPI_Recv from "
+		                  "rank 1; formats/calibration.md)",
+		               tf->f[0].path, IR_NETCAL_TAG_WARM);
+	if (nrecv < nsent)
+		return ir_errf(e, "%s: rank 1 receives %" PRIu64 " ping-pong message%s from rank 0, but rank 0 sends %" PRIu64
+		                  " (not netcal's ping-pong between ranks 0 and 1)",
+		               tf->f[1].path, nrecv, nrecv == 1 ? "" : "s", nsent);
+	if (!count_kind(d, IR_CS_LATE))
+		return ir_errf(e, "%s: no late-receiver phase (MPI_Recv from rank 0 with tag %d): recv_o cannot be measured "
+		                  "(formats/calibration.md)",
+		               tf->f[1].path, IR_NETCAL_TAG_LATE);
+	return 0;
+}
+
 int ir_calib_read_traces(ir_calib_data *d, char *const *paths, size_t n, ir_err *e)
 {
 	ir_trace_files tf = { NULL, 0 };
@@ -361,7 +592,18 @@ int ir_calib_read_traces(ir_calib_data *d, char *const *paths, size_t n, ir_err 
 		ir_errf(e, "%s: no trace of rank 1 (a ping-pong needs ranks 0 and 1; found only rank 0)", d->source);
 		goto out;
 	}
-	if (ir_trace_epoch(tf.f[0].path, &epoch, e) || read_rank0(d, &tf.f[0], epoch, &nsent, e))
+	if (ir_trace_epoch(tf.f[0].path, &epoch, e))
+		goto out;
+	{
+		int64_t tag;
+		if (first_tag(&tf.f[0], epoch, &tag, e))
+			goto out;
+		if (tag >= IR_NETCAL_TAG_MIN && tag <= IR_NETCAL_TAG_MAX) {
+			rc = read_netcal(d, &tf, epoch, e);
+			goto out;
+		}
+	}
+	if (read_rank0(d, &tf.f[0], epoch, &nsent, e))
 		goto out;
 	if (d->ns == before) {
 		ir_errf(e, "%s: no ping-pong exchange found (expected MPI_Send to rank 1 followed by MPI_Recv from rank 1)",
@@ -388,6 +630,59 @@ static int cmp_sample(const void *a, const void *b)
 {
 	const ir_calib_sample *x = a, *y = b;
 	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+static int cmp_raw(const void *a, const void *b)
+{
+	const ir_calib_raw *x = a, *y = b;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	return x->ps < y->ps ? -1 : x->ps > y->ps;
+}
+
+/* Quantile q of n sorted values (linear interpolation). */
+static double quantile(const ir_calib_raw *v, size_t n, double q)
+{
+	double h = q * (double)(n - 1);
+	size_t i = (size_t)h;
+	if (i + 1 >= n)
+		return v[n - 1].ps;
+	return v[i].ps + (h - (double)i) * (v[i + 1].ps - v[i].ps);
+}
+
+/* netcal: median and quartiles of every phase's durations per size. */
+static int aggregate_series(ir_calib_data *d, ir_err *e)
+{
+	size_t i, j;
+	qsort(d->raw, d->nraw, sizeof *d->raw, cmp_raw);
+	for (int k = 0; k < IR_CS_N; k++) {
+		free(d->ser[k].p);
+		d->ser[k].p = NULL;
+		d->ser[k].n = 0;
+	}
+	for (i = 0; i < d->nraw; i = j) {
+		ir_calib_series *s = &d->ser[d->raw[i].kind];
+		ir_calib_med *m;
+		for (j = i; j < d->nraw && d->raw[j].kind == d->raw[i].kind && d->raw[j].size == d->raw[i].size; j++)
+			;
+		if (!s->p) {
+			size_t cnt = 0;
+			for (size_t k = i; k < d->nraw && d->raw[k].kind == d->raw[i].kind; k++)
+				cnt += k == i || d->raw[k].size != d->raw[k - 1].size;
+			s->p = calloc(cnt, sizeof *s->p);
+			if (!s->p)
+				return ir_errf(e, "out of memory");
+		}
+		m = &s->p[s->n++];
+		m->size = d->raw[i].size;
+		m->n = j - i;
+		m->med = quantile(d->raw + i, j - i, 0.5);
+		m->q1 = quantile(d->raw + i, j - i, 0.25);
+		m->q3 = quantile(d->raw + i, j - i, 0.75);
+	}
+	return 0;
 }
 
 int ir_calib_aggregate(ir_calib_data *d, ir_err *e)
@@ -454,7 +749,21 @@ int ir_calib_aggregate(ir_calib_data *d, ir_err *e)
 	if (d->np < 2)
 		return ir_errf(e, "%s: only one message size (%" PRIu64 " bytes): a line needs at least two sizes",
 		               d->source, d->p[0].size);
-	return 0;
+	return d->netcal ? aggregate_series(d, e) : 0;
+}
+
+const ir_calib_med *ir_calib_series_at(const ir_calib_data *d, int kind, uint64_t size)
+{
+	const ir_calib_series *s = &d->ser[kind];
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s->p[mid].size < size)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->n && s->p[lo].size == size ? &s->p[lo] : NULL;
 }
 
 /* ---- networks and simulation ---- */
@@ -628,6 +937,37 @@ static int fit_points(const ir_calib_data *d, size_t a, size_t b, int rndv, int 
 	return ir_linfit_wxy(xs, ys, ws, b - a, lf);
 }
 
+static void pin_netcal(const ir_calib_data *d, ir_calib_fit *f, double *xs, double *ys);
+static int fit_netcal(const ir_calib_data *d, ir_calib_fit *f, ir_err *e);
+
+/* netcal: where the protocol switches (formats/calibration.md, "S"). A blocking send to the
+ * late receiver returns at once when its message is eager (the data is in a buffer on the way);
+ * a rendezvous send waits for the receive, which is posted after a wait of at least 4 one-way
+ * times. A size is rendezvous when that send's median lasts more than twice the warm one-way
+ * time: halfway, on a log scale, between the two. The first size from which on three measured
+ * sizes in a row are rendezvous is the first above S. Returns the number of eager sizes (the
+ * split), or 0 when the phase is missing, every size is eager, fewer than two sizes are eager,
+ * or only one is rendezvous (then the breakpoint search decides). */
+static size_t protocol_split(const ir_calib_data *d)
+{
+	size_t n = d->np;
+	for (size_t k = 0; k < n; k++) {
+		size_t j, run = 0;
+		for (j = k; j < n && j < k + 3; j++) {
+			const ir_calib_med *m = ir_calib_series_at(d, IR_CS_LATE_SEND, d->p[j].size);
+			if (!m || !(m->med > 2 * d->p[j].real_ps))
+				break;
+			run++;
+		}
+		if (run == 3 || (run > 0 && j == n && run == n - k)) {
+			if (k < 2 || n - k < 2)
+				return 0;
+			return k;
+		}
+	}
+	return 0;
+}
+
 int ir_calib_do_fit(const ir_calib_data *d, const ir_calib_opts *o, ir_calib_fit *f, ir_err *e)
 {
 	size_t n = d->np;
@@ -691,6 +1031,12 @@ int ir_calib_do_fit(const ir_calib_data *d, const ir_calib_opts *o, ir_calib_fit
 		} else {
 			size_t k = 0;
 			double sse;
+			if (d->netcal && (k = protocol_split(d)) != 0) {
+				f->split = k;
+				f->S = d->p[k - 1].size;
+				f->S_protocol = 1;
+				goto split_done;
+			}
 			/* Each side needs a degree of freedom left after its line, or two
 			 * points fitted exactly would always win the search: at least 3
 			 * sizes per side, so at least 6 sizes to search at all. */
@@ -713,6 +1059,7 @@ int ir_calib_do_fit(const ir_calib_data *d, const ir_calib_opts *o, ir_calib_fit
 				f->searched_none = 1;
 			}
 		}
+	split_done:
 		if (fit_points(d, 0, f->split, 0, wt, xs, ys, ws, &l)) {
 			ir_errf(e, "%s: the eager sizes do not determine a line", d->source);
 			goto out;
@@ -764,10 +1111,420 @@ int ir_calib_do_fit(const ir_calib_data *d, const ir_calib_opts *o, ir_calib_fit
 			f->pin_noise = !(f->pin_a > 3 * f->pin.se_intercept) && !(f->pin_b > 3 * f->pin.se_slope);
 		}
 	}
+	if (d->netcal && o->model == IR_CALIB_OGOPS) {
+		pin_netcal(d, f, xs, ys);
+		if (fit_netcal(d, f, e))
+			goto out;
+	}
 	rc = 0;
 out:
 	free(xs);
 	return rc;
+}
+
+/* ---- piecewise fits (netcal) ---- */
+
+const char *const ir_calib_term_names[IR_CT_N] = { "send_o", "recv_o", "net_L", "copy", "reduce" };
+
+typedef struct segfit {
+	double a, b, sse, ci_a, ci_b;
+} segfit;
+
+/* Two-sided 95 % quantile of Student's t with `dof` degrees of freedom. */
+static double t975(size_t dof)
+{
+	static const double t[30] = { 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+		                      2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+		                      2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042 };
+	if (dof == 0)
+		return INFINITY;
+	return dof <= 30 ? t[dof - 1] : 1.96 + 2.46 / (double)dof;
+}
+
+/* Weighted least squares y = a + b*x over points [lo, hi) with a, b >= 0 (a
+ * negative slope is refitted as a constant, a negative base as a line through
+ * 0); 95 % half-widths from the standard errors of the free parameters. */
+static void fit_seg(const double *x, const double *y, const double *w, size_t lo, size_t hi, segfit *sf)
+{
+	double sw = 0, swx = 0, swy = 0, sxx = 0, sxy = 0, xm, ym, A, B;
+	size_t m = hi - lo;
+	int clamped = 0;
+	for (size_t i = lo; i < hi; i++) {
+		sw += w[i];
+		swx += w[i] * x[i];
+		swy += w[i] * y[i];
+	}
+	xm = swx / sw;
+	ym = swy / sw;
+	for (size_t i = lo; i < hi; i++) {
+		double dx = x[i] - xm;
+		sxx += w[i] * dx * dx;
+		sxy += w[i] * dx * (y[i] - ym);
+	}
+	B = sxx > 0 ? sxy / sxx : 0;
+	A = ym - B * xm;
+	if (B < 0) {
+		B = 0;
+		A = ym;
+		clamped = 1;
+	}
+	if (A < 0) {
+		double s0 = 0, s1v = 0;
+		for (size_t i = lo; i < hi; i++) {
+			s0 += w[i] * x[i] * x[i];
+			s1v += w[i] * x[i] * y[i];
+		}
+		A = 0;
+		B = s0 > 0 && s1v > 0 ? s1v / s0 : 0;
+		clamped = 2;
+		sxx = s0;
+	}
+	sf->a = A;
+	sf->b = B;
+	sf->sse = 0;
+	for (size_t i = lo; i < hi; i++) {
+		double r = y[i] - A - B * x[i];
+		sf->sse += w[i] * r * r;
+	}
+	sf->ci_a = sf->ci_b = -1;
+	if (!clamped && m > 2 && sxx > 0) {
+		double s2 = sf->sse / (double)(m - 2), t = t975(m - 2);
+		sf->ci_b = t * sqrt(s2 / sxx);
+		sf->ci_a = t * sqrt(s2 * (1 / sw + xm * xm / sxx));
+	} else if (clamped == 1 && m > 1) {
+		sf->ci_a = t975(m - 1) * sqrt(sf->sse / (double)(m - 1) / sw);
+	} else if (clamped == 2 && m > 1 && sxx > 0) {
+		sf->ci_b = t975(m - 1) * sqrt(sf->sse / (double)(m - 1) / sxx);
+	}
+}
+
+int ir_calib_segments(const double *x, const double *y, const double *w, size_t n, uint64_t brk, size_t maxseg,
+                      ir_calib_pwfit *f, ir_err *e)
+{
+	size_t m = 0, K, best = 0;
+	double *C = NULL, *D = NULL, floor_sse, bestbic = INFINITY;
+	size_t *arg = NULL;
+	int rc = -1;
+	memset(f, 0, sizeof *f);
+	if (n == 0)
+		return ir_errf(e, "no points to fit");
+	if (n > IR_CALIB_MAXPTS)
+		return ir_errf(e, "%zu sizes: a piecewise fit takes at most %d", n, IR_CALIB_MAXPTS);
+	if (maxseg < 1 || maxseg > IR_CALIB_MAXSEG)
+		maxseg = IR_CALIB_MAXSEG;
+	for (size_t i = 0; i < n; i++) {
+		if (!(w[i] > 0) || !isfinite(y[i]) || (i && !(x[i] > x[i - 1])))
+			return ir_errf(e, "piecewise fit: point %zu is not sorted, or has a weight <= 0", i);
+		m += (brk != UINT64_MAX && x[i] <= (double)brk);
+	}
+	if (brk == UINT64_MAX)
+		m = 0;
+	C = malloc((n + 1) * (n + 1) * sizeof *C);
+	D = malloc((maxseg + 1) * (n + 1) * sizeof *D);
+	arg = malloc((maxseg + 1) * (n + 1) * sizeof *arg);
+	if (!C || !D || !arg) {
+		ir_errf(e, "out of memory");
+		goto out;
+	}
+	/* C[i*(n+1)+j]: the cost of one segment over points [i, j), INFINITY when not allowed */
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j <= n; j++) {
+			size_t s0 = i < m ? 0 : m, s1 = i < m ? m : n;
+			double *c = &C[i * (n + 1) + j];
+			segfit sf;
+			*c = INFINITY;
+			if (i < m && j > m)
+				continue;
+			if (j - i < 4 && !(i == s0 && j == s1))
+				continue;
+			fit_seg(x, y, w, i, j, &sf);
+			*c = sf.sse;
+		}
+	for (size_t k = 0; k <= maxseg; k++)
+		for (size_t j = 0; j <= n; j++)
+			D[k * (n + 1) + j] = k == 0 && j == 0 ? 0 : INFINITY;
+	floor_sse = (double)n * 0.01 * 0.01;
+	for (K = 1; K <= maxseg; K++) {
+		for (size_t j = 1; j <= n; j++) {
+			double bestv = INFINITY;
+			size_t bi = 0;
+			for (size_t i = 0; i < j; i++) {
+				double v = D[(K - 1) * (n + 1) + i] + C[i * (n + 1) + j];
+				if (v < bestv) {
+					bestv = v;
+					bi = i;
+				}
+			}
+			D[K * (n + 1) + j] = bestv;
+			arg[K * (n + 1) + j] = bi;
+		}
+		if (isfinite(D[K * (n + 1) + n])) {
+			double sse = D[K * (n + 1) + n];
+			double bic = (double)n * log((sse > floor_sse ? sse : floor_sse) / (double)n) + 3.0 * (double)K * log((double)n);
+			if (bic < bestbic - 1e-9) {
+				bestbic = bic;
+				best = K;
+			}
+		}
+	}
+	if (!best) {
+		ir_errf(e, "piecewise fit: no segmentation of %zu points", n);
+		goto out;
+	}
+	f->n = n;
+	f->nseg = best;
+	f->bic = bestbic;
+	f->sse = D[best * (n + 1) + n];
+	{
+		size_t j = n;
+		for (size_t k = best; k > 0; k--) {
+			size_t i = arg[k * (n + 1) + j];
+			f->seg[k - 1].a = i;
+			f->seg[k - 1].b = j;
+			j = i;
+		}
+	}
+	f->pw.n = (uint32_t)best;
+	for (size_t k = 0; k < best; k++) {
+		ir_calib_seg *sg = &f->seg[k];
+		segfit sf;
+		fit_seg(x, y, w, sg->a, sg->b, &sf);
+		sg->base = sf.a;
+		sg->slope = sf.b;
+		sg->ci_base = sf.ci_a;
+		sg->ci_slope = sf.ci_b;
+		if (k == 0)
+			sg->from = 0;
+		else if (brk != UINT64_MAX && x[sg->a - 1] <= (double)brk && x[sg->a] > (double)brk)
+			sg->from = brk + 1;
+		else
+			sg->from = (uint64_t)x[sg->a];
+		f->pw.seg[k].from = sg->from;
+		f->pw.seg[k].base = sf.a > 1.8e19 ? UINT64_MAX : (uint64_t)llround(sf.a);
+		f->pw.seg[k].fs = sf.b * 1000 > 1.8e19 ? UINT64_MAX : (uint64_t)llround(sf.b * 1000);
+	}
+	rc = 0;
+out:
+	free(C);
+	free(D);
+	free(arg);
+	return rc;
+}
+
+void ir_calib_fit_release(ir_calib_fit *f)
+{
+	for (int k = 0; k < IR_CT_N; k++) {
+		free(f->term[k].size);
+		free(f->term[k].y);
+		f->term[k].size = NULL;
+		f->term[k].y = NULL;
+		f->term[k].have = 0;
+	}
+}
+
+/* Fit one term to points (size, y) with relative weights, y floored at `fl` ps. */
+static int fit_term(ir_calib_term_fit *t, const uint64_t *sz, const double *y, const double *fl, size_t n, uint64_t brk,
+                    const char *src, const char *name, ir_err *e)
+{
+	double *x = malloc((n ? n : 1) * 2 * sizeof *x), *w;
+	int rc;
+	if (!x)
+		return ir_errf(e, "out of memory");
+	w = x + (n ? n : 1);
+	t->size = malloc((n ? n : 1) * sizeof *t->size);
+	t->y = malloc((n ? n : 1) * sizeof *t->y);
+	if (!t->size || !t->y) {
+		free(x);
+		return ir_errf(e, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		double v = y[i] > fl[i] ? y[i] : fl[i];
+		x[i] = (double)sz[i];
+		w[i] = 1 / (v * v);
+		t->size[i] = sz[i];
+		t->y[i] = y[i];
+	}
+	t->n = n;
+	rc = ir_calib_segments(x, y, w, n, brk, IR_CALIB_MAXSEG, &t->pw, e);
+	if (rc) {
+		ir_err t2 = *e;
+		ir_errf(e, "%s: %s: %s", src, name, t2.msg);
+	} else {
+		t->have = 1;
+	}
+	free(x);
+	return rc;
+}
+
+/* The five terms of the piecewise model from netcal's series (formats/calibration.md,
+ * "What feeds which term"). */
+static int fit_netcal(const ir_calib_data *d, ir_calib_fit *f, ir_err *e)
+{
+	size_t n = d->np, k;
+	uint64_t brk = f->split < n ? f->S : UINT64_MAX, *sz = malloc((n + 1) * sizeof *sz);
+	k = 0;
+	double *y = malloc((n + 1) * sizeof *y), *fl = malloc((n + 1) * sizeof *fl), send_last = -1;
+	int rc = -1;
+	const double floor_ps = 1000; /* 1 ns: below it a relative error means nothing */
+	if (!sz || !y || !fl) {
+		ir_errf(e, "out of memory");
+		goto out;
+	}
+	f->netcal = 1;
+	for (size_t i = 0; i < n && i < f->split; i++) {
+		const ir_calib_med *m = ir_calib_series_at(d, IR_CS_SEND, d->p[i].size);
+		if (m)
+			send_last = m->med;
+	}
+	/* send_o: the send call's duration when eager; above S the sender is held until the
+	 * receiver has the data, so what is its own is at most the eager figure, and at most
+	 * what the one-way time leaves beside the receiver's charge. */
+	for (size_t i = 0, j = 0; i < n; i++) {
+		uint64_t s = d->p[i].size;
+		const ir_calib_med *snd = ir_calib_series_at(d, IR_CS_SEND, s), *late = ir_calib_series_at(d, IR_CS_LATE, s);
+		double v;
+		if (i < f->split || brk == UINT64_MAX) {
+			if (!snd)
+				continue;
+			v = snd->med;
+			/* A blocking eager send may return only when its data is out (Open MPI's shared
+			 * memory above 256 bytes): the part of the call that overlaps the receiver's
+			 * charge is not on the message's path and would be counted twice. */
+			if (late && v > d->p[i].real_ps - late->med)
+				v = d->p[i].real_ps - late->med > 0 ? d->p[i].real_ps - late->med : 0;
+		} else {
+			if (!late)
+				continue;
+			v = d->p[i].real_ps - late->med;
+			if (send_last >= 0 && send_last < v)
+				v = send_last;
+			if (v < 0)
+				v = 0;
+		}
+		sz[j] = s;
+		y[j] = v;
+		fl[j] = d->p[i].real_ps / 20 > floor_ps ? d->p[i].real_ps / 20 : floor_ps;
+		k = ++j;
+	}
+	if (k && fit_term(&f->term[IR_CT_SEND_O], sz, y, fl, k, brk, d->source, "send_o", e))
+		goto out;
+	/* recv_o: the late receiver's MPI_Recv, the message already there (eager) or moved by it (rendezvous) */
+	k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const ir_calib_med *late = ir_calib_series_at(d, IR_CS_LATE, d->p[i].size);
+		if (!late)
+			continue;
+		sz[k] = d->p[i].size;
+		y[k] = late->med;
+		fl[k] = d->p[i].real_ps / 20 > floor_ps ? d->p[i].real_ps / 20 : floor_ps;
+		k++;
+	}
+	if (!f->term[IR_CT_SEND_O].have) {
+		ir_errf(e, "%s: send_o: no size with both a warm exchange and a late receive", d->source);
+		goto out;
+	}
+	if (!k) {
+		ir_errf(e, "%s: no size of the late-receiver phase is a size of the ping-pong", d->source);
+		goto out;
+	}
+	if (fit_term(&f->term[IR_CT_RECV_O], sz, y, fl, k, brk, d->source, "recv_o", e))
+		goto out;
+	/* net_L: what the one-way time leaves beside the two fitted overheads, so that the
+	 * three add up to the measured time even where a fit deviates from its points */
+	k = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t s = d->p[i].size;
+		double v;
+		if (!ir_calib_series_at(d, IR_CS_LATE, s))
+			continue;
+		v = d->p[i].real_ps - (double)ir_pw_eval(&f->term[IR_CT_SEND_O].pw.pw, s) -
+		    (double)ir_pw_eval(&f->term[IR_CT_RECV_O].pw.pw, s);
+		sz[k] = s;
+		y[k] = v > 0 ? v : 0;
+		fl[k] = d->p[i].real_ps / 20 > floor_ps ? d->p[i].real_ps / 20 : floor_ps;
+		k++;
+	}
+	if (fit_term(&f->term[IR_CT_NET_L], sz, y, fl, k, brk, d->source, "net_L", e))
+		goto out;
+	/* copy and reduce: their own series, no protocol */
+	for (int t = 0; t < 2; t++) {
+		const ir_calib_series *ser = &d->ser[t ? IR_CS_REDUCE : IR_CS_SELF];
+		uint64_t *s2;
+		double *y2, *f2;
+		if (!ser->n)
+			continue;
+		s2 = malloc(ser->n * sizeof *s2);
+		y2 = malloc(ser->n * sizeof *y2);
+		f2 = malloc(ser->n * sizeof *f2);
+		if (!s2 || !y2 || !f2) {
+			free(s2);
+			free(y2);
+			free(f2);
+			ir_errf(e, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < ser->n; i++) {
+			s2[i] = ser->p[i].size;
+			y2[i] = ser->p[i].med;
+			f2[i] = floor_ps;
+		}
+		rc = fit_term(&f->term[t ? IR_CT_REDUCE : IR_CT_COPY], s2, y2, f2, ser->n, UINT64_MAX, d->source,
+		              t ? "reduce" : "copy", e);
+		free(s2);
+		free(y2);
+		free(f2);
+		if (rc)
+			goto out;
+		rc = -1;
+	}
+	rc = 0;
+out:
+	free(sz);
+	free(y);
+	free(fl);
+	return rc;
+}
+
+/* netcal's pinning test: registration shows in a fresh buffer only, while the cost of
+ * cold caches and TLB shows in the cold-buffer exchange too. A size counts when its first
+ * use is slower than the cold exchange by more than the noise (twice the cold round trip's
+ * interquartile range, and at least 10 % of it); pinning is fitted (first use minus cold)
+ * only when most sizes count. */
+static void pin_netcal(const ir_calib_data *d, ir_calib_fit *f, double *xs, double *ys)
+{
+	size_t m = 0, nsig = 0;
+	for (size_t i = 0; i < d->np; i++) {
+		const ir_calib_med *c;
+		double ex, noise;
+		if (!d->p[i].has_first || !d->p[i].size || !(c = ir_calib_series_at(d, IR_CS_COLD, d->p[i].size)))
+			continue;
+		ex = 2 * (d->p[i].first_ps - c->med);
+		noise = 2 * 2 * (c->q3 - c->q1);
+		if (noise < 0.1 * 2 * c->med)
+			noise = 0.1 * 2 * c->med;
+		xs[m] = (double)d->p[i].size;
+		ys[m] = ex;
+		m++;
+		nsig += ex > noise;
+	}
+	f->pin_ncold = m;
+	f->pin_nsig = nsig;
+	if (m < 2)
+		return;
+	if (2 * nsig <= m) {
+		f->pin_cold = 1;
+		f->pin_noise = 1;
+		return;
+	}
+	if (ir_linfit_xy(xs, ys, m, &f->pin) == 0) {
+		f->have_pin = 1;
+		f->npin = m;
+		f->pin_a = f->pin.intercept;
+		f->pin_b = f->pin.slope;
+		f->clamp_pa = f->pin_a < 0;
+		f->clamp_pb = f->pin_b < 0;
+		f->pin_noise = 0;
+	}
 }
 
 /* ---- output ---- */
@@ -792,6 +1549,88 @@ static int add_fitline(ir_sb *o, const char *what, const ir_linfit *lf, const ch
 	                  lf->rmse / US_PS, yunit, lf->max_abs / US_PS, yunit);
 }
 
+/* A duration in us with 4 decimals, or "-". */
+static int add_us(ir_sb *o, double ps)
+{
+	return ps < 0 ? ir_sb_adds(o, " -") : ir_sb_addf(o, " %.4f", ps / US_PS);
+}
+
+static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
+{
+	static const char *const what[IR_CT_N] = {
+		"sender's CPU per message: the warm send call (eager); above S min(eager figure, one-way - recv_o)",
+		"receiver's CPU per message: the late receiver's MPI_Recv",
+		"network: one-way time - send_o - recv_o (as fitted), at least 0",
+		"a message to oneself: MPI_Sendrecv to the own rank",
+		"combining the bytes of a reduction: MPI_Reduce_local, MPI_DOUBLE, MPI_SUM",
+	};
+	static const char *const phase[IR_CS_N] = { "warm", "cold", "first", "send", "late", "self", "reduce", "late_send" };
+	int rc = 0;
+	rc |= ir_sb_addf(o, "# piecewise model (formats/calibration.md): segments FROM:BASE+PERBYTE; per-size medians fitted by\n"
+	                    "# weighted least squares (weights 1/y^2: relative errors), breakpoints at measured sizes by dynamic\n"
+	                    "# programming, the number of segments (at most %d) by BIC; send_o, recv_o, net_L break at S\n"
+	                    "# segment lines: sizes, points, base and per-byte time with their 95 %% confidence half-widths\n",
+	                 IR_CALIB_MAXSEG);
+	for (int k = 0; k < IR_CT_N; k++) {
+		const ir_calib_term_fit *t = &f->term[k];
+		char a[64], b[64];
+		if (!t->have) {
+			rc |= ir_sb_addf(o, "# %s: not measured (no %s phase in the traces)\n", ir_calib_term_names[k],
+			                 k == IR_CT_COPY ? "self-copy" : "reduction");
+			continue;
+		}
+		rc |= ir_sb_addf(o, "# %s: %s\n", ir_calib_term_names[k], what[k]);
+		rc |= ir_sb_addf(o, "#   %zu segment%s over %zu sizes, rms relative residual %.2f %%\n", t->pw.nseg,
+		                 t->pw.nseg == 1 ? "" : "s", t->n, 100 * sqrt(t->pw.sse / (double)t->n));
+		for (size_t s = 0; s < t->pw.nseg; s++) {
+			const ir_calib_seg *sg = &t->pw.seg[s];
+			rc |= ir_sb_addf(o, "#   %s..%s (%zu points): base %.4f us", ir_fmt_size(a, sizeof a, t->size[sg->a]),
+			                 ir_fmt_size(b, sizeof b, t->size[sg->b - 1]), sg->b - sg->a, sg->base / US_PS);
+			rc |= sg->ci_base >= 0 ? ir_sb_addf(o, " +- %.4f", sg->ci_base / US_PS) : ir_sb_adds(o, " (fixed)");
+			rc |= ir_sb_addf(o, ", per byte %.3f ps", sg->slope);
+			rc |= sg->ci_slope >= 0 ? ir_sb_addf(o, " +- %.3f\n", sg->ci_slope) : ir_sb_adds(o, " (fixed)\n");
+		}
+		rc |= ir_sb_addf(o, "%s = ", ir_calib_term_names[k]);
+		rc |= ir_pw_format(&t->pw.pw, o);
+		rc |= ir_sb_addch(o, '\n');
+	}
+	rc |= ir_sb_adds(o, "# per size: median one-way (warm, cold, first) or call duration (send, late, self, reduce) in us,\n"
+	                    "# with the interquartile range in % of the median; '-': not measured\n#  size_bytes reps");
+	for (int k = 0; k < IR_CS_N; k++)
+		rc |= ir_sb_addf(o, " %s", phase[k]);
+	rc |= ir_sb_addch(o, '\n');
+	for (size_t i = 0; i < d->np; i++) {
+		rc |= ir_sb_addf(o, "#| %" PRIu64 " %zu", d->p[i].size, d->p[i].reps);
+		for (int k = 0; k < IR_CS_N; k++) {
+			const ir_calib_med *m = ir_calib_series_at(d, k, d->p[i].size);
+			if (!m)
+				rc |= ir_sb_adds(o, " -");
+			else
+				rc |= ir_sb_addf(o, " %.4f(%.1f%%)", m->med / US_PS, m->med > 0 ? 100 * (m->q3 - m->q1) / m->med : 0);
+		}
+		rc |= ir_sb_addch(o, '\n');
+	}
+	rc |= ir_sb_adds(o, "# fitted at the measured sizes (us): size_bytes send_o recv_o net_L one_way (their sum) measured "
+	                    "cold copy reduce\n");
+	for (size_t i = 0; i < d->np; i++) {
+		uint64_t s = d->p[i].size;
+		const ir_calib_med *c = ir_calib_series_at(d, IR_CS_COLD, s);
+		double v[IR_CT_N];
+		for (int k = 0; k < IR_CT_N; k++)
+			v[k] = f->term[k].have ? (double)ir_pw_eval(&f->term[k].pw.pw, s) : -1;
+		rc |= ir_sb_addf(o, "#@ %" PRIu64, s);
+		for (int k = 0; k < 3; k++)
+			rc |= add_us(o, v[k]);
+		rc |= add_us(o, v[0] + v[1] + v[2]);
+		rc |= add_us(o, d->p[i].real_ps);
+		rc |= add_us(o, c ? c->med : -1);
+		rc |= add_us(o, v[IR_CT_COPY]);
+		rc |= add_us(o, v[IR_CT_REDUCE]);
+		rc |= ir_sb_addch(o, '\n');
+	}
+	return rc;
+}
+
 int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const ir_calib_net *net,
                           const char *version, ir_sb *o)
 {
@@ -803,7 +1642,12 @@ int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const i
 		nfirst += d->p[i].has_first;
 	}
 	rc |= ir_sb_addf(o, "# written by calib %s from %s\n", version, d->source);
-	if (d->from_traces)
+	if (d->netcal)
+		rc |= ir_sb_addf(o, "# input: netcal traces of %" PRIu32 " ranks: %zu sizes, %zu warm exchanges, %zu cold, %zu first, "
+		                    "%zu late receives, %zu self copies, %zu reductions\n",
+		                 d->nranks, d->np, nsamples, count_kind(d, IR_CS_COLD), nfirst, count_kind(d, IR_CS_LATE),
+		                 count_kind(d, IR_CS_SELF), count_kind(d, IR_CS_REDUCE));
+	else if (d->from_traces)
 		rc |= ir_sb_addf(o, "# input: ping-pong traces of %" PRIu32 " ranks: %zu sizes, %zu reused exchanges, %zu first exchanges\n",
 		                 d->nranks, d->np, nsamples, nfirst);
 	else
@@ -839,7 +1683,10 @@ int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const i
 		}
 		if (!f->have_rndv)
 			rc |= ir_sb_adds(o, "# rendezvous: no sizes above S; o_rndv = o, O_rndv = O\n");
-		if (f->S_searched)
+		if (f->S_protocol)
+			rc |= ir_sb_addf(o, "# S: the largest size whose send to the late receiver returned before the receive "
+			                    "was posted (eager; formats/calibration.md)\n");
+		else if (f->S_searched)
 			rc |= ir_sb_addf(o, "# S: breakpoint with the smallest sum of squared %s residuals (%.6f; one line for all: %.6f)\n",
 			                 f->unweighted ? "absolute (us^2)" : "relative", (f->eager.sse + f->rndv.sse) / f->sse_unit,
 			                 f->one.sse / f->sse_unit);
@@ -879,8 +1726,23 @@ int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const i
 		rc |= ir_sb_adds(o, "O_send = 0ps        # CPU overhead per byte at the sender, eager\n");
 		rc |= ir_sb_adds(o, "O_send_rndv = 0ps   # CPU overhead per byte at the sender, rendezvous\n");
 	}
-	if (f->have_pin) {
-		rc |= ir_sb_adds(o, "# pinning: first exchange minus the median reused round trip, per size\n");
+	if (f->pin_cold) {
+		/* Shared memory and TCP register nothing: a fresh buffer's first exchange costs what
+		 * cold caches and TLB cost, and the cold-buffer exchange pays that too. */
+		rc |= ir_sb_addf(o, "# pinning: first use is slower than the cold-buffer exchange beyond the noise at %zu of %zu "
+		                    "sizes only:\n# its extra time is that of cold caches and TLB, which a buffer used before "
+		                    "pays too, not a registration\n# (nothing is registered on shared memory or TCP): both "
+		                    "written as 0\n",
+		                 f->pin_nsig, f->pin_ncold);
+		rc |= ir_sb_adds(o, "pin_a = 0ps        # first use of a buffer\n");
+		rc |= ir_sb_adds(o, "pin_b = 0ps        # per newly used byte\n");
+	} else if (f->have_pin) {
+		if (f->netcal)
+			rc |= ir_sb_addf(o, "# pinning: first use is slower than the cold-buffer exchange beyond the noise at %zu of "
+			                    "%zu sizes (a registration):\n# first exchange minus the median cold round trip, per size\n",
+			                 f->pin_nsig, f->pin_ncold);
+		else
+			rc |= ir_sb_adds(o, "# pinning: first exchange minus the median reused round trip, per size\n");
 		rc |= add_fitline(o, "pinning fit", &f->pin, "us");
 		if (f->pin_noise)
 			rc |= ir_sb_addf(o, "# note: no first-use cost above the noise (fit: pin_a %.4g +- %.4g us, pin_b %.4g +- %.4g ps;"
@@ -897,6 +1759,8 @@ int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const i
 		rc |= ir_sb_addf(o, "# pinning: not fitted (%s)\n",
 		                 d->from_traces ? "fewer than two sizes with a first exchange" : "a TSV has no first-use data");
 	}
+	if (f->netcal)
+		rc |= write_netcal(d, f, o);
 	rc |= ir_sb_adds(o, "# residuals per point: size_bytes samples real_us model_us residual_us [first_use_extra_us]\n");
 	for (size_t i = 0; i < d->np; i++) {
 		double m = ir_calib_model_ps(d, f, i), res = (d->p[i].real_ps - m) / US_PS;
@@ -947,7 +1811,17 @@ int ir_calib_write_table(const ir_calib_data *d, const ir_calib_fit *f, const ch
 			                 pfx, f->S, fmt_t(a, sizeof a, f->o_rndv), fmt_t(b, sizeof b, f->rndv.slope < 0 ? 0 : f->O_rndv),
 			                 f->rndv.r2, f->rndv.n);
 	}
-	if (f->have_pin)
+	for (int k = 0; k < IR_CT_N && f->netcal; k++) {
+		if (!f->term[k].have)
+			continue;
+		rc |= ir_sb_addf(o, "%s%s = ", pfx, ir_calib_term_names[k]);
+		rc |= ir_pw_format(&f->term[k].pw.pw, o);
+		rc |= ir_sb_addch(o, '\n');
+	}
+	if (f->pin_cold)
+		rc |= ir_sb_addf(o, "%spinning: 0 (first use slower than a cold buffer beyond the noise at %zu of %zu sizes only)\n",
+		                 pfx, f->pin_nsig, f->pin_ncold);
+	else if (f->have_pin)
 		rc |= ir_sb_addf(o, "%spinning: pin_a = %s, pin_b = %s per byte; R-squared %.6f over %zu sizes%s\n", pfx,
 		                 fmt_t(a, sizeof a, f->pin_noise ? 0 : f->pin_a), fmt_t(b, sizeof b, f->pin_noise ? 0 : f->pin_b),
 		                 f->pin.r2, f->pin.n, f->pin_noise ? " (not above the noise: 0)" : "");
@@ -987,6 +1861,12 @@ int ir_calib_plot_script(const ir_calib_data *d, const ir_calib_fit *f, const ch
 			rc |= ir_sb_addf(o, "%" PRIu64 " %.6f\n", d->p[i].size, d->p[i].first_ps / US_PS);
 			any_first = 1;
 		}
+	rc |= ir_sb_adds(o, "EOD\n$cold << EOD\n");
+	for (size_t i = 0; i < d->np; i++) {
+		const ir_calib_med *c = d->netcal && d->p[i].size ? ir_calib_series_at(d, IR_CS_COLD, d->p[i].size) : NULL;
+		if (c)
+			rc |= ir_sb_addf(o, "%" PRIu64 " %.6f\n", d->p[i].size, c->med / US_PS);
+	}
 	rc |= ir_sb_adds(o, "EOD\n$eager << EOD\n");
 	for (size_t i = 0; i < d->np && i < f->split; i++)
 		if (d->p[i].size)
@@ -1007,6 +1887,8 @@ int ir_calib_plot_script(const ir_calib_data *d, const ir_calib_fit *f, const ch
 	rc |= ir_sb_adds(o, "plot $real using 1:2 with points pt 7 ps 1.2 lc rgb '#1f77b4' title 'measured (median of reuses)'");
 	if (any_first)
 		rc |= ir_sb_adds(o, ", \\\n  $first using 1:2 with points pt 6 ps 1.2 lc rgb '#d62728' title 'first use'");
+	if (d->netcal)
+		rc |= ir_sb_adds(o, ", \\\n  $cold using 1:2 with points pt 4 ps 1.0 lc rgb '#9467bd' title 'cold buffer (median)'");
 	if (f->model == IR_CALIB_LOGGP) {
 		rc |= ir_sb_adds(o, ", \\\n  $eager using 1:2 with lines lw 2 lc rgb '#2ca02c' title 'LogGP fit'");
 	} else {

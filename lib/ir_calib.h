@@ -31,6 +31,16 @@
  * with o from the median duration of the smallest message's send calls (or
  * given).
  *
+ * netcal (samples/apps/netcal.c, formats/calibration.md) measures more than a
+ * ping-pong: warm and cold buffers, a late receiver, self copies and local
+ * reductions, each phase marked by its message tag. From its traces calib
+ * also fits the piecewise model of ir_model.h: send_o, recv_o, net_L, copy
+ * and reduce, each a piecewise affine function of the size whose segments
+ * are found by dynamic programming over breakpoints at measured sizes
+ * (ir_calib_segments), with a forced break at S for the three message terms.
+ * The classic keys (o, O, S ...) are still fitted to the warm ping-pong, so
+ * tools and users that know only them keep working.
+ *
  * Ownership: ir_calib_data is caller-owned (ir_calib_data_init/_release).
  * The library never prints: tables, parameter files and gnuplot scripts are
  * appended to strbufs for the tool to write.
@@ -42,6 +52,7 @@
 #include <stdint.h>
 
 #include "ir_err.h"
+#include "ir_model.h"
 #include "ir_net.h"
 #include "ir_stats.h"
 #include "ir_strbuf.h"
@@ -65,6 +76,49 @@ typedef struct ir_calib_point {
 	double sim_ps[2];   /* network's own one-way time, o = O = 0: [0] eager, [1] rendezvous */
 } ir_calib_point;
 
+/* netcal: phases by message tag (formats/calibration.md). */
+#define IR_NETCAL_TAG_POOL 30000 /* pool pass and pilot: not fitted */
+#define IR_NETCAL_TAG_WARM 30001
+#define IR_NETCAL_TAG_COLD 30002
+#define IR_NETCAL_TAG_FIRST 30003
+#define IR_NETCAL_TAG_LATE 30004
+#define IR_NETCAL_TAG_LATE_ACK 30005
+#define IR_NETCAL_TAG_SELF 30006
+#define IR_NETCAL_TAG_PLAN 30008
+#define IR_NETCAL_TAG_MIN 30000
+#define IR_NETCAL_TAG_MAX 30008
+
+/* The series netcal's traces give, one duration (ps) per sample. */
+enum ir_calib_series_kind {
+	IR_CS_WARM,   /* one-way time, warm buffer (half the round trip) */
+	IR_CS_COLD,   /* one-way time, cold buffer */
+	IR_CS_FIRST,  /* one-way time, fresh buffer (one per size) */
+	IR_CS_SEND,   /* duration of the warm exchange's MPI_Send */
+	IR_CS_LATE,   /* duration of the late receiver's MPI_Recv (rank 1) */
+	IR_CS_SELF,   /* duration of an MPI_Sendrecv to oneself */
+	IR_CS_REDUCE, /* duration of an MPI_Reduce_local */
+	IR_CS_LATE_SEND, /* duration of the MPI_Send to the late receiver (rank 0): the protocol */
+	IR_CS_N
+};
+
+/* A size of a series after aggregation: median and quartiles (ps). */
+typedef struct ir_calib_med {
+	uint64_t size;
+	size_t n;
+	double med, q1, q3;
+} ir_calib_med;
+
+typedef struct ir_calib_series {
+	ir_calib_med *p; /* sorted by size */
+	size_t n;
+} ir_calib_series;
+
+typedef struct ir_calib_raw {
+	uint64_t size;
+	double ps;
+	int kind; /* enum ir_calib_series_kind */
+} ir_calib_raw;
+
 typedef struct ir_calib_data {
 	ir_calib_sample *s; /* raw samples in input order */
 	size_t ns, cap;
@@ -74,6 +128,12 @@ typedef struct ir_calib_data {
 	int from_traces;
 	uint32_t nranks;    /* traces: ranks in the set */
 	char source[256];   /* input name for messages and comments */
+	/* netcal traces: the ping-pong's warm exchanges and first uses are also in s (so the
+	 * classic fit runs on them); every phase's durations are in raw, per size in ser */
+	int netcal;
+	ir_calib_raw *raw;
+	size_t nraw, capraw;
+	ir_calib_series ser[IR_CS_N];
 } ir_calib_data;
 
 void ir_calib_data_init(ir_calib_data *d);
@@ -97,8 +157,55 @@ int ir_calib_is_trace(const char *path, ir_err *e);
 int ir_calib_read_traces(ir_calib_data *d, char *const *paths, size_t n, ir_err *e);
 
 /* Medians per size; checks for degenerate input (no exchange, one size, a
- * size without repetitions). */
+ * size without repetitions). netcal: also the series' medians and quartiles. */
 int ir_calib_aggregate(ir_calib_data *d, ir_err *e);
+
+/* The median (and quartiles) of series `kind` at `size`, or NULL. */
+const ir_calib_med *ir_calib_series_at(const ir_calib_data *d, int kind, uint64_t size);
+
+/* ---- piecewise fits (netcal) ---- */
+
+#define IR_CALIB_MAXSEG 8     /* segments per function */
+#define IR_CALIB_MAXPTS 400   /* sizes a piecewise fit takes */
+
+typedef struct ir_calib_seg {
+	size_t a, b;              /* points [a, b) */
+	uint64_t from;            /* bytes: where the segment starts in the function */
+	double base, slope;       /* ps, ps per byte (>= 0: the fit is constrained) */
+	double ci_base, ci_slope; /* 95 % half-widths; < 0: not determined (too few points, or clamped) */
+} ir_calib_seg;
+
+typedef struct ir_calib_pwfit {
+	size_t n;                 /* points */
+	size_t nseg;
+	ir_calib_seg seg[IR_CALIB_MAXSEG];
+	double sse;               /* weighted sum of squared residuals (relative, with weights 1/y^2) */
+	double bic;
+	ir_pw pw;                 /* the function as written (integer ps, fs per byte) */
+} ir_calib_pwfit;
+
+/* Piecewise affine least squares over n points sorted by x (sizes, distinct):
+ * for every number of segments K up to maxseg (<= IR_CALIB_MAXSEG), dynamic
+ * programming finds the breakpoints (at measured sizes) with the smallest
+ * weighted sum of squares; the K with the smallest n*ln(SSE/n) + 3*K*ln(n)
+ * (BIC, SSE floored at a 1 % rms relative residual) wins. Segments have at
+ * least 4 points unless a side of the forced break has fewer. `brk`: no
+ * segment holds sizes both <= brk and > brk (UINT64_MAX: no forced break); the
+ * first segment after it starts at brk + 1. Base and slope are constrained to
+ * be >= 0. */
+int ir_calib_segments(const double *x, const double *y, const double *w, size_t n, uint64_t brk, size_t maxseg,
+                      ir_calib_pwfit *f, ir_err *e);
+
+enum ir_calib_term { IR_CT_SEND_O, IR_CT_RECV_O, IR_CT_NET_L, IR_CT_COPY, IR_CT_REDUCE, IR_CT_N };
+extern const char *const ir_calib_term_names[IR_CT_N];
+
+typedef struct ir_calib_term_fit {
+	int have;                 /* fitted (copy, reduce: the phase was measured) */
+	size_t n;
+	uint64_t *size;           /* the points fitted: size, per-size value (ps) */
+	double *y;
+	ir_calib_pwfit pw;
+} ir_calib_term_fit;
 
 /* The network the network-only times are simulated on. */
 typedef struct ir_calib_net {
@@ -149,6 +256,7 @@ typedef struct ir_calib_fit {
 	size_t split;       /* points [0, split) are eager */
 	uint64_t S;
 	int S_searched;     /* 1: breakpoint search; 0: -S, or too few sizes to search */
+	int S_protocol;     /* 1: S from the late receiver's sender (formats/calibration.md, "S") */
 	int searched_none;  /* too few sizes to search: one line for all */
 	ir_linfit eager, rndv;  /* real - sim = A + B*(s-1) */
 	int have_rndv;
@@ -167,9 +275,17 @@ typedef struct ir_calib_fit {
 	double pin_a, pin_b;
 	int clamp_pa, clamp_pb;
 	int pin_noise;      /* neither term is positive by three standard errors: written as 0 */
+	/* netcal */
+	int netcal;
+	ir_calib_term_fit term[IR_CT_N];
+	size_t pin_ncold;   /* sizes with a first use and a cold exchange */
+	size_t pin_nsig;    /* of those, sizes where first use is slower than cold beyond the noise */
+	int pin_cold;       /* pinning is 0: first use is explained by cold caches */
 } ir_calib_fit;
 
+/* ir_calib_fit_release frees the netcal terms (a zeroed fit is fine). */
 int ir_calib_do_fit(const ir_calib_data *d, const ir_calib_opts *o, ir_calib_fit *f, ir_err *e);
+void ir_calib_fit_release(ir_calib_fit *f);
 
 /* The model's one-way time for point i (the fitted line plus the network). */
 double ir_calib_model_ps(const ir_calib_data *d, const ir_calib_fit *f, size_t i);

@@ -38,10 +38,12 @@ void ir_cg_reset(ir_cg *g)
 }
 
 /* Builder state: ops are appended; an allocation failure is remembered and
- * reported once at the end, so the algorithms read straight. */
+ * reported once at the end, so the algorithms read straight. `red` prices the
+ * combining of received data (reductions only; NULL: not modelled). */
 typedef struct bld {
 	ir_cg *g;
 	int oom;
+	const ir_pw *red;
 } bld;
 
 static uint32_t add(bld *b, uint8_t type, uint32_t peer, uint64_t size)
@@ -88,10 +90,26 @@ static uint32_t recv(bld *b, uint32_t peer, uint64_t s) { return add(b, IR_OP_RE
 
 static uint32_t mod(int64_t x, uint32_t p) { return (uint32_t)(((x % p) + p) % p); }
 
+/* The combine of `bytes` received by op `rcv` with the local data: a calc of reduce(bytes)
+ * requiring the receive, or NONE when reductions are not modelled or there is nothing to
+ * combine. Callers make the ops that use the combined data require it. */
+static uint32_t combine(bld *b, uint32_t rcv, uint64_t bytes)
+{
+	uint32_t c;
+	if (!b->red || !bytes || rcv == NONE)
+		return NONE;
+	c = add(b, IR_OP_CALC, 0, ir_pw_eval(b->red, bytes));
+	dep(b, rcv, c);
+	return c;
+}
+
+/* The op that makes data available: the combine `c` if there is one, else `x`. */
+static uint32_t either(uint32_t c, uint32_t x) { return c != NONE ? c : x; }
+
 /* ---- shared patterns ---- */
 
-/* Dissemination (Schedgen): round d: send to r+d (requires the previous round's receive),
- * receive from r-d. */
+/* Dissemination (Schedgen): round d: send to r+d (requires the previous round's receive, or
+ * its combine), receive from r-d. */
 static void dissemination(bld *b, uint32_t p, uint32_t r, uint64_t s)
 {
 	uint32_t prev = NONE;
@@ -99,6 +117,7 @@ static void dissemination(bld *b, uint32_t p, uint32_t r, uint64_t s)
 		uint32_t x = send(b, mod((int64_t)r + (int64_t)d, p), s);
 		dep(b, prev, x);
 		prev = recv(b, mod((int64_t)r - (int64_t)d, p), s);
+		prev = either(combine(b, prev, s), prev);
 	}
 }
 
@@ -119,21 +138,31 @@ static void bcast_binomial(bld *b, uint32_t p, uint32_t r, uint32_t root, uint64
 	}
 }
 
-/* Binomial reduce (Schedgen order); returns the last op (root: last receive; others: the send). */
+/* Binomial reduce (Schedgen order); returns the last op (root: last receive or its combine;
+ * others: the send). The combines form a chain (one accumulator); the send to the parent
+ * requires the last one, which requires every receive. */
 static uint32_t reduce_binomial(bld *b, uint32_t p, uint32_t r, uint32_t root, uint64_t s)
 {
-	uint32_t v = mod((int64_t)r - root, p), last = NONE;
+	uint32_t v = mod((int64_t)r - root, p), last = NONE, acc = NONE;
 	uint32_t rc[64];
 	unsigned nr = 0;
 	for (uint64_t k = 1; k < p; k *= 2) {
 		if (v < k && v + k < p) {
+			uint32_t c;
 			rc[nr++] = recv(b, mod((int64_t)(v + k) + root, p), s);
 			last = rc[nr - 1];
+			if ((c = combine(b, last, s)) != NONE) {
+				dep(b, acc, c);
+				acc = last = c;
+			}
 		}
 		if (v >= k && v < 2 * k) {
 			uint32_t x = send(b, mod((int64_t)(v - k) + root, p), s);
-			for (unsigned i = 0; i < nr; i++)
-				dep(b, rc[i], x);
+			if (acc != NONE)
+				dep(b, acc, x);
+			else
+				for (unsigned i = 0; i < nr; i++)
+					dep(b, rc[i], x);
 			last = x;
 		}
 	}
@@ -187,23 +216,27 @@ static void scatter_binomial(bld *b, uint32_t p, uint32_t r, uint32_t root, uint
 
 /* Ring over blocks: step k sends block sidx(k) to r+1 and receives block ridx(k) from r-1;
  * sends and receives are chained, send k requires receive k-1. `first` (if not NONE) is
- * required by the first send and receive. Returns the last receive. */
+ * required by the first send and receive. With `reducing` (the reduce-scatter phase) the
+ * received block is combined with the local one and send k, which forwards it, requires
+ * the combine instead (the receives stay chained to each other). Returns the last receive
+ * or its combine. */
 static uint32_t ring(bld *b, uint32_t p, uint32_t r, const uint64_t *blk, uint64_t s, int shift_s,
-                     int shift_r, uint32_t first)
+                     int shift_r, uint32_t first, int reducing)
 {
-	uint32_t ps = NONE, pr = first, right = mod((int64_t)r + 1, p), left = mod((int64_t)r - 1, p);
+	uint32_t ps = NONE, pr = first, pc = first, right = mod((int64_t)r + 1, p), left = mod((int64_t)r - 1, p);
 	for (uint32_t k = 0; k + 1 < p; k++) {
 		uint32_t bs = mod((int64_t)r - k + shift_s, p), br = mod((int64_t)r - k + shift_r, p);
 		uint32_t x = send(b, right, blk ? blk[bs] : s);
 		uint32_t y;
-		dep(b, pr, x);
+		dep(b, pc, x);
 		dep(b, ps, x);
 		y = recv(b, left, blk ? blk[br] : s);
 		dep(b, pr, y);
 		ps = x;
 		pr = y;
+		pc = reducing ? either(combine(b, y, blk ? blk[br] : s), y) : y;
 	}
-	return pr;
+	return pc;
 }
 
 /* ---- per kind ---- */
@@ -252,8 +285,12 @@ static void bcast_chain(bld *b, uint32_t p, uint32_t r, uint32_t root, uint64_t 
 static void reduce_linear(bld *b, uint32_t p, uint32_t r, uint32_t root, uint64_t s)
 {
 	if (r == root) {
-		for (uint32_t i = 1; i < p; i++)
-			recv(b, mod((int64_t)root + i, p), s);
+		uint32_t acc = NONE; /* the combines form a chain: one accumulator */
+		for (uint32_t i = 1; i < p; i++) {
+			uint32_t c = combine(b, recv(b, mod((int64_t)root + i, p), s), s);
+			dep(b, acc, c);
+			acc = either(c, acc);
+		}
 	} else {
 		send(b, root, s);
 	}
@@ -273,6 +310,7 @@ static void allreduce_recdoub(bld *b, uint32_t p, uint32_t r, uint64_t s)
 			return;
 		}
 		prev = recv(b, r - 1, s);
+		prev = either(combine(b, prev, s), prev);
 		nr = r / 2;
 	} else {
 		nr = (int64_t)r - rem;
@@ -283,7 +321,7 @@ static void allreduce_recdoub(bld *b, uint32_t p, uint32_t r, uint64_t s)
 		dep(b, prev, x);
 		y = recv(b, dst, s);
 		dep(b, prev, y);
-		prev = y;
+		prev = either(combine(b, y, s), y);
 	}
 	if (r < 2 * rem)
 		dep(b, prev, send(b, r - 1, s));
@@ -302,9 +340,10 @@ static void allreduce_ring(bld *b, uint32_t p, uint32_t r, uint64_t s)
 	}
 	for (uint32_t i = 0; i < p; i++)
 		blk[i] = s / p + (i < s % p);
-	/* reduce-scatter: send (r-k), receive (r-k-1); allgather: send (r+1-k), receive (r-k) */
-	last = ring(b, p, r, blk, 0, 0, -1, NONE);
-	ring(b, p, r, blk, 0, 1, 0, last);
+	/* reduce-scatter: send (r-k), receive (r-k-1) and combine it; allgather: send (r+1-k),
+	 * receive (r-k), after the last combine */
+	last = ring(b, p, r, blk, 0, 0, -1, NONE, 1);
+	ring(b, p, r, blk, 0, 1, 0, last, 0);
 	free(blk);
 }
 
@@ -409,15 +448,22 @@ static void reduce_scatterv(bld *b, uint32_t p, uint32_t r, const uint64_t *blk)
 	}
 }
 
-static void scan_linear(bld *b, uint32_t p, uint32_t r, uint64_t s)
+/* Linear scan: receive the prefix from r-1, combine it with the own contribution, send the
+ * result to r+1. Exscan: the last rank's result is the received prefix as it is, so only
+ * ranks that forward combine. */
+static void scan_linear(bld *b, uint32_t p, uint32_t r, uint64_t s, int ex)
 {
 	uint32_t rc = NONE;
 	if (r > 0)
 		rc = recv(b, r - 1, s);
+	if (!ex || r + 1 < p)
+		rc = either(combine(b, rc, s), rc);
 	if (r + 1 < p)
 		dep(b, rc, send(b, r + 1, s));
 }
 
+/* Recursive doubling scan: round d sends the partial result to r+d and receives and
+ * combines the one of r-d. */
 static void scan_recdoub(bld *b, uint32_t p, uint32_t r, uint64_t s)
 {
 	uint32_t prev = NONE;
@@ -428,7 +474,7 @@ static void scan_recdoub(bld *b, uint32_t p, uint32_t r, uint64_t s)
 		if (r >= d)
 			y = recv(b, (uint32_t)(r - d), s);
 		if (y != NONE)
-			prev = y;
+			prev = either(combine(b, y, s), y);
 	}
 }
 
@@ -542,10 +588,33 @@ int ir_coll_parse_spec(const char *spec, enum ir_coll_alg algs[IR_COLL_NKINDS], 
 	return 0;
 }
 
+/* Bytes of rank r's own block that the collective copies locally (0: none). */
+static uint64_t own_block(enum ir_coll_kind kind, const ir_coll_args *a)
+{
+	switch (kind) {
+	case IR_COLL_ALLTOALL:
+	case IR_COLL_ALLGATHER:
+		return a->s;
+	case IR_COLL_ALLTOALLV:
+		return a->sblock[a->r];
+	case IR_COLL_ALLGATHERV:
+		return a->block[a->r];
+	case IR_COLL_GATHER:
+	case IR_COLL_SCATTER:
+		return a->r == a->root ? a->s : 0;
+	case IR_COLL_GATHERV:
+	case IR_COLL_SCATTERV:
+		return a->r == a->root ? a->block[a->r] : 0;
+	default:
+		return 0;
+	}
+}
+
 int ir_coll_build(ir_cg *g, enum ir_coll_kind kind, enum ir_coll_alg alg, const ir_coll_args *a, ir_err *e)
 {
-	bld b = { g, 0 };
+	bld b = { g, 0, NULL };
 	uint32_t p = a->p, r = a->r, root = a->root;
+	uint64_t own;
 	ir_cg_reset(g);
 	if ((unsigned)kind >= IR_COLL_NKINDS)
 		return ir_errf(e, "unknown collective %d", (int)kind);
@@ -574,6 +643,22 @@ int ir_coll_build(ir_cg *g, enum ir_coll_kind kind, enum ir_coll_alg alg, const 
 			return ir_errf(e, "%s needs per-peer send and receive sizes", kind_names[kind]);
 		break;
 	default:
+		break;
+	}
+	/* local work: the copy of the own block first, the combines inside the algorithms */
+	switch (kind) {
+	case IR_COLL_REDUCE:
+	case IR_COLL_ALLREDUCE:
+	case IR_COLL_REDUCE_SCATTER:
+	case IR_COLL_REDUCE_SCATTER_BLOCK:
+	case IR_COLL_SCAN:
+	case IR_COLL_EXSCAN:
+		b.red = a->reduce && a->reduce->n ? a->reduce : NULL;
+		break;
+	default:
+		own = own_block(kind, a);
+		if (own && a->copy && a->copy->n)
+			add(&b, IR_OP_CALC, 0, ir_pw_eval(a->copy, own));
 		break;
 	}
 	switch (kind) {
@@ -615,13 +700,13 @@ int ir_coll_build(ir_cg *g, enum ir_coll_kind kind, enum ir_coll_alg alg, const 
 		else if (alg == IR_ALG_LINEAR)
 			allgather_linear(&b, p, r, a->s, NULL);
 		else if (p > 1)
-			ring(&b, p, r, NULL, a->s, 0, -1, NONE);
+			ring(&b, p, r, NULL, a->s, 0, -1, NONE, 0);
 		break;
 	case IR_COLL_ALLGATHERV:
 		if (alg == IR_ALG_LINEAR)
 			allgather_linear(&b, p, r, 0, a->block);
 		else if (p > 1)
-			ring(&b, p, r, a->block, 0, 0, -1, NONE);
+			ring(&b, p, r, a->block, 0, 0, -1, NONE, 0);
 		break;
 	case IR_COLL_ALLTOALL:
 		alltoall(&b, p, r, a->s, NULL, NULL, alg == IR_ALG_PAIRWISE);
@@ -656,14 +741,14 @@ int ir_coll_build(ir_cg *g, enum ir_coll_kind kind, enum ir_coll_alg alg, const 
 		if (alg == IR_ALG_REDUCE_SCATTERV)
 			reduce_scatterv(&b, p, r, a->block);
 		else if (p > 1)
-			ring(&b, p, r, a->block, 0, -1, -2, NONE);
+			ring(&b, p, r, a->block, 0, -1, -2, NONE, 1);
 		break;
 	case IR_COLL_SCAN:
 	case IR_COLL_EXSCAN:
 		if (alg == IR_ALG_RECDOUB)
 			scan_recdoub(&b, p, r, a->s);
 		else
-			scan_linear(&b, p, r, a->s);
+			scan_linear(&b, p, r, a->s, kind == IR_COLL_EXSCAN);
 		break;
 	default:
 		break;

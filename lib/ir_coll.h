@@ -23,6 +23,34 @@
  *   gatherv (root) scatterv (root)       block[i] = rank i's block; other ranks: s
  *   alltoallv alltoallw                  sblock[i] sent to i, rblock[i] received from i
  * Zero-byte blocks of the v-variants send no message (both sides agree).
+ *
+ * Local work (ir_coll_args.copy and .reduce, piecewise functions of the size
+ * from ir_model.h; NULL: none, and the graph is exactly the one without them)
+ * becomes IR_OP_CALC ops whose size is the time in picoseconds:
+ *   - copy: the copy of a rank's own block, which no message carries: in
+ *     alltoall(v/w) (its own block, sblock[r]), allgather(v) (its own block)
+ *     and at the root of gather(v) and scatter(v) (the root's block), priced
+ *     copy(bytes), as op 0 with no dependency (MPI libraries copy first and
+ *     nothing waits for it but the end of the call). A zero-byte block costs
+ *     nothing (no op). The converter passes no copy for a call in place.
+ *   - reduce: every time the algorithm combines a received contribution of b
+ *     bytes with local data, a calc of reduce(b) right after that receive,
+ *     required by whatever needs the combined data (the next send of it, or
+ *     the end of the call). Binomial and linear reduce: after each receive,
+ *     chained (one accumulator), the send to the parent requires the last one;
+ *     recursive doubling allreduce: after the pre-phase receive and after
+ *     each exchange, the next exchange (send and receive) requires it;
+ *     dissemination allreduce: after each receive, the next send requires it;
+ *     ring allreduce and ring reduce_scatter: after each receive of the
+ *     reduce-scatter phase, the next send (which forwards the combined block)
+ *     requires it, the allgather phase starts after the last one;
+ *     reduce_bcast and reduce_scatterv: the binomial reduce's, the broadcast
+ *     or scatter at the root requires the last one; linear scan: after the
+ *     receive from r-1, the send to r+1 requires it (exscan: only on ranks
+ *     that forward, the last rank's result is the received data as is);
+ *     recursive doubling scan and exscan: after each receive, the next send
+ *     requires it. Combining zero bytes costs nothing (no op).
+ * Only the kinds above use the functions; the others ignore them.
  */
 #ifndef IR_COLL_H
 #define IR_COLL_H
@@ -31,6 +59,7 @@
 #include <stdint.h>
 
 #include "ir_err.h"
+#include "ir_model.h"
 
 enum ir_coll_kind {
 	IR_COLL_BARRIER,
@@ -95,6 +124,8 @@ typedef struct ir_coll_args {
 	const uint64_t *block;  /* [p] */
 	const uint64_t *sblock; /* [p] alltoallv */
 	const uint64_t *rblock; /* [p] alltoallv */
+	const ir_pw *copy;      /* the copy of the own block (NULL: not modelled) */
+	const ir_pw *reduce;    /* combining received data (NULL: not modelled) */
 } ir_coll_args;
 
 /* Rank r's part of collective `kind` under `alg` (IR_ALG_DEFAULT: the default). The graph is

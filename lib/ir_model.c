@@ -226,10 +226,18 @@ int ir_loggops_load(ir_loggops *p, const ir_params *ps, ir_err *e)
 	    (c = load_pw(ps, "net_L", &p->net_L, e)) < 0 || load_pw(ps, "copy", &p->copy, e) < 0 ||
 	    load_pw(ps, "reduce", &p->reduce, e) < 0)
 		return -1;
-	if ((a || b || c) && !(a && b && c))
-		return ir_errf(e, "the piecewise model needs send_o, recv_o and net_L together; %s%s%s%s%s missing",
+	if ((a || b || c) && !(a && b && c)) {
+		const char *have = a ? "send_o" : b ? "recv_o" : "net_L";
+		char org[300] = "";
+		for (size_t i = 0; i < ir_params_count(ps); i++)
+			if (!strcmp(ir_params_key(ps, i), have))
+				ir_params_origin(ps, i, org, sizeof org);
+		return ir_errf(e, "%s%s'%s' is set, but the piecewise model needs send_o, recv_o and net_L together; "
+		                  "%s%s%s%s%s missing",
+		               org, *org ? ": " : "", have,
 		               a ? "" : "send_o", !a && !b ? " " : "", b ? "" : "recv_o", (!a || !b) && !c ? " " : "",
 		               c ? "" : "net_L");
+	}
 	return 0;
 }
 

@@ -261,7 +261,7 @@ static const char *const local_prefixes[] = {
 	"MPI_Pcontrol", "MPI_Initialized", "MPI_Finalized", "MPI_Query_thread", "MPI_Is_thread_main",
 	"MPI_Error_", "MPI_Buffer_", "MPI_Address", "MPI_Pack", "MPI_Unpack", "MPI_Dims_create",
 	"MPI_Abort", "MPI_Cancel", "MPI_Request_get_status", "MPI_Status_set", "MPI_Alloc_mem",
-	"MPI_Free_mem", NULL,
+	"MPI_Free_mem", "MPI_Reduce_local", NULL,
 };
 
 static int calls_sorted;
@@ -741,22 +741,24 @@ static uint64_t pin_new_bytes(gstate *g, uint64_t a, uint64_t n)
 	return fresh;
 }
 
-/* Estimated network time of the staged ops under LogGOPS (for --durations). Messages of more
- * than S bytes are rendezvous messages: ibsim charges them o_rndv and O_rndv instead of o, O
- * (and the sender O_send_rndv instead of O_send). */
+/* Modelled time of the staged ops (for --durations), priced by ir_model.h as ibsim prices
+ * them: a send costs the sender's CPU time, a receive what a receive call lasts when its
+ * sender starts with it (LogGOPS: o + (s-1)*O_send, o + L + (s-1)*max(O, G), the rendezvous
+ * variants above S; or the piecewise model); a message to the rank itself is a local copy
+ * when the model sets `copy`. Calcs (the local work of collectives) are modelled work too. */
 static double model_time(gstate *g)
 {
-	const ir_t2g_opts *o = g->o;
+	const ir_loggops *net = &g->o->net;
 	double t = 0;
 	for (size_t i = 0; i < g->cg.nop; i++) {
 		const ir_cop *op = &g->cg.op[i];
-		double s1 = op->size ? (double)(op->size - 1) : 0;
-		int rndv = op->size > o->S;
-		double oo = (double)(rndv ? o->o_rndv : o->o), OO = (double)(rndv ? o->O_rndv : o->O);
+		int self = g->cpeer[i] >= 0 && (uint32_t)g->cpeer[i] == g->R->rank;
 		if (op->type == IR_OP_SEND)
-			t += oo + s1 * (double)(rndv ? o->O_send_rndv : o->O_send);
+			t += (double)ir_model_send_cpu(net, op->size, self);
 		else if (op->type == IR_OP_RECV)
-			t += oo + (double)o->L + s1 * (OO > (double)o->G ? OO : (double)o->G);
+			t += (double)ir_model_recv_call(net, op->size, self);
+		else
+			t += (double)op->size;
 	}
 	return t;
 }
@@ -843,7 +845,7 @@ static int sync_call(gstate *g, const ir_rec *r, int blocking, double model, uin
 		ir_tn p = ir_ts_node(ts, E), d = p;
 		if (!p)
 			return ir_errf(e, "out of memory");
-		if (op->type == IR_OP_RECV || (op->type == IR_OP_SEND && op->size > g->o->S)) {
+		if (op->type == IR_OP_RECV || (op->type == IR_OP_SEND && op->size > g->o->net.S)) {
 			d = ir_ts_node(ts, E);
 			if (!d) {
 				ir_ts_unref(ts, p);
@@ -987,8 +989,8 @@ static int emit_call(gstate *g, const ir_rec *r, int ends_mode, int want_join, d
 			rc = def_send(g, l, (uint32_t)g->cpeer[i], op->size, g->ctag[i]);
 		else if (op->type == IR_OP_RECV)
 			rc = op->peer == 1 ? 0 : def_recv(g, l, g->cpeer[i], op->size, g->ctag[i]);
-		else
-			rc = def_calc(g, l, op->size);
+		else /* a join (0) or a collective's local work: computation, scaled like the gap */
+			rc = def_calc(g, l, op->size ? scale_calc(g, (double)op->size) : 0);
 		if (rc)
 			return ir_errf(e, "out of memory");
 	}
@@ -1697,6 +1699,30 @@ static int in_place(const ir_rec *r, unsigned i)
 	return i < r->nf && (strcmp(r->f[i], "-1") == 0 || strcmp(r->f[i], "1") == 0);
 }
 
+/* Does the rank's own block of this collective stay where it is (MPI_IN_PLACE), so that no
+ * local copy happens? Send buffer in place for alltoall(v/w), allgather(v) and gather(v) at
+ * the root; receive buffer in place for scatter(v) at the root. */
+static int own_in_place(const ir_rec *r, int kind, int is_root)
+{
+	switch (kind) {
+	case IR_COLL_ALLTOALL:
+	case IR_COLL_ALLTOALLV:
+	case -2: /* alltoallw */
+	case IR_COLL_ALLGATHER:
+	case IR_COLL_ALLGATHERV:
+		return in_place(r, 0);
+	case IR_COLL_GATHER:
+	case IR_COLL_GATHERV:
+		return is_root && in_place(r, 0);
+	case IR_COLL_SCATTER:
+		return is_root && in_place(r, 3);
+	case IR_COLL_SCATTERV:
+		return is_root && in_place(r, 6);
+	default:
+		return 0;
+	}
+}
+
 static int do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 {
 	int kind = ci->coll;
@@ -1878,6 +1904,11 @@ static int do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	if (root < 0 || root >= (int64_t)p)
 		return errat(g, e, "%s: root %" PRId64 " outside a communicator of %u ranks", r->name, root, p);
 	a.root = (uint32_t)root;
+	/* local work (docs/trace2goal.md, "Local work"): no copy of the own block in place */
+	if (g->o->net.copy.n && !own_in_place(r, ci->coll, a.r == a.root))
+		a.copy = &g->o->net.copy;
+	if (g->o->net.reduce.n)
+		a.reduce = &g->o->net.reduce;
 	alg = g->alg[kind];
 	if (ir_coll_build(&g->cg, kind, alg, &a, e))
 		return ir_err_prefix(e, g->R->fname), -1;
@@ -3391,16 +3422,7 @@ void ir_t2g_opts_init(ir_t2g_opts *o)
 	memset(o, 0, sizeof *o);
 	o->cpu_scale = 1.0;
 	o->from_nth = 1;
-	o->L = 2500;
-	o->o = 1500;
-	o->g = 1000;
-	o->G = 6;
-	o->O = 0;
-	o->o_rndv = 1500;
-	o->O_rndv = 0;
-	o->O_send = 0;
-	o->O_send_rndv = 0;
-	o->S = 65535;
+	ir_loggops_defaults(&o->net);
 }
 
 static pcre2_code *compile(const char *re, const char *opt, ir_err *e)

@@ -15,7 +15,7 @@
  * assembled at the end. Memory stays bounded by what is in flight.
  *
  * The rules (chain of calcs, point-to-point, requests, collectives, tags,
- * communicators, clock offsets, pinning, durations, --sync) are documented in
+ * communicators, clock offsets, pinning, durations, local work, --sync) are documented in
  * docs/trace2goal.md; --compat schedgen follows schedgen-compat.md.
  */
 #ifndef IR_T2G_H
@@ -26,6 +26,7 @@
 #include "ir_coll.h"
 #include "ir_err.h"
 #include "ir_io.h"
+#include "ir_model.h"
 #include "ir_trace.h"
 
 typedef void (*ir_t2g_warn_fn)(void *ctx, const char *msg);
@@ -42,10 +43,9 @@ typedef struct ir_t2g_opts {
 	unsigned long from_nth;           /* the K-th match of from_re starts the phase (default 1) */
 	int durations;                    /* the calls' own durations become calcs */
 	int sync;                         /* --sync: durations from the zero-cost completion */
-	uint64_t L, o, g, G, O;           /* network model for --durations (ps; G, O per byte) */
-	uint64_t S;                       /* largest eager message (bytes), for --sync and the model */
-	uint64_t o_rndv, O_rndv;          /* o and O above S (ibsim's default: o, O; set both) */
-	uint64_t O_send, O_send_rndv;     /* O the sender pays (ibsim's default: O, O_rndv; set both) */
+	ir_loggops net;                   /* the message model (ir_model.h; ir_loggops_load): prices
+	                                   * --durations, S for --sync, copy and reduce for the local
+	                                   * work of collectives */
 	ir_t2g_warn_fn warn;              /* warnings (may be NULL) */
 	void *warn_ctx;
 } ir_t2g_opts;

@@ -1,28 +1,41 @@
-# pipelines/calibrate.mk: calibrate the LogGOPS overheads of this machine.
+# pipelines/calibrate.mk: calibrate the cost model of this machine.
 #
-#   make -f pipelines/calibrate.mk [BIN=...] [BUILD=...] [OUT=...] [REPS=20] [MAXBYTES=1048576]
+#   make -f pipelines/calibrate.mk [BIN=...] [BUILD=...] [OUT=...] [MPIRUN=...]
+#        [REPS=100] [MAXBYTES=67108864] [BUDGET=30] [PROGRAM=netcal|pingpong]
+#   make -f pipelines/calibrate.mk stability [DELAY=120] ...
 #
-# Builds the tools and samples/apps/pingpong (through the top-level
-# Makefile), runs the ping-pong under allprof on exactly 2 ranks (one per
-# core: oversubscribed ranks wait for the scheduler, which raises
-# small-message latency 10-100x) over the sizes 0, 1, 2, 4 ... MAXBYTES with
-# REPS reuses per size, fits the overheads with calib, and writes
+# Builds the tools and samples/apps/netcal (through the top-level Makefile),
+# runs it under allprof on exactly 2 ranks (one per core: oversubscribed
+# ranks wait for the scheduler, which raises small-message latency 10-100x)
+# over the sizes 0 .. MAXBYTES with at most REPS repetitions per size and
+# phase and a time budget of about BUDGET seconds (formats/calibration.md),
+# fits the piecewise model and the classic LogGOPS keys with calib, and writes
 #
 #   $(OUT)/pp/              the traces
 #   $(OUT)/cluster.params   the parameter file (ibsim -p, trace2goal -p)
 #   $(OUT)/fit.png, fit.svg the points and the fitted lines
 #   $(OUT)/table.txt        calib's table (also shown)
 #
-# Rerunning redoes only what changed; `make -f pipelines/calibrate.mk retrace`
-# measures again. CALIB_FLAGS passes options to calib (-p, -S, --model loggp).
-# BUILD_TOOLS=no uses the tools and the ping-pong as they are in BIN and
-# BUILD instead of asking the top-level Makefile for them.
+# PROGRAM=pingpong measures with samples/apps/pingpong instead (the classic
+# keys only; REPS reuses per size). Rerunning redoes only what changed;
+# `make -f pipelines/calibrate.mk retrace` measures again. CALIB_FLAGS passes
+# options to calib (-p, -S, --model loggp). BUILD_TOOLS=no uses the tools and
+# the programs as they are in BIN and BUILD instead of asking the top-level
+# Makefile for them.
+#
+# `stability` calibrates twice, DELAY seconds apart, into $(OUT)/stab1 and
+# $(OUT)/stab2, and writes $(OUT)/stability.tsv (also shown): per fitted term,
+# the largest relative difference of the two fits evaluated at every measured
+# size of 64 bytes and more, where it is, and both values.
 
 BUILD    ?= build
 BIN      ?= bin
 OUT      ?= calibrate-out
-REPS     ?= 20
-MAXBYTES ?= 1048576
+REPS     ?= 100
+MAXBYTES ?= 67108864
+BUDGET   ?= 30
+PROGRAM  ?= netcal
+DELAY    ?= 120
 MPIRUN   ?= mpirun --bind-to core -np 2
 CALIB_FLAGS ?=
 BUILD_TOOLS ?= yes
@@ -33,33 +46,63 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
 
 ALLPROF  := $(BIN)/allprof
 CALIB    := $(BIN)/calib
-PINGPONG := $(BUILD)/samples/pingpong
+MEASURE  := $(BUILD)/samples/$(PROGRAM)
+ifeq ($(PROGRAM),netcal)
+MEASURE_ARGS := -q -n $(REPS) -m $(MAXBYTES) -t $(BUDGET)
+else
+MEASURE_ARGS := -q -n $(REPS) -m $(MAXBYTES)
+endif
+SUBMAKE  = $(MAKE) -f pipelines/calibrate.mk BUILD=$(BUILD) BIN=$(BIN) REPS=$(REPS) MAXBYTES=$(MAXBYTES) \
+           BUDGET=$(BUDGET) PROGRAM=$(PROGRAM) MPIRUN="$(MPIRUN)" CALIB_FLAGS="$(CALIB_FLAGS)" BUILD_TOOLS=$(BUILD_TOOLS)
 
-.PHONY: all tools retrace
+.PHONY: all tools retrace stability
 all: $(OUT)/cluster.params $(OUT)/fit.png $(OUT)/fit.svg
 	@cat $(OUT)/table.txt
 	@echo
-	@grep -E '^(o|O|S|o_rndv|O_rndv|pin_a|pin_b) ' $(OUT)/cluster.params
+	@grep -E '^(o|O|S|o_rndv|O_rndv|pin_a|pin_b|send_o|recv_o|net_L|copy|reduce) ' $(OUT)/cluster.params
 	@echo "outputs in $(OUT)/: cluster.params, fit.png, fit.svg, table.txt, pp/ (traces)"
 
-# The tools and the ping-pong come from the top-level build.
+# The tools and the measuring program come from the top-level build.
 tools:
 ifneq ($(BUILD_TOOLS),no)
-	@$(MAKE) -s BUILD=$(BUILD) BIN=$(BIN) $(CALIB) $(ALLPROF) $(PINGPONG) \
+	@$(MAKE) -s BUILD=$(BUILD) BIN=$(BIN) $(CALIB) $(ALLPROF) $(MEASURE) \
 	  $(BUILD)/allprof/liballprof.so >/dev/null
 endif
 
 $(OUT)/pp/.done: | tools
 	@rm -rf $(OUT)/pp && mkdir -p $(OUT)
-	$(ALLPROF) -q -o $(OUT)/pp -- $(MPIRUN) $(PINGPONG) -q -n $(REPS) -m $(MAXBYTES)
+	$(ALLPROF) -q -o $(OUT)/pp -- $(MPIRUN) $(MEASURE) $(MEASURE_ARGS)
 	@touch $@
 
 retrace:
 	@rm -f $(OUT)/pp/.done
-	@$(MAKE) -f pipelines/calibrate.mk BUILD=$(BUILD) BIN=$(BIN) OUT=$(OUT) REPS=$(REPS) MAXBYTES=$(MAXBYTES)
+	@$(SUBMAKE) OUT=$(OUT)
 
 $(OUT)/cluster.params: $(OUT)/pp/.done | tools
 	$(CALIB) $(CALIB_FLAGS) -o $@ $(OUT)/pp 2>$(OUT)/table.txt || { cat $(OUT)/table.txt; exit 1; }
 
 $(OUT)/fit.%: $(OUT)/pp/.done $(OUT)/cluster.params | tools
 	$(CALIB) -q $(CALIB_FLAGS) --plot $@ -o /dev/null $(OUT)/pp
+
+# Two calibrations DELAY seconds apart; the fitted figures ("#@" lines of the
+# parameter files, formats/calibration.md) compared at every size >= 64 bytes.
+stability: | tools
+	@rm -rf $(OUT)/stab1 $(OUT)/stab2
+	@$(SUBMAKE) OUT=$(OUT)/stab1 $(OUT)/stab1/cluster.params
+	sleep $(DELAY)
+	@$(SUBMAKE) OUT=$(OUT)/stab2 $(OUT)/stab2/cluster.params
+	@awk 'BEGIN { n = split("send_o recv_o net_L one_way measured copy reduce", name, " ");  \
+	              col["send_o"] = 3; col["recv_o"] = 4; col["net_L"] = 5; col["one_way"] = 6;  \
+	              col["measured"] = 7; col["copy"] = 9; col["reduce"] = 10 }                   \
+	  $$1 != "#@" || $$2 < 64 { next }                                                      \
+	  FNR == NR { for (k = 1; k <= n; k++) a[$$2, name[k]] = $$col[name[k]]; next }         \
+	  { for (k = 1; k <= n; k++) {                                                          \
+	      t = name[k]; x = a[$$2, t]; y = $$col[t];                                         \
+	      if (x == "" || x == "-" || y == "-") continue;                                    \
+	      m = x > y ? x : y; d = x > y ? x - y : y - x; r = m > 0 ? d / m : 0;               \
+	      if (!(t in best) || r > best[t]) { best[t] = r; at[t] = $$2; va[t] = x; vb[t] = y } } } \
+	  END { print "term\tmax_rel_diff_pct\tsize_bytes\tfirst_us\tsecond_us";                \
+	        for (k = 1; k <= n; k++) if (name[k] in best)                                   \
+	          printf "%s\t%.2f\t%s\t%s\t%s\n", name[k], 100 * best[name[k]], at[name[k]], va[name[k]], vb[name[k]] }' \
+	  $(OUT)/stab1/cluster.params $(OUT)/stab2/cluster.params >$(OUT)/stability.tsv
+	@cat $(OUT)/stability.tsv

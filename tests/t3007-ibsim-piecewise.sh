@@ -134,7 +134,7 @@ test_expect_success 'the piecewise model on the ib network: CPU overheads from s
 test_expect_success 'bad piecewise keys: file and line, exit 1' '
 	printf "g = 0\nsend_o = 0:8us\n" >bad1.params &&
 	expect_fail 1 ibsim -p bad1.params one.goal &&
-	grep -q "the piecewise model needs send_o, recv_o and net_L together; recv_o net_L missing" err &&
+	grep -q "bad1.params:2: .send_o. is set, but the piecewise model needs send_o, recv_o and net_L together; recv_o net_L missing" err &&
 	printf "\n\ncopy = 0:40ns+1.23456ps\n" >bad2.params &&
 	expect_fail 1 ibsim -p bad2.params one.goal &&
 	grep -q "bad2.params:3: invalid segment for .copy.: .0:40ns+1.23456ps.: bad per-byte time" err &&

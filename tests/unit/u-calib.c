@@ -1,11 +1,17 @@
 /*
  * u-calib.c: unit tests of lib/ir_calib.c: TSV parsing and its errors,
  * aggregation, the simulated two-rank exchange, and the fit recovering known
- * overheads exactly from data generated with the model's own formula.
+ * overheads exactly from data generated with the model's own formula; the
+ * piecewise segment search recovering known breakpoints and slopes, and the
+ * extraction of netcal's phases (late receiver, self copy, reduction) from
+ * traces written here.
  */
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ir_calib.h"
 #include "ir_strbuf.h"
@@ -37,6 +43,242 @@ static double oneway(double o, double O, double L, double G, double size)
 {
 	double s1 = size > 0 ? size - 1 : 0;
 	return 2 * o + L + s1 * (O > G ? O : G);
+}
+
+
+/* netcal-like sizes up to 1 MiB */
+static size_t nc_sizes(double *x)
+{
+	size_t n = 0;
+	x[n++] = 0;
+	for (double p = 1; p <= 1048576; p *= 2) {
+		if (p >= 64)
+			x[n++] = p - p / 64;
+		x[n++] = p;
+		if (p >= 1024 && p * 1.5 <= 1048576)
+			x[n++] = p * 1.5;
+	}
+	for (size_t i = 1; i < n; i++) /* insertion sort */
+		for (size_t j = i; j > 0 && x[j] < x[j - 1]; j--) {
+			double t = x[j];
+			x[j] = x[j - 1];
+			x[j - 1] = t;
+		}
+	return n;
+}
+
+/* 200 ns + 0.5 ps/B up to 4032; 1 us + 0.2 ps/B up to 64 KiB; 5 us + 0.1 ps/B above */
+static double known3(double s)
+{
+	return s <= 4032 ? 200000 + 0.5 * s : s <= 65536 ? 1000000 + 0.2 * s : 5000000 + 0.1 * s;
+}
+
+static void test_segments(void)
+{
+	double x[128], y[128], w[128];
+	size_t n = nc_sizes(x);
+	ir_calib_pwfit f;
+	ir_err e;
+	for (size_t i = 0; i < n; i++) {
+		y[i] = known3(x[i]);
+		w[i] = 1 / (y[i] * y[i]);
+	}
+	ok(ir_calib_segments(x, y, w, n, 4032, 8, &f, &e) == 0 && f.nseg == 3, "segments: exact data, 3 segments found");
+	ok(f.seg[0].from == 0 && f.seg[1].from == 4033 && f.seg[2].from == 98304,
+	   "segments: breakpoints at 0, S+1 and the first size above 64 KiB");
+	ok(near(f.seg[0].base, 200000, 1e-3) && near(f.seg[0].slope, 0.5, 1e-9) && near(f.seg[1].base, 1000000, 1e-3) &&
+	       near(f.seg[1].slope, 0.2, 1e-9) && near(f.seg[2].base, 5000000, 1e-2) && near(f.seg[2].slope, 0.1, 1e-9),
+	   "segments: bases and slopes recovered");
+	ok(f.pw.n == 3 && f.pw.seg[0].base == 200000 && f.pw.seg[0].fs == 500 && f.pw.seg[1].fs == 200 &&
+	       f.pw.seg[2].fs == 100 && f.pw.seg[2].from == 98304,
+	   "segments: the function as written (ps, fs per byte)");
+	{
+		ir_sb t = IR_SB_INIT;
+		ir_pw back;
+		ok(ir_pw_format(&f.pw, &t) == 0 && ir_pw_parse(&back, t.buf, "'t'", &e) == 0 && back.n == 3 &&
+		       ir_pw_eval(&back, 65536) == ir_pw_eval(&f.pw, 65536),
+		   "segments: formatted and parsed back: %s", t.buf ? t.buf : "");
+		ir_sb_release(&t);
+	}
+	/* +-0.5 % alternating noise: the same segments, slopes within 2 % */
+	for (size_t i = 0; i < n; i++) {
+		y[i] = known3(x[i]) * (i % 2 ? 1.005 : 0.995);
+		w[i] = 1 / (y[i] * y[i]);
+	}
+	ok(ir_calib_segments(x, y, w, n, 4032, 8, &f, &e) == 0 && f.nseg == 3 && f.seg[1].from == 4033 &&
+	       f.seg[2].from == 98304 && fabs(f.seg[0].base / 200000 - 1) < 0.005 && fabs(f.seg[1].base / 1e6 - 1) < 0.005 &&
+	       fabs(f.seg[2].base / 5e6 - 1) < 0.005,
+	   "segments: 0.5 %% noise, the same breakpoints, bases within 0.5 %%");
+	ok(f.seg[0].ci_slope > 0 && fabs(f.seg[0].slope - 0.5) < f.seg[0].ci_slope && f.seg[1].ci_slope > 0 &&
+	       fabs(f.seg[1].slope - 0.2) < f.seg[1].ci_slope && f.seg[2].ci_slope > 0 &&
+	       fabs(f.seg[2].slope - 0.1) < f.seg[2].ci_slope && fabs(f.seg[1].base - 1e6) < f.seg[1].ci_base,
+	   "segments: the 95 %% confidence intervals cover the true slopes and base");
+	/* one line: one segment without a forced break, two with it */
+	for (size_t i = 0; i < n; i++) {
+		y[i] = 300000 + 0.25 * x[i];
+		w[i] = 1 / (y[i] * y[i]);
+	}
+	ok(ir_calib_segments(x, y, w, n, UINT64_MAX, 8, &f, &e) == 0 && f.nseg == 1 && near(f.seg[0].slope, 0.25, 1e-9),
+	   "segments: a line is one segment");
+	ok(ir_calib_segments(x, y, w, n, 16384, 8, &f, &e) == 0 && f.nseg == 2 && f.seg[1].from == 16385,
+	   "segments: the forced break splits it at S+1");
+	/* a falling segment is held flat (the format has no negative per-byte time) */
+	for (size_t i = 0; i < 10; i++) {
+		y[i] = 1000000 - 10 * x[i];
+		w[i] = 1;
+	}
+	ok(ir_calib_segments(x, y, w, 10, UINT64_MAX, 8, &f, &e) == 0 && f.seg[0].slope == 0 && f.seg[0].ci_slope < 0,
+	   "segments: a negative slope is clamped to 0");
+	ok(ir_calib_segments(x, y, w, 0, UINT64_MAX, 8, &f, &e) == -1, "segments: no points is an error");
+}
+
+/* A netcal trace set in allprof's format: sizes 0, 64, 1024, 65536, 5 repetitions. Warm one-way
+ * 1 us + s/64 ns, send 100 ns; late receive 300 ns + s/64 ns; self copy 100 ns + s/64 ns;
+ * reduction 50 ns + s/8 ns. */
+static int write_netcal(const char *dir, int with_late)
+{
+	static const uint64_t sz[4] = { 0, 64, 1024, 65536 };
+	char p0[512], p1[512];
+	FILE *f0, *f1;
+	double t = 1e9; /* us */
+	unsigned long n0 = 1, n1 = 1;
+	snprintf(p0, sizeof p0, "%s/rank-0.trace", dir);
+	snprintf(p1, sizeof p1, "%s/rank-1.trace", dir);
+	f0 = fopen(p0, "w");
+	f1 = fopen(p1, "w");
+	if (!f0 || !f1)
+		return -1;
+	for (int r = 0; r < 2; r++) {
+		FILE *f = r ? f1 : f0;
+		fprintf(f, "# allprof 1.0 trace format 1\n# rank: %d of 2\n# Init clockdiff: 0.000\nMPI_Init:-:1:2:%.3f\n", r, t);
+	}
+	t += 10;
+	/* pool pass first: the tag that marks netcal */
+	fprintf(f0, "MPI_Send:%.3f:1:8:13,1,1:1:30000:0,0,2:%.3f\nMPI_Recv:%.3f:1:8:13,1,1:1:30000:0,0,2:1,30000,8:%.3f\n", t,
+	        t + 0.1, t + 0.2, t + 2);
+	fprintf(f1, "MPI_Recv:%.3f:1:8:13,1,1:0:30000:0,1,2:0,30000,8:%.3f\nMPI_Send:%.3f:1:8:13,1,1:0:30000:0,1,2:%.3f\n", t,
+	        t + 1, t + 1.1, t + 1.2);
+	n0 += 2;
+	n1 += 2;
+	t += 10;
+	for (int rep = 0; rep < 5; rep++)
+		for (int k = 0; k < 4; k++) {
+			uint64_t s = sz[k];
+			double ow = 1 + (double)s / 64 / 1000;
+			for (int tag = 30001; tag <= 30003; tag++) {
+				if (tag == 30003 && rep)
+					continue;
+				fprintf(f0, "MPI_Send:%.3f:1:%" PRIu64 ":13,1,1:1:%d:0,0,2:%.3f\n", t, s, tag, t + 0.1);
+				fprintf(f0, "MPI_Recv:%.3f:1:%" PRIu64 ":13,1,1:1:%d:0,0,2:1,%d,%" PRIu64 ":%.3f\n", t + 0.2, s, tag, tag, s,
+				        t + 2 * ow);
+				fprintf(f1, "MPI_Recv:%.3f:1:%" PRIu64 ":13,1,1:0:%d:0,1,2:0,%d,%" PRIu64 ":%.3f\n", t, s, tag, tag, s, t + ow);
+				fprintf(f1, "MPI_Send:%.3f:1:%" PRIu64 ":13,1,1:0:%d:0,1,2:%.3f\n", t + ow, s, tag, t + ow + 0.1);
+				n0 += 2;
+				n1 += 2;
+				t += 2 * ow + 1;
+			}
+			if (with_late) {
+				double late = 0.3 + (double)s / 64 / 1000;
+				/* from 1024 bytes on the send waits for the receive (rendezvous) */
+				fprintf(f0, "MPI_Send:%.3f:1:%" PRIu64 ":13,1,1:1:30004:0,0,2:%.3f\n", t, s,
+				        s >= 1024 ? t + 5 + late : t + 0.1);
+				fprintf(f1, "MPI_Recv:%.3f:1:%" PRIu64 ":13,1,1:0:30004:0,1,2:0,30004,%" PRIu64 ":%.3f\n", t + 5, s, s,
+				        t + 5 + late);
+				n0++;
+				n1++;
+				t += 10;
+			}
+			fprintf(f0, "MPI_Sendrecv:%.3f:1:%" PRIu64 ":13,1,1:0:30006:2:%" PRIu64 ":13,1,1:0:30006:0,0,2:0,30006,%" PRIu64
+			            ":%.3f\n",
+			        t, s, s, s, t + 0.1 + (double)s / 64 / 1000);
+			n0++;
+			t += 2;
+			if (s >= 8) {
+				fprintf(f0, "MPI_Reduce_local:%.3f:1:2:%" PRIu64 ":10,8,8:3:%.3f\n", t, s / 8, t + 0.05 + (double)s / 8 / 1000);
+				n0++;
+			}
+			t += 2 + (double)s / 1000;
+		}
+	for (int r = 0; r < 2; r++) {
+		FILE *f = r ? f1 : f0;
+		fprintf(f, "# Finalize clockdiff: 0.000\nMPI_Finalize:%.3f:-\n# end %lu 0\n", t, (r ? n1 : n0) + 1);
+	}
+	return fclose(f0) | fclose(f1);
+}
+
+static void test_netcal_traces(void)
+{
+	char dir[] = "/tmp/u-calib-XXXXXX", *paths[1];
+	ir_calib_data d;
+	ir_err e;
+	const ir_calib_med *m;
+	if (!mkdtemp(dir)) {
+		ok(0, "netcal traces: temporary directory");
+		return;
+	}
+	paths[0] = dir;
+	ok(write_netcal(dir, 1) == 0, "netcal traces written");
+	ir_calib_data_init(&d);
+	ok(ir_calib_read_traces(&d, paths, 1, &e) == 0 && d.netcal && ir_calib_aggregate(&d, &e) == 0,
+	   "netcal traces: read and recognised by their tags");
+	ok(d.np == 4 && d.p[3].size == 65536 && d.p[3].reps == 5 && d.p[3].has_first, "netcal: warm exchanges and first uses");
+	m = ir_calib_series_at(&d, IR_CS_LATE, 65536);
+	ok(m && m->n == 5 && near(m->med, 1324000, 1), "netcal: the late receive's duration (%g ps)", m ? m->med : -1);
+	m = ir_calib_series_at(&d, IR_CS_LATE, 0);
+	ok(m && near(m->med, 300000, 1), "netcal: the late receive of 0 bytes");
+	m = ir_calib_series_at(&d, IR_CS_SELF, 1024);
+	ok(m && m->n == 5 && near(m->med, 116000, 1), "netcal: the self copy's duration");
+	m = ir_calib_series_at(&d, IR_CS_REDUCE, 1024);
+	ok(m && m->n == 5 && near(m->med, 178000, 1) && !ir_calib_series_at(&d, IR_CS_REDUCE, 0),
+	   "netcal: the reduction's duration, none of 0 bytes");
+	m = ir_calib_series_at(&d, IR_CS_SEND, 64);
+	ok(m && near(m->med, 100000, 1), "netcal: the warm send's duration");
+	{
+		ir_calib_opts co;
+		ir_calib_fit f;
+		ir_sb t = IR_SB_INIT;
+		memset(&co, 0, sizeof co);
+		co.S = 65536;
+		co.have_S = 1;
+		ok(ir_calib_do_fit(&d, &co, &f, &e) == 0 && f.netcal && f.term[IR_CT_RECV_O].have && f.term[IR_CT_COPY].have &&
+		       f.term[IR_CT_REDUCE].have,
+		   "netcal: the five terms fitted");
+		if (!f.netcal || !f.term[IR_CT_REDUCE].have)
+			printf("#   %s\n", e.msg);
+		ok(ir_pw_eval(&f.term[IR_CT_REDUCE].pw.pw, 1024) == 178000 && ir_pw_eval(&f.term[IR_CT_COPY].pw.pw, 65536) == 1124000,
+		   "netcal: copy and reduce reproduce their lines");
+		ok(ir_calib_write_params(&d, &f, NULL, "test", &t) == 0 && strstr(t.buf, "\nsend_o = 0:") &&
+		       strstr(t.buf, "\nrecv_o = 0:") && strstr(t.buf, "\nnet_L = 0:") && strstr(t.buf, "\ncopy = 0:") &&
+		       strstr(t.buf, "\nreduce = 0:") && strstr(t.buf, "\n#@ 65536 "),
+		   "netcal: the parameter file has the five functions and the fitted table");
+		ir_sb_release(&t);
+		ir_calib_fit_release(&f);
+		co.have_S = 0;
+		ok(ir_calib_do_fit(&d, &co, &f, &e) == 0 && f.S_protocol && f.S == 64 && f.split == 2,
+		   "netcal: S is the largest size whose send to the late receiver did not wait (S = %llu)",
+		   (unsigned long long)f.S);
+		ir_calib_fit_release(&f);
+	}
+	ir_calib_data_release(&d);
+	ok(write_netcal(dir, 0) == 0, "netcal traces without the late receiver written");
+	ir_calib_data_init(&d);
+	{
+		char want[600];
+		snprintf(want, sizeof want,
+		         "%s/rank-1.trace: no late-receiver phase (MPI_Recv from rank 0 with tag 30004): recv_o cannot be measured "
+		         "(formats/calibration.md)",
+		         dir);
+		ok(ir_calib_read_traces(&d, paths, 1, &e) == -1 && strcmp(e.msg, want) == 0, "netcal: no late receiver: %s", e.msg);
+	}
+	ir_calib_data_release(&d);
+	{
+		char p[600];
+		snprintf(p, sizeof p, "%s/rank-0.trace", dir);
+		unlink(p);
+		snprintf(p, sizeof p, "%s/rank-1.trace", dir);
+		unlink(p);
+		rmdir(dir);
+	}
 }
 
 int main(void)
@@ -261,6 +503,8 @@ int main(void)
 		   "no repetitions: error");
 		ir_calib_data_release(&d);
 	}
+	test_segments();
+	test_netcal_traces();
 	ir_sb_release(&sb);
 	return tap_done();
 }

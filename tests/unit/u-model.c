@@ -105,7 +105,8 @@ int main(void)
 	ok(load(&m, "L=1us\n", &e) == 0 && m.send_o.n == 0 && m.copy.n == 0 && !ir_model_pw(&m),
 	   "no piecewise key: the LogGOPS rule");
 	ok(load(&m, "send_o = 0:1us\n", &e) == -1, "send_o alone is rejected");
-	is_str(e.msg, "the piecewise model needs send_o, recv_o and net_L together; recv_o net_L missing", "message");
+	is_str(e.msg, "m.params:1: 'send_o' is set, but the piecewise model needs send_o, recv_o and net_L together; "
+	              "recv_o net_L missing", "message names file and line");
 	ok(load(&m, "\ncopy = 0:1xs\n", &e) == -1, "a bad copy is rejected");
 	is_str(e.msg, "m.params:2: invalid segment for 'copy': '0:1xs': bad time '1xs' (a number with an optional unit "
 	              "ps, ns, us, ms or s)", "message names file and line");

@@ -937,6 +937,10 @@ FCOLL2(reduce, ireduce, "MPI_Reduce", "MPI_Ireduce",
 FREDUCE_LIKE(allreduce, iallreduce, "MPI_Allreduce", "MPI_Iallreduce")
 FREDUCE_LIKE(scan, iscan, "MPI_Scan", "MPI_Iscan")
 FREDUCE_LIKE(exscan, iexscan, "MPI_Exscan", "MPI_Iexscan")
+FCOLL(mpi_reduce_local, ompi_reduce_local_f, "MPI_Reduce_local",
+      (void *ib, void *iob, F *count, F *dt, F *op), (ib, iob, count, dt, op), AP_B,
+      p = ff_buf(p, ib); p = ff_buf(p, iob); p = f_int(p, *count); p = f_type(p, TYPE(dt));
+      p = f_op(p, OP(op)))
 FCOLL2(reduce_scatter, ireduce_scatter, "MPI_Reduce_scatter", "MPI_Ireduce_scatter",
        (void *sb, void *rb, F *rcounts, F *dt, F *op, F *comm), (sb, rb, rcounts, dt, op, comm),
        AP_BN(fsize(comm)),

@@ -891,6 +891,14 @@ REDUCE_LIKE(Allreduce, allreduce)
 REDUCE_LIKE(Scan, scan)
 REDUCE_LIKE(Exscan, exscan)
 
+/* Local, no message; traced so that the time of combining data can be measured
+ * (netcal's reduction phase, formats/calibration.md). */
+COLL_BLOCKING(Reduce_local,
+              (const void *inbuf, void *inoutbuf, int count, MPI_Datatype dt, MPI_Op op),
+              (inbuf, inoutbuf, count, dt, op), AP_B,
+              p = f_buf(p, inbuf); p = f_buf(p, inoutbuf); p = f_int(p, count); p = f_type(p, dt);
+              p = f_op(p, op))
+
 COLL(Reduce_scatter_block, reduce_scatter_block,
      (const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt, MPI_Op op, MPI_Comm comm),
      (sbuf, rbuf, rcount, dt, op, comm), AP_B,

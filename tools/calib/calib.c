@@ -1,7 +1,9 @@
 /*
  * calib: fit the overheads of the LogGOPS model (o, O per protocol, S, and
- * the pinning cost) to a measured ping-pong, and write them as a parameter
- * file (formats/params.md) that ibsim and trace2goal read.
+ * the pinning cost) to a measured ping-pong, and with netcal's traces the
+ * piecewise functions send_o, recv_o, net_L, copy and reduce
+ * (formats/calibration.md), and write them as a parameter file
+ * (formats/params.md) that ibsim and trace2goal read.
  *
  * main() parses the options, reads the network parameters (-p), reads the
  * measurements (a TSV, or ping-pong traces), has the library simulate the
@@ -30,13 +32,15 @@ static void usage(void)
 {
 	printf("Usage: calib [options] TRACEDIR|TSV\n"
 	       "   or: calib [options] TRACE...\n"
-	       "Fit the LogGOPS overheads of a cluster to a measured ping-pong and write a\n"
-	       "parameter file (formats/params.md) on standard output.\n"
+	       "Fit the cost model of a cluster to a measured ping-pong or netcal run and\n"
+	       "write a parameter file (formats/params.md) on standard output.\n"
 	       "\n"
 	       "Input: a directory (or the files) of ping-pong traces (allprof or liballprof;\n"
 	       "rank 0 sends to rank 1 and receives the message back, several times per\n"
 	       "size, the first time on a fresh buffer), or a TSV of rows\n"
 	       "'size_bytes real_us [sim_us]' (one-way times; '-' is standard input).\n"
+	       "Traces of samples/apps/netcal (found by their tags, formats/calibration.md)\n"
+	       "also give the piecewise functions send_o, recv_o, net_L, copy and reduce.\n"
 	       "\n"
 	       "Options (times: integer picoseconds or a unit ps ns us ms s):\n"
 	       "  -p, --params FILE   network parameters (L g G ...); o and O are fitted\n"
@@ -61,7 +65,7 @@ static void usage(void)
 }
 
 static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send", "O_send_rndv", "net", "topo",
-	                                  "pin_a", "pin_b", NULL };
+	                                  "pin_a", "pin_b", "send_o", "recv_o", "net_L", "copy", "reduce", NULL };
 
 /* Is `prog` an executable on PATH? (Checked before the work, so a missing
  * gnuplot is reported clearly and before anything is written.) */
@@ -141,6 +145,7 @@ int main(int argc, char **argv)
 	memset(&co, 0, sizeof co);
 	memset(&net, 0, sizeof net);
 	ir_calib_data_init(&d);
+	memset(&f, 0, sizeof f);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:n:S:m:o:qh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -349,6 +354,7 @@ done:
 	ir_sb_release(&sb);
 	ir_params_free(ps);
 	ir_calib_net_release(&net);
+	ir_calib_fit_release(&f);
 	ir_calib_data_release(&d);
 	return ir_cli_finish(status);
 }

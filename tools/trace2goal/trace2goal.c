@@ -13,6 +13,7 @@
 #include "ir_cli.h"
 #include "ir_coll.h"
 #include "ir_io.h"
+#include "ir_model.h"
 #include "ir_num.h"
 #include "ir_params.h"
 #include "ir_t2g.h"
@@ -24,8 +25,12 @@ static void usage(void)
 	       "Convert the per-rank MPI traces of one run (liballprof or allprof) into a GOAL schedule.\n"
 	       "\n"
 	       "  -o, --output FILE        write the schedule to FILE (.zst: compressed), not stdout\n"
-	       "  -p, --params FILE        parameters: pin_a, pin_b, and for --durations\n"
-	       "                           L o g G O S o_rndv O_rndv O_send O_send_rndv\n"
+	       "  -p, --params FILE        parameters: pin_a, pin_b; the message model for\n"
+	       "                           --durations (L o g G O S o_rndv O_rndv O_send\n"
+	       "                           O_send_rndv, or send_o recv_o net_L; copy prices a\n"
+	       "                           message to self); the local work of collectives\n"
+	       "                           as calcs: copy (a rank's own block), reduce\n"
+	       "                           (combining received data)\n"
 	       "      --rank-pattern RE    PCRE2 pattern giving the rank from a file name\n"
 	       "                           (default '(\\d+)\\D*$': the last integer)\n"
 	       "      --compat schedgen    convert as LogGOPSim's Schedgen does (without its bugs)\n"
@@ -211,33 +216,11 @@ int main(int argc, char **argv)
 			o.pin = 1;
 			o.pin_b = (double)v;
 		}
-		if (ir_params_time(params, "L", &o.L, &e) < 0 || ir_params_time(params, "o", &o.o, &e) < 0 ||
-		    ir_params_time(params, "g", &o.g, &e) < 0 || ir_params_time(params, "G", &o.G, &e) < 0 ||
-		    ir_params_time(params, "O", &o.O, &e) < 0 || ir_params_size(params, "S", &o.S, &e) < 0 ||
-		    (r = ir_params_time(params, "o_rndv", &o.o_rndv, &e)) < 0) {
+		/* the message model, as ibsim reads it: --durations, --sync, local work */
+		if (ir_loggops_load(&o.net, params, &e)) {
 			ir_cli_fail(&e);
 			goto done;
 		}
-		if (r == 0) /* like ibsim: the rendezvous overheads default to the eager ones */
-			o.o_rndv = o.o;
-		if ((r = ir_params_time(params, "O_rndv", &o.O_rndv, &e)) < 0) {
-			ir_cli_fail(&e);
-			goto done;
-		}
-		if (r == 0)
-			o.O_rndv = o.O;
-		if ((r = ir_params_time(params, "O_send", &o.O_send, &e)) < 0) {
-			ir_cli_fail(&e);
-			goto done;
-		}
-		if (r == 0)
-			o.O_send = o.O;
-		if ((r = ir_params_time(params, "O_send_rndv", &o.O_send_rndv, &e)) < 0) {
-			ir_cli_fail(&e);
-			goto done;
-		}
-		if (r == 0)
-			o.O_send_rndv = o.O_rndv;
 	}
 	if (pin) {
 		char a[64], *comma = strchr(pin, ',');

@@ -1,0 +1,380 @@
+/*
+ * netcal: the measurements calib fits the piecewise cost model to
+ * (formats/calibration.md describes the phases, their tags and what calib
+ * takes from each; calib finds them by these tags in the traces allprof
+ * writes, so the program itself needs to print nothing).
+ *
+ *   netcal [-m MAXBYTES] [-n MAXREPS] [-t SECONDS] [-P POOLBYTES] [-q]
+ *
+ * Ranks 0 and 1 take part; further ranks only wait in the final barrier.
+ * The sizes are 0, the powers of two, 1/64 below each from 64 bytes (protocol
+ * limits are powers of two minus a header) and 3/2 of each from 1 KiB, up to
+ * MAXBYTES (default 64 MiB). The phases, in order:
+ *
+ *   pool    rank 0 sends its whole cold-buffer pool to rank 1, chunk by chunk
+ *           (tag 30000): every pool page is mapped and has been through MPI
+ *           once, so a cold exchange later pays for cold caches and TLB but
+ *           not for a first use;
+ *   pilot   three warm exchanges per size (tag 30000), not fitted;
+ *   first   one exchange per size on a freshly allocated, written buffer (tag
+ *           30003): the first-use data;
+ *   ping-pong  warm (one reused buffer, tag 30001) and cold (tag 30002: the
+ *           next slot of a pool several times the last-level cache, untouched
+ *           since long) exchanges, sizes interleaved: repetition after
+ *           repetition, each in a different order;
+ *   late    rank 0 sends s bytes (tag 30004); rank 1 busy-waits max(20 us,
+ *           4 x the size's one-way time) outside MPI before its MPI_Recv, so
+ *           the message has arrived, then answers with 0 bytes (tag 30005);
+ *   self    MPI_Sendrecv of s bytes from rank 0 to itself (tag 30006);
+ *   reduce  MPI_Reduce_local of s bytes of MPI_DOUBLE with MPI_SUM, s from 8.
+ *
+ * Repetitions: at least 5 per size and phase, at most MAXREPS (default 100);
+ * between the two a time budget (-t, default 30 s, shared out over the
+ * phases and sizes) decides, so large sizes get fewer and the whole run stays
+ * short. Rank 0 decides and tells rank 1 which sizes the next repetition has
+ * (a plan message, tag 30008), so the ranks never disagree.
+ *
+ * Rank 0 prints "<bytes> <reps> <warm one-way us> <cold one-way us> <first
+ * use one-way us>" per size unless -q.
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+	TAG_POOL = 30000, /* pool pass and pilot: not fitted */
+	TAG_WARM = 30001,
+	TAG_COLD = 30002,
+	TAG_FIRST = 30003,
+	TAG_LATE = 30004,
+	TAG_LATE_ACK = 30005,
+	TAG_SELF = 30006,
+	TAG_PLAN = 30008,
+	MIN_REPS = 5,
+	MAX_SIZES = 256,
+};
+
+static long sizes[MAX_SIZES];
+static int nsizes;
+
+static void die(const char *msg)
+{
+	fprintf(stderr, "netcal: %s\n", msg);
+	MPI_Abort(MPI_COMM_WORLD, 1);
+	exit(1);
+}
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void make_sizes(long maxb)
+{
+	sizes[nsizes++] = 0;
+	for (long p = 1; p <= maxb && nsizes < MAX_SIZES - 3; p *= 2) {
+		if (p >= 64)
+			sizes[nsizes++] = p - p / 64;
+		sizes[nsizes++] = p;
+		if (p >= 1024 && p + p / 2 <= maxb)
+			sizes[nsizes++] = p + p / 2;
+	}
+	qsort(sizes, (size_t)nsizes, sizeof *sizes, cmp_long);
+}
+
+/* The last-level cache's size, for the cold pool (32 MiB when unknown). */
+static long llc_bytes(void)
+{
+	long v = -1;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+	v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+	if (v <= 0)
+		v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+	return v > 0 ? v : 32L << 20;
+}
+
+/* The same pseudo-random order on every call with the same seed (xorshift). */
+static void shuffle(int *v, int n, uint64_t seed)
+{
+	uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1;
+	for (int i = n - 1; i > 0; i--) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		int j = (int)(x % (uint64_t)(i + 1));
+		int t = v[i];
+		v[i] = v[j];
+		v[j] = t;
+	}
+}
+
+/* The plan of repetition `rep`: the sizes (indices) still under their budget,
+ * in a new order. Rank 0 decides and sends it to rank 1; plan[0] is the count. */
+static int plan_rep(int rank, int rep, int maxreps, const double *spent, double share, const int *ok, int *plan)
+{
+	if (rank == 0) {
+		int n = 0;
+		for (int k = 0; k < nsizes; k++)
+			if (ok[k] && rep < maxreps && (rep < MIN_REPS || spent[k] < share))
+				plan[1 + n++] = k;
+		shuffle(plan + 1, n, (uint64_t)rep + 1);
+		plan[0] = n;
+		MPI_Send(plan, nsizes + 1, MPI_INT, 1, TAG_PLAN, MPI_COMM_WORLD);
+	} else {
+		MPI_Recv(plan, nsizes + 1, MPI_INT, 0, TAG_PLAN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	}
+	return plan[0];
+}
+
+/* One ping-pong of b bytes on buf with `tag`; rank 0 gets the round trip in seconds. */
+static double exchange(int rank, char *buf, long b, int tag)
+{
+	double t = MPI_Wtime();
+	if (rank == 0) {
+		MPI_Send(buf, (int)b, MPI_BYTE, 1, tag, MPI_COMM_WORLD);
+		MPI_Recv(buf, (int)b, MPI_BYTE, 1, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	} else {
+		MPI_Recv(buf, (int)b, MPI_BYTE, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		MPI_Send(buf, (int)b, MPI_BYTE, 0, tag, MPI_COMM_WORLD);
+	}
+	return MPI_Wtime() - t;
+}
+
+static double median(double *v, int n)
+{
+	if (n <= 0)
+		return 0;
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int main(int argc, char **argv)
+{
+	int maxreps = 100, quiet = 0, c, rank, np;
+	long maxb = 64L << 20, pool = 0;
+	double budget = 30;
+	MPI_Init(&argc, &argv);
+	while ((c = getopt(argc, argv, "m:n:t:P:q")) != -1) {
+		if (c == 'm')
+			maxb = atol(optarg);
+		else if (c == 'n')
+			maxreps = atoi(optarg);
+		else if (c == 't')
+			budget = atof(optarg);
+		else if (c == 'P')
+			pool = atol(optarg);
+		else if (c == 'q')
+			quiet = 1;
+	}
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &np);
+	if (maxb < 1 || maxb > (1L << 30))
+		die("-m: expected a size from 1 byte to 1 GiB");
+	if (maxreps < MIN_REPS)
+		maxreps = MIN_REPS;
+	if (np < 2) {
+		if (rank == 0)
+			fprintf(stderr, "netcal: needs 2 ranks\n");
+		MPI_Finalize();
+		return 1;
+	}
+	make_sizes(maxb);
+	if (rank > 1) {
+		MPI_Barrier(MPI_COMM_WORLD);
+		MPI_Finalize();
+		return 0;
+	}
+
+	/* Buffers: the warm one (reused), a second one for self copies and
+	 * reductions, and the cold pool, all written once here (never a fresh
+	 * page in a measured exchange except in the first-use phase). */
+	if (pool <= 0) {
+		pool = 4 * llc_bytes();
+		if (pool < 4 * maxb)
+			pool = 4 * maxb;
+		if (pool > (2L << 30))
+			pool = 2L << 30;
+	}
+	if (pool < maxb + 8192)
+		pool = maxb + 8192;
+	size_t bufsz = (size_t)maxb + 64;
+	char *warm = xmalloc(bufsz), *warm2 = xmalloc(bufsz), *cold = xmalloc((size_t)pool);
+	memset(warm, 1, bufsz);
+	memset(warm2, 2, bufsz);
+	memset(cold, 3, (size_t)pool);
+	int *plan = xmalloc((size_t)(nsizes + 1) * sizeof *plan), *ok = xmalloc((size_t)nsizes * sizeof *ok);
+	double *spent = xmalloc((size_t)nsizes * sizeof *spent);
+	double *wait = xmalloc((size_t)nsizes * sizeof *wait);
+	double *warm_s = xmalloc((size_t)nsizes * (size_t)maxreps * sizeof *warm_s);
+	double *cold_s = xmalloc((size_t)nsizes * (size_t)maxreps * sizeof *cold_s);
+	double *first_s = xmalloc((size_t)nsizes * sizeof *first_s);
+	int *nrep = xmalloc((size_t)nsizes * sizeof *nrep);
+	double share;
+
+	/* pool: through MPI once, chunk by chunk */
+	for (long off = 0; off < pool; off += maxb) {
+		long b = pool - off < maxb ? pool - off : maxb;
+		exchange(rank, cold + off, b, TAG_POOL);
+	}
+	/* pilot: connections set up, protocols warmed */
+	for (int k = 0; k < nsizes; k++)
+		for (int i = 0; i < 3; i++)
+			exchange(rank, warm, sizes[k], TAG_POOL);
+	/* first use: a fresh buffer, written as an application's data would be */
+	for (int k = 0; k < nsizes; k++) {
+		char *fresh = xmalloc((size_t)sizes[k] + 1);
+		memset(fresh, 4, (size_t)sizes[k] + 1);
+		first_s[k] = exchange(rank, fresh, sizes[k], TAG_FIRST);
+		free(fresh);
+	}
+
+	/* warm and cold ping-pongs, interleaved */
+	long cursor = 0;
+	share = budget * 0.55 / nsizes;
+	for (int k = 0; k < nsizes; k++) {
+		ok[k] = 1;
+		spent[k] = 0;
+		nrep[k] = 0;
+	}
+	for (int rep = 0; plan_rep(rank, rep, maxreps, spent, share, ok, plan) > 0; rep++) {
+		for (int i = 1; i <= plan[0]; i++) {
+			int k = plan[i];
+			long b = sizes[k];
+			long step = ((b + 4095) / 4096 + 1) * 4096; /* a new page, and one skipped: no prefetch */
+			double tw, tc;
+			if (cursor + b + 64 > pool)
+				cursor = 0;
+			if (rep % 2) {
+				tc = exchange(rank, cold + cursor, b, TAG_COLD);
+				tw = exchange(rank, warm, b, TAG_WARM);
+			} else {
+				tw = exchange(rank, warm, b, TAG_WARM);
+				tc = exchange(rank, cold + cursor, b, TAG_COLD);
+			}
+			cursor += step;
+			warm_s[(size_t)k * (size_t)maxreps + (size_t)nrep[k]] = tw;
+			cold_s[(size_t)k * (size_t)maxreps + (size_t)nrep[k]] = tc;
+			nrep[k]++;
+			spent[k] += tw + tc;
+		}
+	}
+
+	/* late receiver: rank 1 waits until the message must have arrived */
+	for (int k = 0; k < nsizes; k++) {
+		double v[1024];
+		int n = nrep[k] < 1024 ? nrep[k] : 1024;
+		memcpy(v, warm_s + (size_t)k * (size_t)maxreps, (size_t)n * sizeof *v);
+		wait[k] = 4 * median(v, n) / 2;
+		if (wait[k] < 20e-6)
+			wait[k] = 20e-6;
+		spent[k] = 0;
+	}
+	if (rank == 0)
+		MPI_Send(wait, nsizes, MPI_DOUBLE, 1, TAG_PLAN, MPI_COMM_WORLD);
+	else
+		MPI_Recv(wait, nsizes, MPI_DOUBLE, 0, TAG_PLAN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	share = budget * 0.25 / nsizes;
+	for (int rep = 0; plan_rep(rank, rep, maxreps, spent, share, ok, plan) > 0; rep++) {
+		for (int i = 1; i <= plan[0]; i++) {
+			int k = plan[i];
+			long b = sizes[k];
+			double t = MPI_Wtime();
+			if (rank == 0) {
+				MPI_Send(warm, (int)b, MPI_BYTE, 1, TAG_LATE, MPI_COMM_WORLD);
+				MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG_LATE_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			} else {
+				while (MPI_Wtime() - t < wait[k])
+					;
+				MPI_Recv(warm, (int)b, MPI_BYTE, 0, TAG_LATE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+				MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_LATE_ACK, MPI_COMM_WORLD);
+			}
+			spent[k] += MPI_Wtime() - t;
+		}
+	}
+
+	/* self copies and reductions: rank 0 alone */
+	if (rank == 0) {
+		share = budget * 0.1 / nsizes;
+		for (int k = 0; k < nsizes; k++)
+			spent[k] = 0;
+		for (int rep = 0; rep < maxreps; rep++) {
+			int n = 0;
+			for (int k = 0; k < nsizes; k++)
+				if (rep < MIN_REPS || spent[k] < share)
+					plan[1 + n++] = k;
+			if (!n)
+				break;
+			shuffle(plan + 1, n, (uint64_t)rep + 1000);
+			for (int i = 1; i <= n; i++) {
+				int k = plan[i];
+				double t = MPI_Wtime();
+				MPI_Sendrecv(warm, (int)sizes[k], MPI_BYTE, 0, TAG_SELF, warm2, (int)sizes[k], MPI_BYTE, 0, TAG_SELF,
+				             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+				spent[k] += MPI_Wtime() - t;
+			}
+		}
+		/* MPI_DOUBLE, so only whole doubles: sizes of 8 bytes and more that 8 divides */
+		double *in = (double *)warm, *inout = (double *)warm2;
+		for (long i = 0; i < maxb / 8; i++)
+			in[i] = inout[i] = 1.0;
+		for (int k = 0; k < nsizes; k++) {
+			spent[k] = 0;
+			ok[k] = sizes[k] >= 8 && sizes[k] % 8 == 0;
+		}
+		for (int rep = 0; rep < maxreps; rep++) {
+			int n = 0;
+			for (int k = 0; k < nsizes; k++)
+				if (ok[k] && (rep < MIN_REPS || spent[k] < share))
+					plan[1 + n++] = k;
+			if (!n)
+				break;
+			shuffle(plan + 1, n, (uint64_t)rep + 2000);
+			for (int i = 1; i <= n; i++) {
+				int k = plan[i];
+				double t = MPI_Wtime();
+				MPI_Reduce_local(in, inout, (int)(sizes[k] / 8), MPI_DOUBLE, MPI_SUM);
+				spent[k] += MPI_Wtime() - t;
+			}
+		}
+	}
+
+	if (rank == 0 && !quiet)
+		for (int k = 0; k < nsizes; k++) {
+			size_t o = (size_t)k * (size_t)maxreps;
+			printf("%ld %d %.3f %.3f %.3f\n", sizes[k], nrep[k], median(warm_s + o, nrep[k]) / 2 * 1e6,
+			       median(cold_s + o, nrep[k]) / 2 * 1e6, first_s[k] / 2 * 1e6);
+		}
+	MPI_Barrier(MPI_COMM_WORLD);
+	free(warm);
+	free(warm2);
+	free(cold);
+	free(plan);
+	free(ok);
+	free(spent);
+	free(wait);
+	free(warm_s);
+	free(cold_s);
+	free(first_s);
+	free(nrep);
+	MPI_Finalize();
+	return 0;
+}

@@ -1,0 +1,90 @@
+#!/bin/sh
+# calib on a real netcal run (formats/calibration.md) traced by allprof on this
+# machine: 2 ranks over shared memory, sizes 0..64 KiB, a 2-second budget.
+# calib must write the five piecewise functions, ibsim must accept the file,
+# and the one-way time ibsim predicts for a simulated 2-rank ping-pong of each
+# measured size must be what the fit says (their sum, to the nanosecond) and
+# within 25 % of the measured median (median error within 10 %): a consistency
+# check of the fit, not a timing test (the fit follows the medians of the same
+# run). Then the error paths: no late-receiver phase, a truncated trace.
+# Skipped when MPI or the sample programs are missing.
+. "$(dirname "$0")/lib.sh"
+. "$TOP/tests/allprof-lib.sh"
+need_mpi
+[ -x "$SAMPLES/netcal" ] || skip_all "samples/apps/netcal not built"
+
+test_expect_success 'trace netcal (2 ranks, shared memory, sizes 0..64K)' '
+	allprof -q -o nc -- mpirun -np 2 --mca btl vader,self "$SAMPLES/netcal" -q -m 65536 -t 2 -P 8388608 \
+		>nc.out 2>nc.err &&
+	test -s nc/rank-0.trace && test -s nc/rank-1.trace &&
+	grep -q "^MPI_Reduce_local:" nc/rank-0.trace &&
+	grep -q "^MPI_Recv:.*:30004:" nc/rank-1.trace
+'
+
+test_expect_success 'calib writes the five functions, the classic keys and the tables' '
+	test -d nc &&
+	calib nc >cluster.params 2>table &&
+	cat table &&
+	grep -q "^# input: netcal traces of 2 ranks: 35 sizes, " cluster.params &&
+	for k in send_o recv_o net_L copy reduce; do grep -q "^$k = 0:" cluster.params || return 1; done &&
+	for k in o O S o_rndv O_rndv O_send pin_a pin_b; do grep -q "^$k = " cluster.params || return 1; done &&
+	test "$(grep -c "^#@ " cluster.params)" = 35 &&
+	test "$(grep -c "^#| " cluster.params)" = 35 &&
+	grep -q "^#   0\.\..* base .* us .*, per byte .* ps" cluster.params
+'
+
+test_expect_success 'no pinning on shared memory, and why' '
+	grep -q "^pin_a = 0ps " cluster.params && grep -q "^pin_b = 0ps " cluster.params &&
+	grep -q "^# its extra time is that of cold caches and TLB" cluster.params
+'
+
+test_expect_success 'ibsim accepts the file; its one-way time is the fit and follows the medians' '
+	grep "^#@ " cluster.params >fitted &&
+	while read -r _ size _ _ _ sum measured _; do
+		goalgen pingpong 2 --size "$size" >pp.goal &&
+		ibsim -q -p cluster.params pp.goal >sim.tsv || return 1
+		end=$(awk "\$1 == 0 { print \$2 }" sim.tsv)
+		echo "$size $sum $measured $end"
+	done <fitted >cmp &&
+	cat cmp &&
+	awk "{ sim = \$4 / 2e6; if (sim - \$2 > 0.001 || \$2 - sim > 0.001) { print \"size \" \$1 \": ibsim \" sim \" us, fit \" \$2; bad = 1 }
+	       r = (sim - \$3) / \$3; if (r < 0) r = -r; if (r > 0.25) { print \"size \" \$1 \": \" 100 * r \" % off\"; bad = 1 }
+	       print r >\"errors\" } END { exit bad }" cmp &&
+	med=$(sort -g errors | awk "{ v[NR] = \$1 } END { print v[int((NR + 1) / 2)] }") &&
+	echo "median error $med" &&
+	awk -v m="$med" "BEGIN { exit !(m <= 0.10) }"
+'
+
+test_expect_success 'a netcal trace set without its late-receiver phase is an error' '
+	rm -rf nolate && cp -r nc nolate &&
+	grep -v "^MPI_Recv:[^:]*:[^:]*:[^:]*:[^:]*:[^:]*:30004:" nc/rank-1.trace >nolate/rank-1.trace &&
+	expect_fail 1 calib nolate &&
+	expect_err "calib: nolate/rank-1.trace: no late-receiver phase (MPI_Recv from rank 0 with tag 30004): recv_o cannot be measured (formats/calibration.md)"
+'
+
+test_expect_success 'a truncated netcal trace: file:line and exit 1' '
+	rm -rf cut && cp -r nc cut &&
+	n=$(wc -l <nc/rank-0.trace) &&
+	head -n $((n / 2)) nc/rank-0.trace >cut/rank-0.trace &&
+	expect_fail 1 calib cut &&
+	grep -Eq "^calib: cut/rank-0.trace:[0-9]+: trace is cut short: no .# end. line" err
+'
+
+test_expect_success 'a broken field in the netcal phases is reported where it is' '
+	rm -rf broken && cp -r nc broken &&
+	line=$(grep -n "^MPI_Reduce_local:" nc/rank-0.trace | head -n 1 | cut -d: -f1) &&
+	sed "${line}s/:10,8,8:/:x:/" nc/rank-0.trace >broken/rank-0.trace &&
+	expect_fail 1 calib broken &&
+	grep -q "^calib: broken/rank-0.trace:$line: MPI_Reduce_local: expected count and datatype" err
+'
+
+if command -v gnuplot >/dev/null 2>&1; then
+	test_expect_success '--plot draws the netcal fit with the cold buffers' '
+		calib -q --plot fit.png nc >/dev/null &&
+		test -s fit.png
+	'
+else
+	test_skip '--plot draws the netcal fit with the cold buffers' 'gnuplot missing'
+fi
+
+test_done

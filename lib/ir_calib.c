@@ -1386,12 +1386,10 @@ static int fit_netcal(const ir_calib_data *d, ir_calib_fit *f, ir_err *e)
 		if (i < f->split || brk == UINT64_MAX) {
 			if (!snd)
 				continue;
+			/* the whole call: the message may reach the receiver before the sender's call
+			 * returns (over TCP the kernel delivers it inside the sender's system call);
+			 * net_L counts from the send's start, so the two overlap as they do for real */
 			v = snd->med;
-			/* A blocking eager send may return only when its data is out (Open MPI's shared
-			 * memory above 256 bytes): the part of the call that overlaps the receiver's
-			 * charge is not on the message's path and would be counted twice. */
-			if (late && v > d->p[i].real_ps - late->med)
-				v = d->p[i].real_ps - late->med > 0 ? d->p[i].real_ps - late->med : 0;
 		} else {
 			if (!late)
 				continue;
@@ -1429,16 +1427,16 @@ static int fit_netcal(const ir_calib_data *d, ir_calib_fit *f, ir_err *e)
 	}
 	if (fit_term(&f->term[IR_CT_RECV_O], sz, y, fl, k, brk, d->source, "recv_o", e))
 		goto out;
-	/* net_L: what the one-way time leaves beside the two fitted overheads, so that the
-	 * three add up to the measured time even where a fit deviates from its points */
+	/* net_L: the time from the send's start to the arrival, what the one-way time leaves
+	 * beside the fitted receiver's overhead, so that the two add up to the measured time
+	 * even where a fit deviates from its points */
 	k = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t s = d->p[i].size;
 		double v;
 		if (!ir_calib_series_at(d, IR_CS_LATE, s))
 			continue;
-		v = d->p[i].real_ps - (double)ir_pw_eval(&f->term[IR_CT_SEND_O].pw.pw, s) -
-		    (double)ir_pw_eval(&f->term[IR_CT_RECV_O].pw.pw, s);
+		v = d->p[i].real_ps - (double)ir_pw_eval(&f->term[IR_CT_RECV_O].pw.pw, s);
 		sz[k] = s;
 		y[k] = v > 0 ? v : 0;
 		fl[k] = d->p[i].real_ps / 20 > floor_ps ? d->p[i].real_ps / 20 : floor_ps;
@@ -1610,8 +1608,8 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		}
 		rc |= ir_sb_addch(o, '\n');
 	}
-	rc |= ir_sb_adds(o, "# fitted at the measured sizes (us): size_bytes send_o recv_o net_L one_way (their sum) measured "
-	                    "cold copy reduce\n");
+	rc |= ir_sb_adds(o, "# fitted at the measured sizes (us): size_bytes send_o recv_o net_L one_way (net_L + recv_o) "
+	                    "measured cold copy reduce\n");
 	for (size_t i = 0; i < d->np; i++) {
 		uint64_t s = d->p[i].size;
 		const ir_calib_med *c = ir_calib_series_at(d, IR_CS_COLD, s);
@@ -1621,7 +1619,7 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		rc |= ir_sb_addf(o, "#@ %" PRIu64, s);
 		for (int k = 0; k < 3; k++)
 			rc |= add_us(o, v[k]);
-		rc |= add_us(o, v[0] + v[1] + v[2]);
+		rc |= add_us(o, v[1] + v[2]);
 		rc |= add_us(o, d->p[i].real_ps);
 		rc |= add_us(o, c ? c->med : -1);
 		rc |= add_us(o, v[IR_CT_COPY]);

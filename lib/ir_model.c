@@ -260,7 +260,7 @@ uint64_t ir_model_arrival(const ir_loggops *p, uint64_t size, int self)
 	if (self && p->copy.n)
 		return ir_pw_eval(&p->copy, size);
 	if (p->send_o.n)
-		return sat_add(ir_pw_eval(&p->send_o, size), ir_pw_eval(&p->net_L, size));
+		return ir_pw_eval(&p->net_L, size);
 	return sat_add(size > p->S ? p->o_rndv : p->o, p->L);
 }
 
@@ -281,7 +281,9 @@ uint64_t ir_model_recv_call(const ir_loggops *p, uint64_t size, int self)
 {
 	if (self && p->copy.n)
 		return 0;
-	if (p->send_o.n)
-		return sat_add(ir_pw_eval(&p->net_L, size), ir_pw_eval(&p->recv_o, size));
+	if (p->send_o.n) {
+		uint64_t a = ir_pw_eval(&p->net_L, size), so = ir_pw_eval(&p->send_o, size);
+		return sat_add(a > so ? a - so : 0, ir_pw_eval(&p->recv_o, size));
+	}
 	return sat_add(p->L, ir_model_recv_cpu(p, size, 0, 0));
 }

@@ -9,8 +9,9 @@
  *     pays o + (s-1)*max(O, G); o_rndv and O_rndv above S;
  *   - the piecewise model, used when the parameter file sets send_o, recv_o
  *     and net_L (calib writes them): the sender's CPU pays send_o(s), the
- *     message arrives send_o(s) + net_L(s) after its send started, the
- *     receiver's CPU pays recv_o(s). Each is a function of the size made of
+ *     message arrives net_L(s) after its send started (it may arrive before
+ *     the sender's call is over: over TCP the kernel delivers it inside the
+ *     sender's system call), the receiver's CPU pays recv_o(s). Each is a function of the size made of
  *     segments `from:base+perbyte`; the segments are what calib's fit found
  *     (eager and rendezvous are segments too; S still decides the protocol).
  *
@@ -103,7 +104,7 @@ static inline int ir_model_self_copy(const ir_loggops *p, uint32_t src, uint32_t
 /* CPU time the sender of a message of `size` bytes pays (copy for a self copy). */
 uint64_t ir_model_send_cpu(const ir_loggops *p, uint64_t size, int self);
 /* Time from the start of the send to the arrival at the receiver, LogGOPS network
- * (o + L, o_rndv + L; piecewise: send_o + net_L; self copy: copy). */
+ * (o + L, o_rndv + L; piecewise: net_L; self copy: copy). */
 uint64_t ir_model_arrival(const ir_loggops *p, uint64_t size, int self);
 /* CPU time the receiver pays for an arrived message when the network does not model
  * the bytes (LogGOPS: o + (s-1)*max(O, G)); `bytes_modelled`: the network moved the
@@ -111,7 +112,7 @@ uint64_t ir_model_arrival(const ir_loggops *p, uint64_t size, int self);
 uint64_t ir_model_recv_cpu(const ir_loggops *p, uint64_t size, int self, int bytes_modelled);
 /* What the model says a receive call lasts when its sender starts at the same moment, beyond
  * the sender's own overhead (trace2goal --durations): LogGOPS L + o + (s-1)*max(O, G) (o_rndv,
- * O_rndv above S); piecewise net_L(s) + recv_o(s); self copy 0. */
+ * O_rndv above S); piecewise max(0, net_L(s) - send_o(s)) + recv_o(s); self copy 0. */
 uint64_t ir_model_recv_call(const ir_loggops *p, uint64_t size, int self);
 
 #endif

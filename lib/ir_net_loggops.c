@@ -6,8 +6,8 @@
  * (contention is modelled only by the NIC gaps g and G, which the engine
  * charges). This is exactly LogGOPSim's rule, so results agree with it.
  * Rendezvous messages use o_rndv, the overhead of their protocol. With the
- * piecewise model the message arrives send_o(s) + net_L(s) after its send
- * started (ir_model_arrival, formats/params.md).
+ * piecewise model the message arrives net_L(s) after its send started
+ * (ir_model_arrival, formats/params.md).
  */
 #include "ir_net.h"
 

@@ -21,23 +21,23 @@ cat >pw.params <<'EOF2'
 g = 0
 G = 0
 S = 1000
-send_o = 0:8us; 64:10us+10ps
+send_o = 0:8us; 64:10us+10ps; 1001:500ns
 recv_o = 0:2us+1ps
 net_L = 0:1us+5ps
 EOF2
 
-test_expect_success 'eager: sender send_o, arrival send_o + net_L, receiver recv_o' '
-	# send_o(100) = 10us + 1000 = 10001000; net_L = 1us + 500 = 1000500;
-	# arrives 11001500, recv_o(100) = 2000100: 13001600
-	ibsim -q -p pw.params one.goal >a.out && ends a.out >got && printf "0 10001000\n1 13001600\n" >want &&
+test_expect_success 'eager: sender send_o, arrival net_L after the send started, receiver recv_o' '
+	# send_o(100) = 10us + 1000 = 10001000; net_L = 1us + 500 = 1000500: the message
+	# arrives while the sender is still busy; recv_o(100) = 2000100: 3000600
+	ibsim -q -p pw.params one.goal >a.out && ends a.out >got && printf "0 10001000\n1 3000600\n" >want &&
 	test_cmp want got &&
 	head -n 1 a.out | grep -q " model=piecewise ranks=2 "
 '
 
 test_expect_success 'segments: the size picks its segment' '
 	sed "s/100b/10b/" one.goal >ten.goal &&
-	# send_o(10) = 8us; net_L = 1000050; arrival 9000050; recv_o = 2000010: 11000060
-	ibsim -q -p pw.params ten.goal >b.out && ends b.out >got && printf "0 8000000\n1 11000060\n" >want &&
+	# send_o(10) = 8us; net_L = 1000050 = the arrival; recv_o = 2000010: 3000060
+	ibsim -q -p pw.params ten.goal >b.out && ends b.out >got && printf "0 8000000\n1 3000060\n" >want &&
 	test_cmp want got
 '
 
@@ -53,8 +53,8 @@ r requires c
 }
 EOF2
 test_expect_success 'rendezvous: the sender is held until the receiver has taken the data' '
-	# send_o(2000) = 10us + 20000 = 10020000 on rank 0; arrival 10020000 + 1010000 =
-	# 11030000, rank 1 computes until 50000000, charges recv_o(2000) = 2002000 then
+	# send_o(2000) = 500ns on rank 0; arrival net_L(2000) = 1010000, rank 1 computes
+	# until 50000000, charges recv_o(2000) = 2002000 then
 	# (52002000); the receive posted at 52002000 finds it in the UQ: rank 1 ends 52002000.
 	# Rank 0 is released at the later of the match (52002000) and the charge end (52002000).
 	ibsim -q -p pw.params late.goal >c.out && ends c.out >got && printf "0 52002000\n1 52002000\n" >want &&
@@ -71,8 +71,9 @@ r: recv 2000b from 0 tag 0
 }
 EOF2
 test_expect_success 'rendezvous, receive posted: the send ends with the receive (LogGOPS: at the match)' '
-	# arrival 11030000, charged 2002000: both end at 13032000
-	ibsim -q -p pw.params posted.goal >d.out && ends d.out >got && printf "0 13032000\n1 13032000\n" >want &&
+	# arrival 1010000, charged 2002000: both end at 3012000 (the sender'"'"'s own 500 ns
+	# are long over)
+	ibsim -q -p pw.params posted.goal >d.out && ends d.out >got && printf "0 3012000\n1 3012000\n" >want &&
 	test_cmp want got &&
 	# the LogGOPS rule releases the sender when the message is matched (o + L = 4000 here):
 	# rank 0 ends at 4000 while rank 1 pays o + s1*max(O,G) = 2000 + 1999*3 = 7997 after it

@@ -128,9 +128,14 @@ int main(void)
 	ok(ir_model_pw(&m), "piecewise model on");
 	is_u64(ir_model_send_cpu(&m, 10, 0), 8000000, "send_o(10)");
 	is_u64(ir_model_send_cpu(&m, 1000, 0), 9000000 + 1000, "send_o(1000), rendezvous too");
-	is_u64(ir_model_arrival(&m, 1000, 0), 9001000 + 1000000 + 3000, "arrival: send_o + net_L");
+	is_u64(ir_model_arrival(&m, 1000, 0), 1000000 + 3000, "arrival: net_L from the send's start");
 	is_u64(ir_model_recv_cpu(&m, 1000, 0, 0), 2000000 + 2000, "receive: recv_o, no G");
-	is_u64(ir_model_recv_call(&m, 1000, 0), 1003000 + 2002000, "receive call: net_L + recv_o");
+	is_u64(ir_model_recv_call(&m, 1000, 0), 2002000, "receive call: recv_o (net_L is within send_o)");
+	is_u64(ir_model_recv_call(&m, 10, 0), 2000020, "receive call of 10 bytes: recv_o(10)");
+	m.net_L.seg[0].base = 20000000;
+	is_u64(ir_model_recv_call(&m, 10, 0), 20000030 - 8000000 + 2000020,
+	       "receive call: net_L - send_o + recv_o when the arrival is after the send's end");
+	m.net_L.seg[0].base = 1000000;
 	is_u64(ir_model_send_cpu(&m, 1000, 1), 40000 + 500, "to oneself: copy");
 	is_u64(ir_model_arrival(&m, 1000, 1), 40500, "to oneself: there when copied");
 	is_u64(ir_model_recv_cpu(&m, 1000, 1, 0), 0, "to oneself: the receiver pays nothing");

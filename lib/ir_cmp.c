@@ -4,7 +4,10 @@
  *
  * Each trace is streamed once (ir_trace), keeping three times per rank; a
  * results file is read line by line into one array of end times. Memory is
- * O(ranks x results files).
+ * O(ranks x (results files + real runs)). With several real runs the report
+ * takes each time's median and range over the runs (ir_cmp_report_runs); with
+ * one it is the plain report, unchanged, which pipelines/validate-table.sh
+ * and the tests read.
  */
 #include "ir_cmp.h"
 
@@ -16,6 +19,7 @@
 
 #include "ir_io.h"
 #include "ir_num.h"
+#include "ir_stats.h"
 #include "ir_trace.h"
 
 /* ---- real times ---- */
@@ -95,6 +99,11 @@ int ir_cmp_real_read(ir_cmp_real *r, char *const *paths, size_t n, ir_err *e)
 		goto out;
 	}
 	r->nranks = (uint32_t)tf.n;
+	r->name = strdup(paths[0]);
+	if (!r->name) {
+		ir_errf(e, "out of memory");
+		goto out;
+	}
 	if (ir_trace_epoch(tf.f[0].path, &epoch, e))
 		goto out;
 	for (size_t i = 0; i < tf.n; i++)
@@ -119,6 +128,7 @@ out:
 
 void ir_cmp_real_release(ir_cmp_real *r)
 {
+	free(r->name);
 	free(r->span_ps);
 	free(r->tail_ps);
 	free(r->lead_ps);
@@ -333,8 +343,8 @@ static int add_pct(ir_sb *b, int prec, int sign, double v)
 	return sign ? ir_sb_addf(b, "%+.*f", prec, v) : ir_sb_addf(b, "%.*f", prec, v);
 }
 
-int ir_cmp_report(const ir_cmp_real *r, const ir_cmp_sim *sims, size_t nsims, const ir_cmp_opts *o, ir_sb *b,
-                  uint64_t *outside, ir_cmp_summary *sum, ir_err *e)
+static int report_one(const ir_cmp_real *r, const ir_cmp_sim *sims, size_t nsims, const ir_cmp_opts *o, ir_sb *b,
+                      uint64_t *outside, ir_cmp_summary *sum, ir_err *e)
 {
 	int rc = 0;
 	double real, sim;
@@ -425,6 +435,19 @@ int ir_cmp_report(const ir_cmp_real *r, const ir_cmp_sim *sims, size_t nsims, co
 				s.outside++;
 		}
 		s.mean_abs_pct = r->nranks ? sumabs / r->nranks : 0;
+		{
+			ir_cmp_spread sp;
+			double rt = ir_cmp_run_time(r, o);
+			sp.median = sp.min = sp.max = rt;
+			s.run_sim_ps = 0;
+			for (uint32_t k = 0; k < r->nranks; k++) {
+				times_of(r, &sims[j], o, k, &real, &sim);
+				if (sim > s.run_sim_ps)
+					s.run_sim_ps = sim;
+			}
+			s.run_dev_pct = ir_cmp_dev_pct(rt, s.run_sim_ps);
+			s.run_within = ir_cmp_within(&sp, s.run_sim_ps);
+		}
 		if (sum)
 			sum[j] = s;
 		if (o->format == IR_CMP_TSV) {
@@ -446,4 +469,273 @@ int ir_cmp_report(const ir_cmp_real *r, const ir_cmp_sim *sims, size_t nsims, co
 		}
 	}
 	return rc ? ir_errf(e, "out of memory") : 0;
+}
+
+/* ---- several real runs ---- */
+
+void ir_cmp_spread_of(double *v, size_t n, ir_cmp_spread *s)
+{
+	s->median = ir_median_inplace(v, n); /* sorts v */
+	s->min = v[0];
+	s->max = v[n - 1];
+}
+
+double ir_cmp_spread_pct(const ir_cmp_spread *s)
+{
+	if (s->max == s->min)
+		return 0;
+	if (s->median <= 0)
+		return INFINITY;
+	return (s->max - s->min) / s->median * 100;
+}
+
+int ir_cmp_within(const ir_cmp_spread *s, double sim)
+{
+	double lo = s->median - s->min, hi = s->max - s->median, d = fabs(sim - s->median);
+	return d <= (lo > hi ? lo : hi);
+}
+
+double ir_cmp_real_time(const ir_cmp_real *r, uint32_t k, const ir_cmp_opts *o)
+{
+	return (double)r->span_ps[k] + (o->sync ? (double)r->lead_ps[k] : 0) -
+	       (o->exclude_finalize ? (double)r->tail_ps[k] : 0);
+}
+
+double ir_cmp_run_time(const ir_cmp_real *r, const ir_cmp_opts *o)
+{
+	double m = 0;
+	for (uint32_t k = 0; k < r->nranks; k++) {
+		double t = ir_cmp_real_time(r, k, o);
+		if (t > m)
+			m = t;
+	}
+	return m;
+}
+
+size_t ir_cmp_median_run(const ir_cmp_real *runs, size_t n, const ir_cmp_opts *o)
+{
+	/* The run with (n - 1) / 2 runs before it in the order of (run time, position).
+	 * O(n^2) run times: n is a handful of runs. */
+	for (size_t i = 0; i < n; i++) {
+		double t = ir_cmp_run_time(&runs[i], o);
+		size_t before = 0;
+		for (size_t j = 0; j < n; j++) {
+			double u = ir_cmp_run_time(&runs[j], o);
+			if (u < t || (u == t && j < i))
+				before++;
+		}
+		if (before == (n - 1) / 2)
+			return i;
+	}
+	return 0;
+}
+
+/* The simulated time of rank k: ibsim's end, less the first run's tail with exclude_finalize. */
+static double sim_time(const ir_cmp_real *r0, const ir_cmp_sim *s, const ir_cmp_opts *o, uint32_t k)
+{
+	double tail = o->exclude_finalize ? (double)r0->tail_ps[k] : 0, end = (double)s->end_ps[k];
+	return end > tail ? end - tail : 0;
+}
+
+static double sim_run_time(const ir_cmp_real *r0, const ir_cmp_sim *s, const ir_cmp_opts *o)
+{
+	double m = 0;
+	for (uint32_t k = 0; k < r0->nranks; k++) {
+		double t = sim_time(r0, s, o, k);
+		if (t > m)
+			m = t;
+	}
+	return m;
+}
+
+static int add_time(ir_sb *b, int format, double ps)
+{
+	if (format == IR_CMP_TSV)
+		return ir_sb_addf(b, "\t%.0f", ps);
+	if (format == IR_CMP_MD)
+		return ir_sb_addf(b, " %.3f |", ps / 1e6);
+	return ir_sb_addf(b, " %14.3f", ps / 1e6);
+}
+
+static int report_multi(const ir_cmp_real *runs, size_t nruns, const ir_cmp_sim *sims, size_t nsims,
+                        const ir_cmp_opts *o, ir_sb *b, uint64_t *outside, ir_cmp_summary *sum, ir_err *e)
+{
+	const ir_cmp_real *r0 = &runs[0];
+	uint32_t nr = r0->nranks;
+	double *v = malloc(nruns * sizeof *v);
+	ir_cmp_spread *sp = malloc(((size_t)nr + 1) * sizeof *sp);
+	size_t med = ir_cmp_median_run(runs, nruns, o);
+	const char *medname = runs[med].name ? runs[med].name : "?";
+	int rc = 0, fmt = o->format;
+	if (!v || !sp) {
+		free(v);
+		free(sp);
+		return ir_errf(e, "out of memory");
+	}
+	for (uint32_t k = 0; k <= nr; k++) {
+		for (size_t i = 0; i < nruns; i++)
+			v[i] = k < nr ? ir_cmp_real_time(&runs[i], k, o) : ir_cmp_run_time(&runs[i], o);
+		ir_cmp_spread_of(v, nruns, &sp[k]);
+	}
+	/* Header. */
+	if (fmt == IR_CMP_TSV) {
+		rc |= ir_sb_adds(b, "rank\treal_ps\tmin_ps\tmax_ps\tspread_pct");
+		for (size_t j = 0; j < nsims; j++)
+			rc |= ir_sb_adds(b, "\tsim_ps\tdev_pct\twithin_spread");
+		rc |= ir_sb_addch(b, '\n');
+	} else if (fmt == IR_CMP_MD) {
+		rc |= ir_sb_addf(b, "Real times: the median of %zu runs; median run %s (run %zu).\n\n", nruns, medname,
+		                 med + 1);
+		rc |= ir_sb_adds(b, "| rank | real (us) | min (us) | max (us) | spread (%) |");
+		for (size_t j = 0; j < nsims; j++)
+			rc |= nsims > 1 ? ir_sb_addf(b, " sim %zu (us) | dev %zu (%%) | within spread %zu |", j + 1, j + 1, j + 1)
+			                : ir_sb_adds(b, " sim (us) | dev (%) | within spread |");
+		rc |= ir_sb_adds(b, "\n|---:|---:|---:|---:|---:|");
+		for (size_t j = 0; j < nsims; j++)
+			rc |= ir_sb_adds(b, "---:|---:|---|");
+		rc |= ir_sb_addch(b, '\n');
+	} else {
+		rc |= ir_sb_addf(b, "real times: the median of %zu runs; median run: %s (run %zu)\n", nruns, medname, med + 1);
+		if (nsims > 1)
+			for (size_t j = 0; j < nsims; j++)
+				rc |= ir_sb_addf(b, "results %zu: %s\n", j + 1, sims[j].name);
+		rc |= ir_sb_addf(b, "%6s %14s %14s %14s %9s", "rank", "real_us", "min_us", "max_us", "spread_%");
+		for (size_t j = 0; j < nsims; j++) {
+			char h1[32], h2[32], h3[32];
+			if (nsims > 1) {
+				snprintf(h1, sizeof h1, "sim%zu_us", j + 1);
+				snprintf(h2, sizeof h2, "dev%zu_%%", j + 1);
+				snprintf(h3, sizeof h3, "spread%zu", j + 1);
+			} else {
+				snprintf(h1, sizeof h1, "sim_us");
+				snprintf(h2, sizeof h2, "dev_%%");
+				snprintf(h3, sizeof h3, "spread");
+			}
+			rc |= ir_sb_addf(b, " %14s %9s %8s", h1, h2, h3);
+		}
+		rc |= ir_sb_addch(b, '\n');
+	}
+	/* Rows: the ranks, then "all" (the run time: the longest rank's). */
+	*outside = 0;
+	for (uint32_t k = 0; k <= nr; k++) {
+		double spct = ir_cmp_spread_pct(&sp[k]);
+		if (fmt == IR_CMP_TSV)
+			rc |= k < nr ? ir_sb_addf(b, "%" PRIu32, k) : ir_sb_adds(b, "all");
+		else if (fmt == IR_CMP_MD)
+			rc |= k < nr ? ir_sb_addf(b, "| %" PRIu32 " |", k) : ir_sb_adds(b, "| all |");
+		else
+			rc |= k < nr ? ir_sb_addf(b, "%6" PRIu32, k) : ir_sb_addf(b, "%6s", "all");
+		rc |= add_time(b, fmt, sp[k].median);
+		rc |= add_time(b, fmt, sp[k].min);
+		rc |= add_time(b, fmt, sp[k].max);
+		if (fmt == IR_CMP_TSV) {
+			rc |= ir_sb_addch(b, '\t');
+			rc |= add_pct(b, 3, 0, spct);
+		} else if (fmt == IR_CMP_MD) {
+			rc |= ir_sb_addch(b, ' ');
+			rc |= add_pct(b, 2, 0, spct);
+			rc |= ir_sb_adds(b, " |");
+		} else {
+			rc |= isinf(spct) ? ir_sb_addf(b, " %9s", "inf") : ir_sb_addf(b, " %9.2f", spct);
+		}
+		for (size_t j = 0; j < nsims; j++) {
+			double sim = k < nr ? sim_time(r0, &sims[j], o, k) : sim_run_time(r0, &sims[j], o);
+			double dev = ir_cmp_dev_pct(sp[k].median, sim);
+			int in = ir_cmp_within(&sp[k], sim);
+			if (k < nr && !(fabs(dev) <= o->tolerance_pct))
+				(*outside)++;
+			rc |= add_time(b, fmt, sim);
+			if (fmt == IR_CMP_TSV) {
+				rc |= ir_sb_addch(b, '\t');
+				rc |= add_pct(b, 3, 0, dev);
+				rc |= ir_sb_adds(b, in ? "\tyes" : "\tno");
+			} else if (fmt == IR_CMP_MD) {
+				rc |= ir_sb_addch(b, ' ');
+				rc |= add_pct(b, 2, 1, dev);
+				rc |= ir_sb_adds(b, in ? " | yes |" : " | no |");
+			} else {
+				rc |= isinf(dev) ? ir_sb_addf(b, " %9s", "inf") : ir_sb_addf(b, " %+9.2f", dev);
+				rc |= ir_sb_addf(b, " %8s", in ? "within" : "outside");
+			}
+		}
+		rc |= ir_sb_addch(b, '\n');
+	}
+	/* Summaries. */
+	if (fmt == IR_CMP_MD)
+		rc |= ir_sb_addch(b, '\n');
+	if (fmt == IR_CMP_TSV)
+		rc |= ir_sb_addf(b, "# runs=%zu median_run=%zu %s\n", nruns, med + 1, medname);
+	for (size_t j = 0; j < nsims; j++) {
+		ir_cmp_summary s;
+		double sumabs = 0;
+		memset(&s, 0, sizeof s);
+		for (uint32_t k = 0; k < nr; k++) {
+			double dev = fabs(ir_cmp_dev_pct(sp[k].median, sim_time(r0, &sims[j], o, k)));
+			sumabs += dev;
+			if (dev > s.max_abs_pct || k == 0) {
+				s.max_abs_pct = dev;
+				s.worst_rank = k;
+			}
+			if (!(dev <= o->tolerance_pct))
+				s.outside++;
+		}
+		s.mean_abs_pct = nr ? sumabs / nr : 0;
+		s.run_sim_ps = sim_run_time(r0, &sims[j], o);
+		s.run_dev_pct = ir_cmp_dev_pct(sp[nr].median, s.run_sim_ps);
+		s.run_within = ir_cmp_within(&sp[nr], s.run_sim_ps);
+		if (sum)
+			sum[j] = s;
+		if (fmt == IR_CMP_TSV) {
+			rc |= ir_sb_addf(b, "# %s: max_abs_dev_pct=", sims[j].name);
+			rc |= add_pct(b, 3, 0, s.max_abs_pct);
+			rc |= ir_sb_addf(b, " worst_rank=%" PRIu32 " mean_abs_dev_pct=", s.worst_rank);
+			rc |= add_pct(b, 3, 0, s.mean_abs_pct);
+			rc |= ir_sb_addf(b, " outside=%" PRIu32 " tolerance_pct=%g run_dev_pct=", s.outside, o->tolerance_pct);
+			rc |= add_pct(b, 3, 0, s.run_dev_pct);
+			rc |= ir_sb_addf(b, " within_spread=%s\n", s.run_within ? "yes" : "no");
+		} else {
+			const char *lead = fmt == IR_CMP_MD ? "- **" : "", *trail = fmt == IR_CMP_MD ? "**" : "";
+			rc |= ir_sb_addf(b, "%s%s%s: largest |deviation| ", lead, sims[j].name, trail);
+			rc |= add_pct(b, 2, 0, s.max_abs_pct);
+			rc |= ir_sb_addf(b, "%% (rank %" PRIu32 "), mean |deviation| ", s.worst_rank);
+			rc |= add_pct(b, 2, 0, s.mean_abs_pct);
+			rc |= ir_sb_addf(b, "%%; %" PRIu32 " of %" PRIu32 " rank%s outside %g%%\n", s.outside, nr, nr == 1 ? "" : "s",
+			                 o->tolerance_pct);
+			rc |= ir_sb_addf(b, "%s%s%s: run time %.3f us, ", lead, sims[j].name, trail, s.run_sim_ps / 1e6);
+			rc |= add_pct(b, 2, 1, s.run_dev_pct);
+			rc |= ir_sb_addf(b, "%% from the median %.3f us of %zu runs (%.3f to %.3f us, spread ", sp[nr].median / 1e6,
+			                 nruns, sp[nr].min / 1e6, sp[nr].max / 1e6);
+			rc |= add_pct(b, 2, 0, ir_cmp_spread_pct(&sp[nr]));
+			rc |= ir_sb_addf(b, "%%): %s the spread\n", s.run_within ? "within" : "outside");
+		}
+	}
+	free(v);
+	free(sp);
+	return rc ? ir_errf(e, "out of memory") : 0;
+}
+
+int ir_cmp_report_runs(const ir_cmp_real *runs, size_t nruns, const ir_cmp_sim *sims, size_t nsims,
+                       const ir_cmp_opts *o, ir_sb *out, uint64_t *outside, ir_cmp_summary *sum, ir_err *e)
+{
+	*outside = 0;
+	if (nruns < 1)
+		return ir_errf(e, "no real run to compare with");
+	for (size_t i = 1; i < nruns; i++)
+		if (runs[i].nranks != runs[0].nranks)
+			return ir_errf(e, "%s: %" PRIu32 " rank%s, but the first run (%s) has %" PRIu32,
+			               runs[i].name ? runs[i].name : "?", runs[i].nranks, runs[i].nranks == 1 ? "" : "s",
+			               runs[0].name ? runs[0].name : "?", runs[0].nranks);
+	for (size_t j = 0; j < nsims; j++)
+		if (sims[j].nranks != runs[0].nranks)
+			return ir_errf(e, "%s: %" PRIu32 " ranks, but the traces have %" PRIu32, sims[j].name, sims[j].nranks,
+			               runs[0].nranks);
+	if (nruns == 1)
+		return report_one(runs, sims, nsims, o, out, outside, sum, e);
+	return report_multi(runs, nruns, sims, nsims, o, out, outside, sum, e);
+}
+
+int ir_cmp_report(const ir_cmp_real *r, const ir_cmp_sim *sims, size_t nsims, const ir_cmp_opts *o, ir_sb *out,
+                  uint64_t *outside, ir_cmp_summary *sum, ir_err *e)
+{
+	return ir_cmp_report_runs(r, 1, sims, nsims, o, out, outside, sum, e);
 }

@@ -22,6 +22,20 @@
  * Deviation = (simulated - real) / real, in percent. A rank is outside the
  * tolerance when |deviation| > tolerance.
  *
+ * Several real runs of the same program (ir_cmp_report_runs): identical runs
+ * differ by 10 % and more on a shared machine, so one run is a poor yardstick.
+ * The real time of a rank is then the median over the runs, and the report
+ * adds the spread of the runs (smallest, largest, (largest - smallest) /
+ * median) and whether the simulated time lies within it: |simulated -
+ * median| no larger than the distance of the farthest run from the median
+ * (a prediction as close to the median as some real run is). The same is
+ * said of the whole run, whose time is its longest rank's. The first run is
+ * the one the schedules are taken to be made from (--exclude-finalize
+ * subtracts its tail from the simulated times). The alternatives rejected:
+ * the mean (one disturbed run moves it), and a confidence interval (five
+ * runs are too few to estimate a distribution; the range says only what was
+ * seen).
+ *
  * Ownership: ir_cmp_real and ir_cmp_sim are caller-owned (_release).
  */
 #ifndef IR_CMP_H
@@ -34,6 +48,7 @@
 #include "ir_strbuf.h"
 
 typedef struct ir_cmp_real {
+	char *name;       /* the first path read (names the run in reports); may be NULL */
 	uint32_t nranks;
 	int64_t *span_ps; /* MPI_Init return to MPI_Finalize call */
 	int64_t *tail_ps; /* last call's return (before MPI_Finalize) to MPI_Finalize call */
@@ -70,7 +85,32 @@ typedef struct ir_cmp_summary {
 	double mean_abs_pct; /* mean |deviation| */
 	uint32_t worst_rank;
 	uint32_t outside;    /* ranks outside the tolerance */
+	/* the whole run (its longest rank): simulated time, deviation from the real
+	 * median, and whether that lies within the real runs' spread */
+	double run_sim_ps;
+	double run_dev_pct;
+	int run_within;
 } ir_cmp_summary;
+
+/* Median, smallest and largest of one time over several real runs. */
+typedef struct ir_cmp_spread {
+	double median, min, max;
+} ir_cmp_spread;
+
+/* The spread of v[0..n) (n >= 1; sorts v in place). */
+void ir_cmp_spread_of(double *v, size_t n, ir_cmp_spread *s);
+/* (max - min) / median in percent: 0 when max equals min, +inf when the median is 0 and max is not. */
+double ir_cmp_spread_pct(const ir_cmp_spread *s);
+/* 1 when |sim - median| <= max(median - min, max - median), else 0. */
+int ir_cmp_within(const ir_cmp_spread *s, double sim);
+
+/* The real time of rank k of a run under the options (sync, exclude_finalize). */
+double ir_cmp_real_time(const ir_cmp_real *r, uint32_t k, const ir_cmp_opts *o);
+/* The real time of a run: its longest rank's. */
+double ir_cmp_run_time(const ir_cmp_real *r, const ir_cmp_opts *o);
+/* The index of the median run by run time (n >= 1): for an even n the shorter
+ * of the two middle runs; among equal times the first. */
+size_t ir_cmp_median_run(const ir_cmp_real *runs, size_t n, const ir_cmp_opts *o);
 
 /* Compare and append the report in the chosen format. Every sim must have
  * r->nranks ranks (error otherwise). *outside gets the number of (rank,
@@ -78,6 +118,14 @@ typedef struct ir_cmp_summary {
  * summary per results file. */
 int ir_cmp_report(const ir_cmp_real *r, const ir_cmp_sim *sims, size_t nsims, const ir_cmp_opts *o, ir_sb *out,
                   uint64_t *outside, ir_cmp_summary *sum, ir_err *e);
+
+/* The same against several real runs of the program (nruns >= 1; every run
+ * must have runs[0]'s rank count, error otherwise): with one run the report
+ * is ir_cmp_report's; with more, every real time is the median over the runs,
+ * the spread and whether each simulated time lies within it are added, and a
+ * row "all" compares the run times. nsims may be 0 (the real runs only). */
+int ir_cmp_report_runs(const ir_cmp_real *runs, size_t nruns, const ir_cmp_sim *sims, size_t nsims,
+                       const ir_cmp_opts *o, ir_sb *out, uint64_t *outside, ir_cmp_summary *sum, ir_err *e);
 
 /* Deviation of one rank in percent (+inf when real is 0 and sim is not; 0 when both are 0). */
 double ir_cmp_dev_pct(double real_ps, double sim_ps);

@@ -19,6 +19,10 @@
 #                   utilisation of $(TOPO)
 #   6 schedules     sample and goalgen schedules: compile, round trip, stats, simulate
 #   7 plots         gnuplot, PNG and SVG, into $(OUT)/plots/
+#   8 cross-network pipelines/crossnet.mk on CROSS_APPS, CROSS_N runs each:
+#                   traced on shared memory, predicted for TCP over loopback,
+#                   against the median of TCP's runs ($(OUT)/crossnet/;
+#                   CROSS_VARS passes settings to it, e.g. CAL_REPS=5)
 # It ends with the deviation table ($(OUT)/deviation.tsv) and the plot paths.
 #
 # Everything goes to $(OUT); rerunning redoes only what changed (delete a
@@ -41,6 +45,9 @@ MPI     ?= $(if $(shell command -v mpirun 2>/dev/null),yes,no)
 PLOTS   ?= $(if $(shell command -v gnuplot 2>/dev/null),yes,no)
 MELT    ?= /usr/share/lammps/examples/melt/in.melt
 LAMMPS  ?= $(if $(and $(shell command -v lmp 2>/dev/null),$(wildcard $(MELT))),yes,no)
+CROSS_APPS ?= ring collectives $(if $(filter yes,$(LAMMPS)),lammps-melt)
+CROSS_N ?= 3
+CROSS_VARS ?= CAL_REPS=$(REPS) CAL_MAXBYTES=$(MAXBYTES)
 
 # Open MPI refuses to run as root without these; harmless otherwise.
 export OMPI_ALLOW_RUN_AS_ROOT = 1
@@ -101,12 +108,12 @@ PLOT_FILES := $(foreach p,$(PLOT_NAMES),$(O)/plots/$(p).png $(O)/plots/$(p).svg)
 
 # stage NUMBER TITLE TARGET: run one stage with a progress line and its time.
 define stage
-	@s=$$(date +%s); echo "demo [$(1)/7] $(2)"; \
+	@s=$$(date +%s); echo "demo [$(1)/8] $(2)"; \
 	$(MAKE) -s --no-print-directory -f $(SELF) $(3) || exit 1; \
-	echo "demo [$(1)/7] done in $$(( $$(date +%s) - s )) s"
+	echo "demo [$(1)/8] done in $$(( $$(date +%s) - s )) s"
 endef
 
-.PHONY: all calib traces replay thesis pattern schedules plots report
+.PHONY: all calib traces replay thesis pattern schedules plots crossnet report
 # Every file of a run, named here so that none is an intermediate file that
 # make would delete (and then redo on the next run) or fail to redo when missing.
 .PHONY: files
@@ -122,6 +129,7 @@ all:
 	$(call stage,5,communication pattern of $(or $(PATTERN),(skipped: needs mpirun)),pattern)
 	$(call stage,6,schedules: goalc round trip$(comma) stats$(comma) ibsim,schedules)
 	$(call stage,7,plots ($(if $(filter yes,$(PLOTS)),gnuplot,skipped: gnuplot not installed)),plots)
+	$(call stage,8,cross-network: traced on shm$(comma) predicted for TCP ($(if $(filter yes,$(MPI)),$(CROSS_APPS)$(comma) $(CROSS_N) runs each,skipped: needs mpirun)),crossnet)
 	@$(MAKE) -s --no-print-directory -f $(SELF) report
 comma := ,
 
@@ -283,6 +291,22 @@ $(O)/plots/sizes.%: $(O)/apps/$(PATTERN)/app.goalb $(PLOT)/sizes.gp
 $(O)/plots/links.%: $(O)/apps/$(PATTERN)/ib.tsv $(PLOT)/links.gp
 	@mkdir -p $(@D)
 	@$(call GP,$(O)/apps/$(PATTERN)/links.tsv,span=$$(awk '!/^#/ && $$1 ~ /^[0-9]+$$/ && $$2 > m {m = $$2} END {printf "%.0f\n", m}' $<); name='$(PATTERN_TITLE) on $(TOPO)',links)
+
+# ---- 8 cross-network ------------------------------------------------------
+ifeq ($(MPI),yes)
+crossnet:
+	@$(MAKE) -s --no-print-directory -f pipelines/crossnet.mk BUILD=$(BUILD) BIN=$(B) BUILD_TOOLS=no \
+	  OUT=$(O)/crossnet A=shm B=tcp NP=2 N=$(CROSS_N) APPS="$(CROSS_APPS)" $(CROSS_VARS) table >/dev/null
+	@echo "   traced on shm, predicted for TCP (real: median of $(CROSS_N) runs; |dev| from TCP's median)"
+	@awk -F'\t' 'NR == 1 { printf "   %-14s %10s %10s %8s %8s %10s %8s %10s %8s\n", "app", "shm_ms", "tcp_ms", \
+	    "spread_%", "naive_%", "default_ms", "|dev|_%", "sync_ms", "|dev|_%"; next } /^#/ { next } \
+	  { printf "   %-14s %10.3f %10.3f %8.2f %8.2f %10.3f %8.2f %10.3f %8.2f\n", $$1, $$3, $$5, $$6, $$7, $$8, $$9, $$11, $$12 }' \
+	  $(O)/crossnet/crossnet.tsv
+	@echo "   table: $(O)/crossnet/crossnet.md"
+else
+crossnet:
+	@echo "   skipped: needs mpirun"
+endif
 
 # ---- the deviation table and the report -----------------------------------
 ROWS := $(addsuffix /row.tsv,$(addprefix $(O)/apps/,$(RUNS))) $(O)/ltest/row.tsv

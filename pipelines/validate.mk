@@ -34,27 +34,18 @@
 # Everything runs one step at a time (.NOTPARALLEL): a run measured while
 # another program competes for the cores would measure the competition.
 #
-# Applications (an application whose program is not installed is left out
-# with a note):
-#   ring collectives datatypes nonblock persistent wildcard fsample
-#       samples/apps (the ones written for several ranks; pingpong is the
-#       calibration itself, apbench and faults test the tracer), with
-#       arguments that make each run last milliseconds rather than
-#       microseconds (ARGS_<app>; wildcard takes at most 1024); datatypes,
-#       nonblock and fsample take none
-#   lammps-melt lammps-peptide   LAMMPS (lmp) on the melt and peptide
-#       examples of lammps-examples
-#   hpcc   HPC Challenge, hpccinf.txt with N=500 NB=32 and a P x Q grid of
-#       the ranks (P the largest divisor of the ranks not above its root)
-#   mumps  MUMPS dsimpletest (double precision) with its 5x5 example matrix
-#       on standard input (mumps-test)
+# Applications: pipelines/apps.mk (the list this pipeline shares with
+# pipelines/crossnet.mk); an application whose program is not installed is
+# left out with a note. By default APPS is the samples and LAMMPS melt and
+# peptide, HPCC and MUMPS, with this pipeline's own inputs (ARGS_<app> below:
+# runs of milliseconds; MUMPS on its 5x5 example), the ones
+# docs/validation.md was measured with; apps.mk's further programs (netpipe,
+# meep, mpy) run when named in APPS.
 
 BUILD     ?= build
 BIN       ?= bin
 OUT       ?= validate-out
 NP        ?= 2 4 8
-SAMPLE_APPS ?= ring collectives datatypes nonblock persistent wildcard fsample
-EXTERNAL_APPS ?= lammps-melt lammps-peptide hpcc mumps
 APPS      ?= $(SAMPLE_APPS) $(EXTERNAL_APPS)
 MODES     ?= default sync
 NET       ?= loggops
@@ -74,12 +65,7 @@ ARGS_ring        ?= 10000 4096
 ARGS_collectives ?= 200
 ARGS_persistent  ?= 20000
 ARGS_wildcard    ?= 1000
-ARGS_datatypes   ?=
-ARGS_nonblock    ?=
-ARGS_fsample     ?=
-
-LAMMPS_EX ?= /usr/share/lammps/examples
-MUMPS_DIR ?= /usr/lib/mumps
+MUMPS_GRID       ?= example
 
 # Open MPI refuses to run as root without these; harmless otherwise.
 export OMPI_ALLOW_RUN_AS_ROOT = 1
@@ -95,63 +81,9 @@ THIS     := $(lastword $(MAKEFILE_LIST))
 .DELETE_ON_ERROR:
 .SECONDEXPANSION:
 
-# ---- the applications: a command (run in the run's work directory) and an
-# ---- optional setup; $(1) is the rank count.
-CMD_ring        = $(SAMPLES)/ring $(ARGS_ring)
-CMD_collectives = $(SAMPLES)/collectives $(ARGS_collectives)
-CMD_datatypes   = $(SAMPLES)/datatypes $(ARGS_datatypes)
-CMD_nonblock    = $(SAMPLES)/nonblock $(ARGS_nonblock)
-CMD_persistent  = $(SAMPLES)/persistent $(ARGS_persistent)
-CMD_wildcard    = $(SAMPLES)/wildcard $(ARGS_wildcard)
-CMD_fsample     = $(SAMPLES)/fsample $(ARGS_fsample)
-CMD_lammps-melt    = lmp -in $(LAMMPS_EX)/melt/in.melt -log none -screen none
-CMD_lammps-peptide = lmp -in in.peptide -log none -screen none
-SETUP_lammps-peptide = cp $(LAMMPS_EX)/peptide/in.peptide $(LAMMPS_EX)/peptide/data.peptide .
-CMD_hpcc   = hpcc
-SETUP_hpcc = $(call hpccinf,$(1)) > hpccinf.txt
-CMD_mumps  = $(MUMPS_DIR)/dsimpletest < $(MUMPS_DIR)/input_simpletest_real
+include $(dir $(THIS))apps.mk
 
-# hpccinf NP: the HPL/HPCC input, N=500 NB=32, grid P x Q = NP.
-hpccinf = p=1; i=1; while [ $$((i * i)) -le $(1) ]; do [ $$(($(1) % i)) = 0 ] && p=$$i; i=$$((i + 1)); done; \
-  printf '%s\n' 'HPLinpack benchmark input file' 'ibreplay validation' 'HPL.out      output file name' \
-  '8            device out (6=stdout 7=stderr file)' '1            number of problem sizes (N)' \
-  '500          Ns' '1            number of NBs' '32           NBs' '0            PMAP process mapping' \
-  '1            number of process grids (P x Q)' "$$p            Ps" "$$(($(1) / p))            Qs" \
-  '16.0         threshold' '1            number of panel fact' '2            PFACTs' \
-  '1            number of recursive stopping criteria' '4            NBMINs' '1            number of panels in recursion' \
-  '2            NDIVs' '1            number of recursive panel fact.' '1            RFACTs' '1            number of broadcast' \
-  '1            BCASTs' '1            number of lookahead depth' '1            DEPTHs' '2            SWAP' \
-  '64           swapping threshold' '0            L1 form' '0            U form' '1            Equilibration' \
-  '8            memory alignment in double' '----- line 32 is ignored (a separator) -----' \
-  '0            number of additional problem sizes for PTRANS' '1200         values of N' \
-  '0            number of additional blocking sizes for PTRANS' '32           values of NB'
-
-# Which program each application needs; an application without it is left out.
-PROG_ring        = $(SAMPLES)/ring
-PROG_collectives = $(SAMPLES)/collectives
-PROG_datatypes   = $(SAMPLES)/datatypes
-PROG_nonblock    = $(SAMPLES)/nonblock
-PROG_persistent  = $(SAMPLES)/persistent
-PROG_wildcard    = $(SAMPLES)/wildcard
-PROG_fsample     = $(SAMPLES)/fsample
-PROG_lammps-melt    = $(firstword $(shell command -v lmp 2>/dev/null) /nonexistent/lmp) $(LAMMPS_EX)/melt/in.melt
-PROG_lammps-peptide = $(firstword $(shell command -v lmp 2>/dev/null) /nonexistent/lmp) $(LAMMPS_EX)/peptide/in.peptide
-PROG_hpcc  = $(firstword $(shell command -v hpcc 2>/dev/null) /nonexistent/hpcc)
-PROG_mumps = $(MUMPS_DIR)/dsimpletest $(MUMPS_DIR)/input_simpletest_real
-
-# The sample programs are built by the top-level Makefile (mpif90 decides
-# whether fsample exists), so they are looked for after `tools` has run; the
-# third-party ones must be there now.
-is_sample = $(filter $(1),$(SAMPLE_APPS))
-have = $(if $(call is_sample,$(1)),$(if $(wildcard $(SRC_$(1))),y),$(if $(strip $(foreach f,$(PROG_$(1)),$(if $(wildcard $(f)),,n))),,y))
-SRC_fsample = $(if $(shell command -v mpif90 2>/dev/null),samples/apps/fsample.f90)
-$(foreach a,ring collectives datatypes nonblock persistent wildcard,$(eval SRC_$(a) = samples/apps/$(a).c))
-
-UNKNOWN  := $(strip $(foreach a,$(APPS),$(if $(value CMD_$(a)),,$(a))))
-$(if $(UNKNOWN),$(error unknown application '$(firstword $(UNKNOWN))' in APPS (known: $(SAMPLE_APPS) $(EXTERNAL_APPS))))
 $(foreach n,$(NP),$(if $(shell [ "$(n)" -ge 1 ] 2>/dev/null && echo y),,$(error invalid rank count '$(n)' in NP (expected whole numbers of at least 1))))
-RUN_APPS := $(foreach a,$(APPS),$(if $(call have,$(a)),$(a)))
-MISSING  := $(filter-out $(RUN_APPS),$(APPS))
 RUNS     := $(foreach a,$(RUN_APPS),$(foreach n,$(NP),$(a)-$(n)))
 R        := $(OUT)/runs
 CMPS     := $(foreach r,$(RUNS),$(foreach m,$(MODES),$(R)/$(r)/$(m).cmp.tsv))

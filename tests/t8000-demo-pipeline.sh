@@ -21,7 +21,8 @@ demo() {
 	o=$1
 	shift
 	make -s -C "$TOP" -f pipelines/demo.mk BIN="$IR_BIN" BUILD="$IR_BUILD" OUT="$TRASH/$o" \
-		APPS=ring NPS=2 LAMMPS=no REPS=3 MAXBYTES=64K GEN_NP=4 PLOTS=$PLOTS "$@" \
+		APPS=ring NPS=2 LAMMPS=no REPS=3 MAXBYTES=64K GEN_NP=4 PLOTS=$PLOTS \
+		CROSS_APPS=ring CROSS_N=2 CROSS_VARS="ARGS_ring=200\ 1024 CAL_REPS=3 CAL_MAXBYTES=64K CAL_VARS=PROGRAM=pingpong" "$@" \
 		>"$TRASH/$o.log" 2>"$TRASH/$o.err"
 }
 # numeric FILE: every row after the header has 9 fields, all but the first numbers
@@ -35,12 +36,14 @@ svg() { grep -q '<svg' "$1"; }
 
 test_expect_success 'without MPI: ltest and schedules replayed, MPI stages skipped' '
 	demo n MPI=no PLOTS=no &&
-	grep -q "^demo \[1/7\] calibration" n.log &&
+	grep -q "^demo \[1/8\] calibration" n.log &&
 	grep -q "^   mpirun not found (or MPI=no)" n.log &&
-	grep -q "^demo \[2/7\] tracing 0 runs" n.log &&
+	grep -q "^demo \[2/8\] tracing 0 runs" n.log &&
 	grep -q "^   skipped: needs mpirun\$" n.log &&
 	grep -q "^   gnuplot not found" n.log &&
-	grep -q "^demo \[7/7\] done in [0-9]* s" n.log &&
+	grep -q "^demo \[7/8\] done in [0-9]* s" n.log &&
+	grep -q "^demo \[8/8\] cross-network: traced on shm, predicted for TCP (skipped: needs mpirun)$" n.log &&
+	grep -q "^demo \[8/8\] done in [0-9]* s" n.log &&
 	test "$(cut -f1 n/deviation.tsv)" = "$(printf "app\nltest-thesis")" &&
 	numeric n/deviation.tsv &&
 	! test -s n.err
@@ -63,13 +66,13 @@ test_expect_success 'schedules stage: every sample and generated schedule compil
 test_expect_success 'a failing stage stops the demo with its error' '
 	! demo f MPI=no PLOTS=no BIN=/nonexistent &&
 	grep -q "/nonexistent/trace2goal" f.err &&
-	! grep -q "demo \[4/7\] done" f.log
+	! grep -q "demo \[4/8\] done" f.log
 '
 
 if command -v mpirun >/dev/null 2>&1 && [ -x "$IR_BUILD/samples/ring" ] && [ -x "$IR_BIN/allprof" ]; then
 test_expect_success 'with MPI: calibration, tracing, replay on loggops and ib, cmp-real, table' '
 	demo d &&
-	grep -q "^demo \[1/7\] done" d.log && grep -q "^   allprof ring-2\$" d.log &&
+	grep -q "^demo \[1/8\] done" d.log && grep -q "^   allprof ring-2\$" d.log &&
 	grep -q "^   ring-2  *real [0-9]* us, loggops [-+][0-9.]*%, ib [-+][0-9.]*%\$" d.log &&
 	test "$(cut -f1,2 d/deviation.tsv | tr "\t\n" ":;")" = "app:ranks;ring:2;ltest-thesis:2;" &&
 	numeric d/deviation.tsv &&
@@ -88,8 +91,16 @@ test_expect_success 'with MPI: calibration, tracing, replay on loggops and ib, c
 	grep -qx "timeline (open in https://ui.perfetto.dev): $TRASH/d/apps/ring-2/ib.timeline.json" d.log
 '
 
+test_expect_success 'cross-network stage: ring traced on shm, predicted for TCP, a row of numbers' '
+	grep -q "^demo \[8/8\] cross-network: traced on shm, predicted for TCP (ring, 2 runs each)\$" d.log &&
+	grep -q "^   traced on shm, predicted for TCP (real: median of 2 runs; |dev| from TCP.s median)\$" d.log &&
+	grep -q "^   ring  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*\$" d.log &&
+	grep -q "^| ring | 2 | " d/crossnet/crossnet.md &&
+	test -s d/crossnet/cal-tcp/cluster.params
+'
+
 test_expect_success 'pattern stage without LAMMPS: ring on 8 ranks, its matrix and fat-tree links' '
-	grep -q "^demo \[5/7\] communication pattern of ring-8\$" d.log &&
+	grep -q "^demo \[5/8\] communication pattern of ring-8\$" d.log &&
 	grep -q "^   ranks  *8\$" d.log &&
 	test "$(grep -c "^[0-9]" d/apps/ring-8/matrix.tsv)" -gt 8 &&
 	grep -q "^spine0	" d/apps/ring-8/links.tsv

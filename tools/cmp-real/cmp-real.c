@@ -2,10 +2,12 @@
  * cmp-real: how far a simulation is from the real run, rank by rank.
  *
  * main() parses the options, reads the real per-rank times from the traces
- * and the simulated ones from each ibsim results file (lib/ir_cmp.c), and
- * prints the table and summaries in the chosen format. Exit status follows
- * cmp(1): 0 when every rank of every results file is within the tolerance,
- * 1 when some are outside, 2 on trouble (usage, unreadable or bad input).
+ * (and from further runs of the same program given with --run) and the
+ * simulated ones from each ibsim results file (lib/ir_cmp.c), and prints the
+ * table and summaries in the chosen format. Exit status follows cmp(1): 0
+ * when every rank of every results file is within the tolerance, 1 when some
+ * are outside, 2 on trouble (usage, unreadable or bad input). --run is
+ * repeated rather than given a list: trace paths may hold any character.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -22,20 +24,32 @@ enum { EXIT_SAME = 0, EXIT_DIFF = 1, EXIT_TROUBLE = 2 };
 static void usage(void)
 {
 	printf("Usage: cmp-real [--tolerance PCT] [--exclude-finalize] [--sync] [--format text|tsv|md] TRACES RESULTS...\n"
+	       "   or: cmp-real [--tolerance PCT] [--exclude-finalize] [--sync] [--format text|tsv|md] --run TRACES [--run TRACES]... TRACES [RESULTS...]\n"
 	       "Compare the real run time of every rank (from the return of MPI_Init to the\n"
 	       "call of MPI_Finalize, on rank 0's clock) with the simulated time in each ibsim\n"
 	       "results file, and print the deviation (simulated - real) / real in percent,\n"
 	       "then per results file the largest and the mean absolute deviation.\n"
 	       "\n"
+	       "With --run, TRACES and the --run traces are several runs of the same program:\n"
+	       "each real time is their median, the report adds their smallest and largest\n"
+	       "time and the spread (largest - smallest) / median, says per rank and for the\n"
+	       "whole run (row 'all': the longest rank) whether the simulated time lies within\n"
+	       "the spread (|simulated - median| at most the farthest run's distance from the\n"
+	       "median), and names the median run. Without RESULTS it reports the runs only.\n"
+	       "\n"
 	       "  TRACES                 trace directory (or a single trace file)\n"
 	       "  RESULTS                ibsim results (TSV with 'rank' and 'end_ps'); '-' is stdin\n"
+	       "  -r, --run TRACES       another run of the same program (repeatable); TRACES is\n"
+	       "                         run 1, the --run traces follow in their order\n"
 	       "  -t, --tolerance PCT    largest accepted |deviation| in percent (default 5)\n"
 	       "  -x, --exclude-finalize stop both times at the rank's last call before\n"
 	       "                         MPI_Finalize (the time after it is copied, not simulated)\n"
 	       "  -s, --sync             count every rank's real time from the earliest MPI_Init\n"
 	       "                         return of all ranks, as trace2goal --durations --sync\n"
 	       "                         schedules do\n"
-	       "  -f, --format FMT       text (default), tsv (rank real_ps sim_ps dev_pct ...) or md\n"
+	       "  -f, --format FMT       text (default), tsv (rank real_ps sim_ps dev_pct ...;\n"
+	       "                         with --run: rank real_ps min_ps max_ps spread_pct\n"
+	       "                         sim_ps dev_pct within_spread ...) or md\n"
 	       "  -h, --help             show this help and exit\n"
 	       "      --version          show the version and exit\n"
 	       "\n"
@@ -50,12 +64,15 @@ int main(int argc, char **argv)
 		{ "exclude-finalize", no_argument, NULL, 'x' },
 		{ "sync", no_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "run", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	ir_cmp_opts o = { 5.0, 0, IR_CMP_TEXT, 0 };
-	ir_cmp_real real;
+	ir_cmp_real *runs = NULL;
+	char **runpaths = NULL; /* [0] is TRACES, then the --run traces */
+	size_t nruns = 1;
 	ir_cmp_sim *sims = NULL;
 	size_t nsims = 0;
 	uint64_t outside = 0;
@@ -64,13 +81,21 @@ int main(int argc, char **argv)
 	int c, status = EXIT_TROUBLE;
 
 	ir_cli_init(argv[0]);
-	memset(&real, 0, sizeof real);
+	/* at most one run per argument */
+	runpaths = calloc((size_t)argc + 1, sizeof *runpaths);
+	runs = calloc((size_t)argc + 1, sizeof *runs);
+	if (!runpaths || !runs) {
+		ir_cli_failf("out of memory");
+		goto done;
+	}
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:xsf:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:xsf:r:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (ir_parse_double(optarg, &o.tolerance_pct, "--tolerance", &e) || o.tolerance_pct < 0)
-				return ir_cli_usage("invalid --tolerance '%s' (expected a non-negative percentage)", optarg);
+			if (ir_parse_double(optarg, &o.tolerance_pct, "--tolerance", &e) || o.tolerance_pct < 0) {
+				status = ir_cli_usage("invalid --tolerance '%s' (expected a non-negative percentage)", optarg);
+				goto usage;
+			}
 			break;
 		case 'x':
 			o.exclude_finalize = 1;
@@ -85,35 +110,51 @@ int main(int argc, char **argv)
 				o.format = IR_CMP_TSV;
 			else if (!strcmp(optarg, "md"))
 				o.format = IR_CMP_MD;
-			else
-				return ir_cli_usage("unknown format '%s' (expected text, tsv or md)", optarg);
+			else {
+				status = ir_cli_usage("unknown format '%s' (expected text, tsv or md)", optarg);
+				goto usage;
+			}
+			break;
+		case 'r':
+			runpaths[nruns++] = optarg;
 			break;
 		case 'h':
 			usage();
-			return ir_cli_finish(IR_EXIT_OK);
+			status = ir_cli_finish(IR_EXIT_OK);
+			goto usage;
 		case 'V':
 			ir_cli_version();
-			return ir_cli_finish(IR_EXIT_OK);
+			status = ir_cli_finish(IR_EXIT_OK);
+			goto usage;
 		default:
-			return ir_cli_getopt_error(c, argv);
+			status = ir_cli_getopt_error(c, argv);
+			goto usage;
 		}
 	}
-	if (optind == argc)
-		return ir_cli_usage("missing TRACES and RESULTS");
-	if (optind + 1 == argc)
-		return ir_cli_usage("missing RESULTS (ibsim's output for the traces)");
+	if (optind == argc) {
+		status = ir_cli_usage(nruns > 1 ? "missing TRACES (the first run)" : "missing TRACES and RESULTS");
+		goto usage;
+	}
+	if (optind + 1 == argc && nruns == 1) {
+		status = ir_cli_usage("missing RESULTS (ibsim's output for the traces)");
+		goto usage;
+	}
 	{
 		int nstdin = 0;
 		for (int i = optind + 1; i < argc; i++)
 			nstdin += !strcmp(argv[i], "-");
-		if (nstdin > 1)
-			return ir_cli_usage("standard input ('-') can be read only once");
+		if (nstdin > 1) {
+			status = ir_cli_usage("standard input ('-') can be read only once");
+			goto usage;
+		}
 	}
 
-	if (ir_cmp_real_read(&real, argv + optind, 1, &e)) {
-		ir_cli_fail(&e);
-		goto done;
-	}
+	runpaths[0] = argv[optind];
+	for (size_t i = 0; i < nruns; i++)
+		if (ir_cmp_real_read(&runs[i], runpaths + i, 1, &e)) {
+			ir_cli_fail(&e);
+			goto done;
+		}
 	nsims = (size_t)(argc - optind - 1);
 	sims = calloc(nsims, sizeof *sims);
 	if (!sims) {
@@ -125,7 +166,7 @@ int main(int argc, char **argv)
 			ir_cli_fail(&e);
 			goto done;
 		}
-	if (ir_cmp_report(&real, sims, nsims, &o, &sb, &outside, NULL, &e)) {
+	if (ir_cmp_report_runs(runs, nruns, sims, nsims, &o, &sb, &outside, NULL, &e)) {
 		ir_cli_fail(&e);
 		goto done;
 	}
@@ -138,7 +179,10 @@ int main(int argc, char **argv)
 	for (size_t j = 0; j < nsims; j++)
 		ir_cmp_sim_release(&sims[j]);
 	free(sims);
-	ir_cmp_real_release(&real);
+	for (size_t i = 0; i < nruns; i++)
+		ir_cmp_real_release(&runs[i]);
+	free(runs);
+	free(runpaths);
 	return status;
 done:
 	ir_sb_release(&sb);
@@ -146,7 +190,12 @@ done:
 		for (size_t j = 0; j < nsims; j++)
 			ir_cmp_sim_release(&sims[j]);
 	free(sims);
-	ir_cmp_real_release(&real);
+	if (runs)
+		for (size_t i = 0; i < nruns; i++)
+			ir_cmp_real_release(&runs[i]);
 	ir_cli_finish(status);
-	return EXIT_TROUBLE;
+usage: /* usage errors, --help and --version: nothing read yet */
+	free(runs);
+	free(runpaths);
+	return status;
 }

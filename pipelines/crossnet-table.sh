@@ -1,0 +1,128 @@
+#!/bin/sh
+# pipelines/crossnet-table.sh: the table of pipelines/crossnet.mk.
+#
+#   crossnet-table.sh tsv RUNDIR A B NP APP...   the TSV table on stdout
+#   crossnet-table.sh md A B TSV                 the same as Markdown
+#
+# tsv reads, per application, RUNDIR/APP/NET.runs.tsv (cmp-real --run, no
+# results: the real runs of network NET) and RUNDIR/APP/SRC-on-DST.MODE.cmp.tsv
+# (cmp-real --run of DST's runs against the schedule of SRC's median run
+# converted with DST's parameters), and takes their row "all" (the run: its
+# longest rank). One row per application:
+#   app ranks real_a_ms spread_a_pct real_b_ms spread_b_pct naive_abs_dev_pct
+#   default_ms default_abs_dev_pct default_within sync_ms sync_abs_dev_pct
+#   sync_within same_b_default_abs_dev_pct same_b_sync_abs_dev_pct
+#   same_a_default_abs_dev_pct same_a_sync_abs_dev_pct
+# (real: the median over the runs; spread: (max - min) / median; naive: |A -
+# B| / B, the guess that B takes as long as A; default and sync: A's median
+# run predicted for B, against B's median, and whether that lies within B's
+# spread; same_b and same_a: each network's own median run predicted with
+# its own parameters), then '#' lines: the networks, and per mode the median
+# and largest |deviation| over all applications, over those whose naive
+# error is at least 5 %, how often the mode beats the naive guess and lies
+# within B's spread, and the same-network medians.
+set -eu
+
+if [ "$1" = md ]; then
+	a=$2
+	b=$3
+	awk -F'\t' -v a="$a" -v b="$b" '
+		NR == 1 {
+			printf "| app | ranks | real %s (ms) | real %s (ms) | %s spread %% | naive \\|dev\\| %% | default: predicted ms, \\|dev\\| %% | sync: predicted ms, \\|dev\\| %% | within %s spread | same network %s: default, sync \\|dev\\| %% | same network %s: default, sync \\|dev\\| %% |\n", a, b, b, b, b, a
+			print "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"
+			next
+		}
+		/^#/ { sub(/^# /, ""); foot = foot "- " $0 "\n"; next }
+		{
+			w = ($10 == "yes" && $13 == "yes") ? "both" : $10 == "yes" ? "default" : $13 == "yes" ? "sync" : "neither"
+			printf "| %s | %s | %s | %s | %s | %s | %s, %s | %s, %s | %s | %s, %s | %s, %s |\n", $1, $2, $3, $5, $6, $7,
+				$8, $9, $11, $12, w, $14, $15, $16, $17
+		}
+		END { printf "\n%s", foot }' "$4"
+	exit 0
+fi
+
+[ "$1" = tsv ] || { echo "crossnet-table.sh: expected tsv or md, found '$1'" >&2; exit 2; }
+dir=$2
+a=$3
+b=$4
+np=$5
+shift 5
+
+# all FILE: the row "all" of a cmp-real --run table, tab-separated (fails when there is none)
+all() {
+	awk -F'\t' '$1 == "all" { print; found = 1 } END { exit !found }' "$1" ||
+		{ echo "crossnet-table.sh: $1: no row 'all' (expected cmp-real --run output)" >&2; exit 1; }
+}
+
+rows=$(mktemp "${TMPDIR:-/tmp}/crossnet-rows.XXXXXX")
+one=$(mktemp "${TMPDIR:-/tmp}/crossnet-one.XXXXXX")
+trap 'rm -f "$rows" "$one"' EXIT
+
+printf 'app\tranks\treal_a_ms\tspread_a_pct\treal_b_ms\tspread_b_pct\tnaive_abs_dev_pct\t'
+printf 'default_ms\tdefault_abs_dev_pct\tdefault_within\tsync_ms\tsync_abs_dev_pct\tsync_within\t'
+printf 'same_b_default_abs_dev_pct\tsame_b_sync_abs_dev_pct\tsame_a_default_abs_dev_pct\tsame_a_sync_abs_dev_pct\n'
+for app in "$@"; do
+	d=$dir/$app
+	{
+		all "$d/$a.runs.tsv"
+		all "$d/$b.runs.tsv"
+		for m in default sync; do all "$d/$a-on-$b.$m.cmp.tsv"; done
+		for m in default sync; do all "$d/$b-on-$b.$m.cmp.tsv"; done
+		for m in default sync; do all "$d/$a-on-$a.$m.cmp.tsv"; done
+	} >"$one"
+	awk -F'\t' -v app="$app" -v np="$np" '
+		function abs(x) { return x < 0 ? -x : x }
+		{ row[NR] = $0; n = split($0, f, "\t"); for (i = 1; i <= n; i++) v[NR, i] = f[i] }
+		END {
+			ra = v[1, 2]; rb = v[2, 2]
+			naive = rb > 0 ? abs(ra - rb) / rb * 100 : 0
+			printf "%s\t%s\t%.3f\t%.2f\t%.3f\t%.2f\t%.2f", app, np, ra / 1e9, v[1, 5], rb / 1e9, v[2, 5], naive
+			for (r = 3; r <= 4; r++)
+				printf "\t%.3f\t%.2f\t%s", v[r, 6] / 1e9, abs(v[r, 7]), v[r, 8]
+			for (r = 5; r <= 8; r++)
+				printf "\t%.2f", abs(v[r, 7])
+			printf "\n"
+		}' "$one" >>"$rows"
+done
+cat "$rows"
+
+# the summaries
+awk -F'\t' -v a="$a" -v b="$b" -v np="$np" '
+	function med(x, k,   i, j, t) {
+		for (i = 2; i <= k; i++) { t = x[i]; for (j = i - 1; j >= 1 && x[j] > t; j--) x[j + 1] = x[j]; x[j + 1] = t }
+		return k % 2 ? x[(k + 1) / 2] : (x[k / 2] + x[k / 2 + 1]) / 2
+	}
+	function mx(x, k,   i, m) { m = 0; for (i = 1; i <= k; i++) if (x[i] > m) m = x[i]; return m }
+	# summary COLUMN NAME: median and largest over all rows and over the rows with naive >= 5
+	function summary(c, name,   i, k, kb, all, big, beats, within) {
+		k = kb = beats = within = 0
+		for (i = 1; i <= n; i++) {
+			all[++k] = col[i, c]
+			if (col[i, 7] >= 5) big[++kb] = col[i, c]
+			if (col[i, c] < col[i, 7]) beats++
+			if (col[i, c + 1] == "yes") within++
+		}
+		printf "# %s: median_abs_dev_pct=%.2f max_abs_dev_pct=%.2f over %d apps;", name, med(all, k), mx(all, k), k
+		if (kb) printf " naive>=5%%: median_abs_dev_pct=%.2f max_abs_dev_pct=%.2f over %d apps;", med(big, kb), mx(big, kb), kb
+		else printf " naive>=5%%: no apps;"
+		printf " beats naive in %d of %d; within %s spread in %d of %d\n", beats, k, b, within, k
+	}
+	function same(c, name,   i, k, x) {
+		k = 0
+		for (i = 1; i <= n; i++) x[++k] = col[i, c]
+		printf "# %s: median_abs_dev_pct=%.2f max_abs_dev_pct=%.2f over %d apps\n", name, med(x, k), mx(x, k), k
+	}
+	{ n++; for (i = 1; i <= NF; i++) col[n, i] = $i }
+	END {
+		printf "# traced on %s (A), predicted for %s (B), %s ranks; real: median of the runs\n", a, b, np
+		if (!n) exit
+		for (i = 1; i <= n; i++) nv[i] = col[i, 7]
+		printf "# naive (B takes as long as A): median_abs_dev_pct=%.2f max_abs_dev_pct=%.2f over %d apps\n", med(nv, n), mx(nv, n), n
+		summary(9, "default " a "->" b)
+		summary(12, "sync " a "->" b)
+		same(14, "same network " b " default")
+		same(15, "same network " b " sync")
+		same(16, "same network " a " default")
+		same(17, "same network " a " sync")
+	}' "$rows"

@@ -1,0 +1,251 @@
+# pipelines/crossnet.mk: how well a program traced on one network predicts
+# its run time on another it was not traced on.
+#
+#   make -f pipelines/crossnet.mk [A=shm] [B=tcp] [N=5] [APPS="ring ..."] [NP=2] \
+#        [OUT=crossnet-out] [BUILD=...] [BIN=...] [CAL_REPS=...] [CAL_MAXBYTES=...] ...
+#
+# Networks are named Open MPI settings, MCA_<name>:
+#   MCA_shm = --mca btl vader,self                                (shared memory)
+#   MCA_tcp = --mca btl tcp,self --mca btl_tcp_if_include lo      (TCP over loopback)
+# On this machine the two differ 20-50x in latency. Add a network by naming
+# its settings, e.g. on an InfiniBand cluster
+#   make -f pipelines/crossnet.mk MCA_ucx="--mca pml ucx" B=ucx
+# A is the network programs are traced on, B the one predicted.
+#
+# Steps:
+#   1. calibrate A and B: pipelines/calibrate.mk with MPIRUN="$(MPIRUN) -np 2
+#      MCA_<net>" into $(OUT)/cal-<net>/cluster.params (CAL_REPS and
+#      CAL_MAXBYTES pass REPS and MAXBYTES to it, CAL_VARS any further
+#      settings, e.g. CAL_VARS="BUDGET=10" or "PROGRAM=pingpong")
+#   2. trace every application of APPS on A and on B, N runs each (N >= 2),
+#      interleaved: run 1 on A, run 1 on B, run 2 on A, ... so that a slow
+#      drift of the machine hits both networks alike
+#                                   $(OUT)/runs/APP/<net>-<i>/trace/
+#   3. the runs of each network: cmp-real --sync --run ... (no results): the
+#      median run by run time (the longest rank's end, from the earliest
+#      MPI_Init return), each run time's median and spread
+#                                   $(OUT)/runs/APP/<net>.runs.tsv
+#   4. A's median run converted (trace2goal -p: B's parameters for the plain
+#      conversion, A's for --durations, which takes out what A's network cost
+#      in the recorded calls) and simulated with B's (ibsim -p), in both modes
+#      of pipelines/validate.mk:
+#        default  the plain conversion
+#        sync     trace2goal --durations --sync, simulated with ibsim
+#                 --async-progress, compared with cmp-real --sync
+#      and compared with all N runs of B (cmp-real --run: against B's median,
+#      within B's spread or not)     $(OUT)/runs/APP/A-on-B.MODE.{goalb,sim.tsv,cmp.tsv}
+#      and, for the accuracy on each network itself, B's median run with B's
+#      parameters against B's runs (B-on-B) and A's with A's (A-on-A)
+#   5. the table (pipelines/crossnet-table.sh), printed at the end:
+#        $(OUT)/crossnet.tsv   per application: ranks, real A and B (median
+#                              of the runs, ms), the spreads, the naive
+#                              |deviation| (|A - B| / B: "B takes as long as
+#                              A"), per mode the prediction (ms), its
+#                              |deviation| from B's median and whether that
+#                              lies within B's spread, and the same-network
+#                              |deviations|; then '#' summary lines: per mode
+#                              the median and largest |deviation| over all
+#                              applications and over those whose naive error
+#                              is at least 5 %, how often each mode beats the
+#                              naive guess
+#        $(OUT)/crossnet.md    the same as Markdown
+#
+# Applications: pipelines/apps.mk (the list shared with validate.mk; its
+# inputs make each run last at least 50 ms on shared memory at 2 ranks where
+# the program allows it). An application whose program is not installed is
+# left out with a note.
+#
+# NP ranks: one per core (MPIRUN, --bind-to core) up to 2, oversubscribed
+# beyond (MPIRUN_MANY). The calibration always uses 2 ranks.
+#
+# Rerunning redoes only what changed: a run is traced again when its command
+# line (the application's, the network's settings, NP), its program or the
+# tracer changed, a calibration when its settings changed, a conversion when
+# the median run, the parameters, the mode's flags or the tool changed. `make
+# -f pipelines/crossnet.mk retrace` measures every run again. Everything runs
+# one step at a time (.NOTPARALLEL): measurements must not overlap.
+
+BUILD     ?= build
+BIN       ?= bin
+OUT       ?= crossnet-out
+A         ?= shm
+B         ?= tcp
+N         ?= 5
+NP        ?= 2
+APPS      ?= $(SAMPLE_APPS) $(EXTERNAL_APPS) $(MORE_APPS)
+MCA_shm   ?= --mca btl vader,self
+MCA_tcp   ?= --mca btl tcp,self --mca btl_tcp_if_include lo
+MPIRUN    ?= mpirun --bind-to core
+MPIRUN_MANY ?= mpirun --oversubscribe --bind-to none
+TOLERANCE ?= 5
+T2G_FLAGS ?=
+IBSIM_FLAGS ?=
+BUILD_TOOLS ?= yes
+CAL_REPS  ?=
+CAL_MAXBYTES ?=
+CAL_VARS  ?=
+
+# Open MPI refuses to run as root without these; harmless otherwise.
+export OMPI_ALLOW_RUN_AS_ROOT = 1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
+
+ABIN     := $(abspath $(BIN))
+ABUILD   := $(abspath $(BUILD))
+SAMPLES  := $(ABUILD)/samples
+TOOLS    := $(addprefix $(ABIN)/,allprof trace2goal goalc ibsim cmp-real)
+AP_SO    := $(ABUILD)/allprof/liballprof.so
+THIS     := $(lastword $(MAKEFILE_LIST))
+HERE     := $(dir $(THIS))
+.NOTPARALLEL:
+.DELETE_ON_ERROR:
+.SECONDEXPANSION:
+
+include $(HERE)apps.mk
+
+$(foreach n,A B,$(if $(filter undefined,$(origin MCA_$($(n)))),$(error network '$($(n))' of $(n) has no settings (define MCA_$($(n)), e.g. MCA_$($(n))="--mca btl tcp,self"))))
+$(if $(filter $(A),$(B)),$(error A and B name the same network '$(A)'))
+$(if $(shell [ "$(N)" -ge 2 ] 2>/dev/null && echo y),,$(error invalid N '$(N)' (expected a whole number of runs of at least 2: the spread needs several)))
+$(if $(shell [ "$(NP)" -ge 1 ] 2>/dev/null && echo y),,$(error invalid rank count '$(NP)' in NP (expected a whole number of at least 1)))
+
+SEQ   := $(shell seq $(N))
+NETS  := $(A) $(B)
+MODES := default sync
+PAIRS := $(A)-on-$(B) $(B)-on-$(B) $(A)-on-$(A)
+R     := $(OUT)/runs
+F     := $(OUT)/settings
+C     := $(OUT)
+# every run in the order they are measured: per application run 1 on A, run 1 on B, run 2 on A, ...
+ORDER := $(foreach a,$(RUN_APPS),$(foreach i,$(SEQ),$(foreach n,$(NETS),$(R)/$(a)/$(n)-$(i)/trace/.done)))
+CMPS  := $(foreach a,$(RUN_APPS),$(foreach p,$(PAIRS),$(foreach m,$(MODES),$(R)/$(a)/$(p).$(m).cmp.tsv)))
+RUNSUM := $(foreach a,$(RUN_APPS),$(foreach n,$(NETS),$(R)/$(a)/$(n).runs.tsv))
+.SECONDARY: $(ORDER) $(RUNSUM) $(foreach a,$(RUN_APPS),$(foreach n,$(NETS),$(R)/$(a)/cmd-$(n)) \
+  $(foreach p,$(PAIRS),$(foreach m,$(MODES),$(R)/$(a)/$(p).$(m).goalb $(R)/$(a)/$(p).$(m).sim.tsv))) \
+  $(foreach m,$(MODES),$(F)/t2g-$(m) $(F)/ibsim-$(m)) $(foreach n,$(NETS),$(F)/cal-$(n))
+
+mpirun = $(if $(filter 1 2,$(NP)),$(MPIRUN),$(MPIRUN_MANY)) -np $(NP) $(MCA_$(1))
+params = $(C)/cal-$(1)/cluster.params
+T2G_default :=
+T2G_sync    := --durations --sync
+IBSIM_default :=
+IBSIM_sync    := --async-progress
+CMP_default :=
+CMP_sync    := --sync
+# runs NET APP: cmp-real's arguments for the N runs of APP on NET (run 1 last, as TRACES)
+runs = $(foreach i,$(wordlist 2,$(N),$(SEQ)),--run $(R)/$(2)/$(1)-$(i)/trace) $(R)/$(2)/$(1)-1/trace
+
+.PHONY: all table tools retrace
+all: table
+	@cat $(OUT)/crossnet.md
+	@$(if $(MISSING),echo "not run (program not installed): $(MISSING)")
+	@echo "outputs in $(OUT)/: crossnet.tsv, crossnet.md, cal-$(A)/ cal-$(B)/ (calibrations), runs/APP/"
+
+table: $(OUT)/crossnet.tsv $(OUT)/crossnet.md
+
+# ---- tools and sample programs from the top-level build (BUILD_TOOLS=no: use what is there)
+tools:
+ifneq ($(BUILD_TOOLS),no)
+	@$(MAKE) -s --no-print-directory -f Makefile BUILD=$(BUILD) BIN=$(BIN) \
+	  $(addprefix $(BIN)/,allprof trace2goal goalc ibsim cmp-real calib) $(BUILD)/allprof/liballprof.so \
+	  $(filter-out $(BUILD)/samples/fsample,$(addprefix $(BUILD)/samples/,$(filter $(SAMPLE_APPS),$(APPS)))) \
+	  $(if $(SRC_fsample),$(if $(filter fsample,$(APPS)),$(BUILD)/samples/fsample)) >/dev/null
+endif
+$(TOOLS) $(AP_SO) $(addprefix $(SAMPLES)/,$(SAMPLE_APPS)): tools ;
+
+# ---- settings as files, rewritten only when they change (compared in the
+# ---- shell, not through a temporary file: nothing in the directory changes)
+stamp = @mkdir -p $(@D); new='$(subst ','\'',$(STAMP))'; \
+  if [ -f $@ ] && [ "$$(cat $@)" = "$$new" ]; then :; else printf '%s\n' "$$new" > $@; fi
+$(F)/t2g-%: STAMP = trace2goal -q $(T2G_$*) $(T2G_FLAGS)
+$(F)/ibsim-%: STAMP = ibsim -q $(IBSIM_$*) $(IBSIM_FLAGS)
+$(F)/cmp: STAMP = cmp-real -t $(TOLERANCE)
+$(F)/cal-%: STAMP = $(MPIRUN) -np 2 $(MCA_$*) / $(CAL_REPS) / $(CAL_MAXBYTES) / $(CAL_VARS)
+$(F)/table: STAMP = $(A) $(B) $(N) $(NP) / $(RUN_APPS) / $(MISSING)
+$(F)/t2g-%: FORCE
+	$(stamp)
+$(F)/ibsim-%: FORCE
+	$(stamp)
+$(F)/cal-%: FORCE
+	$(stamp)
+$(F)/cmp $(F)/table: FORCE
+	$(stamp)
+
+# ---- 1. calibration of each network; new settings calibrate from scratch
+$(foreach n,$(NETS),$(call params,$(n))): $(C)/cal-%/cluster.params: $(F)/cal-% FORCE | tools
+	@if [ -f $@ ] && [ $(F)/cal-$* -nt $@ ]; then rm -rf $(C)/cal-$*; fi
+	@$(MAKE) -s --no-print-directory -f $(HERE)calibrate.mk BUILD=$(BUILD) BIN=$(BIN) OUT=$(C)/cal-$* \
+	  BUILD_TOOLS=$(BUILD_TOOLS) MPIRUN="$(MPIRUN) -np 2 $(MCA_$*)" \
+	  $(if $(CAL_REPS),REPS=$(CAL_REPS)) $(if $(CAL_MAXBYTES),MAXBYTES=$(CAL_MAXBYTES)) $(CAL_VARS) \
+	  $(C)/cal-$*/cluster.params >/dev/null
+
+# ---- 2. trace: run I of APP on NET. Each run waits (order only) for the one
+# ---- before it in ORDER, which interleaves the networks.
+define trace_rule
+$(R)/%/$(1)-$(2)/trace/.done: $(R)/%/cmd-$(1) $(AP_SO) $$$$(PROG_$$$$*) | $(ABIN)/allprof $(3)
+	@echo "== trace $$* on $(1), run $(2) of $(N) ($(NP) ranks)"
+	@rm -rf $(R)/$$*/$(1)-$(2) && mkdir -p $(R)/$$*/$(1)-$(2)/work
+	@cd $(R)/$$*/$(1)-$(2)/work && { $$(or $$(call SETUP_$$*,$(NP)),:); } && \
+	  $(ABIN)/allprof -q -o ../trace.tmp -- $$(call mpirun,$(1)) $$(CMD_$$*) \
+	    >../app.out 2>../app.err || { echo "$$* on $(1), run $(2): the traced run failed:" >&2; tail -n 20 ../app.err >&2; exit 1; }
+	@mv $(R)/$$*/$(1)-$(2)/trace.tmp $(R)/$$*/$(1)-$(2)/trace && rm -rf $(R)/$$*/$(1)-$(2)/work && touch $$@
+endef
+# the run before run I on NET: run I on A for B, run I-1 on B for A
+before = $(if $(filter $(B),$(1)),$(R)/%/$(A)-$(2)/trace/.done,$(if $(filter 1,$(2)),,$(R)/%/$(B)-$(shell expr $(2) - 1)/trace/.done))
+$(foreach n,$(NETS),$(foreach i,$(SEQ),$(eval $(call trace_rule,$(n),$(i),$(call before,$(n),$(i))))))
+
+# the command of APP on NET (one rule per network: a rule with two pattern
+# targets would be taken to make both at once)
+define cmd_rule
+$(R)/%/cmd-$(1): STAMP = setup: $$(call SETUP_$$*,$(NP)) / run: $$(call mpirun,$(1)) $$(CMD_$$*)
+$(R)/%/cmd-$(1): FORCE
+	$$(stamp)
+endef
+$(foreach n,$(NETS),$(eval $(call cmd_rule,$(n))))
+
+# ---- 3. the runs of each network: median run, medians and spreads (after
+# ---- the application's last run: its runs are measured back to back)
+define runs_rule
+$(R)/%/$(1).runs.tsv: $(foreach i,$(SEQ),$(R)/%/$(1)-$(i)/trace/.done) $(ABIN)/cmp-real | $(R)/%/$(B)-$(N)/trace/.done
+	@$(ABIN)/cmp-real --sync -f tsv $$(call runs,$(1),$$*) > $$@.tmp && mv $$@.tmp $$@
+endef
+$(foreach n,$(NETS),$(eval $(call runs_rule,$(n))))
+
+# ---- 4. SRC's median run with DST's parameters, simulated, compared with DST's runs
+# The plain conversion prices every call by the model: it takes DST's parameters (its
+# copies and reductions are DST's node's). --durations replays SRC's measured call durations
+# minus what SRC's network cost in them, so it is converted with SRC's parameters; ibsim then
+# adds DST's costs.
+t2gnet = $(if $(filter sync,$(3)),$(1),$(2))
+t2gparams = $(call params,$(call t2gnet,$(1),$(2),$(3)))
+define pair_rules
+$(R)/%/$(1)-on-$(2).$(3).goalb: $(R)/%/$(1).runs.tsv $(call t2gparams,$(1),$(2),$(3)) $(F)/t2g-$(3) $(ABIN)/trace2goal $(ABIN)/goalc
+	@echo "== trace2goal $$* traced on $(1), converted with the parameters of $(call t2gnet,$(1),$(2),$(3)), $(3)"
+	@i=$$$$(sed -n 's/^# runs=[0-9]* median_run=\([0-9]*\) .*/\1/p' $$<); test -n "$$$$i" && \
+	  $(ABIN)/trace2goal -q $(T2G_$(3)) $(T2G_FLAGS) -p $(call t2gparams,$(1),$(2),$(3)) -o $(R)/$$*/$(1)-on-$(2).$(3).goal.zst \
+	    $(R)/$$*/$(1)-$$$$i/trace
+	@$(ABIN)/goalc -o $$@ $(R)/$$*/$(1)-on-$(2).$(3).goal.zst
+
+$(R)/%/$(1)-on-$(2).$(3).sim.tsv: $(R)/%/$(1)-on-$(2).$(3).goalb $(call params,$(2)) $(F)/ibsim-$(3) $(ABIN)/ibsim
+	@$(ABIN)/ibsim -q -p $(call params,$(2)) $(IBSIM_$(3)) $(IBSIM_FLAGS) $$< > $$@ 2> $$(@:.sim.tsv=.ibsim.log) || \
+	  { cat $$(@:.sim.tsv=.ibsim.log) >&2; exit 1; }
+
+# cmp-real says 1 when some rank is outside the tolerance: that is a result, not a failure
+$(R)/%/$(1)-on-$(2).$(3).cmp.tsv: $(R)/%/$(1)-on-$(2).$(3).sim.tsv $(R)/%/$(2).runs.tsv $(F)/cmp $(ABIN)/cmp-real
+	@$(ABIN)/cmp-real $(CMP_$(3)) -t $(TOLERANCE) -f tsv $$(call runs,$(2),$$*) $$< > $$@; test $$$$? -le 1
+endef
+$(foreach p,$(PAIRS),$(foreach m,$(MODES),$(eval $(call pair_rules,$(firstword $(subst -on-, ,$(p))),$(lastword $(subst -on-, ,$(p))),$(m)))))
+
+# ---- 5. the table
+$(OUT)/crossnet.tsv: $(CMPS) $(RUNSUM) $(F)/table $(HERE)crossnet-table.sh
+	@mkdir -p $(@D)
+	@sh $(HERE)crossnet-table.sh tsv $(R) $(A) $(B) $(NP) $(RUN_APPS) > $@.tmp
+	@$(if $(MISSING),echo "# not run (program not installed): $(MISSING)" >> $@.tmp)
+	@mv $@.tmp $@
+
+$(OUT)/crossnet.md: $(OUT)/crossnet.tsv $(HERE)crossnet-table.sh
+	@sh $(HERE)crossnet-table.sh md $(A) $(B) $< > $@.tmp && mv $@.tmp $@
+
+retrace:
+	@rm -f $(ORDER)
+	@$(MAKE) -f $(THIS) BUILD=$(BUILD) BIN=$(BIN) OUT=$(OUT)
+
+FORCE:

@@ -1,0 +1,110 @@
+#!/bin/sh
+# pipelines/crossnet.mk end to end, reduced to seconds: ring traced twice on
+# shared memory and twice on TCP over loopback (interleaved), a short
+# calibration of each, A's median run predicted for B in both modes, the
+# same-network predictions, and the table, whose every number must be there
+# and whose cross-network row must be what cmp-real says. Then the pipeline
+# is incremental, and bad settings stop it with the reason. Skipped without
+# mpirun or the sample programs.
+. "$(dirname "$0")/lib.sh"
+# a private TMPDIR: concurrent mpiruns must not share Open MPI's session directory
+TMPDIR=$TRASH
+export TMPDIR
+
+command -v mpirun >/dev/null 2>&1 || { echo "1..0 # SKIP mpirun not installed"; exit 0; }
+[ -x "$IR_BUILD/samples/ring" ] && [ -x "$IR_BUILD/samples/pingpong" ] && [ -x "$IR_BIN/allprof" ] ||
+	{ echo "1..0 # SKIP sample programs or allprof not built ($IR_BUILD/samples)"; exit 0; }
+# the pipeline's make must not join the jobserver of a `make check` around us
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
+
+X=$TRASH/x
+# xmake [VAR=VALUE...]: the pipeline on ring, 2 runs per network, into $X (output in xmake.out)
+xmake() {
+	make -C "$TOP" -f pipelines/crossnet.mk BUILD="$IR_BUILD" BIN="$IR_BIN" BUILD_TOOLS=no OUT="$X" \
+		N=2 APPS=ring ARGS_ring="200 1024" CAL_REPS=3 CAL_MAXBYTES=64K CAL_VARS="PROGRAM=pingpong" "$@" \
+		>"$TRASH/xmake.out" 2>&1
+}
+stamps() {
+	find "$X" -type f -exec stat -c '%n %Y.%y' {} + | sort
+}
+
+test_expect_success 'the pipeline runs: two calibrations, interleaved runs, the table' '
+	xmake || { cat xmake.out; false; } &&
+	test -s x/cal-shm/cluster.params && test -s x/cal-tcp/cluster.params &&
+	grep "^== trace ring" xmake.out >order &&
+	printf "%s\n" "== trace ring on shm, run 1 of 2 (2 ranks)" "== trace ring on tcp, run 1 of 2 (2 ranks)" \
+		"== trace ring on shm, run 2 of 2 (2 ranks)" "== trace ring on tcp, run 2 of 2 (2 ranks)" >want &&
+	test_cmp want order &&
+	for p in shm-on-tcp tcp-on-tcp shm-on-shm; do
+		for m in default sync; do
+			test -s x/runs/ring/$p.$m.goalb && test -s x/runs/ring/$p.$m.cmp.tsv || return 1
+		done
+	done &&
+	grep -q "^| ring | 2 | " xmake.out
+'
+
+test_expect_success 'the table: header, one row with every number, summaries' '
+	head -n 1 x/crossnet.tsv | tr "\t" "\n" >cols &&
+	printf "%s\n" app ranks real_a_ms spread_a_pct real_b_ms spread_b_pct naive_abs_dev_pct \
+		default_ms default_abs_dev_pct default_within sync_ms sync_abs_dev_pct sync_within \
+		same_b_default_abs_dev_pct same_b_sync_abs_dev_pct same_a_default_abs_dev_pct same_a_sync_abs_dev_pct >want &&
+	test_cmp want cols &&
+	test "$(grep -vc "^#" x/crossnet.tsv)" = 2 &&
+	awk -F"\t" "NR == 2 { ok = NF == 17 && \$1 == \"ring\" && \$2 == 2
+		for (i = 3; i <= 17; i++) if (i != 10 && i != 13 && \$i !~ /^[0-9]+(\\.[0-9]+)?\$/) ok = 0
+		if (\$10 !~ /^(yes|no)\$/ || \$13 !~ /^(yes|no)\$/) ok = 0
+		if (\$3 <= 0 || \$5 <= 0 || \$8 <= 0 || \$11 <= 0) ok = 0
+		exit !ok }" x/crossnet.tsv &&
+	grep -q "^# traced on shm (A), predicted for tcp (B), 2 ranks" x/crossnet.tsv &&
+	grep -q "^# naive (B takes as long as A): median_abs_dev_pct=[0-9.]* max_abs_dev_pct=[0-9.]* over 1 apps$" x/crossnet.tsv &&
+	for m in default sync; do
+		grep -q "^# $m shm->tcp: median_abs_dev_pct=[0-9.]* max_abs_dev_pct=[0-9.]* over 1 apps; naive>=5%: .*; beats naive in [01] of 1; within tcp spread in [01] of 1$" x/crossnet.tsv &&
+		grep -q "^# same network tcp $m: median_abs_dev_pct=[0-9.]* max_abs_dev_pct=[0-9.]* over 1 apps$" x/crossnet.tsv &&
+		grep -q "^# same network shm $m: median_abs_dev_pct=[0-9.]* max_abs_dev_pct=[0-9.]* over 1 apps$" x/crossnet.tsv ||
+		return 1
+	done &&
+	grep -q "^| app | ranks | real shm (ms) | real tcp (ms) | tcp spread % |" x/crossnet.md &&
+	grep -q "^| ring | 2 | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]*, [0-9.]* | [0-9.]*, [0-9.]* | [a-z]* | [0-9.]*, [0-9.]* | [0-9.]*, [0-9.]* |$" x/crossnet.md
+'
+
+# The cross-network numbers are cmp-real's: shm's median run predicted for tcp against both tcp runs.
+test_expect_success 'the numbers are cmp-real'"'"'s' '
+	cmp-real --sync -f tsv --run x/runs/ring/shm-2/trace x/runs/ring/shm-1/trace >a.tsv &&
+	med=$(sed -n "s/^# runs=2 median_run=\([12]\) .*/\1/p" a.tsv) && test -n "$med" &&
+	grep -q "^# runs=2 median_run=$med " x/runs/ring/shm.runs.tsv &&
+	cmp-real --sync -f tsv --run x/runs/ring/tcp-2/trace x/runs/ring/tcp-1/trace x/runs/ring/shm-on-tcp.sync.sim.tsv >c.tsv
+	[ $? -le 1 ] &&
+	row=$(grep "^ring	" x/crossnet.tsv) &&
+	all=$(grep "^all	" c.tsv) &&
+	printf "%s\n%s\n" "$row" "$all" | awk -F"\t" "NR == 1 { b = \$5; s = \$11; d = \$12; w = \$13; next }
+		{ d2 = \$7 < 0 ? -\$7 : \$7
+		  ok = sprintf(\"%.3f\", \$2 / 1e9) == b && sprintf(\"%.3f\", \$6 / 1e9) == s &&
+		       sprintf(\"%.2f\", d2) == d && \$8 == w
+		  if (!ok) print \"table: \" b, s, d, w; exit !ok }"
+'
+
+test_expect_success 'a second run does nothing' '
+	stamps >before &&
+	sleep 1 &&
+	xmake &&
+	stamps >after &&
+	test_cmp before after &&
+	! grep -q "^== " xmake.out
+'
+
+test_expect_success 'new network settings: that network is calibrated and traced again, the other is not' '
+	xmake MCA_tcp="--mca btl tcp,self --mca btl_tcp_if_include lo --mca btl_tcp_sndbuf 0" &&
+	grep -q "^== trace ring on tcp, run 1 of 2" xmake.out &&
+	! grep -q "^== trace ring on shm" xmake.out &&
+	grep -q "^== trace2goal ring traced on tcp, converted with the parameters of tcp, sync$" xmake.out &&
+	! grep -q "^== trace2goal ring traced on shm, converted with the parameters of shm" xmake.out
+'
+
+test_expect_success 'bad settings: make stops with the reason' '
+	! xmake B=ib && grep -q "network .ib. of B has no settings (define MCA_ib" xmake.out &&
+	! xmake B=shm && grep -q "A and B name the same network .shm." xmake.out &&
+	! xmake N=1 && grep -q "invalid N .1. (expected a whole number of runs of at least 2" xmake.out &&
+	! xmake APPS="ring nosuch" && grep -q "unknown application .nosuch. in APPS" xmake.out
+'
+
+test_done

@@ -158,6 +158,7 @@ struct ir_engine {
 	uint32_t *uq_head, *uq_tail; /* [nranks] message slots, or NIL */
 	uint32_t *done;          /* [nranks] ops done */
 	uint64_t *calc, *nmsgs, *nbytes; /* [nranks] */
+	uint64_t *held_end; /* [nranks], piecewise model only: latest completion of a rendezvous send */
 	pool mp;
 	ir_heap h;
 	uint32_t seq;            /* next sequence number */
@@ -285,6 +286,8 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 		goto fail;
 	if (C > 1 && !(en->earliest = xcalloc((size_t)total, 8, e, "op start times")))
 		goto fail;
+	if (ir_model_pw(&en->p) && !(en->held_end = xcalloc(s->nranks, 8, e, "rank counters")))
+		goto fail;
 	memset(en->rq_head, 0xff, (size_t)s->nranks * 4);
 	memset(en->rq_tail, 0xff, (size_t)s->nranks * 4);
 	memset(en->uq_head, 0xff, (size_t)s->nranks * 4);
@@ -335,6 +338,7 @@ void ir_engine_free(ir_engine *en)
 	free(en->uq_tail);
 	free(en->done);
 	free(en->calc);
+	free(en->held_end);
 	free(en->nmsgs);
 	free(en->nbytes);
 	pool_release(&en->mp);
@@ -526,25 +530,30 @@ static int log_msg(ir_engine *en, const msg *m, uint32_t ri, uint64_t t, ir_err 
 
 /* The sender of rendezvous message m is released at t: its CPU and NIC are
  * held until t, and the send completes (for ops on other CPUs: when both the
- * release and its own overhead are over). The piecewise model holds the
- * sender until the receiver's charge for the data is over (m->mt), as a real
+ * release and its own overhead are over). The piecewise model completes the
+ * send when the receiver's charge for the data is over (m->mt), as a real
  * rendezvous send returns when the data has been taken, not when the receive
- * begins (formats/params.md, "The piecewise model"). */
+ * begins; its CPU stays free for arriving messages meanwhile, as an MPI
+ * library progresses them while it waits (formats/results.md section 5.8). */
 static int release_sender(ir_engine *en, const msg *m, uint64_t t, ir_err *e)
 {
 	uint32_t sr = m->src;
 	uint64_t *cf = &en->cpu_free[(size_t)sr * en->C + m->cpu];
 	uint64_t *sf = &en->send_free[(size_t)sr * en->N + m->nic];
-	uint64_t cpu_end = tadd(en, m->inject, ir_model_send_cpu(&en->p, m->size, m->self));
-	if (ir_model_pw(&en->p) && !handshake(en, m) && m->mt > t)
-		t = m->mt;
+	uint64_t cpu_end = tadd(en, m->inject, ir_model_send_cpu(&en->p, m->size, m->self)), t_done = t;
 	if (*cf < t)
 		*cf = t;
 	if (*sf < t)
 		*sf = t;
+	if (en->held_end && !handshake(en, m)) {
+		if (m->mt > t_done)
+			t_done = m->mt;
+		if (en->held_end[sr] < t_done)
+			en->held_end[sr] = t_done;
+	}
 	en->done[sr]++;
 	en->st.ops_done++;
-	return walk(en, sr, m->sop, WALK_REQ, 0, umax(t, cpu_end), &en->rb, e);
+	return walk(en, sr, m->sop, WALK_REQ, 0, umax(t_done, cpu_end), &en->rb, e);
 }
 
 static int matched(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uint64_t t, ir_err *e)
@@ -1099,7 +1108,7 @@ const ir_engine_stats *ir_engine_get_stats(const ir_engine *en) { return &en->st
 
 uint64_t ir_engine_rank_end(const ir_engine *en, uint32_t r)
 {
-	uint64_t m = 0;
+	uint64_t m = en->held_end ? en->held_end[r] : 0;
 	for (uint32_t c = 0; c < en->C; c++)
 		m = umax(m, en->cpu_free[(size_t)r * en->C + c]);
 	return m;

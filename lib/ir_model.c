@@ -277,6 +277,15 @@ uint64_t ir_model_recv_cpu(const ir_loggops *p, uint64_t size, int self, int byt
 	return sat_add(rndv ? p->o_rndv : p->o, sat_mul(s1_of(size), O));
 }
 
+uint64_t ir_model_send_call(const ir_loggops *p, uint64_t size, int self)
+{
+	uint64_t so = ir_model_send_cpu(p, size, self), w;
+	if ((self && p->copy.n) || !p->send_o.n || size <= p->S)
+		return so;
+	w = sat_add(ir_pw_eval(&p->net_L, size), ir_pw_eval(&p->recv_o, size));
+	return w > so ? w : so;
+}
+
 uint64_t ir_model_recv_call(const ir_loggops *p, uint64_t size, int self)
 {
 	if (self && p->copy.n)

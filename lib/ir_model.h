@@ -110,6 +110,11 @@ uint64_t ir_model_arrival(const ir_loggops *p, uint64_t size, int self);
  * the bytes (LogGOPS: o + (s-1)*max(O, G)); `bytes_modelled`: the network moved the
  * bytes itself (o + (s-1)*O). Piecewise: recv_o(s); self copy: 0. */
 uint64_t ir_model_recv_cpu(const ir_loggops *p, uint64_t size, int self, int bytes_modelled);
+/* What the model says a blocking send call lasts when its receive is posted and its receiver
+ * idle (trace2goal --durations): the sender's CPU time, except a rendezvous send under the
+ * piecewise model, which returns when the receiver's charge is over: max(send_o(s),
+ * net_L(s) + recv_o(s)). */
+uint64_t ir_model_send_call(const ir_loggops *p, uint64_t size, int self);
 /* What the model says a receive call lasts when its sender starts at the same moment, beyond
  * the sender's own overhead (trace2goal --durations): LogGOPS L + o + (s-1)*max(O, G) (o_rndv,
  * O_rndv above S); piecewise max(0, net_L(s) - send_o(s)) + recv_o(s); self copy 0. */

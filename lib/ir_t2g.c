@@ -742,7 +742,8 @@ static uint64_t pin_new_bytes(gstate *g, uint64_t a, uint64_t n)
 }
 
 /* Modelled time of the staged ops (for --durations), priced by ir_model.h as ibsim prices
- * them: a send costs the sender's CPU time, a receive what a receive call lasts when its
+ * them: a send what a blocking send call lasts (the sender's CPU time; under the piecewise
+ * model a rendezvous send waits for the receiver's charge), a receive what a receive call lasts when its
  * sender starts with it (LogGOPS: o + (s-1)*O_send, o + L + (s-1)*max(O, G), the rendezvous
  * variants above S; or the piecewise model); a message to the rank itself is a local copy
  * when the model sets `copy`. Calcs (the local work of collectives) are modelled work too. */
@@ -754,7 +755,7 @@ static double model_time(gstate *g)
 		const ir_cop *op = &g->cg.op[i];
 		int self = g->cpeer[i] >= 0 && (uint32_t)g->cpeer[i] == g->R->rank;
 		if (op->type == IR_OP_SEND)
-			t += (double)ir_model_send_cpu(net, op->size, self);
+			t += (double)ir_model_send_call(net, op->size, self);
 		else if (op->type == IR_OP_RECV)
 			t += (double)ir_model_recv_call(net, op->size, self);
 		else

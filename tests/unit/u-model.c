@@ -136,6 +136,12 @@ int main(void)
 	is_u64(ir_model_recv_call(&m, 10, 0), 20000030 - 8000000 + 2000020,
 	       "receive call: net_L - send_o + recv_o when the arrival is after the send's end");
 	m.net_L.seg[0].base = 1000000;
+	is_u64(ir_model_send_call(&m, 10, 0), 8000000, "eager send call: send_o");
+	is_u64(ir_model_send_call(&m, 1000, 0), 9001000, "rendezvous send call: send_o when it is longer");
+	m.net_L.seg[0].base = 20000000;
+	is_u64(ir_model_send_call(&m, 1000, 0), 20003000 + 2002000, "rendezvous send call: until the receiver's charge is over");
+	m.net_L.seg[0].base = 1000000;
+	is_u64(ir_model_send_call(&m, 1000, 1), 40500, "send call to oneself: copy");
 	is_u64(ir_model_send_cpu(&m, 1000, 1), 40000 + 500, "to oneself: copy");
 	is_u64(ir_model_arrival(&m, 1000, 1), 40500, "to oneself: there when copied");
 	is_u64(ir_model_recv_cpu(&m, 1000, 1, 0), 0, "to oneself: the receiver pays nothing");

@@ -94,23 +94,33 @@ awk -F'\t' -v a="$a" -v b="$b" -v np="$np" '
 		return k % 2 ? x[(k + 1) / 2] : (x[k / 2] + x[k / 2 + 1]) / 2
 	}
 	function mx(x, k,   i, m) { m = 0; for (i = 1; i <= k; i++) if (x[i] > m) m = x[i]; return m }
-	# summary COLUMN NAME: median and largest over all rows and over the rows with naive >= 5
-	function summary(c, name,   i, k, kb, all, big, beats, within) {
+	# a run of at least 50 ms on both networks: shorter ones are dominated by noise (their
+	# spread is tens of percent) and by the start-up of the MPI library
+	function long_run(i) { return col[i, 3] >= 50 && col[i, 5] >= 50 }
+	# summary COLUMN NAME [LONG]: median and largest over all rows (LONG: the runs of at least
+	# 50 ms) and over those rows with naive >= 5
+	function summary(c, name, lng,   i, k, kb, all, big, beats, within) {
 		k = kb = beats = within = 0
 		for (i = 1; i <= n; i++) {
+			if (lng && !long_run(i))
+				continue
 			all[++k] = col[i, c]
 			if (col[i, 7] >= 5) big[++kb] = col[i, c]
 			if (col[i, c] < col[i, 7]) beats++
 			if (col[i, c + 1] == "yes") within++
 		}
+		if (!k) { printf "# %s: no apps\n", name; return }
 		printf "# %s: median_abs_dev_pct=%.2f max_abs_dev_pct=%.2f over %d apps;", name, med(all, k), mx(all, k), k
 		if (kb) printf " naive>=5%%: median_abs_dev_pct=%.2f max_abs_dev_pct=%.2f over %d apps;", med(big, kb), mx(big, kb), kb
 		else printf " naive>=5%%: no apps;"
 		printf " beats naive in %d of %d; within %s spread in %d of %d\n", beats, k, b, within, k
 	}
-	function same(c, name,   i, k, x) {
+	function same(c, name, lng,   i, k, x) {
 		k = 0
-		for (i = 1; i <= n; i++) x[++k] = col[i, c]
+		for (i = 1; i <= n; i++)
+			if (!lng || long_run(i))
+				x[++k] = col[i, c]
+		if (!k) { printf "# %s: no apps\n", name; return }
 		printf "# %s: median_abs_dev_pct=%.2f max_abs_dev_pct=%.2f over %d apps\n", name, med(x, k), mx(x, k), k
 	}
 	{ n++; for (i = 1; i <= NF; i++) col[n, i] = $i }
@@ -125,4 +135,10 @@ awk -F'\t' -v a="$a" -v b="$b" -v np="$np" '
 		same(15, "same network " b " sync")
 		same(16, "same network " a " default")
 		same(17, "same network " a " sync")
+		summary(9, "runs of 50 ms or more: default " a "->" b, 1)
+		summary(12, "runs of 50 ms or more: sync " a "->" b, 1)
+		same(14, "runs of 50 ms or more: same network " b " default", 1)
+		same(15, "runs of 50 ms or more: same network " b " sync", 1)
+		same(16, "runs of 50 ms or more: same network " a " default", 1)
+		same(17, "runs of 50 ms or more: same network " a " sync", 1)
 	}' "$rows"

@@ -1,7 +1,7 @@
 # pipelines/calibrate.mk: calibrate the cost model of this machine.
 #
 #   make -f pipelines/calibrate.mk [BIN=...] [BUILD=...] [OUT=...] [MPIRUN=...]
-#        [REPS=100] [MAXBYTES=67108864] [BUDGET=30] [PROGRAM=netcal|pingpong]
+#        [REPS=1000 (pingpong: 20)] [MAXBYTES=67108864] [BUDGET=30] [PROGRAM=netcal|pingpong]
 #   make -f pipelines/calibrate.mk stability [DELAY=120] ...
 #
 # Builds the tools and samples/apps/netcal (through the top-level Makefile),
@@ -31,7 +31,10 @@
 BUILD    ?= build
 BIN      ?= bin
 OUT      ?= calibrate-out
-REPS     ?= 100
+# netcal: at most 1000 repetitions per size, so that the medians of the small sizes, whose
+# exchanges last a microsecond and vary by 100 %, come within a few percent (the time
+# budget stops the large sizes long before); pingpong: 20 per size
+REPS     ?= $(if $(filter netcal,$(PROGRAM)),1000,20)
 MAXBYTES ?= 67108864
 BUDGET   ?= 30
 PROGRAM  ?= netcal

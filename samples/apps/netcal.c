@@ -28,7 +28,7 @@
  *   self    MPI_Sendrecv of s bytes from rank 0 to itself (tag 30006);
  *   reduce  MPI_Reduce_local of s bytes of MPI_DOUBLE with MPI_SUM, s from 8.
  *
- * Repetitions: at least 5 per size and phase, at most MAXREPS (default 100);
+ * Repetitions: at least 5 per size and phase, at most MAXREPS (default 1000);
  * between the two a time budget (-t, default 30 s, shared out over the
  * phases and sizes) decides, so large sizes get fewer and the whole run stays
  * short. Rank 0 decides and tells rank 1 which sizes the next repetition has
@@ -169,7 +169,7 @@ static double median(double *v, int n)
 
 int main(int argc, char **argv)
 {
-	int maxreps = 100, quiet = 0, c, rank, np;
+	int maxreps = 1000, quiet = 0, c, rank, np;
 	long maxb = 64L << 20, pool = 0;
 	double budget = 30;
 	MPI_Init(&argc, &argv);

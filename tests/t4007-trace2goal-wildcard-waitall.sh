@@ -93,6 +93,20 @@ test_expect_success 'a malformed status entry leaves that receive a wildcard' '
 	test_cmp expect got
 '
 
+test_expect_success 'a Wait or Test on zero requests (allprof writes -) completes nothing' '
+	mkdir zero && cp "$W"/* zero/ &&
+	# after the first Waitall, at its return time: MPI_Waitall(0, ...) and MPI_Testall(0, ...)
+	awk -F: "{ print } /^MPI_Waitall:/ && !done { t = \$NF; print \"MPI_Waitall:\" t \":0:-:-:\" t;
+		print \"MPI_Testall:\" t \":0:-:1:-:1:\" t; done = 1 }" "$W/rank-0.trace" >zero/rank-0.trace &&
+	test "$(grep -c "^MPI_[WT][a-z]*all:[0-9.]*:0:-:" zero/rank-0.trace)" = 2 &&
+	sed -i "s/^# end \([0-9]*\) .*/# end \1 0/" zero/rank-0.trace &&
+	trace2goal -q zero >z.goal 2>zerr &&
+	test_cmp /dev/null zerr &&
+	grep -c "send\|recv" w.goal >want &&
+	grep -c "send\|recv" z.goal >got &&
+	test_cmp want got
+'
+
 # ---- recorded: samples/apps/wildreq under allprof ----
 OMPI_ALLOW_RUN_AS_ROOT=1
 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -41,13 +41,12 @@
 #       ping-pong written in Yorick, MPY_ITERS round trips of MPY_DOUBLES
 #       doubles (8000 x 512: ~70 ms)
 #   nwchem NWChem (nwchem-openmpi): the SCF energy of water in 6-31G*
-#       (~350 ms). Not in MORE_APPS' default: trace2goal does not yet accept
-#       the MPI_Waitall of no requests (NULL arrays, recorded as '-') that
-#       its ARMCI layer calls.
+#       (80-120 ms of MPI time between MPI_Init and MPI_Finalize; its ARMCI
+#       layer calls MPI_Waitall on no requests)
 
 SAMPLE_APPS   ?= ring collectives datatypes nonblock persistent wildcard fsample
 EXTERNAL_APPS ?= lammps-melt lammps-peptide hpcc mumps
-MORE_APPS     ?= netpipe meep mpy
+MORE_APPS     ?= netpipe meep mpy nwchem
 KNOWN_APPS    := ring collectives datatypes nonblock persistent wildcard fsample \
                  lammps-melt lammps-peptide hpcc mumps netpipe meep mpy nwchem
 

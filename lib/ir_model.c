@@ -26,7 +26,8 @@ static const char *skip_ws(const char *s)
 /* [a, b) without surrounding blanks into buf (b - a < 128, checked by the caller). */
 static void trim_copy(char *buf, const char *a, const char *b)
 {
-	a = skip_ws(a);
+	while (a < b && (*a == ' ' || *a == '\t'))
+		a++;
 	while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
 		b--;
 	memcpy(buf, a, (size_t)(b - a));

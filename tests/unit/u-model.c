@@ -68,6 +68,8 @@ int main(void)
 	pw_bad("1us", "invalid segment for 'copy': '1us' (expected SIZE:TIME[+PERBYTE], e.g. 4033:1.2us+85.3ps)");
 	pw_bad("0:1xs", "invalid segment for 'copy': '0:1xs': bad time '1xs' (a number with an optional unit ps, ns, "
 	                "us, ms or s)");
+	pw_bad("0: ; ;", "invalid segment for 'copy': '0:': bad time '' (a number with an optional unit ps, ns, us, "
+	                 "ms or s)");
 	pw_bad("0x:1", "invalid segment for 'copy': '0x:1': bad size '0x'");
 	pw_bad("0:1+1.2345", "invalid segment for 'copy': '0:1+1.2345': bad per-byte time (expected a number of ps "
 	                     "per byte with at most 3 decimals, optionally ns, e.g. 85.3ps)");

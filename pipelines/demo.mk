@@ -3,7 +3,7 @@
 #   make -f pipelines/demo.mk [BIN=bin] [BUILD=build] [OUT=demo-out] [NPS=2] [APPS=...]
 #
 # Stages (each prints a progress line with its time):
-#   1 calibration   pipelines/calibrate.mk: ping-pong under allprof, calib fits
+#   1 calibration   pipelines/calibrate.mk: netcal (ping-pong, late receiver, copies, reductions) under allprof, calib fits
 #                   o/O per protocol for --net loggops; calib again on the same
 #                   traces for --net ib over $(TOPO)
 #   2 tracing       every application of APPS at every rank count of NPS under
@@ -122,7 +122,7 @@ files: $(foreach r,$(RUNS) $(PATTERN),$(addprefix $(O)/apps/$(r)/,traced app.goa
        $(addsuffix .goal,$(SCHEDS)) $(addsuffix .goalb,$(SCHEDS))
 .DELETE_ON_ERROR:
 all:
-	$(call stage,1,calibration: ping-pong under allprof$(comma) calib for loggops and ib,calib)
+	$(call stage,1,calibration: netcal under allprof$(comma) calib for loggops and ib,calib)
 	$(call stage,2,tracing $(words $(RUNS)) runs: $(RUNS),traces)
 	$(call stage,3,replay: trace2goal$(comma) goalc$(comma) ibsim loggops and ib $(TOPO)$(comma) cmp-real,replay)
 	$(call stage,4,the thesis's ltest traces: real vs simulated,thesis)

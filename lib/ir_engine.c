@@ -159,6 +159,7 @@ struct ir_engine {
 	uint32_t *done;          /* [nranks] ops done */
 	uint64_t *calc, *nmsgs, *nbytes; /* [nranks] */
 	uint64_t *held_end; /* [nranks], piecewise model only: latest completion of a rendezvous send */
+	int other_model;    /* the parameters set a piecewise function or copy (else the LogGOPS rule alone) */
 	pool mp;
 	ir_heap h;
 	uint32_t seq;            /* next sequence number */
@@ -288,6 +289,7 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 		goto fail;
 	if (ir_model_pw(&en->p) && !(en->held_end = xcalloc(s->nranks, 8, e, "rank counters")))
 		goto fail;
+	en->other_model = ir_model_pw(&en->p) || en->p.copy.n;
 	memset(en->rq_head, 0xff, (size_t)s->nranks * 4);
 	memset(en->rq_tail, 0xff, (size_t)s->nranks * 4);
 	memset(en->uq_head, 0xff, (size_t)s->nranks * 4);
@@ -704,13 +706,13 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 		uint32_t mi, dst = ir_op_peer(op);
 		msg *m;
 		ir_net_msg nm;
-		int rndv, self = ir_model_self_copy(&en->p, r, dst);
+		int rndv, self = en->other_model && ir_model_self_copy(&en->p, r, dst);
 		if (avail > t)
 			return put_back(en, t, seq, g, r, i, avail, in_heap, e);
 		if (in_heap)
 			ir_heap_pop(&en->h);
 		rndv = size > en->p.S;
-		cpu_end = tadd(en, t, ir_model_send_cpu(&en->p, size, self));
+		cpu_end = tadd(en, t, en->other_model ? ir_model_send_cpu(&en->p, size, self) : ir_model_lg_send_cpu(&en->p, size));
 		*cf = cpu_end;
 		if (!self)
 			*sf = tadd(en, tadd(en, t, en->p.g), tmul(en, s1, en->p.G));
@@ -880,7 +882,8 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err
 	ir_heap_pop(&en->h);
 	en->st.msgs++;
 	s1 = s1_of(m->size);
-	cpu_end = tadd(en, t, ir_model_recv_cpu(&en->p, m->size, m->self, (en->net->flags & IR_NET_MODELS_BYTES) != 0));
+	cpu_end = tadd(en, t, en->other_model ? ir_model_recv_cpu(&en->p, m->size, m->self, (en->net->flags & IR_NET_MODELS_BYTES) != 0)
+	                                      : ir_model_lg_recv_cpu(&en->p, m->size, (en->net->flags & IR_NET_MODELS_BYTES) != 0));
 	if (!(en->net->flags & IR_NET_MODELS_BYTES) && !m->self)
 		*rf = tadd(en, tadd(en, t, en->p.g), tmul(en, s1, en->p.G));
 	if (!handshake(en, m))

@@ -242,48 +242,12 @@ int ir_loggops_load(ir_loggops *p, const ir_params *ps, ir_err *e)
 	return 0;
 }
 
-static inline uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
-static inline uint64_t sat_mul(uint64_t a, uint64_t b) { return a && b > UINT64_MAX / a ? UINT64_MAX : a * b; }
-static inline uint64_t s1_of(uint64_t size) { return size ? size - 1 : 0; }
-
-uint64_t ir_model_send_cpu(const ir_loggops *p, uint64_t size, int self)
-{
-	int rndv = size > p->S;
-	if (self && p->copy.n)
-		return ir_pw_eval(&p->copy, size);
-	if (p->send_o.n)
-		return ir_pw_eval(&p->send_o, size);
-	return sat_add(rndv ? p->o_rndv : p->o, sat_mul(s1_of(size), rndv ? p->O_send_rndv : p->O_send));
-}
-
-uint64_t ir_model_arrival(const ir_loggops *p, uint64_t size, int self)
-{
-	if (self && p->copy.n)
-		return ir_pw_eval(&p->copy, size);
-	if (p->send_o.n)
-		return ir_pw_eval(&p->net_L, size);
-	return sat_add(size > p->S ? p->o_rndv : p->o, p->L);
-}
-
-uint64_t ir_model_recv_cpu(const ir_loggops *p, uint64_t size, int self, int bytes_modelled)
-{
-	int rndv = size > p->S;
-	uint64_t O = rndv ? p->O_rndv : p->O;
-	if (self && p->copy.n)
-		return 0;
-	if (p->recv_o.n)
-		return ir_pw_eval(&p->recv_o, size);
-	if (!bytes_modelled && p->G > O)
-		O = p->G;
-	return sat_add(rndv ? p->o_rndv : p->o, sat_mul(s1_of(size), O));
-}
-
 uint64_t ir_model_send_call(const ir_loggops *p, uint64_t size, int self)
 {
 	uint64_t so = ir_model_send_cpu(p, size, self), w;
 	if ((self && p->copy.n) || !p->send_o.n || size <= p->S)
 		return so;
-	w = sat_add(ir_pw_eval(&p->net_L, size), ir_pw_eval(&p->recv_o, size));
+	w = ir_model_sat_add(ir_pw_eval(&p->net_L, size), ir_pw_eval(&p->recv_o, size));
 	return w > so ? w : so;
 }
 
@@ -293,7 +257,7 @@ uint64_t ir_model_recv_call(const ir_loggops *p, uint64_t size, int self)
 		return 0;
 	if (p->send_o.n) {
 		uint64_t a = ir_pw_eval(&p->net_L, size), so = ir_pw_eval(&p->send_o, size);
-		return sat_add(a > so ? a - so : 0, ir_pw_eval(&p->recv_o, size));
+		return ir_model_sat_add(a > so ? a - so : 0, ir_pw_eval(&p->recv_o, size));
 	}
-	return sat_add(p->L, ir_model_recv_cpu(p, size, 0, 0));
+	return ir_model_sat_add(p->L, ir_model_recv_cpu(p, size, 0, 0));
 }

@@ -101,15 +101,60 @@ static inline int ir_model_self_copy(const ir_loggops *p, uint32_t src, uint32_t
 	return src == dst && p->copy.n != 0;
 }
 
+/* The three costs of a message are on the engine's event loop (once per send and per
+ * message handled): inline, so that the LogGOPS rule stays a few instructions. */
+static inline uint64_t ir_model_sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+static inline uint64_t ir_model_sat_mul(uint64_t a, uint64_t b) { return a && b > UINT64_MAX / a ? UINT64_MAX : a * b; }
+
+/* The LogGOPS rule alone (no piecewise function set): the engine takes these directly when
+ * the parameters set none, so LogGOPSim-exact runs pay nothing for the other models. */
+static inline uint64_t ir_model_lg_send_cpu(const ir_loggops *p, uint64_t size)
+{
+	int rndv = size > p->S;
+	return ir_model_sat_add(rndv ? p->o_rndv : p->o,
+	                        ir_model_sat_mul(size ? size - 1 : 0, rndv ? p->O_send_rndv : p->O_send));
+}
+static inline uint64_t ir_model_lg_recv_cpu(const ir_loggops *p, uint64_t size, int bytes_modelled)
+{
+	int rndv = size > p->S;
+	uint64_t O = rndv ? p->O_rndv : p->O;
+	if (!bytes_modelled && p->G > O)
+		O = p->G;
+	return ir_model_sat_add(rndv ? p->o_rndv : p->o, ir_model_sat_mul(size ? size - 1 : 0, O));
+}
+
 /* CPU time the sender of a message of `size` bytes pays (copy for a self copy). */
-uint64_t ir_model_send_cpu(const ir_loggops *p, uint64_t size, int self);
+static inline uint64_t ir_model_send_cpu(const ir_loggops *p, uint64_t size, int self)
+{
+	if (self && p->copy.n)
+		return ir_pw_eval(&p->copy, size);
+	if (p->send_o.n)
+		return ir_pw_eval(&p->send_o, size);
+	return ir_model_lg_send_cpu(p, size);
+}
+
 /* Time from the start of the send to the arrival at the receiver, LogGOPS network
  * (o + L, o_rndv + L; piecewise: net_L; self copy: copy). */
-uint64_t ir_model_arrival(const ir_loggops *p, uint64_t size, int self);
+static inline uint64_t ir_model_arrival(const ir_loggops *p, uint64_t size, int self)
+{
+	if (self && p->copy.n)
+		return ir_pw_eval(&p->copy, size);
+	if (p->send_o.n)
+		return ir_pw_eval(&p->net_L, size);
+	return ir_model_sat_add(size > p->S ? p->o_rndv : p->o, p->L);
+}
+
 /* CPU time the receiver pays for an arrived message when the network does not model
  * the bytes (LogGOPS: o + (s-1)*max(O, G)); `bytes_modelled`: the network moved the
  * bytes itself (o + (s-1)*O). Piecewise: recv_o(s); self copy: 0. */
-uint64_t ir_model_recv_cpu(const ir_loggops *p, uint64_t size, int self, int bytes_modelled);
+static inline uint64_t ir_model_recv_cpu(const ir_loggops *p, uint64_t size, int self, int bytes_modelled)
+{
+	if (self && p->copy.n)
+		return 0;
+	if (p->recv_o.n)
+		return ir_pw_eval(&p->recv_o, size);
+	return ir_model_lg_recv_cpu(p, size, bytes_modelled);
+}
 /* What the model says a blocking send call lasts when its receive is posted and its receiver
  * idle (trace2goal --durations): the sender's CPU time, except a rendezvous send under the
  * piecewise model, which returns when the receiver's charge is over: max(send_o(s),

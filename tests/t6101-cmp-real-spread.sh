@@ -21,7 +21,7 @@ command -v mpirun >/dev/null 2>&1 || { echo "1..0 # SKIP mpirun not installed"; 
 # run-time NAME: the run time of a trace in ps (cmp-real --sync, the longest rank)
 run_time() {
 	printf 'rank\tend_ps\n0\t0\n1\t0\n' >zero.tsv
-	cmp-real --sync -f tsv "$1" zero.tsv | awk -F'\t' '!/^#/ && $1 != "rank" && $2 + 0 > m { m = $2 + 0 } END { print m }'
+	cmp-real --sync -f tsv "$1" zero.tsv | awk -F'\t' '!/^#/ && $1 != "rank" && $2 + 0 > m { m = $2 + 0 } END { printf "%.0f\n", m }'
 }
 
 test_expect_success 'three runs of ring recorded' '

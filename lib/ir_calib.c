@@ -46,16 +46,25 @@ void ir_calib_data_release(ir_calib_data *d)
 	memset(d, 0, sizeof *d);
 }
 
+/* Room for one more of n elements of esz bytes in *arr (capacity *cap, doubling from first). */
+static int grow(void *arr, size_t n, size_t *cap, size_t esz, size_t first, ir_err *e)
+{
+	void **p = arr, *na;
+	size_t nc;
+	if (n < *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : first;
+	if (nc > SIZE_MAX / esz || !(na = realloc(*p, nc * esz)))
+		return ir_errf(e, "out of memory");
+	*p = na;
+	*cap = nc;
+	return 0;
+}
+
 static int add_raw(ir_calib_data *d, uint64_t size, double ps, int kind, ir_err *e)
 {
-	if (d->nraw == d->capraw) {
-		size_t nc = d->capraw ? d->capraw * 2 : 256;
-		ir_calib_raw *nr = realloc(d->raw, nc * sizeof *nr);
-		if (!nr)
-			return ir_errf(e, "out of memory");
-		d->raw = nr;
-		d->capraw = nc;
-	}
+	if (grow(&d->raw, d->nraw, &d->capraw, sizeof *d->raw, 256, e))
+		return -1;
 	d->raw[d->nraw].size = size;
 	d->raw[d->nraw].ps = ps;
 	d->raw[d->nraw].kind = kind;
@@ -65,14 +74,8 @@ static int add_raw(ir_calib_data *d, uint64_t size, double ps, int kind, ir_err 
 
 static int add_sample(ir_calib_data *d, uint64_t size, double oneway, double send, int first, ir_err *e)
 {
-	if (d->ns == d->cap) {
-		size_t nc = d->cap ? d->cap * 2 : 64;
-		ir_calib_sample *ns = realloc(d->s, nc * sizeof *ns);
-		if (!ns)
-			return ir_errf(e, "out of memory");
-		d->s = ns;
-		d->cap = nc;
-	}
+	if (grow(&d->s, d->ns, &d->cap, sizeof *d->s, 64, e))
+		return -1;
 	d->s[d->ns].size = size;
 	d->s[d->ns].oneway_ps = oneway;
 	d->s[d->ns].send_ps = send;

@@ -327,6 +327,19 @@ double ir_cmp_dev_pct(double real, double sim)
 	return (sim - real) / real * 100;
 }
 
+/* Rank k's |deviation| into a results file's summary: largest (and which rank), the sum for
+ * the mean, and how many are outside the tolerance. */
+static void tally(ir_cmp_summary *s, double *sumabs, double dev, uint32_t k, const ir_cmp_opts *o)
+{
+	*sumabs += dev;
+	if (dev > s->max_abs_pct || k == 0) {
+		s->max_abs_pct = dev;
+		s->worst_rank = k;
+	}
+	if (!(dev <= o->tolerance_pct))
+		s->outside++;
+}
+
 static void times_of(const ir_cmp_real *r, const ir_cmp_sim *s, const ir_cmp_opts *o, uint32_t k, double *real,
                      double *sim)
 {
@@ -423,16 +436,8 @@ static int report_one(const ir_cmp_real *r, const ir_cmp_sim *sims, size_t nsims
 		double sumabs = 0;
 		memset(&s, 0, sizeof s);
 		for (uint32_t k = 0; k < r->nranks; k++) {
-			double dev;
 			times_of(r, &sims[j], o, k, &real, &sim);
-			dev = fabs(ir_cmp_dev_pct(real, sim));
-			sumabs += dev;
-			if (dev > s.max_abs_pct || k == 0) {
-				s.max_abs_pct = dev;
-				s.worst_rank = k;
-			}
-			if (!(dev <= o->tolerance_pct))
-				s.outside++;
+			tally(&s, &sumabs, fabs(ir_cmp_dev_pct(real, sim)), k, o);
 		}
 		s.mean_abs_pct = r->nranks ? sumabs / r->nranks : 0;
 		{
@@ -669,16 +674,8 @@ static int report_multi(const ir_cmp_real *runs, size_t nruns, const ir_cmp_sim 
 		ir_cmp_summary s;
 		double sumabs = 0;
 		memset(&s, 0, sizeof s);
-		for (uint32_t k = 0; k < nr; k++) {
-			double dev = fabs(ir_cmp_dev_pct(sp[k].median, sim_time(r0, &sims[j], o, k)));
-			sumabs += dev;
-			if (dev > s.max_abs_pct || k == 0) {
-				s.max_abs_pct = dev;
-				s.worst_rank = k;
-			}
-			if (!(dev <= o->tolerance_pct))
-				s.outside++;
-		}
+		for (uint32_t k = 0; k < nr; k++)
+			tally(&s, &sumabs, fabs(ir_cmp_dev_pct(sp[k].median, sim_time(r0, &sims[j], o, k))), k, o);
 		s.mean_abs_pct = nr ? sumabs / nr : 0;
 		s.run_sim_ps = sim_run_time(r0, &sims[j], o);
 		s.run_dev_pct = ir_cmp_dev_pct(sp[nr].median, s.run_sim_ps);

@@ -1,9 +1,11 @@
 # pipelines/apps.mk: the MPI programs the measuring pipelines run, one list
 # for pipelines/validate.mk and pipelines/crossnet.mk (included by both).
 #
-# The including makefile sets SAMPLES (the absolute path of the built
-# samples/apps programs) first, and may set any ARGS_<app> or input below
-# before the include to pin its own. It gets, per application APP:
+# The including makefile sets BIN and BUILD first, and may set any ARGS_<app>
+# or input below before the include to pin its own. It gets the settings both
+# pipelines share (ABIN, ABUILD, SAMPLES: the built samples/apps programs,
+# TOOLS, AP_SO: the tracer library, and Open MPI's run-as-root variables), and
+# per application APP:
 #   CMD_APP      the command (run in the run's own work directory)
 #   SETUP_APP    an optional setup command before it ($(1): the rank count)
 #   PROG_APP     the files it needs; an application without them is left out
@@ -43,6 +45,16 @@
 #   nwchem NWChem (nwchem-openmpi): the SCF energy of water in 6-31G*
 #       (80-120 ms of MPI time between MPI_Init and MPI_Finalize; its ARMCI
 #       layer calls MPI_Waitall on no requests)
+
+# Open MPI refuses to run as root without these; harmless otherwise.
+export OMPI_ALLOW_RUN_AS_ROOT = 1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
+
+ABIN     := $(abspath $(BIN))
+ABUILD   := $(abspath $(BUILD))
+SAMPLES  := $(ABUILD)/samples
+TOOLS    := $(addprefix $(ABIN)/,allprof trace2goal goalc ibsim cmp-real)
+AP_SO    := $(ABUILD)/allprof/liballprof.so
 
 SAMPLE_APPS   ?= ring collectives datatypes nonblock persistent wildcard fsample
 EXTERNAL_APPS ?= lammps-melt lammps-peptide hpcc mumps

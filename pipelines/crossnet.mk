@@ -85,15 +85,6 @@ CAL_REPS  ?=
 CAL_MAXBYTES ?=
 CAL_VARS  ?=
 
-# Open MPI refuses to run as root without these; harmless otherwise.
-export OMPI_ALLOW_RUN_AS_ROOT = 1
-export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
-
-ABIN     := $(abspath $(BIN))
-ABUILD   := $(abspath $(BUILD))
-SAMPLES  := $(ABUILD)/samples
-TOOLS    := $(addprefix $(ABIN)/,allprof trace2goal goalc ibsim cmp-real)
-AP_SO    := $(ABUILD)/allprof/liballprof.so
 THIS     := $(lastword $(MAKEFILE_LIST))
 HERE     := $(dir $(THIS))
 .NOTPARALLEL:

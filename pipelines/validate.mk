@@ -67,15 +67,6 @@ ARGS_persistent  ?= 20000
 ARGS_wildcard    ?= 1000
 MUMPS_GRID       ?= example
 
-# Open MPI refuses to run as root without these; harmless otherwise.
-export OMPI_ALLOW_RUN_AS_ROOT = 1
-export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
-
-ABIN     := $(abspath $(BIN))
-ABUILD   := $(abspath $(BUILD))
-SAMPLES  := $(ABUILD)/samples
-TOOLS    := $(addprefix $(ABIN)/,allprof trace2goal goalc ibsim cmp-real)
-AP_SO    := $(ABUILD)/allprof/liballprof.so
 THIS     := $(lastword $(MAKEFILE_LIST))
 .NOTPARALLEL:
 .DELETE_ON_ERROR:

@@ -764,6 +764,51 @@ static double model_time(gstate *g)
 	return t;
 }
 
+/* --sync: what ibsim charges the rank's CPU for the staged ops (the sender's send_cpu, the
+ * receiver's recv_cpu, the collective's local work). The network's part, the time from a
+ * send's start to its message's arrival, is not in it: the --sync dataflow places the
+ * receive's completion after it (sync_delays), so the post calc replays only the time the
+ * model does not explain, whether the receive waited for its message or found it there. */
+static double model_cpu_time(gstate *g)
+{
+	const ir_loggops *net = &g->o->net;
+	double t = 0;
+	for (size_t i = 0; i < g->cg.nop; i++) {
+		const ir_cop *op = &g->cg.op[i];
+		int self = g->cpeer[i] >= 0 && (uint32_t)g->cpeer[i] == g->R->rank;
+		if (op->type == IR_OP_SEND)
+			t += (double)ir_model_send_cpu(net, op->size, self);
+		else if (op->type == IR_OP_RECV)
+			t += (double)ir_model_recv_cpu(net, op->size, self, 0);
+		else
+			t += (double)op->size;
+	}
+	return t;
+}
+
+/* --sync: the delays of a send of `size` bytes (ir_ts_send_cost), as ibsim times it
+ * (formats/results.md 5.3, 5.8): its message arrives ir_model_arrival after the send's
+ * start; a rendezvous send is done at the later of the receive's post and its message's
+ * handling (LogGOPS: the arrival; piecewise: the end of the receiver's recv_o), and its call
+ * ends no earlier than its own CPU time, which the post calc's model subtracts: hence both
+ * delays count from post + send_cpu. All 0 on a network that costs nothing. */
+static void sync_delays(gstate *g, uint64_t size, int self, int64_t d[3])
+{
+	const ir_loggops *net = &g->o->net;
+	uint64_t arr = ir_model_arrival(net, size, self), so = ir_model_send_cpu(net, size, self), done = arr;
+	if (ir_model_pw(net))
+		done = ir_model_sat_add(arr, ir_model_recv_cpu(net, size, self, 0));
+	if (arr > INT64_MAX / 4)
+		arr = INT64_MAX / 4;
+	if (done > INT64_MAX / 4)
+		done = INT64_MAX / 4;
+	if (so > INT64_MAX / 4)
+		so = INT64_MAX / 4;
+	d[0] = (int64_t)arr;
+	d[1] = (int64_t)done - (int64_t)so;
+	d[2] = -(int64_t)so;
+}
+
 /* ---- --sync: zero-cost times (ir_tsync.h) ---- */
 
 /* --sync reads every rank's trace at once (merged by time): raise the soft limit of open
@@ -872,7 +917,10 @@ static int sync_call(gstate *g, const ir_rec *r, int blocking, double model, uin
 		const ir_cop *op = &c->op[i];
 		int rc = 0;
 		if (op->type == IR_OP_SEND) {
-			rc = ir_ts_send(ts, g->R->rank, (uint32_t)g->cpeer[i], g->ctag[i], g->tpost[i], g->tdone[i]);
+			int64_t d[3];
+			sync_delays(g, op->size, (uint32_t)g->cpeer[i] == g->R->rank, d);
+			rc = ir_ts_send_cost(ts, g->R->rank, (uint32_t)g->cpeer[i], g->ctag[i], g->tpost[i], g->tdone[i],
+			                     d[0], d[1], d[2]);
 		} else if (op->type == IR_OP_RECV && op->peer != 1) { /* peer 1: deferred wildcard, see complete() */
 			if (g->cpeer[i] < 0 || g->ctag[i] < 0) {
 				/* a liballprof wildcard: the partner is unknown, no waiting is synchronised */
@@ -969,7 +1017,7 @@ static int emit_call(gstate *g, const ir_rec *r, int ends_mode, int want_join, d
 		 * model a call could not contain is owed, and taken from the next calls' own time,
 		 * in trace order, before any of it is replayed: nothing is charged twice. */
 		double d = (double)(r->t_ret - r->t_call);
-		model = model_time(g);
+		model = sync ? model_cpu_time(g) : model_time(g);
 		if (d < model) {
 			g->R->owed += model - d;
 		} else if (g->R->owed > 0) {

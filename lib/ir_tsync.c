@@ -18,6 +18,7 @@
 
 typedef struct tnode {
 	int64_t t;
+	int64_t add;      /* added to the max of floor and inputs when the node resolves */
 	uint32_t pending; /* open holds + unresolved inputs; free list link when free */
 	uint32_t refs;
 	uint32_t ndep, capdep;
@@ -29,6 +30,7 @@ typedef struct tnode {
 
 typedef struct tent {
 	ir_tn post, done;
+	int64_t d_arr, d_done, d_rpost; /* a send's delays (ir_ts_send_cost); 0 for receives */
 } tent;
 
 typedef struct tchan {
@@ -122,6 +124,7 @@ ir_tn ir_ts_node(ir_ts *s, int64_t floor)
 	}
 	n = &ND(s, h);
 	n->t = floor;
+	n->add = 0;
 	n->pending = 1;
 	n->refs = 1;
 	n->ndep = 0;
@@ -186,7 +189,9 @@ static void run(ir_ts *s)
 		ir_tn h = s->stack[--s->nstack];
 		tnode *n = &ND(s, h);
 		uint32_t nd = n->ndep;
-		int64_t t = n->t;
+		int64_t t = n->t + n->add;
+		n->t = t;
+		n->add = 0;
 		n->done = 1;
 		if (n->notify && s->fn)
 			s->fn(s->ctx, t, n->u0, n->u1);
@@ -388,7 +393,7 @@ static tchan *chan_get(ir_ts *s, uint64_t k1, int64_t k2, long *slot)
 	return c;
 }
 
-static int chan_push(ir_ts *s, tchan *c, ir_tn post, ir_tn done)
+static int chan_push(ir_ts *s, tchan *c, ir_tn post, ir_tn done, const int64_t d[3])
 {
 	if (c->head + c->n == c->cap) {
 		if (c->head > 0 && c->head >= c->n) {
@@ -405,15 +410,39 @@ static int chan_push(ir_ts *s, tchan *c, ir_tn post, ir_tn done)
 	}
 	c->e[c->head + c->n].post = post;
 	c->e[c->head + c->n].done = done;
+	c->e[c->head + c->n].d_arr = d[0];
+	c->e[c->head + c->n].d_done = d[1];
+	c->e[c->head + c->n].d_rpost = d[2];
 	c->n++;
 	ir_ts_ref(s, post);
 	ir_ts_ref(s, done);
 	return 0;
 }
 
-/* Match an arrival (post a, done b, of kind is_send) with the head of a queue of the other
- * kind, or queue it. */
-static int arrive(ir_ts *s, uint32_t src, uint32_t dst, int64_t tag, ir_tn post, ir_tn done, int is_send)
+/* n waits for `in`'s time plus d: through a node of its own when d != 0 (whose references
+ * are then dropped: n's input holds it), for `in` itself when d == 0. */
+static int wait_delayed(ir_ts *s, ir_tn n, ir_tn in, int64_t d)
+{
+	ir_tn x;
+	if (d == 0)
+		return ir_ts_input(s, n, in);
+	x = ir_ts_node(s, IR_TS_NEVER);
+	if (!x)
+		return -1;
+	ND(s, x).add = d;
+	if (ir_ts_input(s, x, in) || ir_ts_input(s, n, x)) {
+		ir_ts_unref(s, x);
+		return -1;
+	}
+	ir_ts_release(s, x);
+	ir_ts_unref(s, x);
+	return 0;
+}
+
+/* Match an arrival (post, done, a send's delays d, of kind is_send) with the head of a queue
+ * of the other kind, or queue it. */
+static int arrive(ir_ts *s, uint32_t src, uint32_t dst, int64_t tag, ir_tn post, ir_tn done, const int64_t d[3],
+                  int is_send)
 {
 	long slot;
 	tchan *c = chan_get(s, ((uint64_t)src << 32) | dst, tag, &slot);
@@ -424,7 +453,7 @@ static int arrive(ir_ts *s, uint32_t src, uint32_t dst, int64_t tag, ir_tn post,
 	}
 	if (c->n == 0 || c->is_send == is_send) {
 		c->is_send = is_send;
-		if (chan_push(s, c, post, done)) {
+		if (chan_push(s, c, post, done, d)) {
 			s->oom = 1;
 			return -1;
 		}
@@ -433,14 +462,18 @@ static int arrive(ir_ts *s, uint32_t src, uint32_t dst, int64_t tag, ir_tn post,
 	m = c->e[c->head++];
 	if (--c->n == 0)
 		tab_del(s, (size_t)slot);
-	/* receive done waits for the send's post; rendezvous send done waits for the receive's post */
+	/* The receive's done waits for the send's post plus d_arr (the message's arrival); a
+	 * rendezvous send's done waits for its own post plus d_done and the receive's post plus
+	 * d_rpost (ir_tsync.h). */
 	{
 		ir_tn sp = is_send ? post : m.post, sd = is_send ? done : m.done;
 		ir_tn rp = is_send ? m.post : post, rd = is_send ? m.done : done;
-		if (ir_ts_input(s, rd, sp))
+		int64_t da = is_send ? d[0] : m.d_arr, dd = is_send ? d[1] : m.d_done, dr = is_send ? d[2] : m.d_rpost;
+		if (wait_delayed(s, rd, sp, da) ||
+		    (sd != sp && ((dd != 0 && wait_delayed(s, sd, sp, dd)) || wait_delayed(s, sd, rp, dr)))) {
+			s->oom = 1;
 			return -1;
-		if (sd != sp && ir_ts_input(s, sd, rp))
-			return -1;
+		}
 		ir_ts_release(s, rd);
 		if (sd != sp)
 			ir_ts_release(s, sd);
@@ -450,14 +483,23 @@ static int arrive(ir_ts *s, uint32_t src, uint32_t dst, int64_t tag, ir_tn post,
 	return 0;
 }
 
+static const int64_t no_delay[3];
+
 int ir_ts_send(ir_ts *s, uint32_t src, uint32_t dst, int64_t tag, ir_tn post, ir_tn done)
 {
-	return arrive(s, src, dst, tag, post, done, 1);
+	return arrive(s, src, dst, tag, post, done, no_delay, 1);
+}
+
+int ir_ts_send_cost(ir_ts *s, uint32_t src, uint32_t dst, int64_t tag, ir_tn post, ir_tn done, int64_t d_arr,
+                    int64_t d_done, int64_t d_rpost)
+{
+	int64_t d[3] = {d_arr, d_done, d_rpost};
+	return arrive(s, src, dst, tag, post, done, d, 1);
 }
 
 int ir_ts_recv(ir_ts *s, uint32_t src, uint32_t dst, int64_t tag, ir_tn post, ir_tn done)
 {
-	return arrive(s, src, dst, tag, post, done, 0);
+	return arrive(s, src, dst, tag, post, done, no_delay, 0);
 }
 
 uint64_t ir_ts_finish(ir_ts *s)

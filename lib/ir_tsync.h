@@ -11,7 +11,9 @@
  * receive completes at max(its post, the post of the send it matches); a
  * rendezvous send completes at max(its post, the post of the receive that
  * matches it) (loggops-semantics.md: the sender is released when the receive
- * is posted).
+ * is posted). With the model's costs (ir_ts_send_cost) a receive waits for
+ * the arrival of its message, not the send's post, and a rendezvous send for
+ * the handling of its message (docs/trace2goal.md section 9).
  *
  * Nodes: each node has a time (the max of its floor and of its inputs' times)
  * and resolves when its last input has resolved and its creator released it;
@@ -75,6 +77,15 @@ int64_t ir_ts_time(const ir_ts *s, ir_tn n); /* the final time once resolved */
  * its input). A receive gives its post node and an open done node handled the same way. */
 int ir_ts_send(ir_ts *s, uint32_t src, uint32_t dst, int64_t tag, ir_tn post, ir_tn done);
 int ir_ts_recv(ir_ts *s, uint32_t src, uint32_t dst, int64_t tag, ir_tn post, ir_tn done);
+/* A send on a network that costs time (trace2goal --sync priced by the model, ir_model.h):
+ * the matching receive's done waits for post + d_arr (the message's arrival); a rendezvous
+ * send's done (done != post) waits for post + d_done and for the receive's post + d_rpost
+ * (delays may be negative: a node's time is then its input's minus the amount). All three
+ * 0 is ir_ts_send, the zero-cost rule. */
+int ir_ts_send_cost(ir_ts *s, uint32_t src, uint32_t dst, int64_t tag, ir_tn post, ir_tn done, int64_t d_arr,
+                    int64_t d_done, int64_t d_rpost);
+/* The floor of a node that only its inputs place in time. */
+#define IR_TS_NEVER (INT64_MIN / 4)
 
 /* Release every entry still waiting in a channel (unmatched messages: their done nodes resolve
  * without a partner). Returns how many there were. */

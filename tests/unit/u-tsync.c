@@ -101,6 +101,57 @@ int main(void)
 	ir_ts_unref(s, rp);
 	ir_ts_unref(s, rd);
 
+	/* costs (ir_ts_send_cost): an eager message arrives d_arr after its send's post, whichever
+	 * side comes first; the receive posted later than the arrival completes at its own post */
+	sp = ir_ts_node(s, 100);
+	ir_ts_release(s, sp);
+	ir_ts_send_cost(s, 0, 1, 10, sp, sp, 40, 0, 0);
+	rp = ir_ts_node(s, 50);
+	rd = ir_ts_node(s, 50);
+	ir_ts_input(s, rd, rp);
+	ir_ts_release(s, rp);
+	ir_ts_recv(s, 0, 1, 10, rp, rd);
+	ok(ir_ts_time(s, rd) == 140, "eager with cost: the waiting receive completes at post + d_arr");
+	ir_ts_unref(s, sp);
+	ir_ts_unref(s, rp);
+	ir_ts_unref(s, rd);
+	rp = ir_ts_node(s, 500);
+	rd = ir_ts_node(s, 500);
+	ir_ts_input(s, rd, rp);
+	ir_ts_release(s, rp);
+	ir_ts_recv(s, 0, 1, 11, rp, rd);
+	sp = ir_ts_node(s, 100);
+	ir_ts_release(s, sp);
+	ir_ts_send_cost(s, 0, 1, 11, sp, sp, 40, 0, 0);
+	ok(ir_ts_time(s, rd) == 500, "eager with cost: a receive posted after the arrival completes at its post");
+	ir_ts_unref(s, sp);
+	ir_ts_unref(s, rp);
+	ir_ts_unref(s, rd);
+
+	/* rendezvous with cost: send done = max(post + d_done, receive's post + d_rpost), receive
+	 * done = max(own post, send's post + d_arr); negative delays allowed */
+	for (int late = 0; late < 2; late++) {
+		int64_t rpost = late ? 1000 : 20;
+		sp = ir_ts_node(s, 100);
+		sd = ir_ts_node(s, 100);
+		ir_ts_input(s, sd, sp);
+		ir_ts_release(s, sp);
+		ir_ts_send_cost(s, 0, 1, 12, sp, sd, 30, 70, -25);
+		rp = ir_ts_node(s, rpost);
+		rd = ir_ts_node(s, rpost);
+		ir_ts_input(s, rd, rp);
+		ir_ts_release(s, rp);
+		ir_ts_recv(s, 0, 1, 12, rp, rd);
+		ok(ir_ts_time(s, sd) == (late ? 975 : 170) && ir_ts_time(s, rd) == (late ? 1000 : 130),
+		   "rendezvous with cost, receive %s: send done %lld, receive done %lld", late ? "late" : "early",
+		   (long long)ir_ts_time(s, sd), (long long)ir_ts_time(s, rd));
+		ir_ts_unref(s, sp);
+		ir_ts_unref(s, sd);
+		ir_ts_unref(s, rp);
+		ir_ts_unref(s, rd);
+	}
+	ok(ir_ts_live(s) == 0, "the delay nodes are freed with the rest");
+
 	/* different tags and directions do not match; finish releases what is left */
 	sp = ir_ts_node(s, 5);
 	ir_ts_release(s, sp);

@@ -93,6 +93,17 @@ int ir_heap_split_(ir_heap *h)
 	return 0;
 }
 
+uint64_t ir_heap_min_scan_(const ir_heap *h)
+{
+	unsigned i = (unsigned)__builtin_ctzll(h->mask) + 1;
+	const ir_heap_ent *v = h->b[i];
+	uint64_t m = v[0].t;
+	for (size_t j = 1; j < h->bn[i]; j++)
+		if (v[j].t < m)
+			m = v[j].t;
+	return m;
+}
+
 static int cmp_ent(const void *x, const void *y)
 {
 	const ir_heap_ent *a = x, *b = y;

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "ir_engine.h"
+#include "ir_heap.h"
 #include "ir_io.h"
 #include "ir_num.h"
 
@@ -305,173 +306,6 @@ typedef struct host {
 	uint64_t drain_free; /* receive side */
 } host;
 
-/* The fabric's event queue: a radix heap on (time, sequence number), like
- * the engine's ir_heap (events are never queued before the current time, so
- * entries sit in 65 buckets by the highest bit in which their time differs
- * from the last popped time). Its own copy because the fabric must *peek*
- * at its next time without committing to it: the engine asks when to call
- * the fabric next and may still inject messages earlier than that. A peek
- * scans the lowest bucket (cached until the next push or pop); the pop that
- * follows splits that bucket anyway, so peeking at most doubles the cost of
- * a split. A 4-ary heap spent half the run time in its sift-downs. */
-typedef struct ev {
-	uint64_t t;
-	uint32_t seq, ref;
-} ev;
-
-#define RQ_B 65
-typedef struct evq {
-	ev *b[RQ_B];
-	uint32_t bn[RQ_B], bcap[RQ_B];
-	uint32_t head0;
-	uint64_t mask; /* bit i-1: bucket i not empty */
-	uint64_t last;
-	uint64_t peek; /* cached minimum time, TMAX: unknown */
-	size_t n;
-} evq;
-
-static inline unsigned rq_bucket(uint64_t t, uint64_t last)
-{
-	return t == last ? 0 : 64 - (unsigned)__builtin_clzll(t ^ last);
-}
-
-static int rq_append(evq *q, unsigned i, const ev *x)
-{
-	if (q->bn[i] == q->bcap[i]) {
-		uint32_t nc = q->bcap[i] ? q->bcap[i] * 2 : 64;
-		ev *nb;
-		if (nc < q->bcap[i])
-			return -1;
-		nb = realloc(q->b[i], (size_t)nc * sizeof *nb);
-		if (!nb)
-			return -1;
-		q->b[i] = nb;
-		q->bcap[i] = nc;
-	}
-	q->b[i][q->bn[i]++] = *x;
-	if (i)
-		q->mask |= (uint64_t)1 << (i - 1);
-	return 0;
-}
-
-static int evq_push(evq *q, uint64_t t, uint32_t seq, uint32_t ref)
-{
-	ev x;
-	x.t = t;
-	x.seq = seq;
-	x.ref = ref;
-	if (rq_append(q, rq_bucket(t, q->last), &x))
-		return -1;
-	q->n++;
-	if (t < q->peek && q->peek != TMAX)
-		q->peek = t;
-	return 0;
-}
-
-/* Smallest time queued (q->n > 0), without changing the queue. */
-static uint64_t evq_min(evq *q)
-{
-	unsigned i;
-	uint64_t m = TMAX;
-	if (q->head0 < q->bn[0])
-		return q->last;
-	if (q->peek != TMAX)
-		return q->peek;
-	i = 1 + (unsigned)__builtin_ctzll(q->mask);
-	for (uint32_t k = 0; k < q->bn[i]; k++)
-		if (q->b[i][k].t < m)
-			m = q->b[i][k].t;
-	q->peek = m;
-	return m;
-}
-
-static int ev_seq_cmp(const void *a, const void *b)
-{
-	uint32_t x = ((const ev *)a)->seq, y = ((const ev *)b)->seq;
-	return x < y ? -1 : x > y;
-}
-
-/* The top entry (q->n > 0); splits the lowest bucket into bucket 0 when needed. */
-static int evq_top(evq *q, ev *out)
-{
-	if (q->head0 == q->bn[0]) {
-		unsigned i = 1 + (unsigned)__builtin_ctzll(q->mask);
-		uint64_t m = evq_min(q);
-		ev *src = q->b[i];
-		uint32_t n = q->bn[i];
-		q->b[i] = NULL;
-		q->bn[i] = q->bcap[i] = 0;
-		q->mask &= ~((uint64_t)1 << (i - 1));
-		q->head0 = q->bn[0] = 0;
-		q->last = m;
-		for (uint32_t k = 0; k < n; k++)
-			if (rq_append(q, rq_bucket(src[k].t, m), &src[k])) {
-				free(src);
-				return -1;
-			}
-		free(src);
-		/* equal times leave in the order they were queued */
-		{
-			int sorted = 1;
-			for (uint32_t k = 1; k < q->bn[0] && sorted; k++)
-				sorted = q->b[0][k - 1].seq < q->b[0][k].seq;
-			if (!sorted)
-				qsort(q->b[0], q->bn[0], sizeof(ev), ev_seq_cmp);
-		}
-	}
-	*out = q->b[0][q->head0];
-	return 0;
-}
-
-static void evq_pop(evq *q)
-{
-	q->head0++;
-	q->n--;
-	q->peek = TMAX;
-	if (q->head0 == q->bn[0])
-		q->head0 = q->bn[0] = 0;
-}
-
-static int ev_cmp(const void *a, const void *b)
-{
-	const ev *x = a, *y = b;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Sequence numbers ran out: renumber everything in queue order. */
-static int evq_renumber(evq *q, uint32_t *next)
-{
-	ev *all = malloc((q->n ? q->n : 1) * sizeof *all);
-	size_t k = 0;
-	if (!all)
-		return -1;
-	for (unsigned i = 0; i < RQ_B; i++) {
-		for (uint32_t j = i ? 0 : q->head0; j < q->bn[i]; j++)
-			all[k++] = q->b[i][j];
-		q->bn[i] = 0;
-	}
-	q->head0 = 0;
-	q->mask = 0;
-	q->n = 0;
-	qsort(all, k, sizeof *all, ev_cmp);
-	for (size_t j = 0; j < k; j++)
-		if (evq_push(q, all[j].t, (uint32_t)j, all[j].ref)) {
-			free(all);
-			return -1;
-		}
-	free(all);
-	*next = (uint32_t)k;
-	return 0;
-}
-
-static void evq_release(evq *q)
-{
-	for (unsigned i = 0; i < RQ_B; i++)
-		free(q->b[i]);
-}
-
 struct ir_ib {
 	ir_ib_cfg cfg;
 	ir_topo *t;
@@ -492,7 +326,8 @@ struct ir_ib {
 	uint32_t *park, npark, cappark; /* drained RTS waiting for their match */
 	ibmsg *m;
 	uint32_t nm, capm, freem;
-	evq q;
+	ir_heap q;           /* the fabric's events (see qmin for the peek) */
+	uint64_t qpeek;      /* cached ir_heap_min(&q) when bucket 0 is empty, TMAX: unknown */
 	uint32_t seq;
 	uint64_t now;
 	uint64_t bus_full;   /* bus time of a full-MTU payload */
@@ -570,11 +405,32 @@ static int qpush(ir_ib *ib, uint64_t t, unsigned type, uint32_t idx, ir_err *e)
 	if (t < ib->now)
 		return ir_errf(e, "fabric event at %llu ps, before the current time %llu ps", (unsigned long long)t,
 		               (unsigned long long)ib->now);
-	if (ib->seq == UINT32_MAX && evq_renumber(&ib->q, &ib->seq))
+	if (ib->seq == UINT32_MAX) {
+		uint32_t next = ir_heap_renumber(&ib->q, 0);
+		if (!next && ib->q.n)
+			return ir_errf(e, "out of memory for the fabric's event queue (%zu events)", ib->q.n);
+		ib->seq = next;
+	}
+	if (ir_heap_push(&ib->q, t, ib->seq++, (type << EV_SHIFT) | idx))
 		return ir_errf(e, "out of memory for the fabric's event queue (%zu events)", ib->q.n);
-	if (evq_push(&ib->q, t, ib->seq++, (type << EV_SHIFT) | idx))
-		return ir_errf(e, "out of memory for the fabric's event queue (%zu events)", ib->q.n);
+	if (t < ib->qpeek && ib->qpeek != TMAX)
+		ib->qpeek = t;
 	return 0;
+}
+
+/* The fabric's next event time (ib->q.n > 0) without taking it: the engine
+ * asks when to call the fabric next and may still inject messages earlier
+ * than that, so the queue's lowest bucket cannot be split yet; ir_heap_min
+ * scans it, and the answer is cached until the next pop (a push can only
+ * lower it). The pop that follows splits that bucket anyway, so peeking at
+ * most doubles the cost of a split. */
+static inline uint64_t qmin(ir_ib *ib)
+{
+	if (ib->q.head0 < ib->q.bn[0])
+		return ib->q.last;
+	if (ib->qpeek == TMAX)
+		ib->qpeek = ir_heap_min(&ib->q);
+	return ib->qpeek;
 }
 
 static int ensure_wake(ir_ib *ib, uint32_t gp, uint64_t t, ir_err *e)
@@ -1150,14 +1006,15 @@ int ir_ib_advance(ir_ib *ib, uint64_t t, ir_err *e)
 	while (ib->q.n) {
 		uint32_t ref;
 		int rc = 0;
-		ev top;
-		if (t != TMAX && evq_min(&ib->q) > t)
+		ir_heap_ent *top = NULL;
+		if (t != TMAX && qmin(ib) > t)
 			return 0;
-		if (evq_top(&ib->q, &top))
+		if (ir_heap_top(&ib->q, &top) != 1)
 			return ir_errf(e, "out of memory for the fabric's event queue");
-		ib->now = top.t;
-		ref = top.ref;
-		evq_pop(&ib->q);
+		ib->now = top->t;
+		ref = top->ref;
+		ir_heap_pop(&ib->q);
+		ib->qpeek = TMAX;
 		ib->st.events++;
 		switch (ref >> EV_SHIFT) {
 		case EV_OUT: {
@@ -1191,7 +1048,7 @@ int ir_ib_run(ir_ib *ib, ir_err *e) { return ir_ib_advance(ib, TMAX, e); }
 
 uint64_t ir_ib_next(const ir_ib *ib)
 {
-	return ib->q.n ? evq_min((evq *)&ib->q) : TMAX;
+	return ib->q.n ? qmin((ir_ib *)ib) : TMAX;
 }
 
 uint64_t ir_ib_now(const ir_ib *ib) { return ib->now; }
@@ -1331,7 +1188,8 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 	ir_ib_config_release(&def);
 	ib->keep = c->keep != NULL;
 	ib->freepk = ib->freem = NIL;
-	ib->q.peek = TMAX;
+	ir_heap_init(&ib->q);
+	ib->qpeek = TMAX;
 	ib->nranks = nranks;
 	ib->nvl = ib->cfg.vls ? ib->cfg.vls : 1;
 	if (cl)
@@ -1464,7 +1322,7 @@ void ir_ib_free(ir_ib *ib)
 	free(ib->ho);
 	free(ib->po);
 	free(ib->retire);
-	evq_release(&ib->q);
+	ir_heap_release(&ib->q);
 	ir_lft_release(&ib->lft);
 	ir_topo_free(ib->t);
 	ir_ib_config_release(&ib->cfg);

@@ -1,7 +1,8 @@
 /*
  * ir_hmap.c: the hash map (see ir_hmap.h for the contract and why).
  *
- * Home slot of (a, b): mix(a ^ mix(b + 2^64/phi)) masked to the capacity.
+ * Home slot: mix(a) for one-word keys, mix(a ^ mix(b + 2^64/phi)) for pairs,
+ * masked to the capacity.
  * Deletion shifts the following entries of the probe run back into the
  * hole unless an entry's home lies cyclically in (hole, entry], so lookups
  * stop at the first empty slot and no tombstones accumulate.
@@ -13,10 +14,12 @@
 
 static inline size_t home(const ir_hmap *m, uint64_t a, uint64_t b)
 {
-	return (size_t)ir_hmix64(a ^ ir_hmix64(b + 0x9E3779B97F4A7C15ULL)) & (m->cap - 1);
+	if (m->flags & IR_HMAP_PAIR)
+		a ^= ir_hmix64(b + 0x9E3779B97F4A7C15ULL);
+	return (size_t)ir_hmix64(a) & (m->cap - 1);
 }
 
-void ir_hmap_init(ir_hmap *m, size_t vsize, size_t cap0)
+void ir_hmap_init(ir_hmap *m, size_t vsize, size_t cap0, unsigned flags)
 {
 	size_t c = 2;
 	while (c < cap0 && c < ((size_t)1 << (sizeof(size_t) * 8 - 2)))
@@ -24,17 +27,20 @@ void ir_hmap_init(ir_hmap *m, size_t vsize, size_t cap0)
 	memset(m, 0, sizeof *m);
 	m->vsize = vsize ? vsize : 1;
 	m->cap0 = c;
+	m->flags = flags;
 }
 
 void ir_hmap_release(ir_hmap *m)
 {
 	size_t vsize = m->vsize, cap0 = m->cap0;
+	unsigned flags = m->flags;
 	free(m->key);
 	free(m->used);
 	free(m->val);
 	memset(m, 0, sizeof *m);
 	m->vsize = vsize;
 	m->cap0 = cap0;
+	m->flags = flags;
 }
 
 /* Move to capacity nc (a power of two, larger than n * 2). */
@@ -43,7 +49,7 @@ static int rehash(ir_hmap *m, size_t nc)
 	uint64_t *nk;
 	unsigned char *nu, *nv;
 	ir_hmap old = *m;
-	if (nc > SIZE_MAX / 16 || nc > SIZE_MAX / m->vsize)
+	if (nc > SIZE_MAX / 16 / 4 || nc > SIZE_MAX / m->vsize)
 		return -1;
 	nk = malloc(nc * 2 * sizeof *nk);
 	nu = calloc(nc, 1);
@@ -98,7 +104,7 @@ void *ir_hmap_put(ir_hmap *m, uint64_t a, uint64_t b, int *isnew)
 	if (!m->cap) {
 		if (rehash(m, m->cap0))
 			return NULL;
-	} else if ((m->n + 1) * 2 > m->cap) {
+	} else if ((m->n + 1) * 4 > m->cap * (m->flags & IR_HMAP_DENSE ? 3 : 2)) {
 		if (m->cap > SIZE_MAX / 4 || rehash(m, m->cap * 2))
 			return NULL;
 	}

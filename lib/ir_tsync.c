@@ -4,9 +4,9 @@
  *
  * Nodes sit in one growable array addressed by handle (index + 1), with a
  * free list, so there is no malloc per node; a node keeps up to two waiting
- * dependents inline and spills to a heap array beyond. Channels are an
- * open-addressing table keyed by (source << 32 | destination, tag) with
- * backward-shift deletion; a channel holds a queue of unmatched sends or of
+ * dependents inline and spills to a heap array beyond. Channels are found
+ * through a hash map (ir_hmap.h) keyed by (source << 32 | destination, tag);
+ * a channel holds a queue of unmatched sends or of
  * unmatched receives (never both: a new arrival of the other kind matches the
  * head), and is deleted when its queue empties, keeping its queue's memory on
  * a free list for the next channel.
@@ -15,6 +15,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "ir_hmap.h"
 
 typedef struct tnode {
 	int64_t t;
@@ -32,8 +34,6 @@ typedef struct tent {
 } tent;
 
 typedef struct tchan {
-	uint64_t k1;
-	int64_t k2;
 	tent *e;
 	size_t head, n, cap;
 	int is_send;
@@ -53,22 +53,11 @@ struct ir_ts {
 	tchan *ch;
 	size_t nch, capch;
 	uint32_t free_ch;
-	uint32_t *tab; /* channel index + 1, 0 = empty */
-	size_t tabcap, tabn;
+	ir_hmap tab; /* (src << 32 | dst, tag) -> channel index */
 	int oom;
 };
 
 #define ND(s, h) ((s)->nd[(h) - 1])
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 
 ir_ts *ir_ts_new(ir_ts_done_fn fn, void *ctx)
 {
@@ -77,6 +66,7 @@ ir_ts *ir_ts_new(ir_ts_done_fn fn, void *ctx)
 		return NULL;
 	s->fn = fn;
 	s->ctx = ctx;
+	ir_hmap_init(&s->tab, sizeof(uint32_t), 256, IR_HMAP_PAIR);
 	return s;
 }
 
@@ -91,7 +81,7 @@ void ir_ts_free(ir_ts *s)
 	free(s->nd);
 	free(s->stack);
 	free(s->ch);
-	free(s->tab);
+	ir_hmap_release(&s->tab);
 	free(s);
 }
 
@@ -282,82 +272,25 @@ uint64_t ir_ts_live(const ir_ts *s)
 
 /* ---- channels ---- */
 
-static size_t slot_of(const ir_ts *s, uint64_t k1, int64_t k2)
+static void tab_del(ir_ts *s, uint32_t *slot)
 {
-	return (size_t)(mix(k1 ^ mix((uint64_t)k2 + 0x9E3779B97F4A7C15ULL)) & (s->tabcap - 1));
-}
-
-static int tab_grow(ir_ts *s)
-{
-	size_t nc = s->tabcap ? s->tabcap * 2 : 256;
-	uint32_t *t = calloc(nc, sizeof *t), *old = s->tab;
-	size_t oc = s->tabcap;
-	if (!t)
-		return -1;
-	s->tab = t;
-	s->tabcap = nc;
-	for (size_t i = 0; i < oc; i++) {
-		size_t j;
-		if (!old[i])
-			continue;
-		j = slot_of(s, s->ch[old[i] - 1].k1, s->ch[old[i] - 1].k2);
-		while (t[j])
-			j = (j + 1) & (nc - 1);
-		t[j] = old[i];
-	}
-	free(old);
-	return 0;
-}
-
-/* The channel's table slot, or -1. */
-static long tab_find(const ir_ts *s, uint64_t k1, int64_t k2)
-{
-	if (!s->tabcap)
-		return -1;
-	for (size_t j = slot_of(s, k1, k2);; j = (j + 1) & (s->tabcap - 1)) {
-		const tchan *c;
-		if (!s->tab[j])
-			return -1;
-		c = &s->ch[s->tab[j] - 1];
-		if (c->k1 == k1 && c->k2 == k2)
-			return (long)j;
-	}
-}
-
-static void tab_del(ir_ts *s, size_t i)
-{
-	size_t j = i;
-	uint32_t ci = s->tab[i] - 1;
-	s->tab[i] = 0;
-	s->tabn--;
+	uint32_t ci = *slot;
+	ir_hmap_del(&s->tab, slot);
 	s->ch[ci].next_free = s->free_ch;
 	s->free_ch = ci + 1;
-	for (;;) {
-		size_t h;
-		j = (j + 1) & (s->tabcap - 1);
-		if (!s->tab[j])
-			return;
-		h = slot_of(s, s->ch[s->tab[j] - 1].k1, s->ch[s->tab[j] - 1].k2);
-		if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
-			s->tab[i] = s->tab[j];
-			s->tab[j] = 0;
-			i = j;
-		}
-	}
 }
 
-static tchan *chan_get(ir_ts *s, uint64_t k1, int64_t k2, long *slot)
+static tchan *chan_get(ir_ts *s, uint64_t k1, int64_t k2, uint32_t **slot)
 {
-	long j = tab_find(s, k1, k2);
+	int isnew;
+	uint32_t *v = ir_hmap_put(&s->tab, k1, (uint64_t)k2, &isnew);
 	uint32_t ci;
-	size_t k;
 	tchan *c;
-	if (j >= 0) {
-		*slot = j;
-		return &s->ch[s->tab[j] - 1];
-	}
-	if ((s->tabn + 1) * 2 > s->tabcap && tab_grow(s))
+	if (!v)
 		return NULL;
+	*slot = v;
+	if (!isnew)
+		return &s->ch[*v];
 	if (s->free_ch) {
 		ci = s->free_ch - 1;
 		s->free_ch = s->ch[ci].next_free;
@@ -365,8 +298,10 @@ static tchan *chan_get(ir_ts *s, uint64_t k1, int64_t k2, long *slot)
 		if (s->nch == s->capch) {
 			size_t nc = s->capch ? s->capch * 2 : 64;
 			tchan *n = realloc(s->ch, nc * sizeof *n);
-			if (!n)
+			if (!n) {
+				ir_hmap_del(&s->tab, v);
 				return NULL;
+			}
 			s->ch = n;
 			s->capch = nc;
 		}
@@ -375,16 +310,9 @@ static tchan *chan_get(ir_ts *s, uint64_t k1, int64_t k2, long *slot)
 		s->ch[ci].cap = 0;
 	}
 	c = &s->ch[ci];
-	c->k1 = k1;
-	c->k2 = k2;
 	c->head = c->n = 0;
 	c->is_send = 0;
-	k = slot_of(s, k1, k2);
-	while (s->tab[k])
-		k = (k + 1) & (s->tabcap - 1);
-	s->tab[k] = ci + 1;
-	s->tabn++;
-	*slot = (long)k;
+	*v = ci;
 	return c;
 }
 
@@ -415,7 +343,7 @@ static int chan_push(ir_ts *s, tchan *c, ir_tn post, ir_tn done)
  * kind, or queue it. */
 static int arrive(ir_ts *s, uint32_t src, uint32_t dst, int64_t tag, ir_tn post, ir_tn done, int is_send)
 {
-	long slot;
+	uint32_t *slot;
 	tchan *c = chan_get(s, ((uint64_t)src << 32) | dst, tag, &slot);
 	tent m;
 	if (!c) {
@@ -432,7 +360,7 @@ static int arrive(ir_ts *s, uint32_t src, uint32_t dst, int64_t tag, ir_tn post,
 	}
 	m = c->e[c->head++];
 	if (--c->n == 0)
-		tab_del(s, (size_t)slot);
+		tab_del(s, slot);
 	/* receive done waits for the send's post; rendezvous send done waits for the receive's post */
 	{
 		ir_tn sp = is_send ? post : m.post, sd = is_send ? done : m.done;
@@ -463,11 +391,12 @@ int ir_ts_recv(ir_ts *s, uint32_t src, uint32_t dst, int64_t tag, ir_tn post, ir
 uint64_t ir_ts_finish(ir_ts *s)
 {
 	uint64_t n = 0;
-	for (size_t j = 0; j < s->tabcap; j++) {
+	for (size_t j = 0; j < s->tab.cap; j++) {
+		const uint32_t *v = ir_hmap_at(&s->tab, j);
 		tchan *c;
-		if (!s->tab[j])
+		if (!v)
 			continue;
-		c = &s->ch[s->tab[j] - 1];
+		c = &s->ch[*v];
 		for (size_t i = 0; i < c->n; i++) {
 			tent m = c->e[c->head + i];
 			if (m.done != m.post || !c->is_send)
@@ -476,12 +405,11 @@ uint64_t ir_ts_finish(ir_ts *s)
 			ir_ts_unref(s, m.done);
 			n++;
 		}
-		c = &s->ch[s->tab[j] - 1];
+		c = &s->ch[*v];
 		c->n = 0;
 		c->next_free = s->free_ch;
-		s->free_ch = s->tab[j];
-		s->tab[j] = 0;
+		s->free_ch = *v + 1;
 	}
-	s->tabn = 0;
+	ir_hmap_clear(&s->tab);
 	return n;
 }

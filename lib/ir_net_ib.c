@@ -36,6 +36,7 @@
 
 #include "ir_engine.h"
 #include "ir_heap.h"
+#include "ir_hmap.h"
 #include "ir_io.h"
 #include "ir_num.h"
 
@@ -342,8 +343,7 @@ struct ir_ib {
 	uint32_t nhmode;
 	struct hord *ho;     /* per engine message handle: its place in its pair's order */
 	uint32_t nho;
-	struct pairo *po;    /* open-addressing table of (src, dst) pairs with messages in flight */
-	uint32_t npo, npo_used;
+	ir_hmap po;          /* (src << 32 | dst) + 1 -> struct pairo, pairs with messages in flight */
 	uint64_t *retire;    /* keys of drained pairs whose last delivery lies ahead (ring buffer) */
 	uint32_t nretire, capretire, retire_head;
 	int keep;
@@ -370,7 +370,7 @@ struct hord {
 	uint64_t t;          /* arrival time while held */
 };
 struct pairo {
-	uint64_t key;        /* src << 32 | dst, + 1 (0: empty slot) */
+	uint64_t key;        /* src << 32 | dst, + 1 (the map's key, for the retire ring) */
 	uint32_t in, out;    /* messages injected, delivered */
 	uint32_t held;       /* handles arrived too early (list through hord.next_held) */
 	uint64_t last;       /* time of the pair's last delivery */
@@ -1189,6 +1189,7 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 	ib->keep = c->keep != NULL;
 	ib->freepk = ib->freem = NIL;
 	ir_heap_init(&ib->q);
+	ir_hmap_init(&ib->po, sizeof(struct pairo), 1024, 0);
 	ib->qpeek = TMAX;
 	ib->nranks = nranks;
 	ib->nvl = ib->cfg.vls ? ib->cfg.vls : 1;
@@ -1320,7 +1321,7 @@ void ir_ib_free(ir_ib *ib)
 	free(ib->park);
 	free(ib->hmode);
 	free(ib->ho);
-	free(ib->po);
+	ir_hmap_release(&ib->po);
 	free(ib->retire);
 	ir_heap_release(&ib->q);
 	ir_lft_release(&ib->lft);
@@ -1352,73 +1353,25 @@ int ir_ib_linkstats(const ir_ib *ib, ir_sb *out)
 
 /* ---- the engine's network ---- */
 
-static uint32_t po_hash(uint64_t key, uint32_t mask)
-{
-	key *= 0x9E3779B97F4A7C15ULL;
-	return (uint32_t)(key >> 32) & mask;
-}
-
 /* The entry of pair (src, dst), created if `create`; NULL if absent or out of memory. */
 static struct pairo *po_get(ir_ib *ib, uint32_t src, uint32_t dst, int create)
 {
 	uint64_t key = ((uint64_t)src << 32 | dst) + 1;
-	uint32_t mask, i;
-	if (!ib->npo) {
-		if (!create)
-			return NULL;
-		ib->po = calloc(1024, sizeof *ib->po);
-		if (!ib->po)
-			return NULL;
-		ib->npo = 1024;
-	}
-	if (create && (ib->npo_used + 1) * 2 > ib->npo) {
-		uint32_t n = ib->npo * 2;
-		struct pairo *np = calloc(n, sizeof *np);
-		if (!np)
-			return NULL;
-		for (uint32_t k = 0; k < ib->npo; k++) {
-			if (!ib->po[k].key)
-				continue;
-			for (i = po_hash(ib->po[k].key, n - 1); np[i].key; i = (i + 1) & (n - 1))
-				;
-			np[i] = ib->po[k];
-		}
-		free(ib->po);
-		ib->po = np;
-		ib->npo = n;
-	}
-	mask = ib->npo - 1;
-	for (i = po_hash(key, mask); ib->po[i].key; i = (i + 1) & mask)
-		if (ib->po[i].key == key)
-			return &ib->po[i];
+	struct pairo *p;
+	int isnew;
 	if (!create)
-		return NULL;
-	memset(&ib->po[i], 0, sizeof ib->po[i]);
-	ib->po[i].key = key;
-	ib->po[i].held = NIL;
-	if (++ib->npo_used > ib->st.pairs_max)
-		ib->st.pairs_max = ib->npo_used;
-	return &ib->po[i];
+		return ir_hmap_get(&ib->po, key, 0);
+	p = ir_hmap_put(&ib->po, key, 0, &isnew);
+	if (p && isnew) {
+		p->key = key;
+		p->held = NIL;
+		if (ib->po.n > ib->st.pairs_max)
+			ib->st.pairs_max = ib->po.n;
+	}
+	return p;
 }
 
-/* Remove entry p (linear probing: shift the following entries back). */
-static void po_del(ir_ib *ib, struct pairo *p)
-{
-	uint32_t mask = ib->npo - 1, i = (uint32_t)(p - ib->po), j = i;
-	for (;;) {
-		j = (j + 1) & mask;
-		if (!ib->po[j].key)
-			break;
-		uint32_t h = po_hash(ib->po[j].key, mask);
-		/* move j back to i unless its home lies cyclically in (i, j] */
-		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
-			ib->po[i] = ib->po[j];
-			i = j;
-		}
-	}
-	ib->po[i].key = 0;
-	ib->npo_used--;
-}
+static void po_del(ir_ib *ib, struct pairo *p) { ir_hmap_del(&ib->po, p); }
 
 static int en_match_deliver(ir_ib *ib, uint32_t handle, uint64_t t, ir_err *e);
 

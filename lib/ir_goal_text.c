@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "ir_goal.h"
+#include "ir_hmap.h"
 #include "ir_io.h"
 
 #define NONE UINT32_MAX
@@ -54,11 +55,6 @@ typedef struct dep {
 	uint32_t pred; /* label index of the predecessor | IR_EDGE_IREQ */
 } dep;
 
-typedef struct seen_rank {
-	uint32_t key;  /* rank + 1; 0 = empty slot */
-	unsigned long line;
-} seen_rank;
-
 struct ir_goal_parser {
 	ir_reader *in;
 	const char *name;
@@ -73,8 +69,7 @@ struct ir_goal_parser {
 	int in_comment;
 	unsigned long comment_line;
 
-	seen_rank *seen;
-	uint32_t seen_n, seen_cap; /* cap: power of two */
+	ir_hmap seen;            /* rank -> line of its block (unsigned long) */
 
 	/* the open rank block */
 	int in_block;
@@ -536,33 +531,6 @@ static int parse_requires(ir_goal_parser *P, const char *a, const char *ae, cons
 
 /* ---- the set of rank numbers seen ---- */
 
-static seen_rank *seen_find(ir_goal_parser *P, uint32_t rank, int *isnew)
-{
-	uint32_t key = rank + 1;
-	if ((uint64_t)(P->seen_n + 1) * 2 > P->seen_cap) {
-		uint32_t nc = P->seen_cap ? P->seen_cap * 2 : 64;
-		seen_rank *ns = calloc(nc, sizeof *ns);
-		if (!ns)
-			return NULL;
-		for (uint32_t i = 0; i < P->seen_cap; i++) {
-			if (!P->seen[i].key)
-				continue;
-			uint32_t s = (P->seen[i].key * 2654435769u) & (nc - 1);
-			while (ns[s].key)
-				s = (s + 1) & (nc - 1);
-			ns[s] = P->seen[i];
-		}
-		free(P->seen);
-		P->seen = ns;
-		P->seen_cap = nc;
-	}
-	uint32_t s = (key * 2654435769u) & (P->seen_cap - 1);
-	while (P->seen[s].key && P->seen[s].key != key)
-		s = (s + 1) & (P->seen_cap - 1);
-	*isnew = !P->seen[s].key;
-	return &P->seen[s];
-}
-
 static int u32cmp(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -573,14 +541,14 @@ static int u32cmp(const void *a, const void *b)
 static int check_all_ranks(ir_goal_parser *P)
 {
 	uint32_t *r, n = 0, missing;
-	if (P->seen_n == P->num_ranks)
+	if (P->seen.n == P->num_ranks)
 		return 0;
-	r = malloc(((size_t)P->seen_n + 1) * sizeof *r);
+	r = malloc((P->seen.n + 1) * sizeof *r);
 	if (!r)
 		return ir_errf_at(P->e, P->name, 0, "out of memory");
-	for (uint32_t i = 0; i < P->seen_cap; i++)
-		if (P->seen[i].key)
-			r[n++] = P->seen[i].key - 1;
+	for (size_t i = 0; i < P->seen.cap; i++)
+		if (ir_hmap_at(&P->seen, i))
+			r[n++] = (uint32_t)ir_hmap_key_a(&P->seen, i);
 	qsort(r, n, sizeof *r, u32cmp);
 	missing = n;
 	for (uint32_t i = 0; i < n; i++)
@@ -804,7 +772,7 @@ static int parse_rank(ir_goal_parser *P, const char *p)
 {
 	uint64_t r;
 	int isnew;
-	seen_rank *s;
+	unsigned long *s;
 	if (!P->have_num_ranks)
 		return fail(P, "expected 'num_ranks <N>' before the first rank block, found 'rank'");
 	if (P->in_block)
@@ -819,14 +787,12 @@ static int parse_rank(ir_goal_parser *P, const char *p)
 		return expected(P, "'{' after the rank number", p);
 	if (end_of_statement(P, p + 1, "'{'"))
 		return -1;
-	s = seen_find(P, (uint32_t)r, &isnew);
+	s = ir_hmap_put(&P->seen, r, 0, &isnew);
 	if (!s)
 		return oom(P);
 	if (!isnew)
-		return fail(P, "rank %llu given twice (first block on line %lu)", (unsigned long long)r, s->line);
-	s->key = (uint32_t)r + 1;
-	s->line = P->line;
-	P->seen_n++;
+		return fail(P, "rank %llu given twice (first block on line %lu)", (unsigned long long)r, *s);
+	*s = P->line;
 	P->in_block = 1;
 	P->rank = (uint32_t)r;
 	P->block_line = P->line;
@@ -928,7 +894,7 @@ static int statement(ir_goal_parser *P, const char *p)
 
 static void parser_release(ir_goal_parser *P)
 {
-	free(P->seen);
+	ir_hmap_release(&P->seen);
 	free(P->ops);
 	free(P->op_lab);
 	free(P->deps);
@@ -948,6 +914,7 @@ int ir_goal_parse(ir_reader *in, const ir_goal_sink *sink, ir_err *e)
 	int k, rc = -1;
 	init_cls();
 	memset(&P, 0, sizeof P);
+	ir_hmap_init(&P.seen, sizeof(unsigned long), 64, 0);
 	P.in = in;
 	P.name = ir_reader_name(in);
 	P.sink = sink;

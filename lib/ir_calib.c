@@ -23,6 +23,7 @@
 #include "ir_endian.h"
 #include "ir_engine.h"
 #include "ir_goal.h"
+#include "ir_grow.h"
 #include "ir_io.h"
 #include "ir_net_ib.h"
 #include "ir_num.h"
@@ -46,25 +47,10 @@ void ir_calib_data_release(ir_calib_data *d)
 	memset(d, 0, sizeof *d);
 }
 
-/* Room for one more of n elements of esz bytes in *arr (capacity *cap, doubling from first). */
-static int grow(void *arr, size_t n, size_t *cap, size_t esz, size_t first, ir_err *e)
-{
-	void **p = arr, *na;
-	size_t nc;
-	if (n < *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : first;
-	if (nc > SIZE_MAX / esz || !(na = realloc(*p, nc * esz)))
-		return ir_errf(e, "out of memory");
-	*p = na;
-	*cap = nc;
-	return 0;
-}
-
 static int add_raw(ir_calib_data *d, uint64_t size, double ps, int kind, ir_err *e)
 {
-	if (grow(&d->raw, d->nraw, &d->capraw, sizeof *d->raw, 256, e))
-		return -1;
+	if (IR_GROW(d->raw, d->nraw + 1, d->capraw))
+		return ir_errf(e, "out of memory");
 	d->raw[d->nraw].size = size;
 	d->raw[d->nraw].ps = ps;
 	d->raw[d->nraw].kind = kind;
@@ -74,8 +60,8 @@ static int add_raw(ir_calib_data *d, uint64_t size, double ps, int kind, ir_err 
 
 static int add_sample(ir_calib_data *d, uint64_t size, double oneway, double send, int first, ir_err *e)
 {
-	if (grow(&d->s, d->ns, &d->cap, sizeof *d->s, 64, e))
-		return -1;
+	if (IR_GROW(d->s, d->ns + 1, d->cap))
+		return ir_errf(e, "out of memory");
 	d->s[d->ns].size = size;
 	d->s[d->ns].oneway_ps = oneway;
 	d->s[d->ns].send_ps = send;
@@ -324,15 +310,9 @@ static int read_rank0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch, 
 				if (seen[k] == size)
 					first = 0;
 			if (first) {
-				if (nseen == capseen) {
-					size_t nc = capseen ? capseen * 2 : 32;
-					uint64_t *ns = realloc(seen, nc * sizeof *ns);
-					if (!ns) {
-						rc = ir_errf(e, "out of memory");
-						break;
-					}
-					seen = ns;
-					capseen = nc;
+				if (IR_GROW(seen, nseen + 1, capseen)) {
+					rc = ir_errf(e, "out of memory");
+					break;
 				}
 				seen[nseen++] = size;
 			}

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "ir_goal.h"
+#include "ir_grow.h"
 #include "ir_hmap.h"
 #include "ir_io.h"
 
@@ -108,25 +109,6 @@ static void init_cls(void)
 }
 #define IS_WORD(c) (cls[(unsigned char)(c)] & 1)
 #define IS_DIGIT(c) (cls[(unsigned char)(c)] & 2)
-
-static int grow_array(void **p, size_t *cap, size_t need, size_t elsize)
-{
-	size_t nc = *cap ? *cap : 64;
-	void *np;
-	if (need <= *cap)
-		return 0;
-	while (nc < need) {
-		if (nc > SIZE_MAX / 2 / elsize)
-			return -1;
-		nc *= 2;
-	}
-	np = realloc(*p, nc * elsize);
-	if (!np)
-		return -1;
-	*p = np;
-	*cap = nc;
-	return 0;
-}
 
 static int oom(ir_goal_parser *P)
 {
@@ -323,8 +305,8 @@ static uint32_t label(ir_goal_parser *P, const char *s, size_t n)
 		return NONE;
 	}
 	size_t lc = P->labs_cap;
-	if (grow_array((void **)&P->labs, &lc, (size_t)P->nlabs + 1, sizeof *P->labs) ||
-	    grow_array((void **)&P->arena, &P->arena_cap, P->arena_len + n + 1, 1)) {
+	if ((P->nlabs == lc && IR_GROW(P->labs, (size_t)P->nlabs + 1, lc)) ||
+	    (P->arena_len + n + 1 > P->arena_cap && IR_GROW(P->arena, P->arena_len + n + 1, P->arena_cap))) {
 		oom(P);
 		return NONE;
 	}
@@ -520,8 +502,7 @@ static int parse_requires(ir_goal_parser *P, const char *a, const char *ae, cons
 		return -1;
 	if (la == lb)
 		return fail(P, "label '%s' %s itself", lab_name(P, la), ireq ? "irequires" : "requires");
-	if (P->ndeps == P->deps_cap &&
-	    grow_array((void **)&P->deps, &P->deps_cap, P->ndeps + 1, sizeof *P->deps))
+	if (P->ndeps == P->deps_cap && IR_GROW(P->deps, P->ndeps + 1, P->deps_cap))
 		return oom(P);
 	P->deps[P->ndeps].dep = la;
 	P->deps[P->ndeps].pred = lb | (ireq ? IR_EDGE_IREQ : 0);
@@ -674,9 +655,8 @@ static int close_block(ir_goal_parser *P)
 		if (P->labs[i].op == NONE)
 			return ir_errf_at(P->e, P->name, P->labs[i].line, "unknown label '%s' in rank %u",
 			                  lab_name(P, i), P->rank);
-	if (grow_array((void **)&P->cnt, &P->cnt_cap, (size_t)n + 2, sizeof *P->cnt) ||
-	    grow_array((void **)&P->keys, &P->keys_cap, nd + 1, sizeof *P->keys) ||
-	    grow_array((void **)&P->edges, &P->edges_cap, nd * 4 + 8, 1))
+	if (IR_GROW(P->cnt, (size_t)n + 2, P->cnt_cap) || IR_GROW(P->keys, nd + 1, P->keys_cap) ||
+	    IR_GROW(P->edges, nd * 4 + 8, P->edges_cap))
 		return oom(P);
 	uint32_t *cnt = P->cnt, *keys = P->keys;
 	memset(cnt, 0, ((size_t)n + 2) * sizeof *cnt);
@@ -712,7 +692,7 @@ static int close_block(ir_goal_parser *P)
 		}
 	}
 	/* Kahn's algorithm: cnt becomes the in-degree, keys the queue */
-	if (grow_array((void **)&P->keys, &P->keys_cap, (size_t)n + 1, sizeof *P->keys))
+	if (IR_GROW(P->keys, (size_t)n + 1, P->keys_cap))
 		return oom(P);
 	keys = P->keys;
 	memset(cnt, 0, ((size_t)n + 1) * sizeof *cnt);

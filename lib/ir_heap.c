@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir_grow.h"
+
 #define BIG_BUCKET 65536 /* entries: free such an array when its bucket empties */
 
 void ir_heap_init(ir_heap *h) { memset(h, 0, sizeof *h); }
@@ -23,19 +25,7 @@ void ir_heap_release(ir_heap *h)
 	ir_heap_init(h);
 }
 
-int ir_heap_grow_(ir_heap *h, unsigned i)
-{
-	size_t nc = h->bcap[i] ? h->bcap[i] * 2 : 64;
-	ir_heap_ent *na;
-	if (nc > SIZE_MAX / sizeof *na)
-		return -1;
-	na = realloc(h->b[i], nc * sizeof *na);
-	if (!na)
-		return -1;
-	h->b[i] = na;
-	h->bcap[i] = nc;
-	return 0;
-}
+int ir_heap_grow_(ir_heap *h, unsigned i) { return IR_GROW(h->b[i], h->bn[i] + 1, h->bcap[i]); }
 
 static int cmp_seq(const void *x, const void *y)
 {

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "ir_engine.h"
+#include "ir_grow.h"
 #include "ir_heap.h"
 #include "ir_hmap.h"
 #include "ir_io.h"
@@ -322,11 +323,14 @@ struct ir_ib {
 	uint32_t *rr;       /* [gp * nvl + v]: last served input port (0-based) */
 	host *h;            /* [nhosts] */
 	pkt *pk;
-	uint32_t npk, cappk, freepk, live;
+	uint32_t npk, freepk, live;
+	size_t cappk;
 	uint32_t busy_hosts; /* hosts with messages to send */
-	uint32_t *park, npark, cappark; /* drained RTS waiting for their match */
+	uint32_t *park, npark;   /* drained RTS waiting for their match */
+	size_t cappark;
 	ibmsg *m;
-	uint32_t nm, capm, freem;
+	uint32_t nm, freem;
+	size_t capm;
 	ir_heap q;           /* the fabric's events (see qmin for the peek) */
 	uint64_t qpeek;      /* cached ir_heap_min(&q) when bucket 0 is empty, TMAX: unknown */
 	uint32_t seq;
@@ -340,9 +344,9 @@ struct ir_ib {
 	uint64_t o, o_rndv;
 	ir_pw send_o;        /* the piecewise model's sender overhead (n == 0: o, o_rndv) */
 	uint8_t *hmode;      /* per engine message handle: HM_* (rendezvous path) */
-	uint32_t nhmode;
+	size_t nhmode;
 	struct hord *ho;     /* per engine message handle: its place in its pair's order */
-	uint32_t nho;
+	size_t nho;
 	ir_hmap po;          /* (src << 32 | dst) + 1 -> struct pairo, pairs with messages in flight */
 	uint64_t *retire;    /* keys of drained pairs whose last delivery lies ahead (ring buffer) */
 	uint32_t nretire, capretire, retire_head;
@@ -450,17 +454,8 @@ static uint32_t pkt_new(ir_ib *ib)
 		ib->freepk = ib->pk[i].next;
 		return i;
 	}
-	if (ib->npk == ib->cappk) {
-		uint32_t nc = ib->cappk ? ib->cappk * 2 : 1024;
-		pkt *np;
-		if (nc < ib->cappk || nc > EV_MASK)
-			return NIL;
-		np = realloc(ib->pk, (size_t)nc * sizeof *np);
-		if (!np)
-			return NIL;
-		ib->pk = np;
-		ib->cappk = nc;
-	}
+	if (ib->npk == ib->cappk && (ib->npk >= EV_MASK || IR_GROW(ib->pk, (size_t)ib->npk + 1, ib->cappk)))
+		return NIL; /* an index must fit in an event's ref */
 	return ib->npk++;
 }
 
@@ -478,17 +473,8 @@ static uint32_t msg_new(ir_ib *ib)
 		ib->freem = ib->m[i].next;
 		return i;
 	}
-	if (ib->nm == ib->capm) {
-		uint32_t nc = ib->capm ? ib->capm * 2 : 256;
-		ibmsg *nmv;
-		if (nc < ib->capm || nc > EV_MASK)
-			return NIL;
-		nmv = realloc(ib->m, (size_t)nc * sizeof *nmv);
-		if (!nmv)
-			return NIL;
-		ib->m = nmv;
-		ib->capm = nc;
-	}
+	if (ib->nm == ib->capm && (ib->nm >= EV_MASK || IR_GROW(ib->m, (size_t)ib->nm + 1, ib->capm)))
+		return NIL;
 	return ib->nm++;
 }
 
@@ -898,13 +884,8 @@ int ir_ib_inject(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, uint64_
  * at most one per rendezvous message in flight), found by handle. */
 static int park(ir_ib *ib, uint32_t mi, ir_err *e)
 {
-	if (ib->npark == ib->cappark) {
-		uint32_t nc = ib->cappark ? ib->cappark * 2 : 16, *np = realloc(ib->park, (size_t)nc * sizeof *np);
-		if (!np)
-			return ir_errf(e, "out of memory for rendezvous requests");
-		ib->park = np;
-		ib->cappark = nc;
-	}
+	if (ib->npark == ib->cappark && IR_GROW(ib->park, (size_t)ib->npark + 1, ib->cappark))
+		return ir_errf(e, "out of memory for rendezvous requests");
 	ib->park[ib->npark++] = mi;
 	return 0;
 }
@@ -1520,31 +1501,16 @@ static int en_inject(void *state, uint32_t msg, const ir_net_msg *m, uint64_t t,
 		return ir_errf(e, "time overflow: message %llu injected after 2^64 ps", (unsigned long long)m->id);
 	if (m->rndv) {
 		if (msg >= ib->nhmode) {
-			uint32_t n = ib->nhmode ? ib->nhmode : 1024;
-			uint8_t *h;
-			while (n <= msg)
-				n *= 2;
-			h = realloc(ib->hmode, n);
-			if (!h)
+			size_t old = ib->nhmode;
+			if (IR_GROW(ib->hmode, (size_t)msg + 1, ib->nhmode))
 				return ir_errf(e, "out of memory");
-			memset(h + ib->nhmode, 0, n - ib->nhmode);
-			ib->hmode = h;
-			ib->nhmode = n;
+			memset(ib->hmode + old, 0, ib->nhmode - old);
 		}
 		ib->hmode[msg] = ib->cfg.rndv == IR_IB_RNDV_FABRIC && ib->rank_host[m->src] != ib->rank_host[m->dst]
 		                 ? HM_FABRIC : HM_WHOLE;
 	}
-	if (msg >= ib->nho) {
-		uint32_t n = ib->nho ? ib->nho : 1024;
-		struct hord *h;
-		while (n <= msg)
-			n *= 2;
-		h = realloc(ib->ho, (size_t)n * sizeof *h);
-		if (!h)
-			return ir_errf(e, "out of memory");
-		ib->ho = h;
-		ib->nho = n;
-	}
+	if (msg >= ib->nho && IR_GROW(ib->ho, (size_t)msg + 1, ib->nho))
+		return ir_errf(e, "out of memory");
 	{
 		struct pairo *p;
 		if (po_retire_sweep(ib, 4))

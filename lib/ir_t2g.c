@@ -39,6 +39,7 @@
 #include <pcre2.h>
 
 #include "ir_goal.h"
+#include "ir_grow.h"
 #include "ir_hmap.h"
 #include "ir_interval.h"
 #include "ir_strbuf.h"
@@ -422,14 +423,8 @@ static int flush_out(gstate *g, ir_err *e)
 		if (R->nchunks && R->chunks[R->nchunks - 1].off + R->chunks[R->nchunks - 1].len == g->tmplen) {
 			R->chunks[R->nchunks - 1].len += R->out.len;
 		} else {
-			if (R->nchunks == R->capchunks) {
-				size_t nc = R->capchunks ? R->capchunks * 2 : 16;
-				struct chunk *n = realloc(R->chunks, nc * sizeof *n);
-				if (!n)
-					return ir_errf(e, "out of memory");
-				R->chunks = n;
-				R->capchunks = nc;
-			}
+			if (IR_GROW(R->chunks, R->nchunks + 1, R->capchunks))
+				return ir_errf(e, "out of memory");
 			R->chunks[R->nchunks].off = g->tmplen;
 			R->chunks[R->nchunks].len = R->out.len;
 			R->nchunks++;
@@ -608,14 +603,8 @@ static int stage_room(gstate *g)
 static long stage(gstate *g, uint8_t type, int64_t peer, uint64_t size, int64_t tag)
 {
 	ir_cg *c = &g->cg;
-	if (c->nop == c->capop) {
-		size_t nc = c->capop ? c->capop * 2 : 16;
-		ir_cop *n = realloc(c->op, nc * sizeof *n);
-		if (!n)
-			return -1;
-		c->op = n;
-		c->capop = nc;
-	}
+	if (IR_GROW(c->op, c->nop + 1, c->capop))
+		return -1;
 	if (stage_room(g))
 		return -1;
 	c->op[c->nop].type = type;
@@ -1150,14 +1139,8 @@ static int count_pair(gstate *g, uint32_t src, uint32_t dst, int is_send, ir_err
 	if (!v)
 		return ir_errf(e, "out of memory");
 	if (isnew) {
-		if (g->npc == g->cappc) {
-			size_t nc = g->cappc ? g->cappc * 2 : 256;
-			pairc *n = realloc(g->pc, nc * sizeof *n);
-			if (!n)
-				return ir_errf(e, "out of memory");
-			g->pc = n;
-			g->cappc = nc;
-		}
+		if (IR_GROW(g->pc, g->npc + 1, g->cappc))
+			return ir_errf(e, "out of memory");
 		idx = g->npc++;
 		g->pc[idx].sends = g->pc[idx].recvs = 0;
 		*v = (uint32_t)idx;
@@ -1211,15 +1194,9 @@ static req *req_new(gstate *g, uint64_t key, ir_err *e)
 	if (g->R->nfree) {
 		idx = g->R->freereq[--g->R->nfree];
 	} else {
-		if (g->R->nreqs == g->R->capreqs) {
-			size_t nc = g->R->capreqs ? g->R->capreqs * 2 : 64;
-			req *n = realloc(g->R->reqs, nc * sizeof *n);
-			if (!n) {
-				ir_errf(e, "out of memory");
-				return NULL;
-			}
-			g->R->reqs = n;
-			g->R->capreqs = nc;
+		if (IR_GROW(g->R->reqs, g->R->nreqs + 1, g->R->capreqs)) {
+			ir_errf(e, "out of memory");
+			return NULL;
 		}
 		idx = g->R->nreqs++;
 	}
@@ -1238,14 +1215,8 @@ static int req_del(gstate *g, uint64_t key)
 	uint32_t *v = ir_hmap_get(&g->R->reqmap, key, 0);
 	if (!v)
 		return 0;
-	if (g->R->nfree == g->R->capfree) {
-		size_t nc = g->R->capfree ? g->R->capfree * 2 : 64;
-		uint32_t *n = realloc(g->R->freereq, nc * sizeof *n);
-		if (!n)
-			return -1;
-		g->R->freereq = n;
-		g->R->capfree = nc;
-	}
+	if (IR_GROW(g->R->freereq, g->R->nfree + 1, g->R->capfree))
+		return -1;
 	req_drop_nodes(g, &g->R->reqs[*v]);
 	g->R->freereq[g->R->nfree++] = *v;
 	ir_hmap_del(&g->R->reqmap, v);
@@ -2865,14 +2836,8 @@ static int add_comm(gstate *g, const ir_rec *r, ir_err *e)
 		free(c->members);
 		topo_free(c->tp);
 	} else {
-		if (g->R->ncomms == g->R->capcomms) {
-			size_t nc = g->R->capcomms ? g->R->capcomms * 2 : 16;
-			comm *n = realloc(g->R->comms, nc * sizeof *n);
-			if (!n)
-				return ir_errf(e, "out of memory");
-			g->R->comms = n;
-			g->R->capcomms = nc;
-		}
+		if (IR_GROW(g->R->comms, g->R->ncomms + 1, g->R->capcomms))
+			return ir_errf(e, "out of memory");
 		c = &g->R->comms[g->R->ncomms];
 		v = ir_hmap_put(&g->R->cmap, r->comm_id + 1, 0, NULL);
 		if (!v)
@@ -2917,14 +2882,8 @@ static int check_cseq(gstate *g, const comm *c, ir_err *e)
 	if (c == &g->R->self)
 		return 0;
 	if (!v) {
-		if (g->ncs == g->capcs) {
-			size_t nc = g->capcs ? g->capcs * 2 : 16;
-			void *n = realloc(g->cs, nc * sizeof *g->cs);
-			if (!n)
-				return ir_errf(e, "out of memory");
-			g->cs = n;
-			g->capcs = nc;
-		}
+		if (IR_GROW(g->cs, g->ncs + 1, g->capcs))
+			return ir_errf(e, "out of memory");
 		g->cs[g->ncs].count = c->seq;
 		g->cs[g->ncs].hash = c->chash;
 		g->cs[g->ncs].rank = g->R->rank;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir_grow.h"
 #include "ir_hmap.h"
 
 typedef struct tnode {
@@ -94,17 +95,12 @@ ir_tn ir_ts_node(ir_ts *s, int64_t floor)
 		s->free_node = ND(s, h).pending;
 	} else {
 		if (s->nnodes == s->capnodes) {
-			size_t nc = s->capnodes ? s->capnodes * 2 : 256;
-			tnode *nn;
-			if (nc > UINT32_MAX - 1)
-				return 0;
-			nn = realloc(s->nd, nc * sizeof *nn);
-			if (!nn) {
+			if (s->nnodes >= UINT32_MAX - 1)
+				return 0; /* a handle must fit in 32 bits */
+			if (IR_GROW(s->nd, s->nnodes + 1, s->capnodes)) {
 				s->oom = 1;
 				return 0;
 			}
-			s->nd = nn;
-			s->capnodes = nc;
 		}
 		h = (ir_tn)++s->nnodes;
 		ND(s, h).dep = NULL;
@@ -155,15 +151,9 @@ int64_t ir_ts_time(const ir_ts *s, ir_tn h)
 
 static int push(ir_ts *s, ir_tn h)
 {
-	if (s->nstack == s->capstack) {
-		size_t nc = s->capstack ? s->capstack * 2 : 64;
-		uint32_t *n = realloc(s->stack, nc * sizeof *n);
-		if (!n) {
-			s->oom = 1;
-			return -1;
-		}
-		s->stack = n;
-		s->capstack = nc;
+	if (s->nstack == s->capstack && IR_GROW(s->stack, s->nstack + 1, s->capstack)) {
+		s->oom = 1;
+		return -1;
 	}
 	s->stack[s->nstack++] = h;
 	return 0;
@@ -295,15 +285,9 @@ static tchan *chan_get(ir_ts *s, uint64_t k1, int64_t k2, uint32_t **slot)
 		ci = s->free_ch - 1;
 		s->free_ch = s->ch[ci].next_free;
 	} else {
-		if (s->nch == s->capch) {
-			size_t nc = s->capch ? s->capch * 2 : 64;
-			tchan *n = realloc(s->ch, nc * sizeof *n);
-			if (!n) {
-				ir_hmap_del(&s->tab, v);
-				return NULL;
-			}
-			s->ch = n;
-			s->capch = nc;
+		if (IR_GROW(s->ch, s->nch + 1, s->capch)) {
+			ir_hmap_del(&s->tab, v);
+			return NULL;
 		}
 		ci = (uint32_t)s->nch++;
 		s->ch[ci].e = NULL;
@@ -322,13 +306,8 @@ static int chan_push(ir_ts *s, tchan *c, ir_tn post, ir_tn done)
 		if (c->head > 0 && c->head >= c->n) {
 			memmove(c->e, c->e + c->head, c->n * sizeof *c->e);
 			c->head = 0;
-		} else {
-			size_t nc = c->cap ? c->cap * 2 : 4;
-			tent *n = realloc(c->e, nc * sizeof *n);
-			if (!n)
-				return -1;
-			c->e = n;
-			c->cap = nc;
+		} else if (IR_GROW(c->e, c->head + c->n + 1, c->cap)) {
+			return -1;
 		}
 	}
 	c->e[c->head + c->n].post = post;

@@ -1571,3 +1571,42 @@ const ir_net_ops ir_net_ib = {
 	.matched = en_matched,
 	.free = en_free,
 };
+
+/* ---- the registry's entry (ir_net.h) ---- */
+
+static void *ty_cfg_new(void)
+{
+	ir_ib_cfg *c = malloc(sizeof *c);
+	if (c)
+		ir_ib_config_init(c);
+	return c;
+}
+
+static int ty_cfg_set(void *cfg, const char *key, const char *value, ir_err *e)
+{
+	return ir_ib_config_set(cfg, key, value, e);
+}
+
+static void ty_cfg_free(void *cfg)
+{
+	if (!cfg)
+		return;
+	ir_ib_config_release(cfg);
+	free(cfg);
+}
+
+static void ty_cfg_keep(void *cfg, void **inst) { ((ir_ib_cfg *)cfg)->keep = (ir_ib **)inst; }
+static void ty_inst_free(void *inst) { ir_ib_free(inst); }
+
+const ir_net_type ir_net_type_ib = {
+	.name = "ib",
+	.desc = "InfiniBand: packets, credits and cut-through switches on a topology",
+	.ops = &ir_net_ib,
+	.keys = ir_ib_keys,
+	.help = ir_ib_help,
+	.cfg_new = ty_cfg_new,
+	.cfg_set = ty_cfg_set,
+	.cfg_free = ty_cfg_free,
+	.cfg_keep = ty_cfg_keep,
+	.inst_free = ty_inst_free,
+};

@@ -49,7 +49,7 @@ static int rehash(ir_hmap *m, size_t nc)
 	uint64_t *nk;
 	unsigned char *nu, *nv;
 	ir_hmap old = *m;
-	if (nc > SIZE_MAX / 16 / 4 || nc > SIZE_MAX / m->vsize)
+	if (nc > SIZE_MAX / (2 * sizeof *nk) || nc > SIZE_MAX / m->vsize)
 		return -1;
 	nk = malloc(nc * 2 * sizeof *nk);
 	nu = calloc(nc, 1);

@@ -545,14 +545,18 @@ int main(int argc, char **argv)
 			return ir_cli_usage("%s", e.msg);
 		return ir_cli_failf("%s: %s", orig, e.msg);
 	}
-	if ((net_opt && !ir_net_accepts(nt, net_key)) || (linkstats && !nt->cfg_keep)) {
-		const ir_net_type *owner = NULL;
-		for (size_t i = 0; (owner = ir_net_type_at(i)) != NULL; i++)
-			if (net_opt && !ir_net_accepts(nt, net_key) ? ir_net_accepts(owner, net_key) : owner->cfg_keep != NULL)
-				break;
-		ir_params_free(ps);
-		return ir_cli_usage("%s applies to --net %s only", net_opt && !ir_net_accepts(nt, net_key) ? net_opt : "--linkstats",
-		                    owner ? owner->name : "(none)");
+	{
+		/* an option of another network, or --linkstats (a kept instance) elsewhere */
+		int bad_opt = net_opt && !ir_net_accepts(nt, net_key);
+		if (bad_opt || (linkstats && !nt->cfg_keep)) {
+			const ir_net_type *owner;
+			for (size_t i = 0; (owner = ir_net_type_at(i)) != NULL; i++)
+				if (bad_opt ? ir_net_accepts(owner, net_key) : owner->cfg_keep != NULL)
+					break;
+			ir_params_free(ps);
+			return ir_cli_usage("%s applies to --net %s only", bad_opt ? net_opt : "--linkstats",
+			                    owner ? owner->name : "(none)");
+		}
 	}
 	if (nt->cfg_new) {
 		ncfg = nt->cfg_new();

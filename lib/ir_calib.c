@@ -23,8 +23,9 @@
 #include "ir_endian.h"
 #include "ir_engine.h"
 #include "ir_goal.h"
+#include "ir_grow.h"
 #include "ir_io.h"
-#include "ir_net_ib.h"
+#include "ir_net.h"
 #include "ir_num.h"
 #include "ir_trace.h"
 
@@ -46,25 +47,10 @@ void ir_calib_data_release(ir_calib_data *d)
 	memset(d, 0, sizeof *d);
 }
 
-/* Room for one more of n elements of esz bytes in *arr (capacity *cap, doubling from first). */
-static int grow(void *arr, size_t n, size_t *cap, size_t esz, size_t first, ir_err *e)
-{
-	void **p = arr, *na;
-	size_t nc;
-	if (n < *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : first;
-	if (nc > SIZE_MAX / esz || !(na = realloc(*p, nc * esz)))
-		return ir_errf(e, "out of memory");
-	*p = na;
-	*cap = nc;
-	return 0;
-}
-
 static int add_raw(ir_calib_data *d, uint64_t size, double ps, int kind, ir_err *e)
 {
-	if (grow(&d->raw, d->nraw, &d->capraw, sizeof *d->raw, 256, e))
-		return -1;
+	if (IR_GROW(d->raw, d->nraw + 1, d->capraw))
+		return ir_errf(e, "out of memory");
 	d->raw[d->nraw].size = size;
 	d->raw[d->nraw].ps = ps;
 	d->raw[d->nraw].kind = kind;
@@ -74,8 +60,8 @@ static int add_raw(ir_calib_data *d, uint64_t size, double ps, int kind, ir_err 
 
 static int add_sample(ir_calib_data *d, uint64_t size, double oneway, double send, int first, ir_err *e)
 {
-	if (grow(&d->s, d->ns, &d->cap, sizeof *d->s, 64, e))
-		return -1;
+	if (IR_GROW(d->s, d->ns + 1, d->cap))
+		return ir_errf(e, "out of memory");
 	d->s[d->ns].size = size;
 	d->s[d->ns].oneway_ps = oneway;
 	d->s[d->ns].send_ps = send;
@@ -324,15 +310,9 @@ static int read_rank0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch, 
 				if (seen[k] == size)
 					first = 0;
 			if (first) {
-				if (nseen == capseen) {
-					size_t nc = capseen ? capseen * 2 : 32;
-					uint64_t *ns = realloc(seen, nc * sizeof *ns);
-					if (!ns) {
-						rc = ir_errf(e, "out of memory");
-						break;
-					}
-					seen = ns;
-					capseen = nc;
+				if (IR_GROW(seen, nseen + 1, capseen)) {
+					rc = ir_errf(e, "out of memory");
+					break;
 				}
 				seen[nseen++] = size;
 			}
@@ -774,52 +754,49 @@ const ir_calib_med *ir_calib_series_at(const ir_calib_data *d, int kind, uint64_
 int ir_calib_net_select(ir_calib_net *n, const char *name, const char *topo, const ir_loggops *p, int need_engine,
                         ir_err *e)
 {
+	const ir_net_type *t;
 	memset(n, 0, sizeof *n);
 	n->p = *p;
-	if (!name || !strcmp(name, "loggops")) {
-		if (topo)
-			return ir_errf(e, "--topo applies to --net ib, not to the loggops network");
-		n->name = "loggops";
-		n->ops = &ir_net_loggops;
-		n->arg = NULL;
-		n->models_bytes = 0;
+	t = ir_net_find(name ? name : ir_net_type_at(0)->name, e);
+	if (!t)
+		return -1;
+	n->type = t;
+	n->name = t->name;
+	n->models_bytes = (t->ops->flags & IR_NET_MODELS_BYTES) != 0;
+	if (topo) {
+		if (!ir_net_accepts(t, "topo")) {
+			const ir_net_type *o = ir_net_owner("topo");
+			return ir_errf(e, "--topo applies to --net %s, not to the %s network", o ? o->name : "(none)", t->name);
+		}
+		snprintf(n->topo, sizeof n->topo, "%s", topo);
+	}
+	if (!t->cfg_new) {
+		n->ops = t->ops;
 		return 0;
 	}
-	if (!strcmp(name, "ib")) {
-		ir_ib_cfg *c;
-		n->name = "ib";
-		if (topo)
-			snprintf(n->topo, sizeof n->topo, "%s", topo);
-		n->models_bytes = (ir_net_ib.flags & IR_NET_MODELS_BYTES) != 0;
-		if (!need_engine)
-			return 0;
-		c = malloc(sizeof *c);
-		if (!c)
-			return ir_errf(e, "out of memory");
-		ir_ib_config_init(c);
-		n->own = c;
-		if (topo && ir_ib_config_set(c, "topo", topo, e))
-			return -1;
-		n->ops = &ir_net_ib;
-		n->arg = c;
+	if (!need_engine)
 		return 0;
-	}
-	return ir_errf(e, "unknown network '%s' (expected loggops or ib)", name);
+	n->own = t->cfg_new();
+	if (!n->own)
+		return ir_errf(e, "out of memory");
+	if (topo && t->cfg_set(n->own, "topo", topo, e))
+		return -1;
+	n->ops = t->ops;
+	n->arg = n->own;
+	return 0;
 }
 
 int ir_calib_net_set(ir_calib_net *n, const char *key, const char *value, ir_err *e)
 {
 	if (!n->own)
 		return ir_errf(e, "unknown parameter '%s' for the %s network", key, n->name ? n->name : "loggops"), -2;
-	return ir_ib_config_set(n->own, key, value, e);
+	return n->type->cfg_set(n->own, key, value, e);
 }
 
 void ir_calib_net_release(ir_calib_net *n)
 {
-	if (n->own) {
-		ir_ib_config_release(n->own);
-		free(n->own);
-	}
+	if (n->own)
+		n->type->cfg_free(n->own);
 	n->own = NULL;
 	n->arg = NULL;
 }

@@ -209,19 +209,21 @@ typedef struct ir_calib_term_fit {
 
 /* The network the network-only times are simulated on. */
 typedef struct ir_calib_net {
-	const char *name;       /* "loggops" or "ib" */
+	const ir_net_type *type; /* the registry's entry (ir_net.h) */
+	const char *name;       /* its name */
 	const ir_net_ops *ops;
 	const void *arg;
 	int models_bytes;       /* G' = 0 (the network charges the bytes itself) */
 	ir_loggops p;           /* L g G S from the parameters; o O are set to 0 for the simulation */
-	void *own;              /* the network's configuration, owned (ir_calib_net_release) */
-	char topo[256];         /* ib: the topology given, "" for the default */
+	void *own;              /* the network's configuration (type->cfg_new), owned (ir_calib_net_release) */
+	char topo[256];         /* the topology given (a network with a topo key), "" for the default */
 } ir_calib_net;
 
-/* Resolve a network name (and its --topo). With `need_engine` 0 (the network
- * times come from the input) only the name and models_bytes are set. The ib
- * network is the InfiniBand model of ir_net_ib.h with its defaults and the
- * topology `topo` (NULL: its default, one switch). */
+/* Resolve a network name (NULL: the default) through the registry of
+ * ir_net.h, and its --topo. With `need_engine` 0 (the network times come from
+ * the input) only the name and models_bytes are set. A network with options
+ * (ib) gets its defaults and the topology `topo` (NULL: its default, for ib
+ * one switch). */
 int ir_calib_net_select(ir_calib_net *n, const char *name, const char *topo, const ir_loggops *p, int need_engine,
                         ir_err *e);
 /* Pass a network-specific parameter (ib: link, mtu, routing ...; see ibsim).

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "ir_goal.h"
+#include "ir_grow.h"
 
 #define NONE UINT32_MAX
 
@@ -49,15 +50,9 @@ typedef struct bld {
 static uint32_t add(bld *b, uint8_t type, uint32_t peer, uint64_t size)
 {
 	ir_cg *g = b->g;
-	if (g->nop == g->capop) {
-		size_t nc = g->capop ? g->capop * 2 : 64;
-		ir_cop *n = realloc(g->op, nc * sizeof *n);
-		if (!n) {
-			b->oom = 1;
-			return NONE;
-		}
-		g->op = n;
-		g->capop = nc;
+	if (g->nop == g->capop && IR_GROW(g->op, g->nop + 1, g->capop)) {
+		b->oom = 1;
+		return NONE;
 	}
 	g->op[g->nop].type = type;
 	g->op[g->nop].peer = peer;
@@ -70,15 +65,9 @@ static void dep(bld *b, uint32_t from, uint32_t to)
 	ir_cg *g = b->g;
 	if (from == NONE || to == NONE)
 		return;
-	if (g->ndep == g->capdep) {
-		size_t nc = g->capdep ? g->capdep * 2 : 64;
-		ir_cdep *n = realloc(g->dep, nc * sizeof *n);
-		if (!n) {
-			b->oom = 1;
-			return;
-		}
-		g->dep = n;
-		g->capdep = nc;
+	if (g->ndep == g->capdep && IR_GROW(g->dep, g->ndep + 1, g->capdep)) {
+		b->oom = 1;
+		return;
 	}
 	g->dep[g->ndep].from = from;
 	g->dep[g->ndep].to = to;

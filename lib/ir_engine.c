@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir_grow.h"
 #include "ir_heap.h"
 
 #define IR_READY 0x80000000u
@@ -72,7 +73,8 @@ typedef struct msg {
  * through the first 4 bytes. */
 typedef struct pool {
 	unsigned char **chunk;
-	uint32_t nchunks, capchunks;
+	uint32_t nchunks;
+	size_t capchunks;
 	uint32_t fresh;     /* slots handed out from the chunks so far */
 	uint32_t free_head;
 	uint32_t esz;
@@ -110,14 +112,8 @@ static uint32_t pool_get(pool *p)
 	if (p->fresh >= p->limit)
 		return NIL;
 	if ((p->fresh >> CHUNK_BITS) == p->nchunks) {
-		if (p->nchunks == p->capchunks) {
-			uint32_t nc = p->capchunks ? p->capchunks * 2 : 16;
-			unsigned char **na = realloc(p->chunk, nc * sizeof *na);
-			if (!na)
-				return NIL;
-			p->chunk = na;
-			p->capchunks = nc;
-		}
+		if (p->nchunks == p->capchunks && IR_GROW(p->chunk, (size_t)p->nchunks + 1, p->capchunks))
+			return NIL;
 		p->chunk[p->nchunks] = malloc((size_t)CHUNK * p->esz);
 		if (!p->chunk[p->nchunks])
 			return NIL;
@@ -135,8 +131,9 @@ static inline void pool_put(pool *p, uint32_t i)
 /* A list of op indices of one rank made ready by one walk. */
 typedef struct rlist {
 	uint32_t *v;
-	uint32_t n, cap;
+	uint32_t n;
 	uint32_t rank;
+	size_t cap;
 } rlist;
 
 struct ir_engine {
@@ -392,15 +389,10 @@ static int qpush(ir_engine *en, uint64_t t, uint32_t ref, ir_err *e)
 static int rl_add(rlist *l, uint32_t v, ir_err *e)
 {
 	if (l->n == l->cap) {
-		uint32_t nc = l->cap ? l->cap * 2 : 64;
-		uint32_t *nv;
-		if (nc < l->cap)
+		if (l->n == UINT32_MAX)
 			return ir_errf(e, "too many ops made ready at once");
-		nv = realloc(l->v, (size_t)nc * sizeof *nv);
-		if (!nv)
+		if (IR_GROW(l->v, (size_t)l->n + 1, l->cap))
 			return ir_errf(e, "out of memory for ready ops");
-		l->v = nv;
-		l->cap = nc;
 	}
 	l->v[l->n++] = v;
 	return 0;
@@ -1004,14 +996,8 @@ static int after_event(ir_engine *en, ir_err *e)
 
 static int tmp_add(ir_engine *en, size_t *n, uint32_t v, ir_err *e)
 {
-	if (*n == en->tmpcap) {
-		size_t nc = en->tmpcap ? en->tmpcap * 2 : 256;
-		uint32_t *nt = realloc(en->tmp, nc * sizeof *nt);
-		if (!nt)
-			return ir_errf(e, "out of memory");
-		en->tmp = nt;
-		en->tmpcap = nc;
-	}
+	if (*n == en->tmpcap && IR_GROW(en->tmp, *n + 1, en->tmpcap))
+		return ir_errf(e, "out of memory");
 	en->tmp[(*n)++] = v;
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ir_goal.h"
+#include "ir_grow.h"
 #include "ir_io.h"
 
 typedef struct ent {
@@ -34,7 +35,7 @@ struct ir_sched_priv {
 	int keep_labels;
 	ir_sb lab_arena;
 	uint64_t *lab_off;  /* per op over all ranks, in file order; UINT64_MAX = none */
-	uint64_t nlab_off, lab_off_cap;
+	size_t nlab_off, lab_off_cap;
 	uint64_t *rank_lab_base; /* by rank number */
 };
 
@@ -135,14 +136,8 @@ static int load_rank(void *ctx, uint32_t rank, const ir_rank *r, const ir_goal_p
 	size_t ob = (size_t)r->nops * IR_OP_BYTES, eb = (size_t)r->nedges * 4, pad = (8 - (eb & 7)) & 7;
 	static const unsigned char z[8];
 	ent *en;
-	if (v->nents == v->ents_cap) {
-		size_t nc = v->ents_cap ? v->ents_cap * 2 : 64;
-		ent *ne = realloc(v->ents, nc * sizeof *ne);
-		if (!ne)
-			return ir_errf(e, "%s: out of memory", lc->name);
-		v->ents = ne;
-		v->ents_cap = nc;
-	}
+	if (IR_GROW(v->ents, v->nents + 1, v->ents_cap))
+		return ir_errf(e, "%s: out of memory", lc->name);
 	en = &v->ents[v->nents];
 	en->rank = rank;
 	en->nops = r->nops;
@@ -154,16 +149,8 @@ static int load_rank(void *ctx, uint32_t rank, const ir_rank *r, const ir_goal_p
 	if (ir_sb_add(&v->data, r->ops, ob) || ir_sb_add(&v->data, r->edges, eb) || ir_sb_add(&v->data, z, pad))
 		return ir_errf(e, "%s: out of memory loading rank %u (%u ops)", lc->name, rank, r->nops);
 	if (v->keep_labels) {
-		if (v->nlab_off + r->nops > v->lab_off_cap) {
-			uint64_t nc = v->lab_off_cap ? v->lab_off_cap : 1024;
-			while (nc < v->nlab_off + r->nops)
-				nc *= 2;
-			uint64_t *nl = realloc(v->lab_off, (size_t)nc * sizeof *nl);
-			if (!nl)
-				return ir_errf(e, "%s: out of memory for labels", lc->name);
-			v->lab_off = nl;
-			v->lab_off_cap = nc;
-		}
+		if (IR_GROW(v->lab_off, v->nlab_off + r->nops, v->lab_off_cap))
+			return ir_errf(e, "%s: out of memory for labels", lc->name);
 		for (uint32_t i = 0; i < r->nops; i++) {
 			const char *l = p ? ir_goal_parser_label(p, i) : NULL;
 			if (!l) {

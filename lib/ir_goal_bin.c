@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "ir_goal.h"
+#include "ir_grow.h"
 #include "ir_hash.h"
 #include "ir_io.h"
 
@@ -121,14 +122,8 @@ int ir_goalb_writer_rank(ir_goalb_writer *bw, uint32_t rank, const ir_rank *r, i
 	if (r->ncpus < 1 || r->ncpus > 256 || r->nnics < 1 || r->nnics > 256)
 		return ir_errf(e, "%s: rank %u: ncpus %u or nnics %u out of range (1..256)", ir_writer_name(bw->w), rank,
 		               r->ncpus, r->nnics);
-	if (bw->n == bw->cap) {
-		size_t nc = bw->cap ? bw->cap * 2 : 256;
-		wentry *ne = realloc(bw->ent, nc * sizeof *ne);
-		if (!ne)
-			return ir_errf(e, "%s: out of memory", ir_writer_name(bw->w));
-		bw->ent = ne;
-		bw->cap = nc;
-	}
+	if (IR_GROW(bw->ent, bw->n + 1, bw->cap))
+		return ir_errf(e, "%s: out of memory", ir_writer_name(bw->w));
 	memset(h, 0, sizeof h);
 	ir_put32(h + 0, rank);
 	ir_put32(h + 4, r->nops);

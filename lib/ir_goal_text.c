@@ -35,6 +35,8 @@
 #include <string.h>
 
 #include "ir_goal.h"
+#include "ir_grow.h"
+#include "ir_hmap.h"
 #include "ir_io.h"
 
 #define NONE UINT32_MAX
@@ -54,11 +56,6 @@ typedef struct dep {
 	uint32_t pred; /* label index of the predecessor | IR_EDGE_IREQ */
 } dep;
 
-typedef struct seen_rank {
-	uint32_t key;  /* rank + 1; 0 = empty slot */
-	unsigned long line;
-} seen_rank;
-
 struct ir_goal_parser {
 	ir_reader *in;
 	const char *name;
@@ -73,8 +70,7 @@ struct ir_goal_parser {
 	int in_comment;
 	unsigned long comment_line;
 
-	seen_rank *seen;
-	uint32_t seen_n, seen_cap; /* cap: power of two */
+	ir_hmap seen;            /* rank -> line of its block (unsigned long) */
 
 	/* the open rank block */
 	int in_block;
@@ -113,25 +109,6 @@ static void init_cls(void)
 }
 #define IS_WORD(c) (cls[(unsigned char)(c)] & 1)
 #define IS_DIGIT(c) (cls[(unsigned char)(c)] & 2)
-
-static int grow_array(void **p, size_t *cap, size_t need, size_t elsize)
-{
-	size_t nc = *cap ? *cap : 64;
-	void *np;
-	if (need <= *cap)
-		return 0;
-	while (nc < need) {
-		if (nc > SIZE_MAX / 2 / elsize)
-			return -1;
-		nc *= 2;
-	}
-	np = realloc(*p, nc * elsize);
-	if (!np)
-		return -1;
-	*p = np;
-	*cap = nc;
-	return 0;
-}
 
 static int oom(ir_goal_parser *P)
 {
@@ -328,8 +305,8 @@ static uint32_t label(ir_goal_parser *P, const char *s, size_t n)
 		return NONE;
 	}
 	size_t lc = P->labs_cap;
-	if (grow_array((void **)&P->labs, &lc, (size_t)P->nlabs + 1, sizeof *P->labs) ||
-	    grow_array((void **)&P->arena, &P->arena_cap, P->arena_len + n + 1, 1)) {
+	if ((P->nlabs == lc && IR_GROW(P->labs, (size_t)P->nlabs + 1, lc)) ||
+	    (P->arena_len + n + 1 > P->arena_cap && IR_GROW(P->arena, P->arena_len + n + 1, P->arena_cap))) {
 		oom(P);
 		return NONE;
 	}
@@ -525,8 +502,7 @@ static int parse_requires(ir_goal_parser *P, const char *a, const char *ae, cons
 		return -1;
 	if (la == lb)
 		return fail(P, "label '%s' %s itself", lab_name(P, la), ireq ? "irequires" : "requires");
-	if (P->ndeps == P->deps_cap &&
-	    grow_array((void **)&P->deps, &P->deps_cap, P->ndeps + 1, sizeof *P->deps))
+	if (P->ndeps == P->deps_cap && IR_GROW(P->deps, P->ndeps + 1, P->deps_cap))
 		return oom(P);
 	P->deps[P->ndeps].dep = la;
 	P->deps[P->ndeps].pred = lb | (ireq ? IR_EDGE_IREQ : 0);
@@ -535,33 +511,6 @@ static int parse_requires(ir_goal_parser *P, const char *a, const char *ae, cons
 }
 
 /* ---- the set of rank numbers seen ---- */
-
-static seen_rank *seen_find(ir_goal_parser *P, uint32_t rank, int *isnew)
-{
-	uint32_t key = rank + 1;
-	if ((uint64_t)(P->seen_n + 1) * 2 > P->seen_cap) {
-		uint32_t nc = P->seen_cap ? P->seen_cap * 2 : 64;
-		seen_rank *ns = calloc(nc, sizeof *ns);
-		if (!ns)
-			return NULL;
-		for (uint32_t i = 0; i < P->seen_cap; i++) {
-			if (!P->seen[i].key)
-				continue;
-			uint32_t s = (P->seen[i].key * 2654435769u) & (nc - 1);
-			while (ns[s].key)
-				s = (s + 1) & (nc - 1);
-			ns[s] = P->seen[i];
-		}
-		free(P->seen);
-		P->seen = ns;
-		P->seen_cap = nc;
-	}
-	uint32_t s = (key * 2654435769u) & (P->seen_cap - 1);
-	while (P->seen[s].key && P->seen[s].key != key)
-		s = (s + 1) & (P->seen_cap - 1);
-	*isnew = !P->seen[s].key;
-	return &P->seen[s];
-}
 
 static int u32cmp(const void *a, const void *b)
 {
@@ -573,14 +522,14 @@ static int u32cmp(const void *a, const void *b)
 static int check_all_ranks(ir_goal_parser *P)
 {
 	uint32_t *r, n = 0, missing;
-	if (P->seen_n == P->num_ranks)
+	if (P->seen.n == P->num_ranks)
 		return 0;
-	r = malloc(((size_t)P->seen_n + 1) * sizeof *r);
+	r = malloc((P->seen.n + 1) * sizeof *r);
 	if (!r)
 		return ir_errf_at(P->e, P->name, 0, "out of memory");
-	for (uint32_t i = 0; i < P->seen_cap; i++)
-		if (P->seen[i].key)
-			r[n++] = P->seen[i].key - 1;
+	for (size_t i = 0; i < P->seen.cap; i++)
+		if (ir_hmap_at(&P->seen, i))
+			r[n++] = (uint32_t)ir_hmap_key_a(&P->seen, i);
 	qsort(r, n, sizeof *r, u32cmp);
 	missing = n;
 	for (uint32_t i = 0; i < n; i++)
@@ -706,9 +655,8 @@ static int close_block(ir_goal_parser *P)
 		if (P->labs[i].op == NONE)
 			return ir_errf_at(P->e, P->name, P->labs[i].line, "unknown label '%s' in rank %u",
 			                  lab_name(P, i), P->rank);
-	if (grow_array((void **)&P->cnt, &P->cnt_cap, (size_t)n + 2, sizeof *P->cnt) ||
-	    grow_array((void **)&P->keys, &P->keys_cap, nd + 1, sizeof *P->keys) ||
-	    grow_array((void **)&P->edges, &P->edges_cap, nd * 4 + 8, 1))
+	if (IR_GROW(P->cnt, (size_t)n + 2, P->cnt_cap) || IR_GROW(P->keys, nd + 1, P->keys_cap) ||
+	    IR_GROW(P->edges, nd * 4 + 8, P->edges_cap))
 		return oom(P);
 	uint32_t *cnt = P->cnt, *keys = P->keys;
 	memset(cnt, 0, ((size_t)n + 2) * sizeof *cnt);
@@ -744,7 +692,7 @@ static int close_block(ir_goal_parser *P)
 		}
 	}
 	/* Kahn's algorithm: cnt becomes the in-degree, keys the queue */
-	if (grow_array((void **)&P->keys, &P->keys_cap, (size_t)n + 1, sizeof *P->keys))
+	if (IR_GROW(P->keys, (size_t)n + 1, P->keys_cap))
 		return oom(P);
 	keys = P->keys;
 	memset(cnt, 0, ((size_t)n + 1) * sizeof *cnt);
@@ -804,7 +752,7 @@ static int parse_rank(ir_goal_parser *P, const char *p)
 {
 	uint64_t r;
 	int isnew;
-	seen_rank *s;
+	unsigned long *s;
 	if (!P->have_num_ranks)
 		return fail(P, "expected 'num_ranks <N>' before the first rank block, found 'rank'");
 	if (P->in_block)
@@ -819,14 +767,12 @@ static int parse_rank(ir_goal_parser *P, const char *p)
 		return expected(P, "'{' after the rank number", p);
 	if (end_of_statement(P, p + 1, "'{'"))
 		return -1;
-	s = seen_find(P, (uint32_t)r, &isnew);
+	s = ir_hmap_put(&P->seen, r, 0, &isnew);
 	if (!s)
 		return oom(P);
 	if (!isnew)
-		return fail(P, "rank %llu given twice (first block on line %lu)", (unsigned long long)r, s->line);
-	s->key = (uint32_t)r + 1;
-	s->line = P->line;
-	P->seen_n++;
+		return fail(P, "rank %llu given twice (first block on line %lu)", (unsigned long long)r, *s);
+	*s = P->line;
 	P->in_block = 1;
 	P->rank = (uint32_t)r;
 	P->block_line = P->line;
@@ -928,7 +874,7 @@ static int statement(ir_goal_parser *P, const char *p)
 
 static void parser_release(ir_goal_parser *P)
 {
-	free(P->seen);
+	ir_hmap_release(&P->seen);
 	free(P->ops);
 	free(P->op_lab);
 	free(P->deps);
@@ -948,6 +894,7 @@ int ir_goal_parse(ir_reader *in, const ir_goal_sink *sink, ir_err *e)
 	int k, rc = -1;
 	init_cls();
 	memset(&P, 0, sizeof P);
+	ir_hmap_init(&P.seen, sizeof(unsigned long), 64, 0);
 	P.in = in;
 	P.name = ir_reader_name(in);
 	P.sink = sink;

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir_grow.h"
+
 #define BIG_BUCKET 65536 /* entries: free such an array when its bucket empties */
 
 void ir_heap_init(ir_heap *h) { memset(h, 0, sizeof *h); }
@@ -23,19 +25,7 @@ void ir_heap_release(ir_heap *h)
 	ir_heap_init(h);
 }
 
-int ir_heap_grow_(ir_heap *h, unsigned i)
-{
-	size_t nc = h->bcap[i] ? h->bcap[i] * 2 : 64;
-	ir_heap_ent *na;
-	if (nc > SIZE_MAX / sizeof *na)
-		return -1;
-	na = realloc(h->b[i], nc * sizeof *na);
-	if (!na)
-		return -1;
-	h->b[i] = na;
-	h->bcap[i] = nc;
-	return 0;
-}
+int ir_heap_grow_(ir_heap *h, unsigned i) { return IR_GROW(h->b[i], h->bn[i] + 1, h->bcap[i]); }
 
 static int cmp_seq(const void *x, const void *y)
 {
@@ -91,6 +81,17 @@ int ir_heap_split_(ir_heap *h)
 	}
 	sort_seq(h->b[0], h->bn[0]);
 	return 0;
+}
+
+uint64_t ir_heap_min_scan_(const ir_heap *h)
+{
+	unsigned i = (unsigned)__builtin_ctzll(h->mask) + 1;
+	const ir_heap_ent *v = h->b[i];
+	uint64_t m = v[0].t;
+	for (size_t j = 1; j < h->bn[i]; j++)
+		if (v[j].t < m)
+			m = v[j].t;
+	return m;
 }
 
 static int cmp_ent(const void *x, const void *y)

@@ -129,6 +129,20 @@ static inline int ir_heap_retime_top(ir_heap *h, uint64_t t)
 	return 0;
 }
 
+/* The smallest time queued (h->n > 0), without changing the queue: for a
+ * caller that must peek at its next time but may still push earlier entries
+ * (ir_net_ib: the engine asks when to call the fabric next, then may inject
+ * before that), so bucket 0 cannot be refilled by a split yet. When bucket 0
+ * is empty this scans the lowest non-empty bucket; such a caller caches the
+ * answer until its next push or pop. The engine never calls it, so its push
+ * and pop carry no cache to keep. */
+uint64_t ir_heap_min_scan_(const ir_heap *h);
+
+static inline uint64_t ir_heap_min(const ir_heap *h)
+{
+	return h->head0 < h->bn[0] ? h->last : ir_heap_min_scan_(h);
+}
+
 /* Reassign sequence numbers base..base+n-1 in queue order; returns base+n
  * (the next free number), or 0 if memory runs out (nothing changed). The
  * caller guarantees base + n fits in 32 bits. */

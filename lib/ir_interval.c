@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir_grow.h"
+
 #define N(s, i) ((s)->n[(i) - 1])
 
 void ir_ivset_init(ir_ivset *s)
@@ -53,15 +55,7 @@ static int reserve(ir_ivset *s)
 		return 0;
 	if (s->cap >= UINT32_MAX / 2)
 		return -1;
-	{
-		size_t nc = s->cap ? s->cap * 2 : 64;
-		ir_ivnode *n = realloc(s->n, nc * sizeof *n);
-		if (!n)
-			return -1;
-		s->n = n;
-		s->cap = nc;
-	}
-	return 0;
+	return IR_GROW(s->n, s->used + 1, s->cap);
 }
 
 static uint32_t node_new(ir_ivset *s, uint64_t a, uint64_t b)

@@ -1,6 +1,7 @@
 /*
  * ir_net.h: the interface between the LogGOPS engine (ir_engine.c) and a
- * network model (ir_net_loggops.c, later the InfiniBand model).
+ * network model (ir_net_loggops.c, the InfiniBand model ir_net_ib*.c), and
+ * the registry through which tools find a network by name (end of file).
  *
  * The engine owns everything that happens on ranks: CPUs and NIC gaps,
  * readiness, put-backs, matching and the rendezvous protocol. A network owns
@@ -60,10 +61,12 @@
 #ifndef IR_NET_H
 #define IR_NET_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ir_err.h"
 #include "ir_model.h" /* ir_loggops: the parameters and what a message costs */
+#include "ir_strbuf.h"
 
 typedef struct ir_engine ir_engine;
 
@@ -100,5 +103,51 @@ int ir_engine_complete(ir_engine *en, uint32_t msg, uint64_t t, ir_err *e);
 
 /* The LogGOPS network: arrival at t + o + L (o_rndv for rendezvous messages). */
 extern const ir_net_ops ir_net_loggops;
+
+/* ---- the registry of networks (ir_net.c) ----
+ *
+ * Tools and library code choose a network by name: ir_net_find("ib") gives
+ * its entry, an unknown name an error that lists the registered ones. An
+ * entry says what the network is (name, one-line description), which options
+ * it accepts (its keys, for validation, and its table of keys, defaults and
+ * meanings, for --help), and how to build it: a configuration made with
+ * cfg_new, filled key by key with cfg_set, passed to the engine as net_arg of
+ * `ops` (whose init() is the constructor). A network without options has
+ * NULL for all of these. So a tool names no network in its code, and a new
+ * network is one entry in ir_net.c's table. */
+typedef struct ir_net_type {
+	const char *name;
+	const char *desc;              /* one line, no final period */
+	const ir_net_ops *ops;
+	/* The keys it accepts ('_' form; NULL-terminated), and its --help table. */
+	const char *const *(*keys)(void);
+	int (*help)(ir_sb *out);
+	/* Its configuration: the defaults (NULL: out of memory); set a key (a key
+	 * or its option name, '-' for '_') to a value as the user typed it: 0, -1
+	 * (e set) on a bad value, -2 (e set) for a key it does not have; free
+	 * (NULL is a no-op). */
+	void *(*cfg_new)(void);
+	int (*cfg_set)(void *cfg, const char *key, const char *value, ir_err *e);
+	void (*cfg_free)(void *cfg);
+	/* Optional: keep the instance init() builds from this configuration for
+	 * the caller (statistics after the run): init() stores it in *inst and the
+	 * network's free() leaves it; the caller frees it with inst_free. */
+	void (*cfg_keep)(void *cfg, void **inst);
+	void (*inst_free)(void *inst);
+} ir_net_type;
+
+/* The registered networks (each defined next to its network's code). */
+extern const ir_net_type ir_net_type_loggops;
+extern const ir_net_type ir_net_type_ib;
+
+/* Entry i of the registry (0: the default network), NULL past the end. */
+const ir_net_type *ir_net_type_at(size_t i);
+/* The network called `name`; NULL with e set ("unknown network 'x' (expected
+ * loggops or ib)") if none is. */
+const ir_net_type *ir_net_find(const char *name, ir_err *e);
+/* Does network t accept option `key` ('-' or '_')? */
+int ir_net_accepts(const ir_net_type *t, const char *key);
+/* The first registered network that accepts `key`, NULL if none does. */
+const ir_net_type *ir_net_owner(const char *key);
 
 #endif

@@ -68,3 +68,9 @@ const ir_net_ops ir_net_loggops = {
 	.wakeup = NULL,
 	.free = lg_free,
 };
+
+const ir_net_type ir_net_type_loggops = {
+	.name = "loggops",
+	.desc = "LogGOPS: a message arrives o + L after its send starts; contention only at the NICs",
+	.ops = &ir_net_loggops,
+};

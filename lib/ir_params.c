@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir_grow.h"
 #include "ir_io.h"
 #include "ir_num.h"
 
@@ -121,15 +122,9 @@ static int put(ir_params *p, const char *key, size_t kl, const char *val, size_t
 			return ir_errf_at(e, file, line, "too many keys (at most %d)", IR_PARAMS_MAX);
 		return ir_errf(e, "too many parameters (at most %d)", IR_PARAMS_MAX);
 	}
-	if (p->n == p->cap) {
-		size_t nc = p->cap ? p->cap * 2 : 16;
-		entry *nv = realloc(p->v, nc * sizeof *nv);
-		if (!nv) {
-			entry_free(&x);
-			return ir_errf(e, "out of memory");
-		}
-		p->v = nv;
-		p->cap = nc;
+	if (IR_GROW(p->v, p->n + 1, p->cap)) {
+		entry_free(&x);
+		return ir_errf(e, "out of memory");
 	}
 	p->v[p->n++] = x;
 	return 0;

@@ -15,8 +15,8 @@
  * label to be used before its definition, which a wildcard Irecv of an allprof
  * trace needs: its definition is written when its Wait reveals the real source.
  *
- * Request tables and communicator tables are open-addressing hash maps with
- * linear probing (deletion by backward shift), sized to the in-flight set.
+ * Request tables and communicator tables are hash maps (ir_hmap.h), sized to
+ * the in-flight set.
  * Per-rank state lives in an rstate (g->R is the rank being converted): one,
  * reused rank after rank, or with --sync one per rank, all live at once, the
  * records merged by time (a binary heap of ranks). With --sync each call also
@@ -39,6 +39,8 @@
 #include <pcre2.h>
 
 #include "ir_goal.h"
+#include "ir_grow.h"
+#include "ir_hmap.h"
 #include "ir_interval.h"
 #include "ir_strbuf.h"
 #include "ir_tsync.h"
@@ -52,110 +54,6 @@
 #define ANY (-1)
 
 /* ------------------------------------------------------------------ small maps */
-
-/* u64 -> index map (keys never 0), linear probing, backward-shift deletion. */
-typedef struct u64map {
-	uint64_t *key;
-	uint32_t *val;
-	size_t cap, n; /* cap is a power of two */
-} u64map;
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-static void map_free(u64map *m)
-{
-	free(m->key);
-	free(m->val);
-	memset(m, 0, sizeof *m);
-}
-
-static int map_grow(u64map *m)
-{
-	size_t nc = m->cap ? m->cap * 2 : 64;
-	uint64_t *nk = calloc(nc, sizeof *nk);
-	uint32_t *nv = calloc(nc, sizeof *nv);
-	if (!nk || !nv) {
-		free(nk);
-		free(nv);
-		return -1;
-	}
-	for (size_t i = 0; i < m->cap; i++) {
-		if (!m->key[i])
-			continue;
-		size_t j = mix64(m->key[i]) & (nc - 1);
-		while (nk[j])
-			j = (j + 1) & (nc - 1);
-		nk[j] = m->key[i];
-		nv[j] = m->val[i];
-	}
-	free(m->key);
-	free(m->val);
-	m->key = nk;
-	m->val = nv;
-	m->cap = nc;
-	return 0;
-}
-
-/* Slot of key, or -1. */
-static long map_find(const u64map *m, uint64_t k)
-{
-	if (!m->cap)
-		return -1;
-	for (size_t j = mix64(k) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
-		if (m->key[j] == k)
-			return (long)j;
-		if (!m->key[j])
-			return -1;
-	}
-}
-
-static int map_put(u64map *m, uint64_t k, uint32_t v)
-{
-	long s = map_find(m, k);
-	size_t j;
-	if (s >= 0) {
-		m->val[s] = v;
-		return 0;
-	}
-	if ((m->n + 1) * 4 > m->cap * 3 && map_grow(m))
-		return -1;
-	j = mix64(k) & (m->cap - 1);
-	while (m->key[j])
-		j = (j + 1) & (m->cap - 1);
-	m->key[j] = k;
-	m->val[j] = v;
-	m->n++;
-	return 0;
-}
-
-static void map_del(u64map *m, long s)
-{
-	size_t i = (size_t)s, j = i;
-	m->key[i] = 0;
-	m->n--;
-	for (;;) {
-		size_t h;
-		j = (j + 1) & (m->cap - 1);
-		if (!m->key[j])
-			return;
-		h = mix64(m->key[j]) & (m->cap - 1);
-		/* can the entry at j move to the hole at i? yes unless h is cyclically in (i, j] */
-		if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
-			m->key[i] = m->key[j];
-			m->val[i] = m->val[j];
-			m->key[j] = 0;
-			i = j;
-		}
-	}
-}
 
 /* ------------------------------------------------------------------ call table */
 
@@ -387,17 +285,17 @@ typedef struct rstate {
 	int64_t gap_start;
 	int started, finished, phase;
 	unsigned long from_seen;
-	u64map reqmap;    /* key -> index in reqs */
+	ir_hmap reqmap;    /* key -> index in reqs */
 	req *reqs;
 	size_t nreqs, capreqs;
 	uint32_t *freereq;
 	size_t nfree, capfree;
 	int64_t reqseq;
 	comm world, self;
-	u64map cmap;      /* comm id+1 -> index in comms */
+	ir_hmap cmap;      /* comm id+1 -> index in comms */
 	comm *comms;
 	size_t ncomms, capcomms;
-	u64map occ;       /* member-list hash -> occurrences */
+	ir_hmap occ;       /* member-list hash -> occurrences */
 	topo *ptopo;      /* topology of a communicator whose '# comm' line comes next */
 	ir_ivset pinset;  /* buffer bytes already registered (--pin) */
 	double owed;      /* --durations: modelled time no call has absorbed yet (ps), see emit_call */
@@ -417,6 +315,13 @@ typedef struct rstate {
 	size_t nchunks, capchunks;
 } rstate;
 
+static void rstate_maps_init(rstate *R)
+{
+	ir_hmap_init(&R->reqmap, sizeof(uint32_t), 64, IR_HMAP_DENSE);
+	ir_hmap_init(&R->cmap, sizeof(uint32_t), 64, IR_HMAP_DENSE);
+	ir_hmap_init(&R->occ, sizeof(uint32_t), 64, IR_HMAP_DENSE);
+}
+
 typedef struct gstate {
 	const ir_t2g_opts *o;
 	enum ir_coll_alg alg[IR_COLL_NKINDS];
@@ -424,11 +329,11 @@ typedef struct gstate {
 	ir_writer *w;
 	ir_t2g_stats *st;
 	/* cross-rank checks */
-	u64map pairs;      /* (src<<32|dst)+1 -> index in pc */
+	ir_hmap pairs;      /* (src<<32|dst)+1 -> index in pc */
 	pairc *pc;
 	size_t npc, cappc;
 	uint64_t *wild;    /* [nranks] wildcard-source receives per rank */
-	u64map cseq;       /* comm key+1 -> index in cs */
+	ir_hmap cseq;       /* comm key+1 -> index in cs */
 	struct cseq {
 		uint64_t count, hash;
 		uint32_t rank;
@@ -518,14 +423,8 @@ static int flush_out(gstate *g, ir_err *e)
 		if (R->nchunks && R->chunks[R->nchunks - 1].off + R->chunks[R->nchunks - 1].len == g->tmplen) {
 			R->chunks[R->nchunks - 1].len += R->out.len;
 		} else {
-			if (R->nchunks == R->capchunks) {
-				size_t nc = R->capchunks ? R->capchunks * 2 : 16;
-				struct chunk *n = realloc(R->chunks, nc * sizeof *n);
-				if (!n)
-					return ir_errf(e, "out of memory");
-				R->chunks = n;
-				R->capchunks = nc;
-			}
+			if (IR_GROW(R->chunks, R->nchunks + 1, R->capchunks))
+				return ir_errf(e, "out of memory");
 			R->chunks[R->nchunks].off = g->tmplen;
 			R->chunks[R->nchunks].len = R->out.len;
 			R->nchunks++;
@@ -704,14 +603,8 @@ static int stage_room(gstate *g)
 static long stage(gstate *g, uint8_t type, int64_t peer, uint64_t size, int64_t tag)
 {
 	ir_cg *c = &g->cg;
-	if (c->nop == c->capop) {
-		size_t nc = c->capop ? c->capop * 2 : 16;
-		ir_cop *n = realloc(c->op, nc * sizeof *n);
-		if (!n)
-			return -1;
-		c->op = n;
-		c->capop = nc;
-	}
+	if (IR_GROW(c->op, c->nop + 1, c->capop))
+		return -1;
 	if (stage_room(g))
 		return -1;
 	c->op[c->nop].type = type;
@@ -1212,17 +1105,16 @@ static int arg_comm(gstate *g, const ir_rec *r, unsigned i, cref *cr, ir_err *e)
 	cr->size = (uint32_t)sz;
 	cr->me = (uint32_t)rk;
 	if (g->R->flavor == IR_TRACE_ALLPROF) {
-		long s;
 		comm *c;
 		if (h == 0) {
 			c = &g->R->world;
 		} else if (h == 1) {
 			c = &g->R->self;
 		} else {
-			s = map_find(&g->R->cmap, (uint64_t)h + 1);
-			if (s < 0)
+			const uint32_t *ci = ir_hmap_get(&g->R->cmap, (uint64_t)h + 1, 0);
+			if (!ci)
 				return errat(g, e, "%s: communicator %" PRId64 " has no '# comm' line before its use", r->name, h);
-			c = &g->R->comms[g->R->cmap.val[s]];
+			c = &g->R->comms[*ci];
 		}
 		if (c->n != (uint32_t)sz)
 			return errat(g, e, "%s: communicator %" PRId64 " has %u members, the call says %" PRId64, r->name, h,
@@ -1289,23 +1181,19 @@ static int64_t coll_tag(const comm *c)
 static int count_pair(gstate *g, uint32_t src, uint32_t dst, int is_send, ir_err *e)
 {
 	uint64_t k = (((uint64_t)src << 32) | dst) + 1;
-	long s = map_find(&g->pairs, k);
+	int isnew;
+	uint32_t *v = ir_hmap_put(&g->pairs, k, 0, &isnew);
 	size_t idx;
-	if (s < 0) {
-		if (g->npc == g->cappc) {
-			size_t nc = g->cappc ? g->cappc * 2 : 256;
-			pairc *n = realloc(g->pc, nc * sizeof *n);
-			if (!n)
-				return ir_errf(e, "out of memory");
-			g->pc = n;
-			g->cappc = nc;
-		}
+	if (!v)
+		return ir_errf(e, "out of memory");
+	if (isnew) {
+		if (IR_GROW(g->pc, g->npc + 1, g->cappc))
+			return ir_errf(e, "out of memory");
 		idx = g->npc++;
 		g->pc[idx].sends = g->pc[idx].recvs = 0;
-		if (map_put(&g->pairs, k, (uint32_t)idx))
-			return ir_errf(e, "out of memory");
+		*v = (uint32_t)idx;
 	} else {
-		idx = g->pairs.val[s];
+		idx = *v;
 	}
 	if (is_send)
 		g->pc[idx].sends++;
@@ -1316,11 +1204,11 @@ static int count_pair(gstate *g, uint32_t src, uint32_t dst, int is_send, ir_err
 
 static req *req_get(gstate *g, uint64_t key)
 {
-	long s;
+	const uint32_t *v;
 	if (!key)
 		return NULL;
-	s = map_find(&g->R->reqmap, key);
-	return s < 0 ? NULL : &g->R->reqs[g->R->reqmap.val[s]];
+	v = ir_hmap_get(&g->R->reqmap, key, 0);
+	return v ? &g->R->reqs[*v] : NULL;
 }
 
 /* --sync: let go of a request's zero-cost nodes (a deferred receive never completed resolves
@@ -1340,13 +1228,13 @@ static void req_drop_nodes(gstate *g, req *q)
 
 static req *req_new(gstate *g, uint64_t key, ir_err *e)
 {
-	long s;
+	uint32_t *v;
 	size_t idx;
 	if (!key)
 		return NULL;
-	s = map_find(&g->R->reqmap, key);
-	if (s >= 0) {
-		req *q = &g->R->reqs[g->R->reqmap.val[s]];
+	v = ir_hmap_get(&g->R->reqmap, key, 0);
+	if (v) {
+		req *q = &g->R->reqs[*v];
 		req_drop_nodes(g, q);
 		memset(q, 0, sizeof *q);
 		return q;
@@ -1354,42 +1242,32 @@ static req *req_new(gstate *g, uint64_t key, ir_err *e)
 	if (g->R->nfree) {
 		idx = g->R->freereq[--g->R->nfree];
 	} else {
-		if (g->R->nreqs == g->R->capreqs) {
-			size_t nc = g->R->capreqs ? g->R->capreqs * 2 : 64;
-			req *n = realloc(g->R->reqs, nc * sizeof *n);
-			if (!n) {
-				ir_errf(e, "out of memory");
-				return NULL;
-			}
-			g->R->reqs = n;
-			g->R->capreqs = nc;
+		if (IR_GROW(g->R->reqs, g->R->nreqs + 1, g->R->capreqs)) {
+			ir_errf(e, "out of memory");
+			return NULL;
 		}
 		idx = g->R->nreqs++;
 	}
-	if (map_put(&g->R->reqmap, key, (uint32_t)idx)) {
+	v = ir_hmap_put(&g->R->reqmap, key, 0, NULL);
+	if (!v) {
 		ir_errf(e, "out of memory");
 		return NULL;
 	}
+	*v = (uint32_t)idx;
 	memset(&g->R->reqs[idx], 0, sizeof g->R->reqs[idx]);
 	return &g->R->reqs[idx];
 }
 
 static int req_del(gstate *g, uint64_t key)
 {
-	long s = map_find(&g->R->reqmap, key);
-	if (s < 0)
+	uint32_t *v = ir_hmap_get(&g->R->reqmap, key, 0);
+	if (!v)
 		return 0;
-	if (g->R->nfree == g->R->capfree) {
-		size_t nc = g->R->capfree ? g->R->capfree * 2 : 64;
-		uint32_t *n = realloc(g->R->freereq, nc * sizeof *n);
-		if (!n)
-			return -1;
-		g->R->freereq = n;
-		g->R->capfree = nc;
-	}
-	req_drop_nodes(g, &g->R->reqs[g->R->reqmap.val[s]]);
-	g->R->freereq[g->R->nfree++] = g->R->reqmap.val[s];
-	map_del(&g->R->reqmap, s);
+	if (IR_GROW(g->R->freereq, g->R->nfree + 1, g->R->capfree))
+		return -1;
+	req_drop_nodes(g, &g->R->reqs[*v]);
+	g->R->freereq[g->R->nfree++] = *v;
+	ir_hmap_del(&g->R->reqmap, v);
 	return 0;
 }
 
@@ -1658,7 +1536,7 @@ static int start_nb(gstate *g, const ir_rec *r, uint64_t key, int is_send, const
 
 static int coll_seq_note(comm *c, int kind, int64_t root)
 {
-	c->chash = mix64(c->chash ^ ((uint64_t)(kind + 1) << 40) ^ (uint64_t)(root + 2));
+	c->chash = ir_hmix64(c->chash ^ ((uint64_t)(kind + 1) << 40) ^ (uint64_t)(root + 2));
 	c->seq++;
 	return 0;
 }
@@ -2978,7 +2856,7 @@ static int add_comm(gstate *g, const ir_rec *r, ir_err *e)
 {
 	comm *c;
 	uint64_t h = 0x9E3779B97F4A7C15ULL, occ = 0;
-	long s;
+	uint32_t *v;
 	int found_me = 0;
 	if (r->nmembers == 0 || r->nmembers > g->nranks)
 		return errat(g, e, "'# comm %" PRIu64 "': expected 1 to %u members, found %zu", r->comm_id, g->nranks,
@@ -2989,35 +2867,30 @@ static int add_comm(gstate *g, const ir_rec *r, ir_err *e)
 			             r->members[i], g->nranks);
 		if (r->members[i] == g->R->rank)
 			found_me = 1;
-		h = mix64(h ^ r->members[i]) + i;
+		h = ir_hmix64(h ^ r->members[i]) + i;
 	}
 	if (!found_me)
 		return errat(g, e, "'# comm %" PRIu64 "': this rank (%u) is not a member", r->comm_id, g->R->rank);
 	if (r->comm_id <= 1)
 		return 0; /* world and self are implicit */
 	h |= 1;
-	s = map_find(&g->R->occ, h);
-	if (s >= 0)
-		occ = ++g->R->occ.val[s];
-	else if (map_put(&g->R->occ, h, 0))
+	v = ir_hmap_put(&g->R->occ, h, 0, NULL);
+	if (!v)
 		return ir_errf(e, "out of memory");
-	s = map_find(&g->R->cmap, r->comm_id + 1);
-	if (s >= 0) {
-		c = &g->R->comms[g->R->cmap.val[s]];
+	occ = (*v)++;
+	v = ir_hmap_get(&g->R->cmap, r->comm_id + 1, 0);
+	if (v) {
+		c = &g->R->comms[*v];
 		free(c->members);
 		topo_free(c->tp);
 	} else {
-		if (g->R->ncomms == g->R->capcomms) {
-			size_t nc = g->R->capcomms ? g->R->capcomms * 2 : 16;
-			comm *n = realloc(g->R->comms, nc * sizeof *n);
-			if (!n)
-				return ir_errf(e, "out of memory");
-			g->R->comms = n;
-			g->R->capcomms = nc;
-		}
-		c = &g->R->comms[g->R->ncomms];
-		if (map_put(&g->R->cmap, r->comm_id + 1, (uint32_t)g->R->ncomms))
+		if (IR_GROW(g->R->comms, g->R->ncomms + 1, g->R->capcomms))
 			return ir_errf(e, "out of memory");
+		c = &g->R->comms[g->R->ncomms];
+		v = ir_hmap_put(&g->R->cmap, r->comm_id + 1, 0, NULL);
+		if (!v)
+			return ir_errf(e, "out of memory");
+		*v = (uint32_t)g->R->ncomms;
 		g->R->ncomms++;
 	}
 	memset(c, 0, sizeof *c);
@@ -3027,7 +2900,7 @@ static int add_comm(gstate *g, const ir_rec *r, ir_err *e)
 	if (!c->members)
 		return ir_errf(e, "out of memory");
 	memcpy(c->members, r->members, r->nmembers * sizeof *c->members);
-	c->key = mix64(h + occ * 0x100000001B3ULL) | 2; /* never 0 (world) */
+	c->key = ir_hmix64(h + occ * 0x100000001B3ULL) | 2; /* never 0 (world) */
 	if (g->R->ptopo && g->R->ptopo->id == r->comm_id) {
 		topo *t = g->R->ptopo;
 		g->R->ptopo = NULL;
@@ -3053,28 +2926,24 @@ static int add_comm(gstate *g, const ir_rec *r, ir_err *e)
 static int check_cseq(gstate *g, const comm *c, ir_err *e)
 {
 	uint64_t k = c->key + 1;
-	long s = map_find(&g->cseq, k);
+	uint32_t *v = ir_hmap_get(&g->cseq, k, 0);
 	if (c == &g->R->self)
 		return 0;
-	if (s < 0) {
-		if (g->ncs == g->capcs) {
-			size_t nc = g->capcs ? g->capcs * 2 : 16;
-			void *n = realloc(g->cs, nc * sizeof *g->cs);
-			if (!n)
-				return ir_errf(e, "out of memory");
-			g->cs = n;
-			g->capcs = nc;
-		}
+	if (!v) {
+		if (IR_GROW(g->cs, g->ncs + 1, g->capcs))
+			return ir_errf(e, "out of memory");
 		g->cs[g->ncs].count = c->seq;
 		g->cs[g->ncs].hash = c->chash;
 		g->cs[g->ncs].rank = g->R->rank;
-		if (map_put(&g->cseq, k, (uint32_t)g->ncs))
+		v = ir_hmap_put(&g->cseq, k, 0, NULL);
+		if (!v)
 			return ir_errf(e, "out of memory");
+		*v = (uint32_t)g->ncs;
 		g->ncs++;
 		return 0;
 	}
 	{
-		const struct cseq *ref = &g->cs[g->cseq.val[s]];
+		const struct cseq *ref = &g->cs[*v];
 		char name[40];
 		if (c == &g->R->world)
 			snprintf(name, sizeof name, "MPI_COMM_WORLD");
@@ -3095,10 +2964,12 @@ static int check_cseq(gstate *g, const comm *c, ir_err *e)
 static void rank_release(gstate *g)
 {
 	if (g->ts)
-		for (size_t i = 0; i < g->R->reqmap.cap; i++)
-			if (g->R->reqmap.key[i])
-				req_drop_nodes(g, &g->R->reqs[g->R->reqmap.val[i]]);
-	map_free(&g->R->reqmap);
+		for (size_t i = 0; i < g->R->reqmap.cap; i++) {
+			const uint32_t *v = ir_hmap_at(&g->R->reqmap, i);
+			if (v)
+				req_drop_nodes(g, &g->R->reqs[*v]);
+		}
+	ir_hmap_release(&g->R->reqmap);
 	free(g->R->reqs);
 	g->R->reqs = NULL;
 	g->R->nreqs = g->R->capreqs = 0;
@@ -3110,8 +2981,8 @@ static void rank_release(gstate *g)
 	g->R->ncomms = 0;
 	topo_free(g->R->ptopo);
 	g->R->ptopo = NULL;
-	map_free(&g->R->cmap);
-	map_free(&g->R->occ);
+	ir_hmap_release(&g->R->cmap);
+	ir_hmap_release(&g->R->occ);
 	ir_ivset_clear(&g->R->pinset);
 	g->R->owed = 0;
 	g->R->nends = 0;
@@ -3226,10 +3097,11 @@ static int rank_end(gstate *g, ir_err *e)
 		return ir_errf_at(e, R->fname, R->line, "trace ends without MPI_Finalize (cut short?)");
 	/* wildcard receives never completed: define them as wildcards */
 	for (size_t i = 0; i < R->reqmap.cap; i++) {
+		const uint32_t *v = ir_hmap_at(&R->reqmap, i);
 		req *q;
-		if (!R->reqmap.key[i])
+		if (!v)
 			continue;
-		q = &R->reqs[R->reqmap.val[i]];
+		q = &R->reqs[*v];
 		if (q->deferred && q->label != NOLABEL) {
 			if (def_recv(g, q->label, ANY, q->size, q->tag))
 				return ir_errf(e, "out of memory");
@@ -3343,6 +3215,7 @@ static int convert_sync(gstate *g, const ir_trace_files *files, int64_t epoch, i
 	for (uint32_t i = 0; i < n; i++) {
 		ir_sb_init(&g->rs[i].out);
 		ir_ivset_init(&g->rs[i].pinset);
+		rstate_maps_init(&g->rs[i]);
 	}
 	if (open_files_for(n, e)) {
 		free(heap);
@@ -3440,13 +3313,14 @@ static int check_pairs(gstate *g, ir_err *e)
 	for (size_t i = 0; i < g->pairs.cap; i++) {
 		uint64_t k;
 		const pairc *pc;
+		const uint32_t *v = ir_hmap_at(&g->pairs, i);
 		uint32_t src, dst;
-		if (!g->pairs.key[i])
+		if (!v)
 			continue;
-		k = g->pairs.key[i] - 1;
+		k = ir_hmap_key_a(&g->pairs, i) - 1;
 		src = (uint32_t)(k >> 32);
 		dst = (uint32_t)k;
-		pc = &g->pc[g->pairs.val[i]];
+		pc = &g->pc[*v];
 		if (pc->recvs > pc->sends) {
 			free(surplus);
 			return ir_errf(e, "rank %u receives %" PRIu64 " messages from rank %u, which sends it %" PRIu64,
@@ -3513,6 +3387,9 @@ int ir_t2g_convert(const ir_trace_files *files, const ir_t2g_opts *o, ir_writer 
 	g.R = &g.one;
 	ir_sb_init(&g.one.out);
 	ir_ivset_init(&g.one.pinset);
+	rstate_maps_init(&g.one);
+	ir_hmap_init(&g.pairs, sizeof(uint32_t), 64, IR_HMAP_DENSE);
+	ir_hmap_init(&g.cseq, sizeof(uint32_t), 64, IR_HMAP_DENSE);
 	ir_cg_init(&g.cg);
 	for (int k = 0; k < IR_COLL_NKINDS; k++) {
 		g.alg[k] = o->coll[k];
@@ -3612,8 +3489,8 @@ done:
 	free(g.pc);
 	free(g.cs);
 	free(g.wild);
-	map_free(&g.pairs);
-	map_free(&g.cseq);
+	ir_hmap_release(&g.pairs);
+	ir_hmap_release(&g.cseq);
 	for (size_t i = 0; i < g.nunknown; i++)
 		free(g.unknown[i].name);
 	free(g.unknown);

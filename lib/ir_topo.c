@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir_grow.h"
 #include "ir_hash.h"
 #include "ir_io.h"
 #include "ir_num.h"
@@ -51,22 +52,9 @@ uint32_t ir_topo_add(ir_topo *t, int is_switch, const char *name, unsigned nport
 		ir_errf(e, "node '%s': more than %u nodes", name, IR_TOPO_MAX_NODES);
 		return IR_TOPO_NONE;
 	}
-	if (t->nnodes == t->cap_nodes) {
-		uint32_t nc = t->cap_nodes ? t->cap_nodes * 2 : 64;
-		ir_topo_node *nn = realloc(t->node, (size_t)nc * sizeof *nn);
-		if (!nn)
-			goto oom;
-		t->node = nn;
-		t->cap_nodes = nc;
-	}
-	while (t->nports_total + nports > t->cap_ports) {
-		uint32_t nc = t->cap_ports ? t->cap_ports * 2 : 256;
-		ir_topo_port *np = realloc(t->port, (size_t)nc * sizeof *np);
-		if (!np)
-			goto oom;
-		t->port = np;
-		t->cap_ports = nc;
-	}
+	if (IR_GROW(t->node, (size_t)t->nnodes + 1, t->cap_nodes) ||
+	    IR_GROW(t->port, (size_t)t->nports_total + nports, t->cap_ports))
+		goto oom;
 	n = &t->node[t->nnodes];
 	memset(n, 0, sizeof *n);
 	n->is_switch = is_switch ? 1 : 0;

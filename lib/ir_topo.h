@@ -63,7 +63,7 @@ typedef struct ir_topo {
 	uint32_t *lid_node; /* [max_lid + 1]: node of a LID, IR_TOPO_NONE if unused */
 	ir_sb names;        /* NUL-separated node names */
 	/* building */
-	uint32_t cap_nodes, cap_ports;
+	size_t cap_nodes, cap_ports;
 	int finished;
 } ir_topo;
 

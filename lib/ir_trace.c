@@ -21,6 +21,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "ir_grow.h"
 #include "ir_io.h"
 
 #define TAIL_BYTES ((size_t)64 << 10)
@@ -77,14 +78,8 @@ static int rank_of(pcre2_code *re, pcre2_match_data *md, const char *path, uint6
 
 static int add_file(ir_trace_files *out, size_t *cap, const char *path, uint64_t rank, ir_err *e)
 {
-	if (out->n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		ir_trace_file *nf = realloc(out->f, nc * sizeof *nf);
-		if (!nf)
-			return ir_errf(e, "out of memory");
-		out->f = nf;
-		*cap = nc;
-	}
+	if (IR_GROW(out->f, out->n + 1, *cap))
+		return ir_errf(e, "out of memory");
 	out->f[out->n].path = strdup(path);
 	if (!out->f[out->n].path)
 		return ir_errf(e, "out of memory");
@@ -118,16 +113,10 @@ static int scan_dir(ir_trace_files *out, size_t *cap, const char *dir, pcre2_cod
 			free(p);
 			continue;
 		}
-		if (nn == nc) {
-			char **t;
-			nc = nc ? nc * 2 : 16;
-			t = realloc(names, nc * sizeof *t);
-			if (!t) {
-				free(p);
-				rc = ir_errf(e, "out of memory");
-				break;
-			}
-			names = t;
+		if (IR_GROW(names, nn + 1, nc)) {
+			free(p);
+			rc = ir_errf(e, "out of memory");
+			break;
 		}
 		names[nn++] = p;
 	}
@@ -613,14 +602,8 @@ static int parse_comm(ir_trace *t, char *l, size_t n, ir_rec *r, ir_err *e)
 	for (;;) {
 		if (scan_u(&p, &m) || m >= MAX_RANKS)
 			return bad_line(t, "expected '# comm <id> <world ranks>'", l, n, e);
-		if (k == t->mcap) {
-			size_t nc = t->mcap ? t->mcap * 2 : 64;
-			uint32_t *nm = realloc(t->members, nc * sizeof *nm);
-			if (!nm)
-				return ir_errf(e, "out of memory");
-			t->members = nm;
-			t->mcap = nc;
-		}
+		if (IR_GROW(t->members, k + 1, t->mcap))
+			return ir_errf(e, "out of memory");
 		t->members[k++] = (uint32_t)m;
 		if (*p == 0 || *p == ' ')
 			break;

@@ -4,9 +4,9 @@
  *
  * Nodes sit in one growable array addressed by handle (index + 1), with a
  * free list, so there is no malloc per node; a node keeps up to two waiting
- * dependents inline and spills to a heap array beyond. Channels are an
- * open-addressing table keyed by (source << 32 | destination, tag) with
- * backward-shift deletion; a channel holds a queue of unmatched sends or of
+ * dependents inline and spills to a heap array beyond. Channels are found
+ * through a hash map (ir_hmap.h) keyed by (source << 32 | destination, tag);
+ * a channel holds a queue of unmatched sends or of
  * unmatched receives (never both: a new arrival of the other kind matches the
  * head), and is deleted when its queue empties, keeping its queue's memory on
  * a free list for the next channel.
@@ -15,6 +15,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "ir_grow.h"
+#include "ir_hmap.h"
 
 typedef struct tnode {
 	int64_t t;
@@ -34,8 +37,6 @@ typedef struct tent {
 } tent;
 
 typedef struct tchan {
-	uint64_t k1;
-	int64_t k2;
 	tent *e;
 	size_t head, n, cap;
 	int is_send;
@@ -55,22 +56,11 @@ struct ir_ts {
 	tchan *ch;
 	size_t nch, capch;
 	uint32_t free_ch;
-	uint32_t *tab; /* channel index + 1, 0 = empty */
-	size_t tabcap, tabn;
+	ir_hmap tab; /* (src << 32 | dst, tag) -> channel index */
 	int oom;
 };
 
 #define ND(s, h) ((s)->nd[(h) - 1])
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 
 ir_ts *ir_ts_new(ir_ts_done_fn fn, void *ctx)
 {
@@ -79,6 +69,7 @@ ir_ts *ir_ts_new(ir_ts_done_fn fn, void *ctx)
 		return NULL;
 	s->fn = fn;
 	s->ctx = ctx;
+	ir_hmap_init(&s->tab, sizeof(uint32_t), 256, IR_HMAP_PAIR);
 	return s;
 }
 
@@ -93,7 +84,7 @@ void ir_ts_free(ir_ts *s)
 	free(s->nd);
 	free(s->stack);
 	free(s->ch);
-	free(s->tab);
+	ir_hmap_release(&s->tab);
 	free(s);
 }
 
@@ -106,17 +97,12 @@ ir_tn ir_ts_node(ir_ts *s, int64_t floor)
 		s->free_node = ND(s, h).pending;
 	} else {
 		if (s->nnodes == s->capnodes) {
-			size_t nc = s->capnodes ? s->capnodes * 2 : 256;
-			tnode *nn;
-			if (nc > UINT32_MAX - 1)
-				return 0;
-			nn = realloc(s->nd, nc * sizeof *nn);
-			if (!nn) {
+			if (s->nnodes >= UINT32_MAX - 1)
+				return 0; /* a handle must fit in 32 bits */
+			if (IR_GROW(s->nd, s->nnodes + 1, s->capnodes)) {
 				s->oom = 1;
 				return 0;
 			}
-			s->nd = nn;
-			s->capnodes = nc;
 		}
 		h = (ir_tn)++s->nnodes;
 		ND(s, h).dep = NULL;
@@ -168,15 +154,9 @@ int64_t ir_ts_time(const ir_ts *s, ir_tn h)
 
 static int push(ir_ts *s, ir_tn h)
 {
-	if (s->nstack == s->capstack) {
-		size_t nc = s->capstack ? s->capstack * 2 : 64;
-		uint32_t *n = realloc(s->stack, nc * sizeof *n);
-		if (!n) {
-			s->oom = 1;
-			return -1;
-		}
-		s->stack = n;
-		s->capstack = nc;
+	if (s->nstack == s->capstack && IR_GROW(s->stack, s->nstack + 1, s->capstack)) {
+		s->oom = 1;
+		return -1;
 	}
 	s->stack[s->nstack++] = h;
 	return 0;
@@ -287,109 +267,41 @@ uint64_t ir_ts_live(const ir_ts *s)
 
 /* ---- channels ---- */
 
-static size_t slot_of(const ir_ts *s, uint64_t k1, int64_t k2)
+static void tab_del(ir_ts *s, uint32_t *slot)
 {
-	return (size_t)(mix(k1 ^ mix((uint64_t)k2 + 0x9E3779B97F4A7C15ULL)) & (s->tabcap - 1));
-}
-
-static int tab_grow(ir_ts *s)
-{
-	size_t nc = s->tabcap ? s->tabcap * 2 : 256;
-	uint32_t *t = calloc(nc, sizeof *t), *old = s->tab;
-	size_t oc = s->tabcap;
-	if (!t)
-		return -1;
-	s->tab = t;
-	s->tabcap = nc;
-	for (size_t i = 0; i < oc; i++) {
-		size_t j;
-		if (!old[i])
-			continue;
-		j = slot_of(s, s->ch[old[i] - 1].k1, s->ch[old[i] - 1].k2);
-		while (t[j])
-			j = (j + 1) & (nc - 1);
-		t[j] = old[i];
-	}
-	free(old);
-	return 0;
-}
-
-/* The channel's table slot, or -1. */
-static long tab_find(const ir_ts *s, uint64_t k1, int64_t k2)
-{
-	if (!s->tabcap)
-		return -1;
-	for (size_t j = slot_of(s, k1, k2);; j = (j + 1) & (s->tabcap - 1)) {
-		const tchan *c;
-		if (!s->tab[j])
-			return -1;
-		c = &s->ch[s->tab[j] - 1];
-		if (c->k1 == k1 && c->k2 == k2)
-			return (long)j;
-	}
-}
-
-static void tab_del(ir_ts *s, size_t i)
-{
-	size_t j = i;
-	uint32_t ci = s->tab[i] - 1;
-	s->tab[i] = 0;
-	s->tabn--;
+	uint32_t ci = *slot;
+	ir_hmap_del(&s->tab, slot);
 	s->ch[ci].next_free = s->free_ch;
 	s->free_ch = ci + 1;
-	for (;;) {
-		size_t h;
-		j = (j + 1) & (s->tabcap - 1);
-		if (!s->tab[j])
-			return;
-		h = slot_of(s, s->ch[s->tab[j] - 1].k1, s->ch[s->tab[j] - 1].k2);
-		if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
-			s->tab[i] = s->tab[j];
-			s->tab[j] = 0;
-			i = j;
-		}
-	}
 }
 
-static tchan *chan_get(ir_ts *s, uint64_t k1, int64_t k2, long *slot)
+static tchan *chan_get(ir_ts *s, uint64_t k1, int64_t k2, uint32_t **slot)
 {
-	long j = tab_find(s, k1, k2);
+	int isnew;
+	uint32_t *v = ir_hmap_put(&s->tab, k1, (uint64_t)k2, &isnew);
 	uint32_t ci;
-	size_t k;
 	tchan *c;
-	if (j >= 0) {
-		*slot = j;
-		return &s->ch[s->tab[j] - 1];
-	}
-	if ((s->tabn + 1) * 2 > s->tabcap && tab_grow(s))
+	if (!v)
 		return NULL;
+	*slot = v;
+	if (!isnew)
+		return &s->ch[*v];
 	if (s->free_ch) {
 		ci = s->free_ch - 1;
 		s->free_ch = s->ch[ci].next_free;
 	} else {
-		if (s->nch == s->capch) {
-			size_t nc = s->capch ? s->capch * 2 : 64;
-			tchan *n = realloc(s->ch, nc * sizeof *n);
-			if (!n)
-				return NULL;
-			s->ch = n;
-			s->capch = nc;
+		if (IR_GROW(s->ch, s->nch + 1, s->capch)) {
+			ir_hmap_del(&s->tab, v);
+			return NULL;
 		}
 		ci = (uint32_t)s->nch++;
 		s->ch[ci].e = NULL;
 		s->ch[ci].cap = 0;
 	}
 	c = &s->ch[ci];
-	c->k1 = k1;
-	c->k2 = k2;
 	c->head = c->n = 0;
 	c->is_send = 0;
-	k = slot_of(s, k1, k2);
-	while (s->tab[k])
-		k = (k + 1) & (s->tabcap - 1);
-	s->tab[k] = ci + 1;
-	s->tabn++;
-	*slot = (long)k;
+	*v = ci;
 	return c;
 }
 
@@ -399,13 +311,8 @@ static int chan_push(ir_ts *s, tchan *c, ir_tn post, ir_tn done, const int64_t d
 		if (c->head > 0 && c->head >= c->n) {
 			memmove(c->e, c->e + c->head, c->n * sizeof *c->e);
 			c->head = 0;
-		} else {
-			size_t nc = c->cap ? c->cap * 2 : 4;
-			tent *n = realloc(c->e, nc * sizeof *n);
-			if (!n)
-				return -1;
-			c->e = n;
-			c->cap = nc;
+		} else if (IR_GROW(c->e, c->head + c->n + 1, c->cap)) {
+			return -1;
 		}
 	}
 	c->e[c->head + c->n].post = post;
@@ -444,7 +351,7 @@ static int wait_delayed(ir_ts *s, ir_tn n, ir_tn in, int64_t d)
 static int arrive(ir_ts *s, uint32_t src, uint32_t dst, int64_t tag, ir_tn post, ir_tn done, const int64_t d[3],
                   int is_send)
 {
-	long slot;
+	uint32_t *slot;
 	tchan *c = chan_get(s, ((uint64_t)src << 32) | dst, tag, &slot);
 	tent m;
 	if (!c) {
@@ -461,7 +368,7 @@ static int arrive(ir_ts *s, uint32_t src, uint32_t dst, int64_t tag, ir_tn post,
 	}
 	m = c->e[c->head++];
 	if (--c->n == 0)
-		tab_del(s, (size_t)slot);
+		tab_del(s, slot);
 	/* The receive's done waits for the send's post plus d_arr (the message's arrival); a
 	 * rendezvous send's done waits for its own post plus d_done and the receive's post plus
 	 * d_rpost (ir_tsync.h). */
@@ -505,11 +412,12 @@ int ir_ts_recv(ir_ts *s, uint32_t src, uint32_t dst, int64_t tag, ir_tn post, ir
 uint64_t ir_ts_finish(ir_ts *s)
 {
 	uint64_t n = 0;
-	for (size_t j = 0; j < s->tabcap; j++) {
+	for (size_t j = 0; j < s->tab.cap; j++) {
+		const uint32_t *v = ir_hmap_at(&s->tab, j);
 		tchan *c;
-		if (!s->tab[j])
+		if (!v)
 			continue;
-		c = &s->ch[s->tab[j] - 1];
+		c = &s->ch[*v];
 		for (size_t i = 0; i < c->n; i++) {
 			tent m = c->e[c->head + i];
 			if (m.done != m.post || !c->is_send)
@@ -518,12 +426,11 @@ uint64_t ir_ts_finish(ir_ts *s)
 			ir_ts_unref(s, m.done);
 			n++;
 		}
-		c = &s->ch[s->tab[j] - 1];
+		c = &s->ch[*v];
 		c->n = 0;
 		c->next_free = s->free_ch;
-		s->free_ch = s->tab[j];
-		s->tab[j] = 0;
+		s->free_ch = *v + 1;
 	}
-	s->tabn = 0;
+	ir_hmap_clear(&s->tab);
 	return n;
 }

@@ -4,7 +4,8 @@
  * The reference is an unsorted array searched for the smallest (time, seq);
  * random monotone workloads (pushes at or after the last popped time, pops,
  * put-backs to later times, equal times, huge times near 2^64, renumbering)
- * must pop exactly the same entries in the same order.
+ * must pop exactly the same entries in the same order, and ir_heap_min must
+ * agree with the model at every step.
  */
 #include <stdlib.h>
 
@@ -89,6 +90,8 @@ static int run(unsigned steps, uint64_t spread, uint64_t start, int renumber)
 		}
 		if (h.n != m.n)
 			bad++;
+		if (m.n && ir_heap_min(&h) != m.v[m_min(&m)].t)
+			bad++; /* the peek agrees with the model and changes nothing */
 		if (renumber && s % 997 == 996) {
 			/* model: renumber in (t, seq) order */
 			uint32_t base = 5, next;

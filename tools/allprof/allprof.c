@@ -41,6 +41,7 @@
 #include "ir_cli.h"
 #include "ir_endian.h"
 #include "ir_err.h"
+#include "ir_grow.h"
 #include "ir_io.h"
 
 #ifndef ALLPROF_BUILD_LIB
@@ -504,15 +505,10 @@ static int summarise(const char *dir, int quiet)
 		long r = trace_rank(de->d_name);
 		if (r < 0)
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			trace_info *nt = realloc(t, cap * sizeof *t);
-			if (!nt) {
-				closedir(d);
-				free(t);
-				return ir_cli_failf("out of memory");
-			}
-			t = nt;
+		if (IR_GROW(t, n + 1, cap)) {
+			closedir(d);
+			free(t);
+			return ir_cli_failf("out of memory");
 		}
 		memset(&t[n], 0, sizeof t[n]);
 		t[n].rank = r;

@@ -24,6 +24,7 @@
 #include "ir_calib.h"
 #include "ir_cli.h"
 #include "ir_io.h"
+#include "ir_net.h"
 #include "ir_num.h"
 #include "ir_params.h"
 #include "ir_strbuf.h"
@@ -69,6 +70,13 @@ static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv"
 
 /* Is `prog` an executable on PATH? (Checked before the work, so a missing
  * gnuplot is reported clearly and before anything is written.) */
+/* The network whose option --topo is (for "--topo applies to --net ib"). */
+static const char *topo_owner(void)
+{
+	const ir_net_type *t = ir_net_owner("topo");
+	return t ? t->name : "(none)";
+}
+
 static int on_path(const char *prog)
 {
 	const char *path = getenv("PATH"), *p, *q;
@@ -153,8 +161,8 @@ int main(int argc, char **argv)
 			pfile = optarg;
 			break;
 		case 'n':
-			if (strcmp(optarg, "loggops") && strcmp(optarg, "ib"))
-				return ir_cli_usage("unknown network '%s' (expected loggops or ib)", optarg);
+			if (!ir_net_find(optarg, &e))
+				return ir_cli_usage("%s", e.msg);
 			net_name = optarg;
 			break;
 		case OPT_TOPO:
@@ -222,8 +230,8 @@ int main(int argc, char **argv)
 	}
 	if (plot && !on_path("gnuplot"))
 		return ir_cli_failf("cannot draw %s: gnuplot is not installed (Debian package gnuplot-nox)", plot);
-	if (topo && net_name && strcmp(net_name, "ib"))
-		return ir_cli_usage("--topo applies to --net ib");
+	if (topo && net_name && !ir_net_accepts(ir_net_find(net_name, &e), "topo"))
+		return ir_cli_usage("--topo applies to --net %s", topo_owner());
 
 	/* Network parameters: LogGOPSim's defaults, then the -p file. */
 	ir_loggops_defaults(&lp);
@@ -238,8 +246,8 @@ int main(int argc, char **argv)
 			goto done;
 		}
 		if (!net_name && (v = ir_params_get(ps, "net")) != NULL) {
-			if (strcmp(v, "loggops") && strcmp(v, "ib")) {
-				status = ir_cli_failf("%s: unknown network '%s' (expected loggops or ib)", pfile, v);
+			if (!ir_net_find(v, &e)) {
+				status = ir_cli_failf("%s: %s", pfile, e.msg);
 				goto done;
 			}
 			net_name = v;
@@ -248,9 +256,9 @@ int main(int argc, char **argv)
 			topo = ir_params_get(ps, "topo");
 	}
 	if (!net_name)
-		net_name = "loggops";
-	if (topo && strcmp(net_name, "ib")) {
-		status = ir_cli_usage("--topo applies to --net ib");
+		net_name = ir_net_type_at(0)->name;
+	if (topo && !ir_net_accepts(ir_net_find(net_name, &e), "topo")) {
+		status = ir_cli_usage("--topo applies to --net %s", topo_owner());
 		goto done;
 	}
 

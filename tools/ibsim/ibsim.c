@@ -21,6 +21,7 @@
 #include "ir_engine.h"
 #include "ir_goal.h"
 #include "ir_io.h"
+#include "ir_net.h"
 #include "ir_net_ib.h"
 #include "ir_num.h"
 #include "ir_params.h"
@@ -67,7 +68,11 @@ static void usage(void)
 	       "  key             default  meaning\n");
 	{
 		ir_sb sb = IR_SB_INIT;
-		if (ir_ib_help(&sb) == 0)
+		int bad = 0;
+		for (size_t i = 0; ir_net_type_at(i); i++)
+			if (ir_net_type_at(i)->help)
+				bad |= ir_net_type_at(i)->help(&sb);
+		if (!bad)
 			fputs(sb.buf, stdout);
 		ir_sb_release(&sb);
 	}
@@ -338,8 +343,10 @@ int main(int argc, char **argv)
 	};
 	struct { const char *key, *val, *opt; char buf[80]; } set[MAXSET];
 	const char *linkstats = NULL;
-	const char *ib_opt = NULL; /* the first InfiniBand option given */
-	ir_ib_cfg ibc;
+	const char *net_opt = NULL, *net_key = NULL; /* the first network option given, and its key */
+	const ir_net_type *nt = NULL;
+	void *ncfg = NULL;  /* the network's configuration (nt->cfg_new) */
+	ir_ib_cfg ibc = { 0 }; /* a copy of it for the summary line when the network is ib */
 	ir_ib *ib = NULL;
 	int nset = 0, c, status = IR_EXIT_BAD, verbose = 0, progress = -1, quiet = 0, rc;
 	const char *pfile = NULL, *msglog = NULL, *timeline = NULL, *path, *net = NULL;
@@ -439,8 +446,10 @@ int main(int argc, char **argv)
 			set[k].key = key;
 			set[k].val = optarg;
 			set[k].opt = opt;
-			if (!is_key(known_keys, key) && !ib_opt)
-				ib_opt = opt;
+			if (!is_key(known_keys, key) && !net_opt) {
+				net_opt = opt;
+				net_key = key;
+			}
 		}
 	}
 	if (optind == argc)
@@ -468,11 +477,17 @@ int main(int argc, char **argv)
 		}
 		ir_params_free(one);
 		if (!is_key(known_keys, set[k].key)) {
-			ir_ib_cfg scratch;
-			int r;
-			ir_ib_config_init(&scratch);
-			r = ir_ib_config_set(&scratch, set[k].key, set[k].val, &e);
-			ir_ib_config_release(&scratch);
+			/* a network's option: the first network that has the key checks the value */
+			int r = -2;
+			for (size_t i = 0; r == -2 && ir_net_type_at(i); i++) {
+				const ir_net_type *t = ir_net_type_at(i);
+				void *scratch;
+				if (!t->cfg_new)
+					continue;
+				scratch = t->cfg_new();
+				r = scratch ? t->cfg_set(scratch, set[k].key, set[k].val, &e) : ir_errf(&e, "out of memory");
+				t->cfg_free(scratch);
+			}
 			if (r) {
 				ir_params_free(ps);
 				return ir_cli_usage("%s", e.msg);
@@ -488,7 +503,7 @@ int main(int argc, char **argv)
 		long k;
 		char orig[300];
 		while ((k = ir_params_next_unknown(ps, known_keys, &i)) >= 0)
-			if (!is_key(ir_ib_keys(), ir_params_key(ps, (size_t)k)))
+			if (!ir_net_owner(ir_params_key(ps, (size_t)k)))
 				ir_cli_warnf("%s: unknown parameter '%s' ignored", ir_params_origin(ps, (size_t)k, orig, sizeof orig),
 			             ir_params_key(ps, (size_t)k));
 	}
@@ -515,46 +530,60 @@ int main(int argc, char **argv)
 			return ir_cli_failf("%s: invalid async_progress '%s' (expected yes or no)", orig, q);
 		}
 	}
-	ir_ib_config_init(&ibc);
-	if (strcmp(net, "loggops") == 0) {
-		cfg.net = &ir_net_loggops;
-		if (ib_opt || linkstats) {
-			ir_params_free(ps);
-			ir_ib_config_release(&ibc);
-			return ir_cli_usage("%s applies to --net ib only", ib_opt ? ib_opt : "--linkstats");
-		}
-	} else if (strcmp(net, "ib") == 0) {
-		/* Every ib key of the parameter set, file values then options. */
-		for (size_t i = 0; i < ir_params_count(ps); i++) {
-			const char *k = ir_params_key(ps, i);
-			if (is_key(known_keys, k))
-				continue;
-			if (ir_ib_config_set(&ibc, k, ir_params_value(ps, i), &e) == -1) {
-				char orig[300];
-				status = ir_cli_failf("%s: %s", ir_params_origin(ps, i, orig, sizeof orig), e.msg);
-				ir_params_free(ps);
-				ir_ib_config_release(&ibc);
-				return ir_cli_finish(status);
-			}
-		}
-		ibc.keep = &ib;
-		cfg.net = &ir_net_ib;
-		cfg.net_arg = &ibc;
-	} else {
-		char orig[300] = "", q[160];
+	/* The network, by name through the registry (ir_net.h). */
+	nt = ir_net_find(net, &e);
+	if (!nt) {
+		char orig[300] = "";
 		int from_cli = 0;
 		for (int k = 0; k < nset; k++)
 			from_cli |= strcmp(set[k].key, "net") == 0;
 		for (size_t i = 0; i < ir_params_count(ps); i++)
 			if (strcmp(ir_params_key(ps, i), "net") == 0)
 				ir_params_origin(ps, i, orig, sizeof orig);
-		ir_err_quote(q, sizeof q, net, strlen(net));
 		ir_params_free(ps);
-		ir_ib_config_release(&ibc);
 		if (from_cli)
-			return ir_cli_usage("unknown network '%s' (expected loggops or ib)", q);
-		return ir_cli_failf("%s: unknown network '%s' (expected loggops or ib)", orig, q);
+			return ir_cli_usage("%s", e.msg);
+		return ir_cli_failf("%s: %s", orig, e.msg);
 	}
+	{
+		/* an option of another network, or --linkstats (a kept instance) elsewhere */
+		int bad_opt = net_opt && !ir_net_accepts(nt, net_key);
+		if (bad_opt || (linkstats && !nt->cfg_keep)) {
+			const ir_net_type *owner;
+			for (size_t i = 0; (owner = ir_net_type_at(i)) != NULL; i++)
+				if (bad_opt ? ir_net_accepts(owner, net_key) : owner->cfg_keep != NULL)
+					break;
+			ir_params_free(ps);
+			return ir_cli_usage("%s applies to --net %s only", bad_opt ? net_opt : "--linkstats",
+			                    owner ? owner->name : "(none)");
+		}
+	}
+	if (nt->cfg_new) {
+		ncfg = nt->cfg_new();
+		if (!ncfg) {
+			ir_params_free(ps);
+			return ir_cli_failf("out of memory");
+		}
+		/* Every key of the network in the parameter set, file values then options. */
+		for (size_t i = 0; i < ir_params_count(ps); i++) {
+			const char *k = ir_params_key(ps, i);
+			if (is_key(known_keys, k))
+				continue;
+			if (nt->cfg_set(ncfg, k, ir_params_value(ps, i), &e) == -1) {
+				char orig[300];
+				status = ir_cli_failf("%s: %s", ir_params_origin(ps, i, orig, sizeof orig), e.msg);
+				ir_params_free(ps);
+				nt->cfg_free(ncfg);
+				return ir_cli_finish(status);
+			}
+		}
+		if (nt->cfg_keep) { /* the ib network: its instance stays for --linkstats and the summary */
+			nt->cfg_keep(ncfg, (void **)&ib);
+			ibc = *(const ir_ib_cfg *)ncfg;
+		}
+	}
+	cfg.net = nt->ops;
+	cfg.net_arg = ncfg;
 
 	/* Load. */
 	t0 = ir_now();
@@ -700,8 +729,10 @@ done:
 	ir_sb_release(&o.buf);
 	ir_sb_release(&sb);
 	ir_engine_free(en);
-	ir_ib_free(ib);
-	ir_ib_config_release(&ibc);
+	if (nt && nt->inst_free)
+		nt->inst_free(ib);
+	if (nt && nt->cfg_free)
+		nt->cfg_free(ncfg);
 	ir_sched_free(s);
 	ir_params_free(ps);
 	return ir_cli_finish(status);

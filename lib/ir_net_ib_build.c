@@ -1,0 +1,309 @@
+/*
+ * ir_net_ib_build.c: building the InfiniBand model (ir_net_ib.h): the
+ * topology and its routes, the placement of ranks on hosts, the per-port
+ * state; its release; link statistics. See ir_net_ib_internal.h for the parts.
+ */
+#include "ir_net_ib_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir_grow.h"
+#include "ir_io.h"
+#include "ir_num.h"
+
+/* ---- construction ---- */
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static int place(ir_ib *ib, ir_err *e)
+{
+	const ir_topo *t = ib->t;
+	const char *pl = ib->cfg.placement;
+	uint32_t H = t->nhosts, n = ib->nranks;
+	if (strcmp(pl, "seq") == 0 || strncmp(pl, "random", 6) == 0) {
+		uint32_t *perm;
+		if (n > H)
+			return ir_errf(e, "%u ranks do not fit on the %u hosts of topology '%s' (give a placement file to put "
+			                  "several ranks on a host)", n, H, ib->cfg.topo);
+		perm = malloc((size_t)H * sizeof *perm);
+		if (!perm)
+			return ir_errf(e, "out of memory for the placement");
+		for (uint32_t i = 0; i < H; i++)
+			perm[i] = i;
+		if (pl[0] == 'r') {
+			uint64_t seed = 1;
+			if (pl[6] == ':' && ir_parse_u64(pl + 7, &seed, "placement seed", e)) {
+				free(perm);
+				return -1;
+			}
+			if (pl[6] && pl[6] != ':') {
+				free(perm);
+				goto file;
+			}
+			for (uint32_t i = H; i > 1; i--) {
+				uint32_t j = (uint32_t)(splitmix(&seed) % i), x = perm[i - 1];
+				perm[i - 1] = perm[j];
+				perm[j] = x;
+			}
+		}
+		for (uint32_t r = 0; r < n; r++)
+			ib->rank_host[r] = perm[r];
+		free(perm);
+		return 0;
+	}
+file: {
+	ir_reader *r = ir_reader_open(pl, e);
+	int rc;
+	if (!r)
+		return -1;
+	rc = ir_ib_placement_read(r, t, n, ib->rank_host, e);
+	ir_reader_free(r);
+	return rc;
+}
+}
+
+int ir_ib_placement_read(ir_reader *r, const ir_topo *t, uint32_t n, uint32_t *rank_host, ir_err *e)
+{
+	/* one line per rank: a host name or host index; '#' comments */
+	const char *pl = ir_reader_name(r);
+	uint32_t H = t->nhosts;
+	char *line;
+	size_t len;
+	uint32_t rank = 0;
+	int k;
+	char q[120];
+	while ((k = ir_reader_line(r, &line, &len, e)) == 1) {
+		char *s = line, *x;
+		uint32_t hn;
+		uint64_t v;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if ((x = strchr(s, '#')))
+			*x = 0;
+		x = s + strlen(s);
+		while (x > s && (x[-1] == ' ' || x[-1] == '\t'))
+			*--x = 0;
+		if (!*s)
+			continue;
+		if (rank == n)
+			return ir_errf_at(e, pl, ir_reader_lineno(r), "more lines than the %u ranks", n);
+		hn = ir_topo_find(t, s);
+		if (hn == IR_TOPO_NONE && ir_parse_u64(s, &v, "host", NULL) == 0 && v < H)
+			hn = (uint32_t)v;
+		if (hn == IR_TOPO_NONE || hn >= H)
+			return ir_errf_at(e, pl, ir_reader_lineno(r), "rank %u: expected a host name or index 0..%u, found '%s'",
+			                  rank, H - 1, ir_err_quote(q, sizeof q, s, strlen(s)));
+		rank_host[rank++] = hn;
+	}
+	if (k < 0)
+		return -1;
+	if (rank < n)
+		return ir_errf(e, "%s: %u lines for %u ranks", pl, rank, n);
+	return 0;
+}
+
+static int check_fit(const ir_ib *ib, ir_err *e)
+{
+	uint32_t big = (ib->cfg.mtu + IR_IB_HEADER_BYTES + IR_IB_BLOCK - 1) / IR_IB_BLOCK;
+	if (ib->cfg.buffer < big)
+		return ir_errf(e, "buffer of %u blocks cannot hold one packet of MTU %u (%u blocks)", ib->cfg.buffer,
+		               ib->cfg.mtu, big);
+	if (ib->cfg.host_buffer < big)
+		return ir_errf(e, "host_buffer of %u blocks cannot hold one packet of MTU %u (%u blocks)",
+		               ib->cfg.host_buffer, ib->cfg.mtu, big);
+	return 0;
+}
+
+ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir_err *e)
+{
+	ir_ib *ib = calloc(1, sizeof *ib);
+	ir_ib_cfg def;
+	ir_topo_linkdef ld;
+	const ir_topo *t;
+	uint32_t nb, maxp = 1;
+	if (!ib) {
+		ir_errf(e, "out of memory for the fabric");
+		return NULL;
+	}
+	ir_ib_config_init(&def);
+	if (!c)
+		c = &def;
+	ib->cfg = *c;
+	ib->cfg.topo = strdup(c->topo ? c->topo : def.topo);
+	ib->cfg.routing = strdup(c->routing ? c->routing : def.routing);
+	ib->cfg.placement = strdup(c->placement ? c->placement : def.placement);
+	ib->cfg.dump_lft = c->dump_lft ? strdup(c->dump_lft) : NULL;
+	ir_ib_config_release(&def);
+	ib->keep = c->keep != NULL;
+	ib->freepk = ib->freem = NIL;
+	ir_heap_init(&ib->q);
+	ir_hmap_init(&ib->po, sizeof(struct pairo), 1024, 0);
+	ib->qpeek = TMAX;
+	ib->nranks = nranks;
+	ib->nvl = ib->cfg.vls ? ib->cfg.vls : 1;
+	if (cl)
+		ib->cl = *cl;
+	if (!ib->cfg.topo || !ib->cfg.routing || !ib->cfg.placement || (c->dump_lft && !ib->cfg.dump_lft)) {
+		ir_errf(e, "out of memory for the fabric");
+		goto fail;
+	}
+	if (!nranks) {
+		ir_errf(e, "the fabric needs at least one rank");
+		goto fail;
+	}
+	if (check_fit(ib, e))
+		goto fail;
+	ld.width = ib->cfg.width;
+	ld.mbps = ib->cfg.mbps;
+	ld.delay = ib->cfg.delay;
+	if (ir_topo_load(&ib->t, ib->cfg.topo, nranks, &ld, e))
+		goto fail;
+	t = ib->t;
+	if (ir_route(&ib->lft, t, ib->cfg.routing, e))
+		goto fail;
+	if (ib->cfg.dump_lft) {
+		ir_sb sb = IR_SB_INIT;
+		ir_writer *w;
+		if (ir_lft_write(&ib->lft, t, &sb)) {
+			ir_sb_release(&sb);
+			ir_errf(e, "out of memory for the LFT dump");
+			goto fail;
+		}
+		w = ir_writer_open(ib->cfg.dump_lft, 0, e);
+		if (!w || ir_writer_write(w, sb.buf, sb.len, e) || ir_writer_close(w, e)) {
+			if (w)
+				ir_writer_abort(w);
+			ir_sb_release(&sb);
+			goto fail;
+		}
+		ir_sb_release(&sb);
+	}
+	ib->rank_host = malloc((size_t)nranks * sizeof *ib->rank_host);
+	if (!ib->rank_host) {
+		ir_errf(e, "out of memory for the placement");
+		goto fail;
+	}
+	if (place(ib, e))
+		goto fail;
+	for (uint32_t i = 0; i < t->nnodes; i++)
+		if (t->node[i].nports > maxp)
+			maxp = t->node[i].nports;
+	ib->W = (maxp + 63) / 64;
+	ib->full_wire = ib->cfg.mtu + IR_IB_HEADER_BYTES;
+	ib->bus_full = 0;
+	{
+		unsigned __int128 x = (unsigned __int128)ib->cfg.mtu * 1000000000000ull;
+		ib->bus_full = (uint64_t)((x + ib->cfg.pcie - 1) / ib->cfg.pcie);
+	}
+	nb = t->nports_total * ib->nvl;
+	ib->out = calloc(t->nports_total, sizeof *ib->out);
+	ib->cred = calloc(nb, sizeof *ib->cred);
+	ib->cr = calloc(nb, sizeof *ib->cr);
+	ib->in = calloc(nb, sizeof *ib->in);
+	ib->rr = calloc(nb, sizeof *ib->rr);
+	ib->req = calloc((size_t)nb * ib->W, sizeof *ib->req);
+	ib->h = calloc(t->nhosts, sizeof *ib->h);
+	if (!ib->out || !ib->cred || !ib->cr || !ib->in || !ib->rr || !ib->req || !ib->h) {
+		ir_errf(e, "out of memory for the fabric's ports");
+		goto fail;
+	}
+	if ((uint64_t)nb > EV_MASK) {
+		ir_errf(e, "fabric too large: %u port VLs", nb);
+		goto fail;
+	}
+	for (uint32_t n = 0; n < t->nnodes; n++)
+		for (unsigned p = 1; p <= t->node[n].nports; p++) {
+			uint32_t gp = t->node[n].port0 + p - 1;
+			const ir_topo_port *x = &t->port[gp];
+			outp *o = &ib->out[gp];
+			o->wake = TMAX;
+			o->stall_since = TMAX;
+			o->node = n;
+			o->port = (uint16_t)p;
+			o->peer_gp = x->peer == IR_TOPO_NONE ? NIL : t->node[x->peer].port0 + x->peer_port - 1;
+			if (x->peer != IR_TOPO_NONE) {
+				uint64_t sf = ir_topo_ser(ib->full_wire, x->mbps);
+				o->ser_full = sf < UINT32_MAX ? (uint32_t)sf : 0;
+			}
+			for (uint32_t v = 0; v < ib->nvl; v++) {
+				uint32_t k = gp * ib->nvl + v;
+				ib->in[k].head = ib->in[k].tail = NIL;
+				ib->rr[k] = maxp; /* first search starts at port 0 */
+				ib->cred[k] = x->peer == IR_TOPO_NONE ? 0
+				            : (int32_t)(x->peer < t->nhosts ? ib->cfg.host_buffer : ib->cfg.buffer);
+			}
+		}
+	for (uint32_t h = 0; h < t->nhosts; h++) {
+		unsigned p;
+		for (p = 1; p <= t->node[h].nports; p++)
+			if (ir_topo_portp(t, h, p)->peer != IR_TOPO_NONE)
+				break;
+		ib->h[h].gp = t->node[h].port0 + p - 1;
+		ib->h[h].cur = NIL;
+	}
+	return ib;
+fail:
+	ir_ib_free(ib);
+	return NULL;
+}
+
+void ir_ib_free(ir_ib *ib)
+{
+	if (!ib)
+		return;
+	if (ib->cr && ib->t)
+		for (uint32_t i = 0; i < ib->t->nports_total * ib->nvl; i++) {
+			free(ib->cr[i].t);
+			free(ib->cr[i].b);
+		}
+	free(ib->cr);
+	free(ib->out);
+	free(ib->cred);
+	free(ib->in);
+	free(ib->rr);
+	free(ib->req);
+	free(ib->h);
+	free(ib->pk);
+	free(ib->m);
+	free(ib->rank_host);
+	free(ib->park);
+	free(ib->hmode);
+	free(ib->ho);
+	ir_hmap_release(&ib->po);
+	free(ib->retire);
+	ir_heap_release(&ib->q);
+	ir_lft_release(&ib->lft);
+	ir_topo_free(ib->t);
+	ir_ib_config_release(&ib->cfg);
+	free(ib);
+}
+
+int ir_ib_linkstats(const ir_ib *ib, ir_sb *out)
+{
+	const ir_topo *t = ib->t;
+	char ln[32];
+	if (ir_sb_adds(out, "from\tport\tto\tport\tlink\tbytes\tpackets\tbusy_ps\tstall_ps\n"))
+		return -1;
+	for (uint32_t gp = 0; gp < t->nports_total; gp++) {
+		const ir_topo_port *x = &t->port[gp];
+		const outp *o = &ib->out[gp];
+		uint64_t stall = o->stall_ps + (o->stall_since != TMAX ? ib->now - o->stall_since : 0);
+		if (x->peer == IR_TOPO_NONE)
+			continue;
+		if (ir_sb_addf(out, "%s\t%u\t%s\t%u\t%s\t%llu\t%llu\t%llu\t%llu\n", ir_topo_name(t, o->node), o->port,
+		               ir_topo_name(t, x->peer), x->peer_port, ir_topo_link_name(ln, sizeof ln, x->width, x->mbps),
+		               (unsigned long long)o->bytes, (unsigned long long)o->pkts, (unsigned long long)o->busy_ps,
+		               (unsigned long long)stall))
+			return -1;
+	}
+	return 0;
+}
+

@@ -1,0 +1,257 @@
+/*
+ * ir_net_ib_config.c: the InfiniBand model's configuration (ir_net_ib.h):
+ * one table of keys with their defaults and meanings, the parsing of a value
+ * as the user typed it, the --help table, and the model's entry in the
+ * registry of networks (ir_net.h). See ir_net_ib_internal.h for the parts.
+ */
+#include "ir_net_ib_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir_grow.h"
+#include "ir_io.h"
+#include "ir_num.h"
+
+/* ---- configuration: one table of keys and defaults ---- */
+
+typedef struct ib_key {
+	const char *key, *def, *help;
+} ib_key;
+
+static const ib_key keys[] = {
+	{ "topo", "star", "topology: star:N chain:S ring:S fattree2:K fattree3:K h8s2 h8s4 or a file (star: N = ranks)" },
+	{ "routing", "minhop", "routing engine: minhop, updn, ftree or lft:FILE (an OpenSM LFT dump)" },
+	{ "placement", "seq", "rank to host: seq, random[:SEED] or a FILE of host names" },
+	{ "link", "4xDDR", "link width and speed: 1x..12x, SDR DDR QDR FDR10 FDR EDR HDR NDR" },
+	{ "mtu", "2048", "payload bytes per packet: 256, 512, 1024, 2048, 4096" },
+	{ "vls", "1", "data virtual lanes, 1..15" },
+	{ "vlarb", "1", "packets per VL turn, comma-separated per VL (the last repeats)" },
+	{ "buffer", "128", "switch input buffer per port and VL, 64-byte blocks" },
+	{ "host_buffer", "128", "host receive buffer per VL, 64-byte blocks" },
+	{ "delay", "5ns", "propagation delay per link" },
+	{ "switch_latency", "100ns", "switch latency from header arrival to forwarding" },
+	{ "pcie", "4GB/s", "host bus rate (send and receive side each)" },
+	{ "rndv", "fabric", "rendezvous: fabric (RTS/CTS cross the network) or loggopsim (data at once)" },
+	{ "dump_lft", "", "write the forwarding tables to FILE (OpenSM dump layout)" },
+};
+#define NKEYS (sizeof keys / sizeof keys[0])
+
+const char *const *ir_ib_keys(void)
+{
+	static const char *list[NKEYS + 1];
+	for (size_t i = 0; i < NKEYS; i++)
+		list[i] = keys[i].key;
+	list[NKEYS] = NULL;
+	return list;
+}
+
+int ir_ib_help(ir_sb *out)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (ir_sb_addf(out, "  %-15s %-8s %s\n", keys[i].key, *keys[i].def ? keys[i].def : "-", keys[i].help))
+			return -1;
+	return 0;
+}
+
+static int set_str(char **dst, const char *v, ir_err *e)
+{
+	char *s = strdup(v);
+	if (!s)
+		return ir_errf(e, "out of memory");
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+/* "4GB/s", "500MB/s", "4G", "4000000000": bytes per second, decimal units. */
+static int parse_rate(const char *v, uint64_t *out, const char *what, ir_err *e)
+{
+	char buf[64], q[80];
+	size_t n = strlen(v);
+	uint64_t mul = 1, x;
+	if (n == 0 || n >= sizeof buf)
+		goto bad;
+	memcpy(buf, v, n + 1);
+	if (n > 2 && strcmp(buf + n - 2, "/s") == 0)
+		buf[n -= 2] = 0;
+	if (n > 1 && buf[n - 1] == 'B')
+		buf[--n] = 0;
+	if (n > 1) {
+		switch (buf[n - 1]) {
+		case 'K': case 'k': mul = 1000; break;
+		case 'M': mul = 1000000; break;
+		case 'G': mul = 1000000000; break;
+		case 'T': mul = 1000000000000ull; break;
+		}
+		if (mul > 1)
+			buf[--n] = 0;
+	}
+	if (ir_parse_u64(buf, &x, what, NULL) || x == 0 || x > UINT64_MAX / mul || x * mul > 1000000000000000ull)
+		goto bad;
+	*out = x * mul;
+	return 0;
+bad:
+	return ir_errf(e, "invalid rate for %s: '%s' (expected bytes per second, e.g. 4GB/s, 500MB/s, 4G)", what,
+	               ir_err_quote(q, sizeof q, v, strlen(v)));
+}
+
+int ir_ib_config_set(ir_ib_cfg *c, const char *key, const char *value, ir_err *e)
+{
+	char k[64], q[80];
+	size_t n = strlen(key);
+	uint64_t x;
+	if (n >= sizeof k)
+		return ir_errf(e, "unknown ib parameter '%s'", ir_err_quote(q, sizeof q, key, n)), -2;
+	for (size_t i = 0; i <= n; i++)
+		k[i] = key[i] == '-' ? '_' : key[i];
+	if (strcmp(k, "topo") == 0) {
+		if (!*value)
+			return ir_errf(e, "invalid topology for topo: '' (expected a generator or a file)");
+		return set_str(&c->topo, value, e);
+	}
+	if (strcmp(k, "routing") == 0) {
+		if (strcmp(value, "minhop") && strcmp(value, "updn") && strcmp(value, "ftree") &&
+		    !(strncmp(value, "lft:", 4) == 0 && value[4]))
+			return ir_errf(e, "invalid routing for routing: '%s' (expected minhop, updn, ftree or lft:FILE)",
+			               ir_err_quote(q, sizeof q, value, strlen(value)));
+		return set_str(&c->routing, value, e);
+	}
+	if (strcmp(k, "placement") == 0) {
+		if (!*value)
+			return ir_errf(e, "invalid placement for placement: '' (expected seq, random[:SEED] or a file)");
+		if (strncmp(value, "random:", 7) == 0 && ir_parse_u64(value + 7, &x, "placement seed", e))
+			return -1;
+		return set_str(&c->placement, value, e);
+	}
+	if (strcmp(k, "dump_lft") == 0) {
+		if (!*value) {
+			free(c->dump_lft);
+			c->dump_lft = NULL;
+			return 0;
+		}
+		return set_str(&c->dump_lft, value, e);
+	}
+	if (strcmp(k, "link") == 0)
+		return ir_topo_parse_link(value, &c->width, &c->mbps, "link", e);
+	if (strcmp(k, "mtu") == 0) {
+		if (ir_parse_u64(value, &x, "mtu", NULL) || (x != 256 && x != 512 && x != 1024 && x != 2048 && x != 4096))
+			return ir_errf(e, "invalid MTU for mtu: '%s' (expected 256, 512, 1024, 2048 or 4096)",
+			               ir_err_quote(q, sizeof q, value, strlen(value)));
+		c->mtu = (uint32_t)x;
+		return 0;
+	}
+	if (strcmp(k, "vls") == 0) {
+		if (ir_parse_range(value, 1, IR_IB_MAX_VLS, &x, "vls", e))
+			return -1;
+		c->vls = (uint32_t)x;
+		return 0;
+	}
+	if (strcmp(k, "vlarb") == 0) {
+		const char *p = value;
+		uint32_t w[IR_IB_MAX_VLS];
+		unsigned nw = 0;
+		for (;;) {
+			char b[32];
+			const char *comma = strchr(p, ',');
+			size_t l = comma ? (size_t)(comma - p) : strlen(p);
+			if (nw == IR_IB_MAX_VLS || l == 0 || l >= sizeof b)
+				return ir_errf(e, "invalid VL weights for vlarb: '%s' (expected 1 to %u comma-separated "
+				                  "weights 1..255)", ir_err_quote(q, sizeof q, value, strlen(value)), IR_IB_MAX_VLS);
+			memcpy(b, p, l);
+			b[l] = 0;
+			if (ir_parse_range(b, 1, 255, &x, "vlarb", e))
+				return -1;
+			w[nw++] = (uint32_t)x;
+			if (!comma)
+				break;
+			p = comma + 1;
+		}
+		for (unsigned i = 0; i < IR_IB_MAX_VLS; i++)
+			c->vlarb[i] = w[i < nw ? i : nw - 1];
+		return 0;
+	}
+	if (strcmp(k, "buffer") == 0 || strcmp(k, "host_buffer") == 0) {
+		/* at least one packet of the largest MTU must fit, or nothing could ever move */
+		if (ir_parse_range(value, 1, 1u << 20, &x, k, e))
+			return -1;
+		*(k[0] == 'b' ? &c->buffer : &c->host_buffer) = (uint32_t)x;
+		return 0;
+	}
+	if (strcmp(k, "delay") == 0)
+		return ir_parse_time(value, &c->delay, "delay", e);
+	if (strcmp(k, "switch_latency") == 0)
+		return ir_parse_time(value, &c->switch_latency, "switch_latency", e);
+	if (strcmp(k, "pcie") == 0)
+		return parse_rate(value, &c->pcie, "pcie", e);
+	if (strcmp(k, "rndv") == 0) {
+		if (strcmp(value, "fabric") == 0)
+			c->rndv = IR_IB_RNDV_FABRIC;
+		else if (strcmp(value, "loggopsim") == 0)
+			c->rndv = IR_IB_RNDV_LOGGOPSIM;
+		else
+			return ir_errf(e, "invalid rendezvous mode for rndv: '%s' (expected fabric or loggopsim)",
+			               ir_err_quote(q, sizeof q, value, strlen(value)));
+		return 0;
+	}
+	ir_errf(e, "unknown ib parameter '%s'", ir_err_quote(q, sizeof q, key, n));
+	return -2;
+}
+
+void ir_ib_config_init(ir_ib_cfg *c)
+{
+	memset(c, 0, sizeof *c);
+	for (size_t i = 0; i < NKEYS; i++)
+		if (*keys[i].def)
+			ir_ib_config_set(c, keys[i].key, keys[i].def, NULL);
+}
+
+void ir_ib_config_release(ir_ib_cfg *c)
+{
+	free(c->topo);
+	free(c->routing);
+	free(c->placement);
+	free(c->dump_lft);
+	memset(c, 0, sizeof *c);
+}
+
+/* ---- the registry's entry (ir_net.h) ---- */
+
+static void *ty_cfg_new(void)
+{
+	ir_ib_cfg *c = malloc(sizeof *c);
+	if (c)
+		ir_ib_config_init(c);
+	return c;
+}
+
+static int ty_cfg_set(void *cfg, const char *key, const char *value, ir_err *e)
+{
+	return ir_ib_config_set(cfg, key, value, e);
+}
+
+static void ty_cfg_free(void *cfg)
+{
+	if (!cfg)
+		return;
+	ir_ib_config_release(cfg);
+	free(cfg);
+}
+
+static void ty_cfg_keep(void *cfg, void **inst) { ((ir_ib_cfg *)cfg)->keep = (ir_ib **)inst; }
+static void ty_inst_free(void *inst) { ir_ib_free(inst); }
+
+const ir_net_type ir_net_type_ib = {
+	.name = "ib",
+	.desc = "InfiniBand: packets, credits and cut-through switches on a topology",
+	.ops = &ir_net_ib,
+	.keys = ir_ib_keys,
+	.help = ir_ib_help,
+	.cfg_new = ty_cfg_new,
+	.cfg_set = ty_cfg_set,
+	.cfg_free = ty_cfg_free,
+	.cfg_keep = ty_cfg_keep,
+	.inst_free = ty_inst_free,
+};
+

@@ -1,0 +1,674 @@
+/*
+ * ir_net_ib_fabric.c: the InfiniBand fabric model (see ir_net_ib.h,
+ * docs/ib-model.md, and ir_net_ib_internal.h for the other parts).
+ *
+ * Discrete events at packet granularity, with no free-running timer: the
+ * only events are "an input buffer's head packet may now be forwarded"
+ * (ELIG), "an output port should arbitrate again" (OUT, queued only while
+ * something waits for it), "a message enters its host's send queue" (MSG)
+ * and "a control message has been drained" (CTRL). Everything else is
+ * computed when it is caused:
+ *
+ *  - Credits are returned upstream when a packet has left a buffer. Rather
+ *    than an event per return, each (output port, VL) keeps a FIFO of
+ *    (time, blocks) returns, whose times are non-decreasing because a
+ *    buffer empties in order; an output absorbs the returns that are due
+ *    when it arbitrates, and queues a wake-up for the first pending return
+ *    only when it is actually stalled on credits.
+ *  - The receiving host drains packets in arrival order at the bus rate;
+ *    since the last link delivers packets in order, the drain time of a
+ *    packet is known when the last switch forwards it, and the message's
+ *    arrival is handed to the engine at once (for a future time).
+ *
+ * A packet is forwarded from a switch input (virtual cut-through) at
+ *     max(head arrival + switch latency, tail arrival - serialization out,
+ *         time the previous packet of the buffer has left it)
+ * if the output link is free and the downstream buffer has free blocks
+ * for the whole packet; outputs serve their requesting inputs round-robin,
+ * VLs in weighted round-robin. Event order is (time, sequence number), so
+ * runs are deterministic.
+ */
+#include "ir_net_ib_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir_grow.h"
+#include "ir_io.h"
+#include "ir_num.h"
+
+int ib_qpush(ir_ib *ib, uint64_t t, unsigned type, uint32_t idx, ir_err *e)
+{
+	if (t < ib->now)
+		return ir_errf(e, "fabric event at %llu ps, before the current time %llu ps", (unsigned long long)t,
+		               (unsigned long long)ib->now);
+	if (ib->seq == UINT32_MAX) {
+		uint32_t next = ir_heap_renumber(&ib->q, 0);
+		if (!next && ib->q.n)
+			return ir_errf(e, "out of memory for the fabric's event queue (%zu events)", ib->q.n);
+		ib->seq = next;
+	}
+	if (ir_heap_push(&ib->q, t, ib->seq++, (type << EV_SHIFT) | idx))
+		return ir_errf(e, "out of memory for the fabric's event queue (%zu events)", ib->q.n);
+	if (t < ib->qpeek && ib->qpeek != TMAX)
+		ib->qpeek = t;
+	return 0;
+}
+
+/* The fabric's next event time (ib->q.n > 0) without taking it: the engine
+ * asks when to call the fabric next and may still inject messages earlier
+ * than that, so the queue's lowest bucket cannot be split yet; ir_heap_min
+ * scans it, and the answer is cached until the next pop (a push can only
+ * lower it). The pop that follows splits that bucket anyway, so peeking at
+ * most doubles the cost of a split. */
+static inline uint64_t qmin(ir_ib *ib)
+{
+	if (ib->q.head0 < ib->q.bn[0])
+		return ib->q.last;
+	if (ib->qpeek == TMAX)
+		ib->qpeek = ir_heap_min(&ib->q);
+	return ib->qpeek;
+}
+
+static int ensure_wake(ir_ib *ib, uint32_t gp, uint64_t t, ir_err *e)
+{
+	outp *o = &ib->out[gp];
+	if (o->wake <= t)
+		return 0;
+	o->wake = t;
+	return ib_qpush(ib, t, EV_OUT, gp, e);
+}
+
+static uint32_t pkt_new(ir_ib *ib)
+{
+	uint32_t i;
+	if (ib->freepk != NIL) {
+		i = ib->freepk;
+		ib->freepk = ib->pk[i].next;
+		return i;
+	}
+	if (ib->npk == ib->cappk && (ib->npk >= EV_MASK || IR_GROW(ib->pk, (size_t)ib->npk + 1, ib->cappk)))
+		return NIL; /* an index must fit in an event's ref */
+	return ib->npk++;
+}
+
+static void pkt_free(ir_ib *ib, uint32_t i)
+{
+	ib->pk[i].next = ib->freepk;
+	ib->freepk = i;
+}
+
+static uint32_t msg_new(ir_ib *ib)
+{
+	uint32_t i;
+	if (ib->freem != NIL) {
+		i = ib->freem;
+		ib->freem = ib->m[i].next;
+		return i;
+	}
+	if (ib->nm == ib->capm && (ib->nm >= EV_MASK || IR_GROW(ib->m, (size_t)ib->nm + 1, ib->capm)))
+		return NIL;
+	return ib->nm++;
+}
+
+static void msg_free(ir_ib *ib, uint32_t i)
+{
+	ib->m[i].next = ib->freem;
+	ib->freem = i;
+}
+
+/* ---- credits ---- */
+
+static int cr_push(ir_ib *ib, uint32_t gp, unsigned vl, uint64_t t, uint32_t blocks, ir_err *e)
+{
+	cring *c = &ib->cr[gp * ib->nvl + vl];
+	if (c->n == c->cap) {
+		uint32_t nc = c->cap ? c->cap * 2 : 8, i;
+		uint64_t *nt = malloc((size_t)nc * sizeof *nt);
+		uint32_t *nb = malloc((size_t)nc * sizeof *nb);
+		if (!nt || !nb) {
+			free(nt);
+			free(nb);
+			return ir_errf(e, "out of memory for credit returns");
+		}
+		for (i = 0; i < c->n; i++) {
+			nt[i] = c->t[(c->head + i) & (c->cap - 1)];
+			nb[i] = c->b[(c->head + i) & (c->cap - 1)];
+		}
+		free(c->t);
+		free(c->b);
+		c->t = nt;
+		c->b = nb;
+		c->cap = nc;
+		c->head = 0;
+	}
+	{
+		uint32_t k = (c->head + c->n) & (c->cap - 1);
+		c->t[k] = t;
+		c->b[k] = blocks;
+		c->n++;
+	}
+	/* someone waiting at this output? make sure it looks again when the credits arrive */
+	{
+		outp *o = &ib->out[gp];
+		if (o->stall_since != TMAX)
+			return ensure_wake(ib, gp, t, e);
+	}
+	return 0;
+}
+
+/* Absorb the returns due by now; returns the time of the next pending one (TMAX: none). */
+static uint64_t cr_absorb(ir_ib *ib, uint32_t gp, unsigned vl)
+{
+	uint32_t k = gp * ib->nvl + vl;
+	cring *c = &ib->cr[k];
+	while (c->n && c->t[c->head] <= ib->now) {
+		ib->cred[k] += (int32_t)c->b[c->head];
+		c->head = (c->head + 1) & (c->cap - 1);
+		c->n--;
+	}
+	return c->n ? c->t[c->head] : TMAX;
+}
+
+/* ---- moving packets ---- */
+
+static int head_ready(ir_ib *ib, uint32_t bi, ir_err *e);
+static int out_try(ir_ib *ib, uint32_t gp, ir_err *e);
+
+static int deliver(ir_ib *ib, uint32_t mi, uint64_t t, ir_err *e)
+{
+	ibmsg *m = &ib->m[mi];
+	if (m->kind != K_DATA) {
+		ib->st.ctrl++;
+		return ib_qpush(ib, t, EV_CTRL, mi, e);
+	}
+	ib->st.msgs++;
+	{
+		uint32_t h = m->handle;
+		msg_free(ib, mi);
+		return ib->cl.deliver(ib->cl.ctx, h, t, e);
+	}
+}
+
+/* Packet pi leaves output gp at ib->now (its serialization s). */
+static int send_on(ir_ib *ib, uint32_t pi, uint32_t gp, uint64_t s, ir_err *e)
+{
+	outp *o = &ib->out[gp];
+	const ir_topo_port *lp = &ib->t->port[gp];
+	pkt *p = &ib->pk[pi];
+	uint32_t peer = lp->peer, pgp = o->peer_gp;
+	o->busy = ib->now + s;
+	o->bytes += p->wire;
+	o->pkts++;
+	o->busy_ps += s;
+	if (o->stall_since != TMAX) {
+		o->stall_ps += ib->now - o->stall_since;
+		o->stall_since = TMAX;
+	}
+	ib->cred[gp * ib->nvl + p->vl] -= (int32_t)p->blocks;
+	ib->st.packet_hops++;
+	p->t_arr = ib->now + lp->delay;
+	p->t_tail = p->t_arr + s;
+	if (peer < ib->t->nhosts) {
+		/* the receiving host drains in arrival order at the bus rate */
+		host *h = &ib->h[peer];
+		uint64_t ds = umax(p->t_arr, h->drain_free);
+		uint64_t de = umax(p->t_tail, ds + bus_time(ib, p->payload));
+		uint32_t mi = p->msg;
+		int rc = 0;
+		if (ib->m[mi].dst != peer)
+			return ir_errf(e, "fabric: a packet for '%s' reached host '%s' (routing tables are wrong)",
+			               ir_topo_name(ib->t, ib->m[mi].dst), ir_topo_name(ib->t, peer));
+		h->drain_free = de;
+		if (cr_push(ib, gp, p->vl, de + ib->t->port[pgp].delay, p->blocks, e))
+			return -1;
+		pkt_free(ib, pi);
+		ib->live--;
+		if (++ib->m[mi].drained == ib->m[mi].npk)
+			rc = deliver(ib, mi, de, e);
+		return rc;
+	}
+	/* into the next switch's input buffer */
+	{
+		uint32_t sw = peer - ib->t->nhosts, dl = ib->t->node[ib->m[p->msg].dst].lid;
+		unsigned op = ir_lft_get(&ib->lft, sw, dl);
+		uint32_t bi = pgp * ib->nvl + p->vl;
+		inbuf *b = &ib->in[bi];
+		if (op == 0 || op == IR_LFT_NONE || op > ib->t->node[peer].nports)
+			return ir_errf(e, "fabric: switch '%s' has no route to LID %u", ir_topo_name(ib->t, peer), dl);
+		p->outp = ib->t->node[peer].port0 + op - 1;
+		p->next = NIL;
+		if (b->head == NIL) {
+			b->head = b->tail = pi;
+			return head_ready(ib, bi, e);
+		}
+		ib->pk[b->tail].next = pi;
+		b->tail = pi;
+		return 0;
+	}
+}
+
+/* The head packet of buffer bi: request its output when it may leave. */
+static int head_ready(ir_ib *ib, uint32_t bi, ir_err *e)
+{
+	inbuf *b = &ib->in[bi];
+	pkt *p = &ib->pk[b->head];
+	uint64_t so = ser(ib, p->outp, p->wire);
+	uint64_t el = umax(p->t_arr + ib->cfg.switch_latency, b->read_free);
+	if (p->t_tail > so && p->t_tail - so > el)
+		el = p->t_tail - so;
+	/* An ELIG event is needed only if the output could serve the packet
+	 * before el; while the output is busy past el, the request can be
+	 * registered now, and the output's own wake-up will find it eligible. */
+	if (el > ib->now && el > ib->out[p->outp].busy)
+		return ib_qpush(ib, el, EV_ELIG, bi, e);
+	{
+		uint32_t gp = bi / ib->nvl, vl = bi % ib->nvl, ob = p->outp * ib->nvl + vl;
+		uint32_t inport = gp - ib->t->node[ib->out[gp].node].port0;
+		ib->req[(size_t)ob * ib->W + inport / 64] |= (uint64_t)1 << (inport % 64);
+		ib->out[p->outp].nreq++;
+		return out_try(ib, p->outp, e);
+	}
+}
+
+/* Next set bit of a W-word set after position `after`, circularly over
+ * nbits; -1 if the set is empty. */
+static int next_req(const uint64_t *set, uint32_t W, uint32_t nbits, uint32_t after)
+{
+	uint32_t start = after + 1 >= nbits ? 0 : after + 1, w = start / 64;
+	uint64_t bits = set[w] & (~(uint64_t)0 << (start % 64));
+	for (;;) {
+		if (bits)
+			return (int)(w * 64 + (uint32_t)__builtin_ctzll(bits));
+		if (++w >= W)
+			break;
+		bits = set[w];
+	}
+	for (w = 0; w * 64 < start; w++) {
+		bits = set[w];
+		if (w == start / 64)
+			bits &= ((uint64_t)1 << (start % 64)) - 1;
+		if (bits)
+			return (int)(w * 64 + (uint32_t)__builtin_ctzll(bits));
+	}
+	return -1;
+}
+
+static int host_try(ir_ib *ib, uint32_t hn, ir_err *e)
+{
+	host *h = &ib->h[hn];
+	uint32_t gp = h->gp, mi;
+	outp *o = &ib->out[gp];
+	ibmsg *m;
+	uint32_t payload, wire, blocks, pi;
+	uint64_t s, nxt;
+	if (h->cur == NIL)
+		return 0;
+	if (o->busy > ib->now || h->bus_free > ib->now)
+		return ensure_wake(ib, gp, umax(o->busy, h->bus_free), e);
+	mi = h->cur;
+	m = &ib->m[mi];
+	payload = m->sent + 1 < m->npk ? ib->cfg.mtu : (uint32_t)(m->size - (uint64_t)(m->npk - 1) * ib->cfg.mtu);
+	wire = payload + IR_IB_HEADER_BYTES;
+	blocks = (wire + IR_IB_BLOCK - 1) / IR_IB_BLOCK;
+	nxt = cr_absorb(ib, gp, m->vl);
+	if (ib->cred[gp * ib->nvl + m->vl] < (int32_t)blocks) {
+		if (o->stall_since == TMAX)
+			o->stall_since = ib->now;
+		return nxt != TMAX ? ensure_wake(ib, gp, nxt, e) : 0;
+	}
+	pi = pkt_new(ib);
+	if (pi == NIL)
+		return ir_errf(e, "out of memory for packets in flight");
+	m = &ib->m[mi];
+	ib->pk[pi].msg = mi;
+	ib->pk[pi].wire = wire;
+	ib->pk[pi].payload = payload;
+	ib->pk[pi].blocks = blocks;
+	ib->pk[pi].vl = m->vl;
+	ib->st.packets++;
+	if (++ib->live > ib->st.max_live)
+		ib->st.max_live = ib->live;
+	h->bus_free = ib->now + bus_time(ib, payload);
+	/* round robin over the host's active messages, packet by packet */
+	if (++m->sent == m->npk) {
+		if (m->next == mi) {
+			h->cur = NIL;
+			ib->busy_hosts--;
+		} else {
+			ib->m[m->prev].next = m->next;
+			ib->m[m->next].prev = m->prev;
+			h->cur = m->next;
+		}
+		h->nact--;
+	} else {
+		h->cur = m->next;
+	}
+	s = ser(ib, gp, wire);
+	if (send_on(ib, pi, gp, s, e))
+		return -1;
+	if (h->cur != NIL)
+		return ensure_wake(ib, gp, umax(ib->out[gp].busy, h->bus_free), e);
+	return 0;
+}
+
+/* Output gp of a switch arbitrates at ib->now. */
+static int out_try(ir_ib *ib, uint32_t gp, ir_err *e)
+{
+	outp *o = &ib->out[gp];
+	const ir_topo_node *nd;
+	uint32_t nvl = ib->nvl, W = ib->W, nports;
+	uint64_t earliest = TMAX;
+	int stalled = 0;
+	if (o->node < ib->t->nhosts)
+		return host_try(ib, o->node, e);
+	if (!o->nreq)
+		return 0;
+	if (o->busy > ib->now)
+		return ensure_wake(ib, gp, o->busy, e);
+	nd = &ib->t->node[o->node];
+	nports = nd->nports;
+	for (uint32_t k = 0; k < nvl; k++) {
+		uint32_t vl = (o->cur_vl + k) % nvl, ob = gp * nvl + vl, bi, pi;
+		uint64_t *set = &ib->req[(size_t)ob * W];
+		int ip = next_req(set, W, nports, ib->rr[ob]);
+		uint64_t nx;
+		if (ip < 0)
+			continue;
+		bi = (nd->port0 + (uint32_t)ip) * nvl + vl;
+		pi = ib->in[bi].head;
+		nx = cr_absorb(ib, gp, vl);
+		if (ib->cred[ob] < (int32_t)ib->pk[pi].blocks) {
+			stalled = 1;
+			if (nx < earliest)
+				earliest = nx;
+			continue;
+		}
+		/* forward */
+		{
+			inbuf *b = &ib->in[bi];
+			pkt *p = &ib->pk[pi];
+			uint64_t s = ser(ib, gp, p->wire);
+			uint32_t ingp = nd->port0 + (uint32_t)ip, upgp = ib->out[ingp].peer_gp;
+			ib->rr[ob] = (uint32_t)ip;
+			set[ip / 64] &= ~((uint64_t)1 << (ip % 64));
+			o->nreq--;
+			if (vl == o->cur_vl) {
+				if (++o->vl_sent >= ib->cfg.vlarb[vl]) {
+					o->cur_vl = (uint8_t)((vl + 1) % nvl);
+					o->vl_sent = 0;
+				}
+			} else {
+				o->cur_vl = (uint8_t)vl;
+				o->vl_sent = 1;
+				if (o->vl_sent >= ib->cfg.vlarb[vl]) {
+					o->cur_vl = (uint8_t)((vl + 1) % nvl);
+					o->vl_sent = 0;
+				}
+			}
+			b->head = p->next;
+			if (b->head == NIL)
+				b->tail = NIL;
+			b->read_free = ib->now + s;
+			/* the buffer's blocks go back upstream once the tail has left */
+			if (cr_push(ib, upgp, vl, ib->now + s + ib->t->port[ingp].delay, p->blocks, e))
+				return -1;
+			if (send_on(ib, pi, gp, s, e))
+				return -1;
+			if (b->head != NIL && head_ready(ib, bi, e))
+				return -1;
+			o = &ib->out[gp];
+			if (o->nreq)
+				return ensure_wake(ib, gp, o->busy, e);
+			return 0;
+		}
+	}
+	if (stalled) {
+		if (o->stall_since == TMAX)
+			o->stall_since = ib->now;
+		if (earliest != TMAX)
+			return ensure_wake(ib, gp, earliest, e);
+	}
+	return 0;
+}
+
+/* ---- messages ---- */
+
+static int msg_enter(ir_ib *ib, uint32_t mi, ir_err *e)
+{
+	ibmsg *m = &ib->m[mi];
+	host *h = &ib->h[m->src];
+	if (h->cur == NIL) {
+		m->next = m->prev = mi;
+		h->cur = mi;
+		ib->busy_hosts++;
+	} else { /* at the end of the ring: just before the cursor */
+		uint32_t c = h->cur, pv = ib->m[c].prev;
+		m->next = c;
+		m->prev = pv;
+		ib->m[pv].next = mi;
+		ib->m[c].prev = mi;
+	}
+	h->nact++;
+	return host_try(ib, m->src, e);
+}
+
+static uint32_t new_msg(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, uint64_t size, unsigned kind,
+                        ir_err *e)
+{
+	uint32_t mi = msg_new(ib);
+	ibmsg *m;
+	uint64_t np;
+	if (mi == NIL) {
+		ir_errf(e, "out of memory for messages in the fabric");
+		return NIL;
+	}
+	np = size ? (size + ib->cfg.mtu - 1) / ib->cfg.mtu : 1;
+	if (np > 0xFFFFFFFFull) {
+		ir_errf(e, "message of %llu bytes has more than 2^32 packets", (unsigned long long)size);
+		return NIL;
+	}
+	m = &ib->m[mi];
+	memset(m, 0, sizeof *m);
+	m->handle = handle;
+	m->src = src;
+	m->dst = dst;
+	m->size = size;
+	m->npk = (uint32_t)np;
+	m->kind = (uint8_t)kind;
+	m->vl = (uint8_t)((src + dst) % ib->nvl);
+	m->data = NIL;
+	return mi;
+}
+
+int ir_ib_inject(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, uint64_t size, int rndv, uint64_t t,
+                 ir_err *e)
+{
+	uint32_t hs, hd, mi;
+	if (src >= ib->nranks || dst >= ib->nranks)
+		return ir_errf(e, "fabric: message from rank %u to rank %u of %u", src, dst, ib->nranks);
+	if (t < ib->now)
+		return ir_errf(e, "fabric: message injected at %llu ps, before the current time %llu ps",
+		               (unsigned long long)t, (unsigned long long)ib->now);
+	hs = ib->rank_host[src];
+	hd = ib->rank_host[dst];
+	if (hs == hd) { /* same host: a copy over the bus */
+		uint64_t d = bus_time(ib, size);
+		ib->st.loopback++;
+		ib->st.msgs++;
+		if (t > TMAX - d)
+			return ir_errf(e, "time overflow in the fabric");
+		return ib->cl.deliver(ib->cl.ctx, handle, t + d, e);
+	}
+	mi = new_msg(ib, handle, hs, hd, size, K_DATA, e);
+	if (mi == NIL)
+		return -1;
+	if (rndv && ib->cfg.rndv == IR_IB_RNDV_FABRIC) {
+		uint32_t r = new_msg(ib, handle, hs, hd, 0, K_RTS, e);
+		if (r == NIL)
+			return -1;
+		ib->m[r].data = mi;
+		mi = r;
+	}
+	return ib_qpush(ib, t, EV_MSG, mi, e);
+}
+
+/* A drained RTS waiting for its match: parked in a small list (a run has
+ * at most one per rendezvous message in flight), found by handle. */
+static int park(ir_ib *ib, uint32_t mi, ir_err *e)
+{
+	if (ib->npark == ib->cappark && IR_GROW(ib->park, (size_t)ib->npark + 1, ib->cappark))
+		return ir_errf(e, "out of memory for rendezvous requests");
+	ib->park[ib->npark++] = mi;
+	return 0;
+}
+
+static int send_cts(ir_ib *ib, uint32_t mi, ir_err *e)
+{
+	ibmsg *m = &ib->m[mi];
+	uint32_t data = m->data, c = new_msg(ib, m->handle, m->dst, m->src, 0, K_CTS, e);
+	if (c == NIL)
+		return -1;
+	ib->m[c].data = data;
+	msg_free(ib, mi);
+	return msg_enter(ib, c, e);
+}
+
+int ir_ib_rndv_matched(ir_ib *ib, uint32_t handle, uint64_t t, ir_err *e)
+{
+	for (uint32_t i = 0; i < ib->npark; i++) {
+		uint32_t mi = ib->park[i];
+		if (ib->m[mi].handle != handle)
+			continue;
+		if (t < ib->now)
+			return ir_errf(e, "fabric: rendezvous match at %llu ps, before the current time %llu ps",
+			               (unsigned long long)t, (unsigned long long)ib->now);
+		ib->park[i] = ib->park[--ib->npark];
+		/* the CTS enters the receiver's send queue at t */
+		return ib_qpush(ib, t, EV_CTRL, mi, e);
+	}
+	return ir_errf(e, "fabric: rendezvous match of message %u, which has no request-to-send waiting", handle);
+}
+
+/* A control message has been drained at its destination. */
+static int ctrl_done(ir_ib *ib, uint32_t mi, ir_err *e)
+{
+	ibmsg *m = &ib->m[mi];
+	uint32_t data = m->data;
+	if (m->kind == K_RTS) {
+		/* the receiver answers clear-to-send: at once, or when the match is
+		 * reported (a parked RTS comes back here with matched_wait set) */
+		if (ib->cl.rts && !m->matched_wait) {
+			m->matched_wait = 1;
+			if (park(ib, mi, e))
+				return -1;
+			return ib->cl.rts(ib->cl.ctx, m->handle, ib->now, e);
+		}
+		return send_cts(ib, mi, e);
+	}
+	/* CTS: the data flows */
+	msg_free(ib, mi);
+	return msg_enter(ib, data, e);
+}
+
+/* ---- the event loop ---- */
+
+static int deadlock(ir_ib *ib, ir_err *e)
+{
+	/* follow "head packet waits for credits of the next buffer" from any full buffer */
+	const ir_topo *t = ib->t;
+	uint32_t nb = t->nports_total * ib->nvl, start = NIL, cur, steps = 0;
+	uint32_t *seen;
+	ir_sb sb = IR_SB_INIT;
+	for (uint32_t i = 0; i < nb && start == NIL; i++)
+		if (ib->in[i].head != NIL)
+			start = i;
+	if (start == NIL)
+		return ir_errf(e, "fabric deadlock at %llu ps: %u hosts wait to send with no credits coming",
+		               (unsigned long long)ib->now, ib->busy_hosts);
+	seen = calloc(nb, sizeof *seen);
+	if (!seen)
+		return ir_errf(e, "fabric deadlock at %llu ps (out of memory for the report)", (unsigned long long)ib->now);
+	cur = start;
+	while (cur != NIL && !seen[cur]) {
+		seen[cur] = ++steps;
+		pkt *p = &ib->pk[ib->in[cur].head];
+		uint32_t nxt = ib->out[p->outp].peer_gp * ib->nvl + p->vl;
+		cur = ib->in[nxt].head != NIL ? nxt : NIL;
+	}
+	if (cur != NIL) {
+		uint32_t c = cur;
+		do {
+			uint32_t gp = c / ib->nvl;
+			pkt *p = &ib->pk[ib->in[c].head];
+			ir_sb_addf(&sb, "%s%s port %u vl %u", sb.len ? " -> " : "", ir_topo_name(t, ib->out[gp].node),
+			           ib->out[gp].port, c % ib->nvl);
+			c = ib->out[p->outp].peer_gp * ib->nvl + p->vl;
+		} while (c != cur && sb.len < 300);
+		ir_sb_addf(&sb, " -> %s port %u vl %u", ir_topo_name(t, ib->out[cur / ib->nvl].node),
+		           ib->out[cur / ib->nvl].port, cur % ib->nvl);
+	}
+	ir_errf(e, "fabric deadlock at %llu ps: %u packets cannot move; cycle of full input buffers: %s",
+	        (unsigned long long)ib->now, ib->live, sb.len ? sb.buf : "(none found)");
+	ir_sb_release(&sb);
+	free(seen);
+	return -1;
+}
+
+int ir_ib_advance(ir_ib *ib, uint64_t t, ir_err *e)
+{
+	while (ib->q.n) {
+		uint32_t ref;
+		int rc = 0;
+		ir_heap_ent *top = NULL;
+		if (t != TMAX && qmin(ib) > t)
+			return 0;
+		if (ir_heap_top(&ib->q, &top) != 1)
+			return ir_errf(e, "out of memory for the fabric's event queue");
+		ib->now = top->t;
+		ref = top->ref;
+		ir_heap_pop(&ib->q);
+		ib->qpeek = TMAX;
+		ib->st.events++;
+		switch (ref >> EV_SHIFT) {
+		case EV_OUT: {
+			uint32_t gp = ref & EV_MASK;
+			if (ib->out[gp].wake != ib->now)
+				break; /* superseded by an earlier wake-up */
+			ib->out[gp].wake = TMAX;
+			rc = out_try(ib, gp, e);
+			break;
+		}
+		case EV_ELIG:
+			rc = head_ready(ib, ref & EV_MASK, e);
+			break;
+		case EV_MSG:
+			rc = msg_enter(ib, ref & EV_MASK, e);
+			break;
+		case EV_CTRL:
+			rc = ctrl_done(ib, ref & EV_MASK, e);
+			break;
+		}
+		if (rc)
+			return -1;
+	}
+	/* nothing left to happen: any packet still in a buffer is stuck for good */
+	if (ib->live || ib->busy_hosts)
+		return deadlock(ib, e);
+	return 0;
+}
+
+int ir_ib_run(ir_ib *ib, ir_err *e) { return ir_ib_advance(ib, TMAX, e); }
+
+uint64_t ir_ib_next(const ir_ib *ib)
+{
+	return ib->q.n ? qmin((ir_ib *)ib) : TMAX;
+}
+
+uint64_t ir_ib_now(const ir_ib *ib) { return ib->now; }
+const ir_ib_stats *ir_ib_get_stats(const ir_ib *ib) { return &ib->st; }
+const ir_topo *ir_ib_topo(const ir_ib *ib) { return ib->t; }
+const ir_lft *ir_ib_lft(const ir_ib *ib) { return &ib->lft; }
+uint32_t ir_ib_rank_host(const ir_ib *ib, uint32_t rank) { return rank < ib->nranks ? ib->rank_host[rank] : NIL; }
+

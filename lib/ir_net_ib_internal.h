@@ -1,0 +1,199 @@
+/*
+ * ir_net_ib_internal.h: what the parts of the InfiniBand model share (not a
+ * public header: only lib/ir_net_ib_*.c include it).
+ *
+ * The model (ir_net_ib.h, docs/ib-model.md) is split by concern, as zstd's
+ * compress/ sources share zstd_compress_internal.h:
+ *
+ *   ir_net_ib_config.c  the table of keys: defaults, parsing, --help, and the
+ *                       registry's entry (ir_net.h)
+ *   ir_net_ib_fabric.c  the fabric: event queue, packets, credits, switches
+ *                       and hosts, messages and the event loop
+ *   ir_net_ib_build.c   construction (topology, routes, placement), release,
+ *                       link statistics
+ *   ir_net_ib_engine.c  the engine adapter (ir_net_ops): per-pair ordering of
+ *                       deliveries, rendezvous handshake with the engine
+ *
+ * The state below is one struct every part sees whole. The small helpers the
+ * per-packet paths use are static inline here, so the split costs no call
+ * on those paths; the fabric's event loop and its handlers stay in one file
+ * for the same reason.
+ */
+#ifndef IR_NET_IB_INTERNAL_H
+#define IR_NET_IB_INTERNAL_H
+
+#include <stdint.h>
+
+#include "ir_engine.h"
+#include "ir_heap.h"
+#include "ir_hmap.h"
+#include "ir_net_ib.h"
+
+#define NIL 0xFFFFFFFFu
+#define TMAX UINT64_MAX
+
+/* ---- state ---- */
+
+enum { K_DATA = 0, K_RTS, K_CTS };
+enum { EV_OUT = 0, EV_ELIG = 1, EV_MSG = 2, EV_CTRL = 3 };
+#define EV_SHIFT 30
+#define EV_MASK ((1u << EV_SHIFT) - 1)
+
+typedef struct pkt {
+	uint32_t next;   /* next in the buffer's FIFO, or in the free list */
+	uint32_t msg;
+	uint32_t wire;   /* bytes on the wire (payload + headers) */
+	uint32_t payload;
+	uint32_t blocks;
+	uint32_t outp;   /* output port (global index) at the switch that holds it */
+	uint64_t t_arr;  /* header arrival at the current buffer */
+	uint64_t t_tail; /* tail arrival */
+	uint8_t vl;
+} pkt;
+
+typedef struct ibmsg {
+	uint32_t handle;
+	uint32_t src, dst;   /* host nodes */
+	uint32_t npk, sent, drained;
+	uint32_t next, prev; /* send ring of the source host; free list */
+	uint32_t data;       /* RTS/CTS: the data message */
+	uint8_t kind, vl, matched_wait;
+	uint64_t size;
+} ibmsg;
+
+typedef struct cring { /* credit returns of one (output, VL); cap a power of two */
+	uint64_t *t;
+	uint32_t *b;
+	uint32_t head, n, cap;
+} cring;
+
+typedef struct outp {
+	uint64_t busy;       /* link busy until */
+	uint64_t wake;       /* a queued OUT event at this time, TMAX: none */
+	uint64_t stall_since;/* TMAX when not stalled */
+	uint64_t bytes, pkts, busy_ps, stall_ps;
+	uint32_t nreq;       /* requesting inputs (switch) */
+	uint32_t peer_gp;    /* the port at the other end */
+	uint32_t ser_full;   /* serialization of a full-MTU packet, ps (0: compute) */
+	uint32_t node;
+	uint16_t port;
+	uint8_t cur_vl;
+	uint8_t vl_sent;
+} outp;
+
+typedef struct inbuf { /* one (input port, VL) of a switch */
+	uint32_t head, tail;
+	uint64_t read_free;  /* the previous packet's tail has left */
+} inbuf;
+
+typedef struct host {
+	uint32_t gp;         /* the port it uses */
+	uint32_t cur;        /* send ring cursor (message), NIL: idle */
+	uint32_t nact;
+	uint64_t bus_free;   /* send side: bus free */
+	uint64_t drain_free; /* receive side */
+} host;
+
+struct ir_ib {
+	ir_ib_cfg cfg;
+	ir_topo *t;
+	ir_lft lft;
+	ir_ib_client cl;
+	uint32_t nranks, nvl, W; /* W: 64-bit words of a request set */
+	uint32_t *rank_host;
+	outp *out;          /* [nports_total] */
+	int32_t *cred;      /* [gp * nvl + v] */
+	cring *cr;          /* [gp * nvl + v] */
+	inbuf *in;          /* [gp * nvl + v] */
+	uint64_t *req;      /* [(gp * nvl + v) * W] */
+	uint32_t *rr;       /* [gp * nvl + v]: last served input port (0-based) */
+	host *h;            /* [nhosts] */
+	pkt *pk;
+	uint32_t npk, freepk, live;
+	size_t cappk;
+	uint32_t busy_hosts; /* hosts with messages to send */
+	uint32_t *park, npark;   /* drained RTS waiting for their match */
+	size_t cappark;
+	ibmsg *m;
+	uint32_t nm, freem;
+	size_t capm;
+	ir_heap q;           /* the fabric's events (see qmin for the peek) */
+	uint64_t qpeek;      /* cached ir_heap_min(&q) when bucket 0 is empty, TMAX: unknown */
+	uint32_t seq;
+	uint64_t now;
+	uint64_t bus_full;   /* bus time of a full-MTU payload */
+	uint32_t full_wire;  /* MTU + headers */
+	ir_ib_stats st;
+	/* engine adapter */
+	ir_engine *en;
+	uint64_t en_wake;
+	uint64_t o, o_rndv;
+	ir_pw send_o;        /* the piecewise model's sender overhead (n == 0: o, o_rndv) */
+	uint8_t *hmode;      /* per engine message handle: HM_* (rendezvous path) */
+	size_t nhmode;
+	struct hord *ho;     /* per engine message handle: its place in its pair's order */
+	size_t nho;
+	ir_hmap po;          /* (src << 32 | dst) + 1 -> struct pairo, pairs with messages in flight */
+	uint64_t *retire;    /* keys of drained pairs whose last delivery lies ahead (ring buffer) */
+	uint32_t nretire, capretire, retire_head;
+	int keep;
+};
+
+/* MPI's non-overtaking rule: messages between one pair of ranks are matched
+ * in the order they were sent. The fabric may deliver them out of that order
+ * (the host interleaves the packets of its active messages, and a short
+ * message can pass a long one), so the adapter hands arrivals to the engine
+ * in send order per (source, destination) pair, as an MPI library reorders
+ * by sequence number: a message that arrives before an earlier one of its
+ * pair is held until that one has been delivered. Only pairs with messages in
+ * flight have an entry, so memory follows the traffic, not ranks squared.
+ * A pair that has delivered its last message keeps its entry only while that
+ * delivery lies ahead of the engine's clock (a later message of the pair must
+ * not be delivered before it): its key goes on the retire ring, and each
+ * injection checks a few keys of the ring and frees the entries whose time
+ * has come, so drained pairs cost memory for as long as a message is in the
+ * fabric, not for the rest of the run. */
+struct hord {
+	uint32_t src, dst;
+	uint32_t seq;        /* its number in the pair's send order */
+	uint32_t next_held;  /* held list of its pair */
+	uint64_t t;          /* arrival time while held */
+};
+struct pairo {
+	uint64_t key;        /* src << 32 | dst, + 1 (the map's key, for the retire ring) */
+	uint32_t in, out;    /* messages injected, delivered */
+	uint32_t held;       /* handles arrived too early (list through hord.next_held) */
+	uint64_t last;       /* time of the pair's last delivery */
+};
+
+/* How a rendezvous message of the engine travels (the engine asks for the
+ * handshake, IR_NET_RNDV_HANDSHAKE): HM_FABRIC: its request-to-send crosses
+ * the fabric and is delivered for matching, the clear-to-send leaves at the
+ * match, the data's arrival completes it; HM_WHOLE: it arrives whole
+ * (rndv = loggopsim, or both ranks on one host) and completes at its match. */
+enum { HM_NONE = 0, HM_FABRIC = 1, HM_WHOLE = 2 };
+
+static inline uint64_t umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+static inline uint64_t bus_time(const ir_ib *ib, uint64_t bytes)
+{
+	if (bytes == ib->cfg.mtu)
+		return ib->bus_full;
+	unsigned __int128 x = (unsigned __int128)bytes * 1000000000000ull;
+	return (uint64_t)((x + ib->cfg.pcie - 1) / ib->cfg.pcie);
+}
+
+static inline uint64_t ser(const ir_ib *ib, uint32_t gp, uint64_t bytes)
+{
+	if (bytes == ib->full_wire && ib->out[gp].ser_full)
+		return ib->out[gp].ser_full; /* the common case, without a division */
+	return ir_topo_ser(bytes, ib->t->port[gp].mbps);
+}
+
+
+/* ---- across the parts ---- */
+
+/* ir_net_ib_fabric.c */
+int ib_qpush(ir_ib *ib, uint64_t t, unsigned type, uint32_t idx, ir_err *e);
+
+#endif

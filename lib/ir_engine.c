@@ -536,7 +536,7 @@ static int log_msg(ir_engine *en, const msg *m, uint32_t ri, uint64_t t, ir_err 
  * send when the receiver's charge for the data is over (m->mt), as a real
  * rendezvous send returns when the data has been taken, not when the receive
  * begins; its CPU stays free for arriving messages meanwhile, as an MPI
- * library progresses them while it waits (formats/results.md section 5.8). */
+ * library progresses them while it waits (docs/loggops-semantics.md section 6.2). */
 static int release_sender(ir_engine *en, const msg *m, uint64_t t, ir_err *e)
 {
 	uint32_t sr = m->src;

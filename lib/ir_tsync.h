@@ -10,8 +10,8 @@
  * it requires inside the call); an eager send completes when posted; a
  * receive completes at max(its post, the post of the send it matches); a
  * rendezvous send completes at max(its post, the post of the receive that
- * matches it) (loggops-semantics.md: the sender is released when the receive
- * is posted).
+ * matches it) (docs/loggops-semantics.md section 4: the sender is released
+ * when the receive is posted).
  *
  * Nodes: each node has a time (the max of its floor and of its inputs' times)
  * and resolves when its last input has resolved and its creator released it;

@@ -1,6 +1,6 @@
 #!/bin/sh
-# ibsim against the reference results of LogGOPSim (formats/results.md,
-# "Agreement with LogGOPSim"): the schedules and numbers LogGOPSim itself
+# ibsim against the reference results of LogGOPSim (docs/loggops-semantics.md
+# section 7): the schedules and numbers LogGOPSim itself
 # printed, run through ibsim on GOAL text and on GOAL binary.
 . "$(dirname "$0")/lib.sh"
 

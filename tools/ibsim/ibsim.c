@@ -53,7 +53,7 @@ static void usage(void)
 	       "                      CPU's work (default: when the CPU is idle, as LogGOPSim)\n"
 	       "  -n, --net NAME      network model: loggops (default) or ib\n"
 	       "\n"
-	       "InfiniBand network (--net ib; more in formats/params.md and ib-model.md):\n"
+	       "InfiniBand network (--net ib; more in formats/params.md and docs/ib-model.md):\n"
 	       "      --topo SPEC     topology: a generator (star:N, fattree2:K, ...) or a file\n"
 	       "      --routing NAME  minhop, updn, ftree or lft:FILE\n"
 	       "      --placement P   rank to host mapping: seq, random[:SEED] or FILE\n"

@@ -1,7 +1,7 @@
 /*
  * ir_engine.c: the LogGOPS engine (see ir_engine.h for the memory design,
- * ir_net.h for the network contract, and docs/man/ibsim.1 and
- * formats/results.md for the semantics users see).
+ * ir_net.h for the network contract, and docs/loggops-semantics.md for the
+ * semantics, rule by rule).
  *
  * The semantics are LogGOPSim's, rule for rule, so both give the same end
  * times on the same schedule:
@@ -19,7 +19,8 @@
  * Where LogGOPSim is wrong (unstable ordering of ready ops, ops on one CPU
  * starting before predecessors on another finished, zero-byte messages
  * charged -G, the rendezvous decision taken on the receive's size) the engine
- * does the right thing; formats/results.md lists the differences.
+ * does the right thing; docs/loggops-semantics.md section 6 lists the
+ * differences and the extensions.
  *
  * Handles: a queue item's 32-bit ref is a global op id (rank's base + op
  * index, below 2^31) or IR_MSGBIT | slot of the message pool (messages and

@@ -8,7 +8,7 @@
  * together, complete.
  *
  * The binomial trees, dissemination and linear alltoall follow Schedgen's
- * definitions (schedgen-compat.md) exactly, op order included, because
+ * definitions (docs/schedgen-compat.md section 3) exactly, op order included, because
  * --compat schedgen uses them; the others are the textbook algorithms MPI
  * libraries use (Thakur, Rabenseifner and Gropp 2005).
  */

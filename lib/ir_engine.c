@@ -1,7 +1,7 @@
 /*
  * ir_engine.c: the LogGOPS engine (see ir_engine.h for the memory design,
- * ir_net.h for the network contract, and docs/man/ibsim.1 and
- * formats/results.md for the semantics users see).
+ * ir_net.h for the network contract, and docs/loggops-semantics.md for the
+ * semantics, rule by rule).
  *
  * The semantics are LogGOPSim's, rule for rule, so both give the same end
  * times on the same schedule:
@@ -19,7 +19,8 @@
  * Where LogGOPSim is wrong (unstable ordering of ready ops, ops on one CPU
  * starting before predecessors on another finished, zero-byte messages
  * charged -G, the rendezvous decision taken on the receive's size) the engine
- * does the right thing; formats/results.md lists the differences.
+ * does the right thing; docs/loggops-semantics.md section 6 lists the
+ * differences and the extensions.
  *
  * Handles: a queue item's 32-bit ref is a global op id (rank's base + op
  * index, below 2^31) or IR_MSGBIT | slot of the message pool (messages and
@@ -528,7 +529,7 @@ static int log_msg(ir_engine *en, const msg *m, uint32_t ri, uint64_t t, ir_err 
  * send when the receiver's charge for the data is over (m->mt), as a real
  * rendezvous send returns when the data has been taken, not when the receive
  * begins; its CPU stays free for arriving messages meanwhile, as an MPI
- * library progresses them while it waits (formats/results.md section 5.8). */
+ * library progresses them while it waits (docs/loggops-semantics.md section 6.2). */
 static int release_sender(ir_engine *en, const msg *m, uint64_t t, ir_err *e)
 {
 	uint32_t sr = m->src;

@@ -2,7 +2,7 @@
  * ir_engine.h: the LogGOPS simulation engine of ibsim.
  *
  * The engine replays a GOAL schedule (ir_goal.h) under the LogGOPS model,
- * with LogGOPSim's semantics, to the picosecond (formats/results.md): per-rank
+ * with LogGOPSim's semantics, to the picosecond (docs/loggops-semantics.md): per-rank
  * CPU and NIC availability times, a FIFO of posted receives (RQ) and one of
  * unexpected messages (UQ) per rank, eager and rendezvous protocols, and one
  * global event queue ordered by (time, sequence number) that decides every

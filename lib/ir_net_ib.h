@@ -17,7 +17,7 @@
  * by ir_ib_help()); ir_ib_config_set() takes a key or an option name
  * ("switch-latency" = "switch_latency") and a value as the user typed it, so
  * ibsim can pass its --topo/--link/... options and params-file keys through
- * one call. The defaults are those of ib-model.md section 3.
+ * one call. The defaults are those of docs/ib-model.md section 3.
  *
  * Rendezvous through the fabric (rndv = fabric): a message above S is sent
  * as a request-to-send packet; the receiver answers clear-to-send; then the

@@ -16,7 +16,7 @@
  *
  * The rules (chain of calcs, point-to-point, requests, collectives, tags,
  * communicators, clock offsets, pinning, durations, local work, --sync) are documented in
- * docs/trace2goal.md; --compat schedgen follows schedgen-compat.md.
+ * docs/trace2goal.md; --compat schedgen follows docs/schedgen-compat.md.
  */
 #ifndef IR_T2G_H
 #define IR_T2G_H

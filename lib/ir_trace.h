@@ -12,7 +12,7 @@
  * a common epoch and put on rank 0's clock; and allprof's `# comm` lines with
  * their member lists. A trace is never loaded whole: memory is one line.
  *
- * Clock correction (trace-format.md section 2): t_rank0 = t_local + offset,
+ * Clock correction (formats/trace.md section 2): t_rank0 = t_local + offset,
  * the offset (microseconds) interpolated linearly in local time between the
  * value measured at MPI_Init and the one measured at MPI_Finalize. The
  * Finalize value sits at the end of the file, so opening a trace looks there

@@ -10,10 +10,11 @@
  * it requires inside the call); an eager send completes when posted; a
  * receive completes at max(its post, the post of the send it matches); a
  * rendezvous send completes at max(its post, the post of the receive that
- * matches it) (loggops-semantics.md: the sender is released when the receive
- * is posted). With the model's costs (ir_ts_send_cost) a receive waits for
- * the arrival of its message, not the send's post, and a rendezvous send for
- * the handling of its message (docs/trace2goal.md section 9).
+ * matches it) (docs/loggops-semantics.md section 4: the sender is released
+ * when the receive is posted). With the model's costs (ir_ts_send_cost) a
+ * receive waits for the arrival of its message, not the send's post, and a
+ * rendezvous send for the handling of its message (docs/trace2goal.md
+ * section 9).
  *
  * Nodes: each node has a time (the max of its floor and of its inputs' times)
  * and resolves when its last input has resolved and its creator released it;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Every tool follows the command-line conventions of architecture.md section 3:
+# Every tool follows the command-line conventions of docs/architecture.md section 3:
 # --help on stdout with exit 0, --version, usage errors with exit 2, and a man
 # page whose SYNOPSIS carries the same usage lines as --help.
 . "$(dirname "$0")/lib.sh"

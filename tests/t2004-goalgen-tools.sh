@@ -1,8 +1,8 @@
 #!/bin/sh
 # goalgen's schedules through the other tools: goalc compiles every pattern,
 # and ibsim runs every pattern to the end and reproduces LogGOPSim's
-# reference result for the 8-rank dissemination (loggops-semantics.md,
-# section 7 item 4). Skipped where a tool is not built.
+# reference result for the 8-rank dissemination
+# (docs/loggops-semantics.md section 7 item 4). Skipped where a tool is not built.
 . "$(dirname "$0")/lib.sh"
 
 PATTERNS='dissemination 8

@@ -19,13 +19,25 @@ EOF
 
 test_expect_success 'results: header fields, column line, one row per rank' '
 	ibsim ping.goal >res 2>err &&
-	sed -n 1p res | grep -q "^# ibsim [0-9.]* net=loggops L=2500 o=1500 g=1000 G=6 O=0 S=65535 o_rndv=1500 O_rndv=0 ranks=2 events=3 wall_s=[0-9.]* ev_per_s=[0-9]*\$" &&
+	sed -n 1p res | grep -q "^# ibsim [0-9.]* net=loggops L=2500 o=1500 g=1000 G=6 O=0 S=65535 o_rndv=1500 O_rndv=0 ranks=2 events=3\$" &&
 	printf "rank\tend_ps\tcalc_ps\tmsgs_sent\tbytes_sent\n0\t1500\t0\t1\t10\n1\t5554\t0\t0\t0\n" >want &&
 	sed 1d res >got && test_cmp want got &&
 	grep -q "^ibsim: 2 ranks, 2 ops, 1 messages, 0 put-backs; ends at 5.554ns (5554 ps);" err
 '
 test_expect_success '--quiet: no summary' '
 	ibsim -q ping.goal >res 2>err && ! test -s err
+'
+test_expect_success '--stats FILE: the run statistics, out of the results' '
+	ibsim -q --stats st.tsv ping.goal >res 2>err && ! test -s err &&
+	ibsim -q ping.goal >res0 && test_cmp res0 res &&
+	sed -n 1p st.tsv | grep -qx "# ibsim [0-9.]* stats" &&
+	sed 1d st.tsv | cut -f1 | paste -sd " " >keys && echo "load_s wall_s events ev_per_s" >want && test_cmp want keys &&
+	grep -qx "events	3" st.tsv && grep -qx "wall_s	[0-9]*\.[0-9]\{6\}" st.tsv &&
+	ibsim -q --net ib --topo star:2 --stats st.tsv ping.goal >/dev/null &&
+	sed 1d st.tsv | cut -f1 | paste -sd " " >keys &&
+	echo "load_s wall_s events ev_per_s packet_hops packet_hops_per_s fabric_events fabric_ev_per_s" >want && test_cmp want keys &&
+	expect_fail 1 ibsim -q --stats nodir/st.tsv ping.goal && ! test -s out &&
+	expect_err "ibsim: nodir/st.tsv: cannot create: No such file or directory"
 '
 test_expect_success 'standard input, compressed input and binary input give the same results' '
 	ibsim -q ping.goal | sed 1d >a &&

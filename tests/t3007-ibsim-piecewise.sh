@@ -1,6 +1,6 @@
 #!/bin/sh
 # ibsim with the piecewise model (send_o, recv_o, net_L) and copies to oneself (copy):
-# hand-derived end times for each rule of formats/results.md section 5.8, and the
+# hand-derived end times for each rule of docs/loggops-semantics.md section 6.2, and the
 # LogGOPS rule untouched when the keys are absent.
 . "$(dirname "$0")/lib.sh"
 

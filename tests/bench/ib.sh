@@ -11,7 +11,7 @@
 #                  each send after the previous receive
 #   alltoall       fattree2:16 64 KiB; fattree3:24 (3456 hosts) with 2 KiB, and
 #                  with 64 KiB when IB_BENCH_FULL=1 (minutes: ~2 G packet hops)
-# ibsim's own figures (its header line) are added when ibsim has --net ib.
+# ibsim's own figures (its --stats file) are added when ibsim has --net ib.
 set -eu
 IR_BUILD=${IR_BUILD:-$TOP/build}
 D="$IR_BUILD/tests/u-ib-engine"
@@ -31,20 +31,20 @@ if command -v ibsim >/dev/null && command -v goalgen >/dev/null; then
 	for n in 1024 2048 3456; do
 		goalgen alltoall $n --size 4K | goalc -q -o "$T/ib-a2a.goalb"
 		sz=$(wc -c <"$T/ib-a2a.goalb")
-		if /usr/bin/time -f '%M' -o "$T/ib-a2a.rss" ibsim -q --net ib --topo fattree3:24 "$T/ib-a2a.goalb" >"$T/ib-a2a.res" 2>/dev/null; then
+		if /usr/bin/time -f '%M' -o "$T/ib-a2a.rss" ibsim -q --stats "$T/ib-a2a.stats" --net ib --topo fattree3:24 "$T/ib-a2a.goalb" >"$T/ib-a2a.res" 2>/dev/null; then
 			printf 'ib\tibsim_alltoall_4K_fattree3:24_%s\tpeak_rss\t%s\tKiB\n' "$n" "$(tail -n 1 "$T/ib-a2a.rss")"
 			printf 'ib\tibsim_alltoall_4K_fattree3:24_%s\tschedule_goalb\t%s\tbytes\n' "$n" "$sz"
-			head -1 "$T/ib-a2a.res" | tr ' ' '\n' | awk -F= -v n="$n" '
+			awk -F'\t' -v n="$n" '
 				$1 == "wall_s" { w = $2 } $1 == "packet_hops" { h = $2 }
 				END { printf "ib\tibsim_alltoall_4K_fattree3:24_%s\twall\t%s\ts\n", n, w
-				      if (w > 0) printf "ib\tibsim_alltoall_4K_fattree3:24_%s\tpacket_hops_per_s\t%.0f\thops/s\n", n, h / w }'
+				      if (w > 0) printf "ib\tibsim_alltoall_4K_fattree3:24_%s\tpacket_hops_per_s\t%.0f\thops/s\n", n, h / w }' "$T/ib-a2a.stats"
 		fi
 		rm -f "$T/ib-a2a.goalb"
 	done
 	goalgen dissemination 648 --size 180 >"$T/ib-d648.goal"
-	if ibsim -q --net ib --topo fattree2:36 "$T/ib-d648.goal" >"$T/ib-d648.res" 2>/dev/null; then
-		head -1 "$T/ib-d648.res" | tr ' ' '\n' | awk -F= '
+	if ibsim -q --stats "$T/ib-d648.stats" --net ib --topo fattree2:36 "$T/ib-d648.goal" >"$T/ib-d648.res" 2>/dev/null; then
+		awk -F'\t' '
 			$1 == "wall_s" { printf "ib\tibsim_dissemination_fattree2:36_180B\twall\t%s\ts\n", $2 }
-			$1 == "ev_per_s" { printf "ib\tibsim_dissemination_fattree2:36_180B\tengine_events_per_s\t%s\tevents/s\n", $2 }'
+			$1 == "ev_per_s" { printf "ib\tibsim_dissemination_fattree2:36_180B\tengine_events_per_s\t%s\tevents/s\n", $2 }' "$T/ib-d648.stats"
 	fi
 fi

@@ -2,7 +2,7 @@
 # tests/bench/ibsim.sh: ibsim's speed and memory (make bench; never pass/fail).
 # Prints tool<TAB>benchmark<TAB>metric<TAB>value<TAB>unit lines:
 #   events        ops + messages simulated
-#   sim-wall      seconds simulating (ibsim's wall_s: loading excluded)
+#   sim-wall      seconds simulating (wall_s of ibsim --stats: loading excluded)
 #   ev-per-s      events per second of simulation
 #   total-wall    seconds of the whole process, loading the binary included
 #   peak-rss      peak resident memory of the whole process (mapped schedule
@@ -15,6 +15,7 @@ now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 line() { printf 'ibsim\t%s\t%s\t%s\t%s\n' "$@"; }
 field() { sed -n 1p "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+statval() { awk -F'\t' -v k="$1" '$1 == k { print $2 }' "$2"; }
 
 bench() {
 	name=$1
@@ -22,22 +23,22 @@ bench() {
 	shift 2
 	if [ -x /usr/bin/time ]; then
 		t0=$(now)
-		/usr/bin/time -v ibsim -q "$@" "$sched" >"$BENCH_TMP/res" 2>"$BENCH_TMP/time"
+		/usr/bin/time -v ibsim -q --stats "$BENCH_TMP/stats" "$@" "$sched" >"$BENCH_TMP/res" 2>"$BENCH_TMP/time"
 		t1=$(now)
 		rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$BENCH_TMP/time")
 	else
 		t0=$(now)
-		ibsim -q "$@" "$sched" >"$BENCH_TMP/res"
+		ibsim -q --stats "$BENCH_TMP/stats" "$@" "$sched" >"$BENCH_TMP/res"
 		t1=$(now)
 		rss=""
 	fi
 	line "$name" events "$(field events "$BENCH_TMP/res")" events
-	line "$name" sim-wall "$(field wall_s "$BENCH_TMP/res")" s
-	line "$name" ev-per-s "$(awk -v v="$(field ev_per_s "$BENCH_TMP/res")" 'BEGIN { printf "%.1f", v / 1e6 }')" M/s
+	line "$name" sim-wall "$(statval wall_s "$BENCH_TMP/stats")" s
+	line "$name" ev-per-s "$(awk -v v="$(statval ev_per_s "$BENCH_TMP/stats")" 'BEGIN { printf "%.1f", v / 1e6 }')" M/s
 	line "$name" total-wall "$(secs "$t0" "$t1")" s
 	[ -n "$rss" ] && line "$name" peak-rss "$(awk -v k="$rss" 'BEGIN { printf "%.0f", k / 1024 }')" MiB
 	line "$name" end "$(sed -n 3p "$BENCH_TMP/res" | cut -f2)" ps
-	rm -f "$BENCH_TMP/res" "$BENCH_TMP/time"
+	rm -f "$BENCH_TMP/res" "$BENCH_TMP/stats" "$BENCH_TMP/time"
 }
 
 goalgen ring 256 --steps 80000 | goalc -q -o "$BENCH_TMP/ring.goalb"

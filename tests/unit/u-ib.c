@@ -1,6 +1,6 @@
 /*
  * u-ib.c: the InfiniBand fabric model (lib/ir_net_ib_*.c) driven standalone:
- * the six checks of ib-model.md section 5, each against the analytic
+ * the six checks of docs/ib-model.md section 4, each against the analytic
  * expectation written next to it (and in docs/ib-model.md), deadlock
  * detection on a cyclic minhop ring, rendezvous through the fabric, link
  * statistics, and the configuration table.

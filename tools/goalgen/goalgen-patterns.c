@@ -5,8 +5,8 @@
  * Every pattern except random is computed per rank from the rank number
  * alone, in O(ops of that rank) time and O(1) memory, so a million-rank
  * dissemination streams out without holding anything. The rules follow
- * Schedgen's collective algorithms (the design's schedgen-compat.md) and the
- * dissemination of loggops-semantics.md section 7 item 4 exactly, so
+ * Schedgen's collective algorithms (docs/schedgen-compat.md section 3) and the
+ * dissemination of docs/loggops-semantics.md section 7 item 4 exactly, so
  * simulator results can be checked against LogGOPSim's.
  *
  * --calc inserts a calc wherever an operation waits for a receive (or, for
@@ -84,7 +84,7 @@ static void gen_dissemination(const gg_params *p, gg_out *o, uint64_t r)
 	}
 }
 
-/* Binomial trees (schedgen-compat.md): v is the rank relative to the root. */
+/* Binomial trees (docs/schedgen-compat.md section 3): v is the rank relative to the root. */
 static void gen_bcast(const gg_params *p, gg_out *o, uint64_t r)
 {
 	uint64_t n = p->n, v = (r + n - p->root) % n, k = 0;

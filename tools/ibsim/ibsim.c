@@ -54,7 +54,7 @@ static void usage(void)
 	       "                      CPU's work (default: when the CPU is idle, as LogGOPSim)\n"
 	       "  -n, --net NAME      network model: loggops (default) or ib\n"
 	       "\n"
-	       "InfiniBand network (--net ib; more in formats/params.md and ib-model.md):\n"
+	       "InfiniBand network (--net ib; more in formats/params.md and docs/ib-model.md):\n"
 	       "      --topo SPEC     topology: a generator (star:N, fattree2:K, ...) or a file\n"
 	       "      --routing NAME  minhop, updn, ftree or lft:FILE\n"
 	       "      --placement P   rank to host mapping: seq, random[:SEED] or FILE\n"
@@ -80,6 +80,7 @@ static void usage(void)
 	       "Outputs:\n"
 	       "      --msglog FILE   one TSV line per matched message\n"
 	       "      --timeline FILE Chrome/Perfetto trace-event JSON of spans and messages\n"
+	       "      --stats FILE    run statistics (seconds, events per second) as TSV\n"
 	       "  -v, --verbose       trace every event on standard error\n"
 	       "      --progress      always show a progress bar on standard error\n"
 	       "  -q, --quiet         no progress bar and no summary line\n"
@@ -280,6 +281,35 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
 	ir_progress_update(&o->prog, done, total);
 }
 
+/* --stats FILE (formats/results.md section 7): the figures of this run that are not
+ * a function of its inputs, kept out of the results. */
+static int write_stats(const char *path, double load, double wall, const ir_engine_stats *st, const ir_ib_stats *fs,
+                       ir_err *e)
+{
+	ir_sb b = IR_SB_INIT;
+	ir_writer *w;
+	int rc = ir_sb_addf(&b, "# ibsim " IR_VERSION " stats\nload_s\t%.6f\nwall_s\t%.6f\nevents\t%" PRIu64
+	                        "\nev_per_s\t%.0f\n",
+	                    load, wall, st->events, wall > 0 ? (double)st->events / wall : 0);
+	if (fs)
+		rc |= ir_sb_addf(&b, "packet_hops\t%" PRIu64 "\npacket_hops_per_s\t%.0f\nfabric_events\t%" PRIu64
+		                     "\nfabric_ev_per_s\t%.0f\n",
+		                 fs->packet_hops, wall > 0 ? (double)fs->packet_hops / wall : 0, fs->events,
+		                 wall > 0 ? (double)fs->events / wall : 0);
+	if (rc) {
+		ir_sb_release(&b);
+		return ir_errf(e, "out of memory");
+	}
+	w = ir_writer_open(path, 0, e);
+	if (!w || ir_writer_write(w, b.buf, b.len, e)) {
+		ir_writer_abort(w);
+		ir_sb_release(&b);
+		return -1;
+	}
+	ir_sb_release(&b);
+	return ir_writer_close(w, e);
+}
+
 /* ---- parameters ---- */
 
 /* Keys ibsim reads, and keys of other tools (trace2goal's pinning cost, written by
@@ -309,7 +339,7 @@ static int get_params(const ir_params *ps, ir_loggops *p, const char **net, ir_e
 
 enum {
 	OPT_ORNDV = 256, OPT_ORNDV_BIG, OPT_OSEND, OPT_OSEND_RNDV, OPT_ASYNC, OPT_MSGLOG, OPT_TIMELINE, OPT_PROGRESS, OPT_VERSION, OPT_TOPO, OPT_ROUTING,
-	OPT_PLACEMENT, OPT_LINK, OPT_MTU, OPT_IB, OPT_LINKSTATS, OPT_DUMPLFT, OPT_RNDV
+	OPT_PLACEMENT, OPT_LINK, OPT_MTU, OPT_IB, OPT_LINKSTATS, OPT_DUMPLFT, OPT_RNDV, OPT_STATS
 };
 #define MAXSET 64
 
@@ -339,6 +369,7 @@ int main(int argc, char **argv)
 		{ "linkstats", required_argument, NULL, OPT_LINKSTATS },
 		{ "dump-lft", required_argument, NULL, OPT_DUMPLFT },
 		{ "rndv", required_argument, NULL, OPT_RNDV },
+		{ "stats", required_argument, NULL, OPT_STATS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct { const char *key, *val, *opt; char buf[80]; } set[MAXSET];
@@ -349,7 +380,7 @@ int main(int argc, char **argv)
 	ir_ib_cfg ibc = { 0 }; /* a copy of it for the summary line when the network is ib */
 	ir_ib *ib = NULL;
 	int nset = 0, c, status = IR_EXIT_BAD, verbose = 0, progress = -1, quiet = 0, rc;
-	const char *pfile = NULL, *msglog = NULL, *timeline = NULL, *path, *net = NULL;
+	const char *pfile = NULL, *msglog = NULL, *timeline = NULL, *path, *net = NULL, *stats = NULL;
 	ir_params *ps = NULL;
 	ir_sched *s = NULL;
 	ir_engine *en = NULL;
@@ -410,6 +441,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_TIMELINE:
 			timeline = optarg;
+			break;
+		case OPT_STATS:
+			stats = optarg;
 			break;
 		case 'v':
 			verbose = 1;
@@ -689,11 +723,17 @@ int main(int argc, char **argv)
 			if (fs)
 				snprintf(fab, sizeof fab, " packets=%" PRIu64 " packet_hops=%" PRIu64 " fabric_events=%" PRIu64,
 				         fs->packets, fs->packet_hops, fs->events);
+			/* Wall-clock figures vary from run to run: they go to their own file, so the
+			 * results stay a pure function of the schedule and the parameters. */
+			if (stats && write_stats(stats, tl - t0, wall, st, fs, &e)) {
+				status = ir_cli_fail(&e);
+				goto done;
+			}
 			printf("# ibsim %s net=%s%s%s L=%" PRIu64 " o=%" PRIu64 " g=%" PRIu64 " G=%" PRIu64 " O=%" PRIu64
 			       " S=%" PRIu64 " o_rndv=%" PRIu64 " O_rndv=%" PRIu64 "%s ranks=%" PRIu32 " events=%" PRIu64
-			       "%s wall_s=%.6f ev_per_s=%.0f\n",
+			       "%s\n",
 			       IR_VERSION, net, ib ? " topo=" : "", ib ? (ibc.topo ? ibc.topo : "star") : "", cfg.p.L, cfg.p.o, cfg.p.g, cfg.p.G, cfg.p.O, cfg.p.S, cfg.p.o_rndv, cfg.p.O_rndv,
-			       osend, s->nranks, st->events, fab, wall, eps);
+			       osend, s->nranks, st->events, fab);
 			printf("rank\tend_ps\tcalc_ps\tmsgs_sent\tbytes_sent\n");
 			for (uint32_t r = 0; r < s->nranks; r++)
 				printf("%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", r, ir_engine_rank_end(en, r),

@@ -126,6 +126,10 @@ fuzz:
 gen-calls:
 	sh tools/allprof/gen-calls.sh t2g < formats/calls.tsv > lib/ir_t2g_calls.h.tmp
 	mv lib/ir_t2g_calls.h.tmp lib/ir_t2g_calls.h
+	sh tools/allprof/gen-calls.sh c < formats/calls.tsv > tools/allprof/liballprof_mpi_gen.inc.tmp
+	mv tools/allprof/liballprof_mpi_gen.inc.tmp tools/allprof/liballprof_mpi_gen.inc
+	sh tools/allprof/gen-calls.sh f < formats/calls.tsv > tools/allprof/liballprof_f_gen.inc.tmp
+	mv tools/allprof/liballprof_f_gen.inc.tmp tools/allprof/liballprof_f_gen.inc
 	sh tools/allprof/gen-calls.sh doc < formats/calls.tsv > $(BUILD)/calls-doc.tmp
 	awk -v t=$(BUILD)/calls-doc.tmp '/^<!-- calls.tsv: end/ { while ((getline l < t) > 0) print l; skip = 0 } \
 	  !skip { print } /^<!-- calls.tsv: begin/ { skip = 1 }' formats/trace.md > formats/trace.md.tmp

@@ -20,6 +20,10 @@
 #       then under the lock register what the call made, compute list
 #       lengths once, and append one field per schema field through its
 #       encoder; so it does the same work as before it was generated.
+#   gen-calls.sh nf   < formats/calls.tsv
+#       each call and the number of fields of its lines between t_call and
+#       t_return, the repeat count of polls included (the tests check real
+#       traces with it).
 #
 # The outputs are checked in (so that building needs no generator and a
 # reader sees the code that is compiled); `make gen-calls` rewrites them and
@@ -35,8 +39,8 @@
 # converts with one piece of code (same t2g kind) have different fields:
 # lib/ir_t2g.c reads such a family with the indices of its first member.
 set -e
-mode=${1:?usage: gen-calls.sh t2g|doc|c|f < formats/calls.tsv}
-case $mode in t2g|doc|c|f) ;; *) echo "gen-calls.sh: unknown mode '$mode'" >&2; exit 2;; esac
+mode=${1:?usage: gen-calls.sh t2g|doc|c|f|nf < formats/calls.tsv}
+case $mode in t2g|doc|c|f|nf) ;; *) echo "gen-calls.sh: unknown mode '$mode'" >&2; exit 2;; esac
 
 LC_ALL=C awk -F'\t' -v mode="$mode" '
 function die(msg) { print "gen-calls.sh: calls.tsv:" NR ": " msg > "/dev/stderr"; failed = 1; exit 1 }
@@ -357,5 +361,6 @@ END {
 	else if (mode == "doc") emit_doc()
 	else if (mode == "c") emit_c()
 	else if (mode == "f") emit_f()
+	else if (mode == "nf") for (i = 1; i <= n; i++) printf "%s\t%d\n", call[i], nf[i] + (flags[i] == "poll")
 }
 '

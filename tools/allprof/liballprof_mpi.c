@@ -14,7 +14,7 @@
  * Wait/Test and their request arrays, polls (collapsed runs), matched
  * receives (the message is looked up before the call), MPI_Comm_idup, and
  * the Free calls (the handle is formatted before it dies). Their field
- * order must follow the schema too; t0003 checks real traces against it.
+ * order must follow the schema too; tests/t5960 checks real traces against it.
  *
  * Rules every wrapper keeps: the application's arguments reach PMPI
  * unchanged except that MPI_STATUS(ES)_IGNORE becomes a private status so

@@ -35,9 +35,9 @@
 # The script stops with a message on a malformed line, an unknown encoder,
 # a field name used twice in one call or that is no parameter of the call's
 # C prototype, an encoder that needs a hand-written wrapper in a generated
-# one, and when calls that trace2goal
-# converts with one piece of code (same t2g kind) have different fields:
-# lib/ir_t2g.c reads such a family with the indices of its first member.
+# one, and when calls that trace2goal converts with one piece of code (same
+# t2g kind) have different fields: lib/ir_t2g.c reads such a family with the
+# indices of one of its members.
 set -e
 mode=${1:?usage: gen-calls.sh t2g|doc|c|f|nf < formats/calls.tsv}
 case $mode in t2g|doc|c|f|nf) ;; *) echo "gen-calls.sh: unknown mode '$mode'" >&2; exit 2;; esac

@@ -9,6 +9,7 @@
 #   make fuzz            build libFuzzer targets with clang into build/fuzz/
 #   make SANITIZE=address,undefined check    the suite under sanitizers
 #   make WERROR=1        warnings are errors (CI)
+#   make gen-calls       rewrite the files made from formats/calls.tsv (checked in)
 
 VERSION   := 1.0
 PREFIX    ?= /usr/local
@@ -60,7 +61,7 @@ FLAGS_STAMP := $(BUILD)/.flags
 FLAGS_NOW   := $(CC) $(ALL_CFLAGS) $(LDFLAGS)
 $(shell mkdir -p $(BUILD); [ "`cat $(FLAGS_STAMP) 2>/dev/null`" = "$(FLAGS_NOW)" ] || echo "$(FLAGS_NOW)" > $(FLAGS_STAMP))
 
-.PHONY: all check bench demo deps install uninstall fuzz clean unit-bins
+.PHONY: all check bench demo deps install uninstall fuzz clean unit-bins gen-calls
 all: $(LIB_A) $(TOOLS) $(UNIT_BINS) special-tools
 
 $(BUILD)/lib/%.o: $(LIBDIR)/%.c $(LIB_HDRS) $(FLAGS_STAMP)
@@ -118,6 +119,22 @@ fuzz:
 	    -fsanitize=fuzzer,address,undefined -o $(BUILD)/fuzz/$$n $$f $(LIB_SRCS) $(LDLIBS) || exit 1; \
 	done
 	@echo "run e.g.: $(BUILD)/fuzz/fuzz-goal-text fuzz/corpus/goal-text"
+
+# Files made from formats/calls.tsv by tools/allprof/gen-calls.sh (formats/calls.md). They are
+# checked in, so a build never runs the generator; tests/t0003-calls-schema.sh fails when one is
+# out of date.
+gen-calls:
+	sh tools/allprof/gen-calls.sh t2g < formats/calls.tsv > lib/ir_t2g_calls.h.tmp
+	mv lib/ir_t2g_calls.h.tmp lib/ir_t2g_calls.h
+	sh tools/allprof/gen-calls.sh c < formats/calls.tsv > tools/allprof/liballprof_mpi_gen.inc.tmp
+	mv tools/allprof/liballprof_mpi_gen.inc.tmp tools/allprof/liballprof_mpi_gen.inc
+	sh tools/allprof/gen-calls.sh f < formats/calls.tsv > tools/allprof/liballprof_f_gen.inc.tmp
+	mv tools/allprof/liballprof_f_gen.inc.tmp tools/allprof/liballprof_f_gen.inc
+	sh tools/allprof/gen-calls.sh doc < formats/calls.tsv > $(BUILD)/calls-doc.tmp
+	awk -v t=$(BUILD)/calls-doc.tmp '/^<!-- calls.tsv: end/ { while ((getline l < t) > 0) print l; skip = 0 } \
+	  !skip { print } /^<!-- calls.tsv: begin/ { skip = 1 }' formats/trace.md > formats/trace.md.tmp
+	mv formats/trace.md.tmp formats/trace.md
+	rm -f $(BUILD)/calls-doc.tmp
 
 PROVE_JOBS ?= 2
 export IR_BIN   = $(abspath $(BIN))

@@ -71,86 +71,23 @@ enum { NB_ALLGATHER, NB_ALLGATHERV, NB_ALLTOALL, NB_ALLTOALLV, NB_ALLTOALLW };
 typedef struct callinfo {
 	const char *name;
 	enum ck k;
-	int coll;  /* enum ir_coll_kind for C_COLL; alltoallw: -2 */
+	int coll;  /* enum ir_coll_kind for C_COLL, or COLL_ALLTOALLW; NB_* for C_NEIGH */
 	int nb;    /* nonblocking collective */
-	unsigned nf; /* argument fields (liballprof layout) */
+	unsigned nf; /* fields before t_return (0: not checked) */
+	int fcomm;   /* index of the field "comm", -1 if none */
+	int freq;    /* index of the field "request", -1 if none */
 } callinfo;
 
-#define CO(n, kind, nf) { "MPI_" n, C_COLL, IR_COLL_##kind, 0, nf }, { "MPI_I" n, C_COLL, IR_COLL_##kind, 1, nf + 1 }
-/* sorted by name at startup */
-static callinfo calls[] = {
-	{ "MPI_Init", C_INIT, 0, 0, 0 },
-	{ "MPI_Init_thread", C_INIT, 0, 0, 0 },
-	{ "MPI_Finalize", C_FINALIZE, 0, 0, 0 },
-	{ "MPI_Send", C_SEND, 0, 0, 6 },
-	{ "MPI_Bsend", C_SEND, 0, 0, 6 },
-	{ "MPI_Ssend", C_SEND, 0, 0, 6 },
-	{ "MPI_Rsend", C_SEND, 0, 0, 6 },
-	{ "MPI_Recv", C_RECV, 0, 0, 7 },
-	{ "MPI_Isend", C_ISEND, 0, 0, 7 },
-	{ "MPI_Ibsend", C_ISEND, 0, 0, 7 },
-	{ "MPI_Issend", C_ISEND, 0, 0, 7 },
-	{ "MPI_Irsend", C_ISEND, 0, 0, 7 },
-	{ "MPI_Irecv", C_IRECV, 0, 0, 7 },
-	{ "MPI_Send_init", C_SEND_INIT, 0, 0, 7 },
-	{ "MPI_Bsend_init", C_SEND_INIT, 0, 0, 7 },
-	{ "MPI_Ssend_init", C_SEND_INIT, 0, 0, 7 },
-	{ "MPI_Rsend_init", C_SEND_INIT, 0, 0, 7 },
-	{ "MPI_Recv_init", C_RECV_INIT, 0, 0, 7 },
-	{ "MPI_Start", C_START, 0, 0, 1 },
-	{ "MPI_Startall", C_STARTALL, 0, 0, 2 },
-	{ "MPI_Sendrecv", C_SENDRECV, 0, 0, 12 },
-	{ "MPI_Sendrecv_replace", C_SENDRECV_REPLACE, 0, 0, 9 },
-	{ "MPI_Wait", C_WAIT, 0, 0, 2 },
-	{ "MPI_Waitall", C_WAITALL, 0, 0, 3 },
-	{ "MPI_Waitany", C_WAITANY, 0, 0, 4 },
-	{ "MPI_Waitsome", C_WAITSOME, 0, 0, 5 },
-	{ "MPI_Test", C_TEST, 0, 0, 3 },
-	{ "MPI_Testall", C_TESTALL, 0, 0, 4 },
-	{ "MPI_Testany", C_TESTANY, 0, 0, 5 },
-	{ "MPI_Testsome", C_TESTSOME, 0, 0, 5 },
-	{ "MPI_Probe", C_PROBE, 0, 0, 4 },
-	{ "MPI_Mprobe", C_MPROBE, 0, 0, 5 },
-	{ "MPI_Improbe", C_IMPROBE, 0, 0, 6 },
-	{ "MPI_Mrecv", C_MRECV, 0, 0, 5 },
-	{ "MPI_Imrecv", C_IMRECV, 0, 0, 5 },
-	{ "MPI_Neighbor_allgather", C_NEIGH, NB_ALLGATHER, 0, 7 },
-	{ "MPI_Ineighbor_allgather", C_NEIGH, NB_ALLGATHER, 1, 8 },
-	{ "MPI_Neighbor_allgatherv", C_NEIGH, NB_ALLGATHERV, 0, 10 },
-	{ "MPI_Ineighbor_allgatherv", C_NEIGH, NB_ALLGATHERV, 1, 11 },
-	{ "MPI_Neighbor_alltoall", C_NEIGH, NB_ALLTOALL, 0, 7 },
-	{ "MPI_Ineighbor_alltoall", C_NEIGH, NB_ALLTOALL, 1, 8 },
-	{ "MPI_Neighbor_alltoallv", C_NEIGH, NB_ALLTOALLV, 0, 13 },
-	{ "MPI_Ineighbor_alltoallv", C_NEIGH, NB_ALLTOALLV, 1, 14 },
-	{ "MPI_Neighbor_alltoallw", C_NEIGH, NB_ALLTOALLW, 0, 15 },
-	{ "MPI_Ineighbor_alltoallw", C_NEIGH, NB_ALLTOALLW, 1, 16 },
-	{ "MPI_Cart_create", C_CART_CREATE, 0, 0, 6 },
-	{ "MPI_Cart_sub", C_CART_SUB, 0, 0, 3 },
-	{ "MPI_Graph_create", C_GRAPH_CREATE, 0, 0, 6 },
-	{ "MPI_Dist_graph_create_adjacent", C_DIST_GRAPH_ADJ, 0, 0, 7 },
-	{ "MPI_Dist_graph_create", C_DIST_GRAPH, 0, 0, 7 },
-	{ "MPI_Iprobe", C_IPROBE, 0, 0, 5 },
-	{ "MPI_Request_free", C_REQFREE, 0, 0, 1 },
-	CO("barrier", BARRIER, 1),
-	CO("bcast", BCAST, 5),
-	CO("reduce", REDUCE, 7),
-	CO("allreduce", ALLREDUCE, 6),
-	CO("allgather", ALLGATHER, 7),
-	CO("allgatherv", ALLGATHERV, 10),
-	CO("alltoall", ALLTOALL, 7),
-	CO("alltoallv", ALLTOALLV, 13),
-	{ "MPI_Alltoallw", C_COLL, -2, 0, 15 },
-	{ "MPI_Ialltoallw", C_COLL, -2, 1, 16 },
-	CO("gather", GATHER, 8),
-	CO("gatherv", GATHERV, 11),
-	CO("scatter", SCATTER, 8),
-	CO("scatterv", SCATTERV, 11),
-	CO("reduce_scatter", REDUCE_SCATTER, 7),
-	CO("reduce_scatter_block", REDUCE_SCATTER_BLOCK, 6),
-	CO("scan", SCAN, 6),
-	CO("exscan", EXSCAN, 6),
-};
-#undef CO
+#include "ir_t2g_calls.h"
+
+/* Alltoallw is no ir_coll kind: it is converted as Alltoallv with per-rank datatype sizes. */
+enum { COLL_ALLTOALLW = -2 };
+
+/* The table is generated from formats/calls.tsv (lib/ir_t2g_calls.h, tools/allprof/gen-calls.sh):
+ * const and sorted by name, so that find_call() is a binary search from the first record. */
+#define CALLROW(name, k, coll, nb, nf, fcomm, freq) { name, k, coll, nb, nf, fcomm, freq },
+static const callinfo calls[] = { IR_T2G_CALLS(CALLROW) };
+#undef CALLROW
 
 /* Local calls: no messages; their time counts as computation. */
 static const char *const local_prefixes[] = {
@@ -161,37 +98,6 @@ static const char *const local_prefixes[] = {
 	"MPI_Abort", "MPI_Cancel", "MPI_Request_get_status", "MPI_Status_set", "MPI_Alloc_mem",
 	"MPI_Free_mem", "MPI_Reduce_local", NULL,
 };
-
-static int calls_sorted;
-
-static int cmp_call(const void *a, const void *b)
-{
-	return strcmp(((const callinfo *)a)->name, ((const callinfo *)b)->name);
-}
-
-static void fix_names(void)
-{
-	/* CO() wrote "MPI_barrier"/"MPI_Ibarrier": capitalise to MPI's spelling */
-	for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
-		if (calls[i].k != C_COLL || calls[i].coll == -2)
-			continue;
-		{
-			static char store[64][32];
-			static unsigned used;
-			const char *n = calls[i].name;
-			char *s;
-			if (used == 64)
-				break;
-			s = store[used++];
-			snprintf(s, 32, "%s", n);
-			if (s[4] != 'I') /* "MPI_Ibarrier" stays as it is */
-				s[4] = (char)(s[4] - 'a' + 'A');
-			calls[i].name = s;
-		}
-	}
-	qsort(calls, sizeof calls / sizeof *calls, sizeof *calls, cmp_call);
-	calls_sorted = 1;
-}
 
 static const callinfo *find_call(const char *name)
 {
@@ -1281,16 +1187,27 @@ typedef struct p2p {
 	cref cr;
 } p2p;
 
-/* buf count type peer tag comm at fields i.. */
-static int parse_p2p(gstate *g, const ir_rec *r, unsigned i, p2p *m, ir_err *e)
+/* Where the fields of a point-to-point call are (lib/ir_t2g_calls.h). */
+typedef struct p2pf {
+	unsigned buf, count, type, peer, tag, comm;
+} p2pf;
+
+#define P2PF(c, peer) { F_##c##_buf, F_##c##_count, F_##c##_type, F_##c##_##peer, F_##c##_tag, F_##c##_comm }
+static const p2pf f_send = P2PF(MPI_Send, dest), f_recv = P2PF(MPI_Recv, source), f_isend = P2PF(MPI_Isend, dest),
+                  f_irecv = P2PF(MPI_Irecv, source), f_send_init = P2PF(MPI_Send_init, dest),
+                  f_recv_init = P2PF(MPI_Recv_init, source);
+#undef P2PF
+
+/* buf count type peer tag comm at the fields f says */
+static int parse_p2p(gstate *g, const ir_rec *r, const p2pf *f, p2p *m, ir_err *e)
 {
 	int64_t cnt, peer, tag;
 	uint64_t tsz;
 	int rc;
-	if (arg_u64(g, r, i, &m->buf, e) || arg_count(g, r, i + 1, &cnt, e) || arg_type(g, r, i + 2, &tsz, e) ||
-	    arg_int(g, r, i + 3, &peer, e) || arg_int(g, r, i + 4, &tag, e))
+	if (arg_u64(g, r, f->buf, &m->buf, e) || arg_count(g, r, f->count, &cnt, e) ||
+	    arg_type(g, r, f->type, &tsz, e) || arg_int(g, r, f->peer, &peer, e) || arg_int(g, r, f->tag, &tag, e))
 		return -1;
-	rc = arg_comm(g, r, i + 5, &m->cr, e);
+	rc = arg_comm(g, r, f->comm, &m->cr, e);
 	if (rc)
 		return rc;
 	if (peer >= (int64_t)m->cr.size)
@@ -1597,11 +1514,11 @@ static int blk_room(gstate *g, uint32_t p, ir_err *e)
 }
 
 /* A nonblocking collective's request: completed by the Wait/Test that names it. */
-static int reg_nbcoll(gstate *g, const ir_rec *r, const emitted *em, ir_err *e)
+static int reg_nbcoll(gstate *g, const ir_rec *r, const callinfo *ci, const emitted *em, ir_err *e)
 {
 	uint64_t key;
 	req *q;
-	if (arg_req(g, r, r->nf - 1, &key, e))
+	if (arg_req(g, r, (unsigned)ci->freq, &key, e))
 		return -1;
 	q = req_new(g, key, e);
 	if (key && !q)
@@ -1633,27 +1550,53 @@ static int own_in_place(const ir_rec *r, int kind, int is_root)
 {
 	switch (kind) {
 	case IR_COLL_ALLTOALL:
+		return in_place(r, F_MPI_Alltoall_sbuf);
 	case IR_COLL_ALLTOALLV:
-	case -2: /* alltoallw */
+		return in_place(r, F_MPI_Alltoallv_sbuf);
+	case COLL_ALLTOALLW:
+		return in_place(r, F_MPI_Alltoallw_sbuf);
 	case IR_COLL_ALLGATHER:
+		return in_place(r, F_MPI_Allgather_sbuf);
 	case IR_COLL_ALLGATHERV:
-		return in_place(r, 0);
+		return in_place(r, F_MPI_Allgatherv_sbuf);
 	case IR_COLL_GATHER:
+		return is_root && in_place(r, F_MPI_Gather_sbuf);
 	case IR_COLL_GATHERV:
-		return is_root && in_place(r, 0);
+		return is_root && in_place(r, F_MPI_Gatherv_sbuf);
 	case IR_COLL_SCATTER:
-		return is_root && in_place(r, 3);
+		return is_root && in_place(r, F_MPI_Scatter_rbuf);
 	case IR_COLL_SCATTERV:
-		return is_root && in_place(r, 6);
+		return is_root && in_place(r, F_MPI_Scatterv_rbuf);
 	default:
 		return 0;
 	}
 }
 
+/* do_coll() and do_neigh() read some collectives with the field indices of another that has
+ * the same fields there (the calls of one kind, MPI_Bcast and MPI_Ibcast say, are checked by
+ * tools/allprof/gen-calls.sh). */
+#define SAME_F(a, b, f) (F_MPI_##a##_##f == F_MPI_##b##_##f)
+#define SAME_GATHER(a, b)                                                                                        \
+	(SAME_F(a, b, sbuf) && SAME_F(a, b, scount) && SAME_F(a, b, stype) && SAME_F(a, b, rbuf) &&                \
+	 SAME_F(a, b, rcount) && SAME_F(a, b, rtype))
+#define SAME_REDUCE(a, b) (SAME_F(a, b, sbuf) && SAME_F(a, b, rbuf) && SAME_F(a, b, count) && SAME_F(a, b, type))
+_Static_assert(SAME_GATHER(Gather, Scatter) && SAME_F(Gather, Scatter, root) && SAME_GATHER(Gather, Allgather) &&
+                   SAME_GATHER(Gather, Alltoall),
+               "Gather, Scatter, Allgather and Alltoall are read alike");
+_Static_assert(SAME_REDUCE(Allreduce, Scan) && SAME_REDUCE(Allreduce, Exscan) &&
+                   F_MPI_Allreduce_count == F_MPI_Reduce_scatter_block_recvcount &&
+                   SAME_F(Allreduce, Reduce_scatter_block, sbuf) && SAME_F(Allreduce, Reduce_scatter_block, rbuf) &&
+                   SAME_F(Allreduce, Reduce_scatter_block, type),
+               "Allreduce, Scan, Exscan and Reduce_scatter_block are read alike");
+_Static_assert(SAME_GATHER(Neighbor_allgather, Neighbor_alltoall), "Neighbor_allgather and _alltoall are read alike");
+#undef SAME_REDUCE
+#undef SAME_GATHER
+#undef SAME_F
+
 static int do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 {
 	int kind = ci->coll;
-	unsigned commf = r->nf - 1 - (unsigned)ci->nb;
+	unsigned commf = (unsigned)ci->fcomm;
 	cref cr;
 	ir_coll_args a;
 	int64_t cnt = 0, root = 0, cnt2;
@@ -1678,15 +1621,16 @@ static int do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	switch (kind) {
 	case IR_COLL_BARRIER:
 		break;
-	case IR_COLL_BCAST: /* buf count type root comm */
-		if (arg_u64(g, r, 0, &buf1, e) || arg_count(g, r, 1, &cnt, e) || arg_type(g, r, 2, &tsz, e) ||
-		    arg_int(g, r, 3, &root, e))
+	case IR_COLL_BCAST:
+		if (arg_u64(g, r, F_MPI_Bcast_buf, &buf1, e) || arg_count(g, r, F_MPI_Bcast_count, &cnt, e) ||
+		    arg_type(g, r, F_MPI_Bcast_type, &tsz, e) || arg_int(g, r, F_MPI_Bcast_root, &root, e))
 			return -1;
 		a.s = s1 = (uint64_t)cnt * tsz;
 		break;
-	case IR_COLL_REDUCE: /* sbuf rbuf count type op root comm */
-		if (arg_u64(g, r, 0, &buf1, e) || arg_u64(g, r, 1, &buf2, e) || arg_count(g, r, 2, &cnt, e) ||
-		    arg_type(g, r, 3, &tsz, e) || arg_int(g, r, 5, &root, e))
+	case IR_COLL_REDUCE:
+		if (arg_u64(g, r, F_MPI_Reduce_sbuf, &buf1, e) || arg_u64(g, r, F_MPI_Reduce_rbuf, &buf2, e) ||
+		    arg_count(g, r, F_MPI_Reduce_count, &cnt, e) || arg_type(g, r, F_MPI_Reduce_type, &tsz, e) ||
+		    arg_int(g, r, F_MPI_Reduce_root, &root, e))
 			return -1;
 		a.s = s1 = s2 = (uint64_t)cnt * tsz;
 		break;
@@ -1694,8 +1638,8 @@ static int do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	case IR_COLL_SCAN:
 	case IR_COLL_EXSCAN:
 	case IR_COLL_REDUCE_SCATTER_BLOCK: /* sbuf rbuf recvcount type op comm */
-		if (arg_u64(g, r, 0, &buf1, e) || arg_u64(g, r, 1, &buf2, e) || arg_count(g, r, 2, &cnt, e) ||
-		    arg_type(g, r, 3, &tsz, e))
+		if (arg_u64(g, r, F_MPI_Allreduce_sbuf, &buf1, e) || arg_u64(g, r, F_MPI_Allreduce_rbuf, &buf2, e) ||
+		    arg_count(g, r, F_MPI_Allreduce_count, &cnt, e) || arg_type(g, r, F_MPI_Allreduce_type, &tsz, e))
 			return -1;
 		a.s = s1 = s2 = (uint64_t)cnt * tsz;
 		if (kind == IR_COLL_REDUCE_SCATTER_BLOCK) {
@@ -1709,15 +1653,16 @@ static int do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	case IR_COLL_ALLTOALL:
 	case IR_COLL_GATHER:    /* ... root comm */
 	case IR_COLL_SCATTER:
-		if (arg_u64(g, r, 0, &buf1, e) || arg_count(g, r, 1, &cnt, e) || arg_type(g, r, 2, &tsz, e) ||
-		    arg_u64(g, r, 3, &buf2, e) || arg_count(g, r, 4, &cnt2, e) || arg_type(g, r, 5, &tsz2, e))
+		if (arg_u64(g, r, F_MPI_Gather_sbuf, &buf1, e) || arg_count(g, r, F_MPI_Gather_scount, &cnt, e) ||
+		    arg_type(g, r, F_MPI_Gather_stype, &tsz, e) || arg_u64(g, r, F_MPI_Gather_rbuf, &buf2, e) ||
+		    arg_count(g, r, F_MPI_Gather_rcount, &cnt2, e) || arg_type(g, r, F_MPI_Gather_rtype, &tsz2, e))
 			return -1;
 		if (kind == IR_COLL_GATHER || kind == IR_COLL_SCATTER)
-			if (arg_int(g, r, 6, &root, e))
+			if (arg_int(g, r, F_MPI_Gather_root, &root, e))
 				return -1;
 		/* MPI_IN_PLACE: the send block is the receive block (scatter: the root keeps its
 		 * block in place, the receive arguments are ignored) */
-		if (kind == IR_COLL_SCATTER ? in_place(r, 3) : in_place(r, 0)) {
+		if (kind == IR_COLL_SCATTER ? in_place(r, F_MPI_Scatter_rbuf) : in_place(r, F_MPI_Gather_sbuf)) {
 			if (kind == IR_COLL_SCATTER) {
 				cnt2 = cnt;
 				tsz2 = tsz;
@@ -1731,22 +1676,28 @@ static int do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		s1 = (uint64_t)cnt * tsz;
 		s2 = (uint64_t)cnt2 * tsz2;
 		break;
-	case IR_COLL_ALLGATHERV: /* sbuf scount stype rbuf rc_a rc_l d_a d_l rtype comm */
-		if (arg_u64(g, r, 0, &buf1, e) || arg_count(g, r, 1, &cnt, e) || arg_type(g, r, 2, &tsz, e) ||
-		    arg_u64(g, r, 3, &buf2, e) || get_list(g, r, 5, g->blk, p, e) || arg_type(g, r, 8, &tsz2, e))
+	case IR_COLL_ALLGATHERV:
+		if (arg_u64(g, r, F_MPI_Allgatherv_sbuf, &buf1, e) || arg_count(g, r, F_MPI_Allgatherv_scount, &cnt, e) ||
+		    arg_type(g, r, F_MPI_Allgatherv_stype, &tsz, e) || arg_u64(g, r, F_MPI_Allgatherv_rbuf, &buf2, e) ||
+		    get_list(g, r, F_MPI_Allgatherv_recvcounts_list, g->blk, p, e) ||
+		    arg_type(g, r, F_MPI_Allgatherv_rtype, &tsz2, e))
 			return -1;
 		for (uint32_t i = 0; i < p; i++)
 			g->blk[i] *= tsz2;
 		a.block = g->blk;
-		s1 = in_place(r, 0) ? g->blk[cr.me] : (uint64_t)cnt * tsz;
+		s1 = in_place(r, F_MPI_Allgatherv_sbuf) ? g->blk[cr.me] : (uint64_t)cnt * tsz;
 		break;
-	case IR_COLL_ALLTOALLV: /* sbuf sc_a sc_l sd_a sd_l stype rbuf rc_a rc_l rd_a rd_l rtype comm */
-		if (arg_u64(g, r, 6, &buf2, e) || get_list(g, r, 8, g->rblk, p, e) || arg_type(g, r, 11, &tsz2, e))
+	case IR_COLL_ALLTOALLV:
+		if (arg_u64(g, r, F_MPI_Alltoallv_rbuf, &buf2, e) ||
+		    get_list(g, r, F_MPI_Alltoallv_recvcounts_list, g->rblk, p, e) ||
+		    arg_type(g, r, F_MPI_Alltoallv_rtype, &tsz2, e))
 			return -1;
-		if (in_place(r, 0)) { /* send arrays "0:-": the receive side's */
+		if (in_place(r, F_MPI_Alltoallv_sbuf)) { /* send arrays "0:-": the receive side's */
 			memcpy(g->sblk, g->rblk, p * sizeof *g->sblk);
 			tsz = tsz2;
-		} else if (arg_u64(g, r, 0, &buf1, e) || get_list(g, r, 2, g->sblk, p, e) || arg_type(g, r, 5, &tsz, e)) {
+		} else if (arg_u64(g, r, F_MPI_Alltoallv_sbuf, &buf1, e) ||
+		           get_list(g, r, F_MPI_Alltoallv_sendcounts_list, g->sblk, p, e) ||
+		           arg_type(g, r, F_MPI_Alltoallv_stype, &tsz, e)) {
 			return -1;
 		}
 		for (uint32_t i = 0; i < p; i++) {
@@ -1758,20 +1709,22 @@ static int do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		a.sblock = g->sblk;
 		a.rblock = g->rblk;
 		break;
-	case -2: /* alltoallw: sbuf sc_a sc_l sd_a sd_l st_a st_l rbuf rc_a rc_l rd_a rd_l rt_a rt_l comm;
-	          * the type lists hold one datatype per rank, ';'-separated */
-		if (!in_place(r, 0)) {
-			if (arg_u64(g, r, 0, &buf1, e) || get_list(g, r, 2, g->sblk, p, e) ||
-			    get_types(g, r, 6, g->blk, p, e))
+	case COLL_ALLTOALLW: /* the type lists hold one datatype per rank, ';'-separated */
+		if (!in_place(r, F_MPI_Alltoallw_sbuf)) {
+			if (arg_u64(g, r, F_MPI_Alltoallw_sbuf, &buf1, e) ||
+			    get_list(g, r, F_MPI_Alltoallw_sendcounts_list, g->sblk, p, e) ||
+			    get_types(g, r, F_MPI_Alltoallw_sendtypes_list, g->blk, p, e))
 				return -1;
 			for (uint32_t i = 0; i < p; i++)
 				g->sblk[i] *= g->blk[i];
 		}
-		if (arg_u64(g, r, 7, &buf2, e) || get_list(g, r, 9, g->rblk, p, e) || get_types(g, r, 13, g->blk, p, e))
+		if (arg_u64(g, r, F_MPI_Alltoallw_rbuf, &buf2, e) ||
+		    get_list(g, r, F_MPI_Alltoallw_recvcounts_list, g->rblk, p, e) ||
+		    get_types(g, r, F_MPI_Alltoallw_recvtypes_list, g->blk, p, e))
 			return -1;
 		for (uint32_t i = 0; i < p; i++) {
 			g->rblk[i] *= g->blk[i];
-			if (in_place(r, 0)) /* send arrays "0:-": the receive side's */
+			if (in_place(r, F_MPI_Alltoallw_sbuf)) /* send arrays "0:-": the receive side's */
 				g->sblk[i] = g->rblk[i];
 			s1 += g->sblk[i];
 			s2 += g->rblk[i];
@@ -1780,43 +1733,48 @@ static int do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		a.rblock = g->rblk;
 		kind = IR_COLL_ALLTOALLV;
 		break;
-	case IR_COLL_GATHERV: /* sbuf scount stype rbuf rc_a rc_l d_a d_l rtype root comm */
-		if (arg_u64(g, r, 0, &buf1, e) || arg_count(g, r, 1, &cnt, e) || arg_type(g, r, 2, &tsz, e) ||
-		    arg_int(g, r, 9, &root, e))
+	case IR_COLL_GATHERV:
+		if (arg_u64(g, r, F_MPI_Gatherv_sbuf, &buf1, e) || arg_count(g, r, F_MPI_Gatherv_scount, &cnt, e) ||
+		    arg_type(g, r, F_MPI_Gatherv_stype, &tsz, e) || arg_int(g, r, F_MPI_Gatherv_root, &root, e))
 			return -1;
 		a.s = s1 = (uint64_t)cnt * tsz;
 		if (root == (int64_t)cr.me) {
-			if (arg_u64(g, r, 3, &buf2, e) || get_list(g, r, 5, g->blk, p, e) || arg_type(g, r, 8, &tsz2, e))
+			if (arg_u64(g, r, F_MPI_Gatherv_rbuf, &buf2, e) ||
+			    get_list(g, r, F_MPI_Gatherv_recvcounts_list, g->blk, p, e) ||
+			    arg_type(g, r, F_MPI_Gatherv_rtype, &tsz2, e))
 				return -1;
 			for (uint32_t i = 0; i < p; i++) {
 				g->blk[i] *= tsz2;
 				s2 += g->blk[i];
 			}
 			a.block = g->blk;
-			if (in_place(r, 0)) /* the root's own block is already in place */
+			if (in_place(r, F_MPI_Gatherv_sbuf)) /* the root's own block is already in place */
 				a.s = s1 = g->blk[cr.me];
 		}
 		break;
-	case IR_COLL_SCATTERV: /* sbuf sc_a sc_l d_a d_l stype rbuf rcount rtype root comm */
-		if (arg_u64(g, r, 6, &buf2, e) || arg_count(g, r, 7, &cnt, e) || arg_type(g, r, 8, &tsz, e) ||
-		    arg_int(g, r, 9, &root, e))
+	case IR_COLL_SCATTERV:
+		if (arg_u64(g, r, F_MPI_Scatterv_rbuf, &buf2, e) || arg_count(g, r, F_MPI_Scatterv_rcount, &cnt, e) ||
+		    arg_type(g, r, F_MPI_Scatterv_rtype, &tsz, e) || arg_int(g, r, F_MPI_Scatterv_root, &root, e))
 			return -1;
 		a.s = s2 = (uint64_t)cnt * tsz;
 		if (root == (int64_t)cr.me) {
-			if (arg_u64(g, r, 0, &buf1, e) || get_list(g, r, 2, g->blk, p, e) || arg_type(g, r, 5, &tsz2, e))
+			if (arg_u64(g, r, F_MPI_Scatterv_sbuf, &buf1, e) ||
+			    get_list(g, r, F_MPI_Scatterv_sendcounts_list, g->blk, p, e) ||
+			    arg_type(g, r, F_MPI_Scatterv_stype, &tsz2, e))
 				return -1;
 			for (uint32_t i = 0; i < p; i++) {
 				g->blk[i] *= tsz2;
 				s1 += g->blk[i];
 			}
 			a.block = g->blk;
-			if (in_place(r, 6)) /* the root keeps its own block in place */
+			if (in_place(r, F_MPI_Scatterv_rbuf)) /* the root keeps its own block in place */
 				a.s = s2 = g->blk[cr.me];
 		}
 		break;
-	case IR_COLL_REDUCE_SCATTER: /* sbuf rbuf rc_a rc_l type op comm */
-		if (arg_u64(g, r, 0, &buf1, e) || arg_u64(g, r, 1, &buf2, e) || get_list(g, r, 3, g->blk, p, e) ||
-		    arg_type(g, r, 4, &tsz, e))
+	case IR_COLL_REDUCE_SCATTER:
+		if (arg_u64(g, r, F_MPI_Reduce_scatter_sbuf, &buf1, e) || arg_u64(g, r, F_MPI_Reduce_scatter_rbuf, &buf2, e) ||
+		    get_list(g, r, F_MPI_Reduce_scatter_recvcounts_list, g->blk, p, e) ||
+		    arg_type(g, r, F_MPI_Reduce_scatter_type, &tsz, e))
 			return -1;
 		for (uint32_t i = 0; i < p; i++) {
 			g->blk[i] *= tsz;
@@ -1856,7 +1814,7 @@ static int do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	extra = pin_cost(g, buf1, s1) + pin_cost(g, buf2, s2);
 	if (emit_call(g, r, ci->nb ? ENDS_GAP : ENDS_JOIN, 1, extra, &em, e))
 		return -1;
-	return ci->nb ? reg_nbcoll(g, r, &em, e) : 0;
+	return ci->nb ? reg_nbcoll(g, r, ci, &em, e) : 0;
 }
 
 /* ------------------------------------------------------------------ topologies */
@@ -1934,12 +1892,15 @@ static int do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	int64_t id, me, sz, n1, n2;
 	topo *t = NULL;
 	uint64_t *a = NULL, *b = NULL;
-	unsigned nf = ci->k == C_CART_SUB ? 2 : ci->k == C_DIST_GRAPH_ADJ ? 6 : 5;
+	unsigned nc = ci->k == C_CART_CREATE ? F_MPI_Cart_create_newcomm
+	              : ci->k == C_CART_SUB ? F_MPI_Cart_sub_newcomm
+	              : ci->k == C_GRAPH_CREATE ? F_MPI_Graph_create_newcomm
+	                                         : F_MPI_Dist_graph_create_adjacent_newcomm;
 	int rc = -1;
 	if (g->R->flavor != IR_TRACE_ALLPROF || ci->k == C_DIST_GRAPH)
 		return 0; /* no communicator numbers (liballprof) or neighbours spread over ranks */
-	if (ir_tf_triple(r->f[nf], &id, &me, &sz))
-		return bad_arg(g, r, nf, "a communicator '<id>,<rank>,<size>'", e);
+	if (ir_tf_triple(r->f[nc], &id, &me, &sz))
+		return bad_arg(g, r, nc, "a communicator '<id>,<rank>,<size>'", e);
 	if (id < 0 || me < 0 || me >= sz)
 		return 0; /* MPI_COMM_NULL: this rank is not in the new communicator */
 	switch (ci->k) {
@@ -1948,23 +1909,24 @@ static int do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		uint32_t nd;
 		const topo *pt = NULL;
 		if (ci->k == C_CART_CREATE) {
-			if (arg_int(g, r, 1, &n1, e))
+			if (arg_int(g, r, F_MPI_Cart_create_ndims, &n1, e))
 				return -1;
 			if (n1 < 0 || n1 > 64)
-				return errat(g, e, "%s: argument 2: expected 0 to 64 dimensions, found %" PRId64, r->name, n1);
+				return errat(g, e, "%s: argument %u: expected 0 to 64 dimensions, found %" PRId64, r->name,
+				             F_MPI_Cart_create_ndims + 1, n1);
 			nd = (uint32_t)n1;
 		} else {
 			cref cr;
 			long k;
 			uint64_t rem[64];
-			int c = arg_comm(g, r, 0, &cr, e);
+			int c = arg_comm(g, r, F_MPI_Cart_sub_comm, &cr, e);
 			if (c)
 				return c < 0 ? -1 : 0;
 			pt = cr.c->tp;
 			if (!pt || !pt->ndims)
 				return 0; /* not Cartesian: nothing to derive */
-			if ((k = ir_tf_list(r->f[1], rem, 64)) != (long)pt->ndims)
-				return bad_arg(g, r, 1, "one remain_dims flag per dimension", e);
+			if ((k = ir_tf_list(r->f[F_MPI_Cart_sub_remain_dims], rem, 64)) != (long)pt->ndims)
+				return bad_arg(g, r, F_MPI_Cart_sub_remain_dims, "one remain_dims flag per dimension", e);
 			nd = 0;
 			for (uint32_t d = 0; d < pt->ndims; d++)
 				nd += rem[d] != 0;
@@ -1989,11 +1951,12 @@ static int do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 				ir_errf(e, "out of memory");
 				goto out;
 			}
-			if (get_ints(g, r, 2, a, nd, e) || get_ints(g, r, 3, b, nd, e))
+			if (get_ints(g, r, F_MPI_Cart_create_dims, a, nd, e) || get_ints(g, r, F_MPI_Cart_create_periods, b, nd, e))
 				goto out;
 			for (uint32_t d = 0; d < nd; d++) {
 				if (a[d] == 0 || a[d] > INT32_MAX || (prod *= (int64_t)a[d]) > INT32_MAX) {
-					errat(g, e, "%s: argument 3: expected positive dimensions, found %" PRIu64, r->name, a[d]);
+					errat(g, e, "%s: argument %u: expected positive dimensions, found %" PRIu64, r->name,
+					      F_MPI_Cart_create_dims + 1, a[d]);
 					goto out;
 				}
 				t->dims[d] = (int64_t)a[d];
@@ -2015,21 +1978,23 @@ static int do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	case C_GRAPH_CREATE: { /* comm nnodes index edges reorder newcomm */
 		int64_t lo, hi;
 		long ne;
-		if (arg_int(g, r, 1, &n1, e))
+		if (arg_int(g, r, F_MPI_Graph_create_nnodes, &n1, e))
 			return -1;
 		if (n1 <= 0 || n1 > (int64_t)g->nranks)
-			return errat(g, e, "%s: argument 2: expected 1 to %u nodes, found %" PRId64, r->name, g->nranks, n1);
+			return errat(g, e, "%s: argument %u: expected 1 to %u nodes, found %" PRId64, r->name,
+			             F_MPI_Graph_create_nnodes + 1, g->nranks, n1);
 		if (me >= n1)
 			return 0;
 		a = malloc((size_t)n1 * sizeof *a);
 		if (!a)
 			return ir_errf(e, "out of memory");
-		if (get_ints(g, r, 2, a, (size_t)n1, e))
+		if (get_ints(g, r, F_MPI_Graph_create_index, a, (size_t)n1, e))
 			goto out;
 		lo = me ? (int64_t)a[me - 1] : 0;
 		hi = (int64_t)a[me];
 		if (hi < lo || hi > (int64_t)a[n1 - 1] || a[n1 - 1] > (1u << 24)) {
-			errat(g, e, "%s: argument 3: expected a non-decreasing index, found %" PRId64 " before %" PRId64, r->name,
+			errat(g, e, "%s: argument %u: expected a non-decreasing index, found %" PRId64 " before %" PRId64, r->name,
+			      F_MPI_Graph_create_index + 1,
 			      lo, hi);
 			goto out;
 		}
@@ -2038,9 +2003,9 @@ static int do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 			ir_errf(e, "out of memory");
 			goto out;
 		}
-		ne = a[n1 - 1] ? ir_tf_list(r->f[3], b, (size_t)a[n1 - 1]) : 0;
+		ne = a[n1 - 1] ? ir_tf_list(r->f[F_MPI_Graph_create_edges], b, (size_t)a[n1 - 1]) : 0;
 		if (ne != (long)a[n1 - 1]) {
-			bad_arg(g, r, 3, "as many edges as the index says", e);
+			bad_arg(g, r, F_MPI_Graph_create_edges, "as many edges as the index says", e);
 			goto out;
 		}
 		t = topo_new((uint32_t)(hi - lo), (uint32_t)(hi - lo), 0);
@@ -2050,7 +2015,8 @@ static int do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		}
 		for (int64_t k = lo; k < hi; k++) {
 			if (b[k] >= (uint64_t)n1) {
-				errat(g, e, "%s: argument 4: edge to node %" PRIu64 " of a graph of %" PRId64, r->name, b[k], n1);
+				errat(g, e, "%s: argument %u: edge to node %" PRIu64 " of a graph of %" PRId64, r->name,
+				      F_MPI_Graph_create_edges + 1, b[k], n1);
 				goto out;
 			}
 			t->nbr[k - lo] = t->nbr[t->nin + (k - lo)] = (int32_t)b[k];
@@ -2060,10 +2026,11 @@ static int do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	}
 	case C_DIST_GRAPH_ADJ: { /* comm indegree sources outdegree destinations reorder newcomm */
 		cref cr;
-		int c = arg_comm(g, r, 0, &cr, e);
+		int c = arg_comm(g, r, F_MPI_Dist_graph_create_adjacent_comm, &cr, e);
 		if (c)
 			return c < 0 ? -1 : 0;
-		if (arg_count(g, r, 1, &n1, e) || arg_count(g, r, 3, &n2, e))
+		if (arg_count(g, r, F_MPI_Dist_graph_create_adjacent_indegree, &n1, e) ||
+		    arg_count(g, r, F_MPI_Dist_graph_create_adjacent_outdegree, &n2, e))
 			return -1;
 		if (n1 > (1 << 24) || n2 > (1 << 24))
 			return errat(g, e, "%s: more than 2^24 neighbours", r->name);
@@ -2075,12 +2042,15 @@ static int do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		}
 		for (int k = 0; k < 2; k++) {
 			int64_t n = k ? n2 : n1;
-			if (get_ints(g, r, k ? 4 : 2, a, (size_t)n, e))
+			if (get_ints(g, r,
+			             k ? F_MPI_Dist_graph_create_adjacent_destinations : F_MPI_Dist_graph_create_adjacent_sources,
+			             a, (size_t)n, e))
 				goto out;
 			for (int64_t j = 0; j < n; j++) {
 				if (a[j] >= cr.size) {
-					errat(g, e, "%s: argument %d: neighbour %" PRIu64 " outside a communicator of %u ranks", r->name,
-					      k ? 5 : 3, a[j], cr.size);
+					errat(g, e, "%s: argument %u: neighbour %" PRIu64 " outside a communicator of %u ranks", r->name,
+					      (k ? F_MPI_Dist_graph_create_adjacent_destinations : F_MPI_Dist_graph_create_adjacent_sources) + 1,
+					      a[j], cr.size);
 					goto out;
 				}
 				t->nbr[(k ? t->nin : 0) + (uint32_t)j] = (int32_t)world_of(&cr, (int64_t)a[j]);
@@ -2108,7 +2078,7 @@ out:
  * out-neighbour, all at once, with the communicator's collective tag. */
 static int do_neigh(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 {
-	unsigned commf = r->nf - 1 - (unsigned)ci->nb;
+	unsigned commf = (unsigned)ci->fcomm;
 	cref cr;
 	const topo *t;
 	int rc = arg_comm(g, r, commf, &cr, e);
@@ -2129,12 +2099,16 @@ static int do_neigh(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	if (blk_room(g, (t->nin > t->nout ? t->nin : t->nout) + 1, e))
 		return -1;
 	switch (ci->coll) {
-	case NB_ALLGATHER: /* sbuf scount stype rbuf rcount rtype comm */
+	case NB_ALLGATHER:
 	case NB_ALLTOALL:
-		if (arg_u64(g, r, 0, &sbuf, e) || arg_count(g, r, 1, &cnt, e) || arg_type(g, r, 2, &tsz, e))
+		if (arg_u64(g, r, F_MPI_Neighbor_allgather_sbuf, &sbuf, e) ||
+		    arg_count(g, r, F_MPI_Neighbor_allgather_scount, &cnt, e) ||
+		    arg_type(g, r, F_MPI_Neighbor_allgather_stype, &tsz, e))
 			return -1;
 		ssz = (uint64_t)cnt * tsz;
-		if (arg_u64(g, r, 3, &rbuf, e) || arg_count(g, r, 4, &cnt, e) || arg_type(g, r, 5, &tsz, e))
+		if (arg_u64(g, r, F_MPI_Neighbor_allgather_rbuf, &rbuf, e) ||
+		    arg_count(g, r, F_MPI_Neighbor_allgather_rcount, &cnt, e) ||
+		    arg_type(g, r, F_MPI_Neighbor_allgather_rtype, &tsz, e))
 			return -1;
 		rsz = (uint64_t)cnt * tsz;
 		for (uint32_t k = 0; k < t->nout; k++)
@@ -2142,35 +2116,45 @@ static int do_neigh(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		for (uint32_t k = 0; k < t->nin; k++)
 			g->rblk[k] = rsz;
 		break;
-	case NB_ALLGATHERV: /* sbuf scount stype rbuf rc_a rc_l d_a d_l rtype comm */
-		if (arg_u64(g, r, 0, &sbuf, e) || arg_count(g, r, 1, &cnt, e) || arg_type(g, r, 2, &tsz, e))
+	case NB_ALLGATHERV:
+		if (arg_u64(g, r, F_MPI_Neighbor_allgatherv_sbuf, &sbuf, e) ||
+		    arg_count(g, r, F_MPI_Neighbor_allgatherv_scount, &cnt, e) ||
+		    arg_type(g, r, F_MPI_Neighbor_allgatherv_stype, &tsz, e))
 			return -1;
 		ssz = (uint64_t)cnt * tsz;
 		for (uint32_t k = 0; k < t->nout; k++)
 			g->sblk[k] = ssz;
-		if (arg_u64(g, r, 3, &rbuf, e) || arg_type(g, r, 8, &tsz, e) || get_ints(g, r, 5, g->rblk, t->nin, e))
+		if (arg_u64(g, r, F_MPI_Neighbor_allgatherv_rbuf, &rbuf, e) ||
+		    arg_type(g, r, F_MPI_Neighbor_allgatherv_rtype, &tsz, e) ||
+		    get_ints(g, r, F_MPI_Neighbor_allgatherv_recvcounts_list, g->rblk, t->nin, e))
 			return -1;
 		for (uint32_t k = 0; k < t->nin; k++)
 			g->rblk[k] *= tsz;
 		break;
-	case NB_ALLTOALLV: /* sbuf sc_a sc_l sd_a sd_l stype rbuf rc_a rc_l rd_a rd_l rtype comm */
-		if (arg_u64(g, r, 0, &sbuf, e) || arg_type(g, r, 5, &tsz, e) || get_ints(g, r, 2, g->sblk, t->nout, e))
+	case NB_ALLTOALLV:
+		if (arg_u64(g, r, F_MPI_Neighbor_alltoallv_sbuf, &sbuf, e) ||
+		    arg_type(g, r, F_MPI_Neighbor_alltoallv_stype, &tsz, e) ||
+		    get_ints(g, r, F_MPI_Neighbor_alltoallv_sendcounts_list, g->sblk, t->nout, e))
 			return -1;
 		for (uint32_t k = 0; k < t->nout; k++)
 			g->sblk[k] *= tsz;
-		if (arg_u64(g, r, 6, &rbuf, e) || arg_type(g, r, 11, &tsz, e) || get_ints(g, r, 8, g->rblk, t->nin, e))
+		if (arg_u64(g, r, F_MPI_Neighbor_alltoallv_rbuf, &rbuf, e) ||
+		    arg_type(g, r, F_MPI_Neighbor_alltoallv_rtype, &tsz, e) ||
+		    get_ints(g, r, F_MPI_Neighbor_alltoallv_recvcounts_list, g->rblk, t->nin, e))
 			return -1;
 		for (uint32_t k = 0; k < t->nin; k++)
 			g->rblk[k] *= tsz;
 		break;
-	case NB_ALLTOALLW: /* sbuf sc_a sc_l sd_a sd_l st_a st_l rbuf rc_a rc_l rd_a rd_l rt_a rt_l comm */
-		if (arg_u64(g, r, 0, &sbuf, e) || get_ints(g, r, 2, g->sblk, t->nout, e) ||
-		    (t->nout && get_types(g, r, 6, g->blk, t->nout, e)))
+	case NB_ALLTOALLW:
+		if (arg_u64(g, r, F_MPI_Neighbor_alltoallw_sbuf, &sbuf, e) ||
+		    get_ints(g, r, F_MPI_Neighbor_alltoallw_sendcounts_list, g->sblk, t->nout, e) ||
+		    (t->nout && get_types(g, r, F_MPI_Neighbor_alltoallw_sendtypes_list, g->blk, t->nout, e)))
 			return -1;
 		for (uint32_t k = 0; k < t->nout; k++)
 			g->sblk[k] *= g->blk[k];
-		if (arg_u64(g, r, 7, &rbuf, e) || get_ints(g, r, 9, g->rblk, t->nin, e) ||
-		    (t->nin && get_types(g, r, 13, g->blk, t->nin, e)))
+		if (arg_u64(g, r, F_MPI_Neighbor_alltoallw_rbuf, &rbuf, e) ||
+		    get_ints(g, r, F_MPI_Neighbor_alltoallw_recvcounts_list, g->rblk, t->nin, e) ||
+		    (t->nin && get_types(g, r, F_MPI_Neighbor_alltoallw_recvtypes_list, g->blk, t->nin, e)))
 			return -1;
 		for (uint32_t k = 0; k < t->nin; k++)
 			g->rblk[k] *= g->blk[k];
@@ -2205,7 +2189,7 @@ static int do_neigh(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	coll_seq_note(cr.c, IR_COLL_NKINDS + ci->coll, -1);
 	if (emit_call(g, r, ci->nb ? ENDS_GAP : ENDS_JOIN, 1, pin_cost(g, sbuf, stot) + pin_cost(g, rbuf, rtot), &em, e))
 		return -1;
-	return ci->nb ? reg_nbcoll(g, r, &em, e) : 0;
+	return ci->nb ? reg_nbcoll(g, r, ci, &em, e) : 0;
 }
 
 /* ------------------------------------------------------------------ matched probes */
@@ -2236,21 +2220,23 @@ static int do_mprobe(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	cref cr;
 	uint64_t key, bytes = 0;
 	int64_t src, tag, flag = 1;
-	unsigned mf = ci->k == C_MPROBE ? 3 : 4;
-	int rc = arg_comm(g, r, 2, &cr, e);
+	int mp = ci->k == C_MPROBE;
+	int rc = arg_comm(g, r, mp ? F_MPI_Mprobe_comm : F_MPI_Improbe_comm, &cr, e);
 	emitted em;
 	req *q;
 	if (rc)
 		return rc < 0 ? -1 : 0;
-	if (ci->k == C_IMPROBE && (ir_tf_int(r->f[3], &flag) || flag != 1))
+	if (!mp && (ir_tf_int(r->f[F_MPI_Improbe_flag], &flag) || flag != 1))
 		return 0; /* nothing matched (liballprof writes the flag's address: nothing known) */
-	if (arg_msg(g, r, mf, &key, e) || arg_int(g, r, 0, &src, e) || arg_int(g, r, 1, &tag, e))
+	if (arg_msg(g, r, mp ? F_MPI_Mprobe_message : F_MPI_Improbe_message, &key, e) ||
+	    arg_int(g, r, mp ? F_MPI_Mprobe_source : F_MPI_Improbe_source, &src, e) ||
+	    arg_int(g, r, mp ? F_MPI_Mprobe_tag : F_MPI_Improbe_tag, &tag, e))
 		return -1;
 	if (src >= (int64_t)cr.size)
 		return errat(g, e, "%s: peer %" PRId64 " outside a communicator of %u ranks", r->name, src, cr.size);
 	src = src == -1 ? ANY : (src < 0 ? -2 : world_of(&cr, src));
 	tag = p2p_tag(g, &cr, tag < -1 ? -1 : tag);
-	status_of(g, r, mf + 1, &cr, &src, &tag, &bytes);
+	status_of(g, r, mp ? F_MPI_Mprobe_status : F_MPI_Improbe_status, &cr, &src, &tag, &bytes);
 	if (key) {
 		q = req_new(g, key, e);
 		if (!q)
@@ -2277,18 +2263,22 @@ static int do_mrecv(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	req *q;
 	p2p m;
 	emitted em;
+	/* Mrecv: buf count type message status; Imrecv: buf count type message request */
+	_Static_assert(F_MPI_Mrecv_buf == F_MPI_Imrecv_buf && F_MPI_Mrecv_count == F_MPI_Imrecv_count &&
+	                   F_MPI_Mrecv_type == F_MPI_Imrecv_type && F_MPI_Mrecv_message == F_MPI_Imrecv_message,
+	               "Mrecv and Imrecv begin with the same fields");
 	memset(&m, 0, sizeof m);
-	if (arg_u64(g, r, 0, &m.buf, e) || arg_count(g, r, 1, &cnt, e) || arg_type(g, r, 2, &tsz, e) ||
-	    arg_msg(g, r, 3, &key, e))
+	if (arg_u64(g, r, F_MPI_Mrecv_buf, &m.buf, e) || arg_count(g, r, F_MPI_Mrecv_count, &cnt, e) ||
+	    arg_type(g, r, F_MPI_Mrecv_type, &tsz, e) || arg_msg(g, r, F_MPI_Mrecv_message, &key, e))
 		return -1;
-	if (ci->k == C_IMRECV && arg_req(g, r, 4, &rkey, e))
+	if (ci->k == C_IMRECV && arg_req(g, r, F_MPI_Imrecv_request, &rkey, e))
 		return -1;
 	if (!key)
 		return 0; /* MPI_MESSAGE_NO_PROC: nothing is received */
 	q = req_get(g, key);
 	if (!q || q->persistent != 2) {
 		char qq[120];
-		ir_err_quote(qq, sizeof qq, r->f[3], strlen(r->f[3]));
+		ir_err_quote(qq, sizeof qq, r->f[F_MPI_Mrecv_message], strlen(r->f[F_MPI_Mrecv_message]));
 		return errat(g, e, "%s: message '%s' was not matched by an earlier MPI_Mprobe or MPI_Improbe", r->name, qq);
 	}
 	m.peer = q->peer;
@@ -2454,7 +2444,7 @@ static int do_wait_family(gstate *g, const ir_rec *r, const callinfo *ci, ir_err
 	switch (ci->k) {
 	case C_WAIT: /* request status */
 	case C_TEST: /* request flag status */
-		if (arg_req(g, r, 0, &key, e))
+		if (arg_req(g, r, ci->k == C_WAIT ? F_MPI_Wait_request : F_MPI_Test_request, &key, e))
 			return -1;
 		if (ci->k == C_TEST) {
 			int64_t flag = 0;
@@ -2463,33 +2453,36 @@ static int do_wait_family(gstate *g, const ir_rec *r, const callinfo *ci, ir_err
 				warn_guess(g, r, 1);
 				return 0;
 			}
-			if (ir_tf_int(r->f[1], &flag) || flag != 1)
+			if (ir_tf_int(r->f[F_MPI_Test_flag], &flag) || flag != 1)
 				return 0;
 		}
-		return complete_st(g, r, &key, 1, ci->k == C_WAIT ? 1 : 2, e);
+		return complete_st(g, r, &key, 1, ci->k == C_WAIT ? F_MPI_Wait_status : F_MPI_Test_status, e);
 	case C_WAITALL:  /* count requests statuses */
 	case C_TESTALL:  /* count requests flag statuses */
-		if (arg_count(g, r, 0, &count, e) || req_array(g, r, 1, count, &keys, e))
+		if (arg_count(g, r, ci->k == C_WAITALL ? F_MPI_Waitall_count : F_MPI_Testall_count, &count, e) ||
+		    req_array(g, r, ci->k == C_WAITALL ? F_MPI_Waitall_requests : F_MPI_Testall_requests, count, &keys, e))
 			return -1;
 		if (ci->k == C_TESTALL) {
 			int64_t flag = 0;
 			if (!allprof)
 				warn_guess(g, r, 1);
-			if (!allprof || ir_tf_int(r->f[2], &flag) || flag != 1) {
+			if (!allprof || ir_tf_int(r->f[F_MPI_Testall_flag], &flag) || flag != 1) {
 				free(keys);
 				return 0;
 			}
 		}
-		/* statuses: Waitall's third field, Testall's fourth */
-		rc = complete_st(g, r, keys, (size_t)count, ci->k == C_WAITALL ? 2 : 3, e);
+		rc = complete_st(g, r, keys, (size_t)count,
+		                 ci->k == C_WAITALL ? F_MPI_Waitall_statuses : F_MPI_Testall_statuses, e);
 		free(keys);
 		return rc;
 	case C_WAITANY: /* count requests index status */
 	case C_TESTANY: /* count requests index flag status */
-		if (arg_count(g, r, 0, &count, e) || req_array(g, r, 1, count, &keys, e))
+		if (arg_count(g, r, ci->k == C_WAITANY ? F_MPI_Waitany_count : F_MPI_Testany_count, &count, e) ||
+		    req_array(g, r, ci->k == C_WAITANY ? F_MPI_Waitany_requests : F_MPI_Testany_requests, count, &keys, e))
 			return -1;
 		if (allprof) {
-			if (ir_tf_int(r->f[2], &idx) || idx < 0 || idx >= count) {
+			if (ir_tf_int(r->f[ci->k == C_WAITANY ? F_MPI_Waitany_index : F_MPI_Testany_index], &idx) || idx < 0 ||
+			    idx >= count) {
 				free(keys);
 				return 0; /* MPI_UNDEFINED or not completed */
 			}
@@ -2516,10 +2509,10 @@ static int do_wait_family(gstate *g, const ir_rec *r, const callinfo *ci, ir_err
 				return 0;
 			}
 		}
-		/* allprof only (liballprof returned above or guessed): the status is
-		 * Waitany's fourth field, Testany's fifth */
+		/* allprof only (liballprof returned above or guessed): the recorded status */
 		if (allprof)
-			rc = complete_st(g, r, &keys[idx], 1, ci->k == C_WAITANY ? 3 : 4, e);
+			rc = complete_st(g, r, &keys[idx], 1, ci->k == C_WAITANY ? F_MPI_Waitany_status : F_MPI_Testany_status,
+			                 e);
 		else
 			rc = complete(g, r, &keys[idx], 1, NULL, NULL, NULL, e);
 		free(keys);
@@ -2528,7 +2521,14 @@ static int do_wait_family(gstate *g, const ir_rec *r, const callinfo *ci, ir_err
 	case C_TESTSOME: {
 		uint64_t *ix, *sel;
 		long n;
-		if (arg_count(g, r, 0, &count, e) || req_array(g, r, 1, count, &keys, e))
+		/* Waitsome and Testsome have the same fields */
+		_Static_assert(F_MPI_Waitsome_incount == F_MPI_Testsome_incount &&
+		                   F_MPI_Waitsome_requests == F_MPI_Testsome_requests &&
+		                   F_MPI_Waitsome_indices == F_MPI_Testsome_indices &&
+		                   F_MPI_Waitsome_statuses == F_MPI_Testsome_statuses,
+		               "Waitsome and Testsome have the same fields");
+		if (arg_count(g, r, F_MPI_Waitsome_incount, &count, e) ||
+		    req_array(g, r, F_MPI_Waitsome_requests, count, &keys, e))
 			return -1;
 		if (!allprof) {
 			if (ci->k == C_WAITSOME) {
@@ -2559,13 +2559,12 @@ static int do_wait_family(gstate *g, const ir_rec *r, const callinfo *ci, ir_err
 			free(keys);
 			return ir_errf(e, "out of memory");
 		}
-		n = ir_tf_list(r->f[3], ix, (size_t)count);
+		n = ir_tf_list(r->f[F_MPI_Waitsome_indices], ix, (size_t)count);
 		if (n < 0)
 			n = 0;
 		for (long j = 0; j < n; j++)
 			sel[j] = ix[j] < (uint64_t)count ? keys[ix[j]] : 0;
-		/* the statuses (fifth field) follow the indices */
-		rc = complete_st(g, r, sel, (size_t)n, 4, e);
+		rc = complete_st(g, r, sel, (size_t)n, F_MPI_Waitsome_statuses, e);
 		free(ix);
 		free(sel);
 		free(keys);
@@ -2660,7 +2659,7 @@ static int do_call(gstate *g, const ir_rec *r, ir_err *e)
 		return 0;
 	}
 	case C_SEND:
-		rc = parse_p2p(g, r, 0, &m, e);
+		rc = parse_p2p(g, r, &f_send, &m, e);
 		if (rc)
 			return rc < 0 ? -1 : 0;
 		if (stage_send(g, &m, e))
@@ -2669,10 +2668,10 @@ static int do_call(gstate *g, const ir_rec *r, ir_err *e)
 	case C_RECV: {
 		int64_t s, t;
 		uint64_t b;
-		rc = parse_p2p(g, r, 0, &m, e);
+		rc = parse_p2p(g, r, &f_recv, &m, e);
 		if (rc)
 			return rc < 0 ? -1 : 0;
-		if ((m.peer == ANY || m.tag == ANY) && status_of(g, r, 6, &m.cr, &s, &t, &b)) {
+		if ((m.peer == ANY || m.tag == ANY) && status_of(g, r, F_MPI_Recv_status, &m.cr, &s, &t, &b)) {
 			m.peer = s;
 			m.tag = t;
 			m.size = b;
@@ -2683,19 +2682,19 @@ static int do_call(gstate *g, const ir_rec *r, ir_err *e)
 	}
 	case C_ISEND:
 	case C_IRECV:
-		rc = parse_p2p(g, r, 0, &m, e);
+		rc = parse_p2p(g, r, ci->k == C_ISEND ? &f_isend : &f_irecv, &m, e);
 		if (rc)
 			return rc < 0 ? -1 : 0;
-		if (arg_req(g, r, 6, &key, e))
+		if (arg_req(g, r, ci->k == C_ISEND ? F_MPI_Isend_request : F_MPI_Irecv_request, &key, e))
 			return -1;
 		return start_nb(g, r, key, ci->k == C_ISEND, &m, 0, pin_cost(g, m.buf, m.size), e);
 	case C_SEND_INIT:
 	case C_RECV_INIT: {
 		req *q;
-		rc = parse_p2p(g, r, 0, &m, e);
+		rc = parse_p2p(g, r, ci->k == C_SEND_INIT ? &f_send_init : &f_recv_init, &m, e);
 		if (rc)
 			return rc < 0 ? -1 : 0;
-		if (arg_req(g, r, 6, &key, e))
+		if (arg_req(g, r, ci->k == C_SEND_INIT ? F_MPI_Send_init_request : F_MPI_Recv_init_request, &key, e))
 			return -1;
 		q = req_new(g, key, e);
 		if (!q)
@@ -2713,13 +2712,14 @@ static int do_call(gstate *g, const ir_rec *r, ir_err *e)
 		int64_t count = 1;
 		uint64_t *keys = NULL;
 		if (ci->k == C_START) {
-			if (arg_req(g, r, 0, &key, e))
+			if (arg_req(g, r, F_MPI_Start_request, &key, e))
 				return -1;
 			keys = malloc(sizeof *keys);
 			if (!keys)
 				return ir_errf(e, "out of memory");
 			keys[0] = key;
-		} else if (arg_count(g, r, 0, &count, e) || req_array(g, r, 1, count, &keys, e)) {
+		} else if (arg_count(g, r, F_MPI_Startall_count, &count, e) ||
+		           req_array(g, r, F_MPI_Startall_requests, count, &keys, e)) {
 			return -1;
 		}
 		ir_cg_reset(&g->cg);
@@ -2762,16 +2762,22 @@ static int do_call(gstate *g, const ir_rec *r, ir_err *e)
 	case C_SENDRECV_REPLACE: {
 		/* Sendrecv: sbuf scount stype dest stag rbuf rcount rtype source rtag comm status
 		 * Sendrecv_replace: buf count type dest stag source rtag comm status */
+		static const p2pf f_sr = { F_MPI_Sendrecv_sbuf, F_MPI_Sendrecv_scount, F_MPI_Sendrecv_stype,
+			                   F_MPI_Sendrecv_dest, F_MPI_Sendrecv_stag, F_MPI_Sendrecv_comm },
+			          f_srr = { F_MPI_Sendrecv_replace_buf, F_MPI_Sendrecv_replace_count,
+			                    F_MPI_Sendrecv_replace_type, F_MPI_Sendrecv_replace_dest,
+			                    F_MPI_Sendrecv_replace_stag, F_MPI_Sendrecv_replace_comm };
+		const p2pf *sf = ci->k == C_SENDRECV ? &f_sr : &f_srr; /* the send's fields */
+		unsigned stf = ci->k == C_SENDRECV ? F_MPI_Sendrecv_status : F_MPI_Sendrecv_replace_status;
 		p2p s, rv;
 		int64_t cnt, peer, tag, st_s, st_t;
 		uint64_t tsz, b;
-		unsigned cf = ci->k == C_SENDRECV ? 10 : 7, rb = ci->k == C_SENDRECV ? 5 : 0;
-		rc = arg_comm(g, r, cf, &s.cr, e);
+		rc = arg_comm(g, r, sf->comm, &s.cr, e);
 		if (rc)
 			return rc < 0 ? -1 : 0;
 		rv.cr = s.cr;
-		if (arg_u64(g, r, 0, &s.buf, e) || arg_count(g, r, 1, &cnt, e) || arg_type(g, r, 2, &tsz, e) ||
-		    arg_int(g, r, 3, &peer, e) || arg_int(g, r, 4, &tag, e))
+		if (arg_u64(g, r, sf->buf, &s.buf, e) || arg_count(g, r, sf->count, &cnt, e) ||
+		    arg_type(g, r, sf->type, &tsz, e) || arg_int(g, r, sf->peer, &peer, e) || arg_int(g, r, sf->tag, &tag, e))
 			return -1;
 		if (peer >= (int64_t)s.cr.size)
 			return errat(g, e, "%s: peer %" PRId64 " outside a communicator of %u ranks", r->name, peer, s.cr.size);
@@ -2779,21 +2785,22 @@ static int do_call(gstate *g, const ir_rec *r, ir_err *e)
 		s.peer = peer < 0 ? -2 : world_of(&s.cr, peer);
 		s.tag = p2p_tag(g, &s.cr, tag);
 		if (ci->k == C_SENDRECV) {
-			if (arg_u64(g, r, 5, &rv.buf, e) || arg_count(g, r, 6, &cnt, e) || arg_type(g, r, 7, &tsz, e) ||
-			    arg_int(g, r, 8, &peer, e) || arg_int(g, r, 9, &tag, e))
+			if (arg_u64(g, r, F_MPI_Sendrecv_rbuf, &rv.buf, e) || arg_count(g, r, F_MPI_Sendrecv_rcount, &cnt, e) ||
+			    arg_type(g, r, F_MPI_Sendrecv_rtype, &tsz, e) || arg_int(g, r, F_MPI_Sendrecv_source, &peer, e) ||
+			    arg_int(g, r, F_MPI_Sendrecv_rtag, &tag, e))
 				return -1;
 		} else {
 			rv.buf = s.buf;
-			if (arg_int(g, r, 5, &peer, e) || arg_int(g, r, 6, &tag, e))
+			if (arg_int(g, r, F_MPI_Sendrecv_replace_source, &peer, e) ||
+			    arg_int(g, r, F_MPI_Sendrecv_replace_rtag, &tag, e))
 				return -1;
 		}
-		(void)rb;
 		if (peer >= (int64_t)s.cr.size)
 			return errat(g, e, "%s: peer %" PRId64 " outside a communicator of %u ranks", r->name, peer, s.cr.size);
 		rv.size = (uint64_t)cnt * tsz;
 		rv.peer = peer == -1 ? ANY : (peer < 0 ? -2 : world_of(&s.cr, peer));
 		rv.tag = p2p_tag(g, &s.cr, tag < -1 ? -1 : tag);
-		if ((rv.peer == ANY || rv.tag == ANY) && status_of(g, r, cf + 1, &s.cr, &st_s, &st_t, &b)) {
+		if ((rv.peer == ANY || rv.tag == ANY) && status_of(g, r, stf, &s.cr, &st_s, &st_t, &b)) {
 			rv.peer = st_s;
 			rv.tag = st_t;
 			rv.size = b;
@@ -2825,7 +2832,7 @@ static int do_call(gstate *g, const ir_rec *r, ir_err *e)
 	case C_IPROBE:
 		return 0;
 	case C_REQFREE:
-		if (arg_req(g, r, 0, &key, e))
+		if (arg_req(g, r, F_MPI_Request_free_request, &key, e))
 			return -1;
 		if (req_del(g, key))
 			return ir_errf(e, "out of memory");
@@ -3374,8 +3381,6 @@ int ir_t2g_convert(const ir_trace_files *files, const ir_t2g_opts *o, ir_writer 
 	ir_t2g_stats dummy;
 	int64_t epoch;
 	int rc = -1;
-	if (!calls_sorted)
-		fix_names();
 	memset(&g, 0, sizeof g);
 	if (!st)
 		st = &dummy;

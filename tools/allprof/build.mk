@@ -4,7 +4,9 @@
 # liballprof.so is an MPI library, so it is built with mpicc (never with
 # the sanitizer flags: an instrumented library cannot be preloaded into an
 # uninstrumented MPI program). liballprof_pass.c is generated from the
-# installed mpi.h (tools/allprof/genpass.sh). The launcher bin/allprof is an
+# installed mpi.h (tools/allprof/genpass.sh); most C and Fortran wrappers are
+# made from formats/calls.tsv (tools/allprof/gen-calls.sh, checked in as
+# liballprof_mpi_gen.inc and liballprof_f_gen.inc). The launcher bin/allprof is an
 # ordinary tool linked with libibreplay; it finds the library next to
 # itself after `make install` (PREFIX/bin/allprof -> PREFIX/lib/liballprof.so)
 # and, in the build tree, at the absolute path compiled into it.
@@ -24,6 +26,8 @@ AP_MPIF90  ?= mpif90
 AP_CFLAGS  := -std=c11 -D_GNU_SOURCE -DIR_VERSION='"$(VERSION)"' $(WARN) -O2 -g -fPIC \
               $(if $(WERROR),-Werror)
 AP_SRCS    := tools/allprof/liballprof.c tools/allprof/liballprof_mpi.c tools/allprof/liballprof_f.c
+# the wrappers made from formats/calls.tsv (checked in; make gen-calls rewrites them)
+AP_GEN     := tools/allprof/liballprof_mpi_gen.inc tools/allprof/liballprof_f_gen.inc
 AP_SAMPLE_SRCS := $(wildcard samples/apps/*.c)
 AP_SAMPLES := $(patsubst samples/apps/%.c,$(BUILD)/samples/%,$(AP_SAMPLE_SRCS))
 AP_FSAMPLES := $(if $(shell command -v $(AP_MPIF90) 2>/dev/null),\
@@ -48,7 +52,7 @@ $(AP_DIR)/liballprof_pass.c: tools/allprof/genpass.sh
 	echo '#include <mpi.h>' | $(AP_MPICC) -E -x c - | sh tools/allprof/genpass.sh > $@.tmp
 	mv $@.tmp $@
 
-$(AP_SO): $(AP_SRCS) $(AP_DIR)/liballprof_pass.c tools/allprof/liballprof.h
+$(AP_SO): $(AP_SRCS) $(AP_GEN) $(AP_DIR)/liballprof_pass.c tools/allprof/liballprof.h
 	@mkdir -p $(@D)
 	$(AP_MPICC) $(AP_CFLAGS) -Wno-deprecated-declarations -Itools/allprof -shared \
 	  -Wl,-soname,liballprof.so -o $@ $(AP_SRCS) $(AP_DIR)/liballprof_pass.c -lzstd -ldl -lpthread
@@ -79,7 +83,7 @@ $(AP_MPICH_DIR)/liballprof_pass.c: tools/allprof/genpass.sh
 	echo '#include <mpi.h>' | $(AP_MPICH_CC) -E -x c - | sh tools/allprof/genpass.sh > $@.tmp
 	mv $@.tmp $@
 
-$(AP_MPICH_SO): $(AP_SRCS) $(AP_MPICH_DIR)/liballprof_pass.c tools/allprof/liballprof.h
+$(AP_MPICH_SO): $(AP_SRCS) $(AP_GEN) $(AP_MPICH_DIR)/liballprof_pass.c tools/allprof/liballprof.h
 	@mkdir -p $(@D)
 	$(AP_MPICH_CC) $(AP_CFLAGS) -Wno-deprecated-declarations -Itools/allprof -shared \
 	  -Wl,-soname,liballprof-mpich.so -o $@ $(AP_SRCS) $(AP_MPICH_DIR)/liballprof_pass.c \

@@ -10,7 +10,10 @@
  *                      abort and fatal signals;
  *   liballprof_mpi.c   the C wrappers (MPI_Send -> record -> PMPI_Send);
  *   liballprof_f.c     the Fortran wrappers (mpi_send_ and Open MPI's
- *                      ompi_send_f, the entry of `use mpi_f08`);
+ *                      ompi_send_f, the entry of `use mpi_f08`); most of
+ *                      both are generated from formats/calls.tsv into
+ *                      liballprof_mpi_gen.inc and liballprof_f_gen.inc
+ *                      (tools/allprof/gen-calls.sh, formats/calls.md);
  *   liballprof_pass.c  generated at build time from mpi.h: a weak
  *                      pass-through wrapper for every other MPI function,
  *                      which only counts the call ("uncovered calls").

@@ -1,0 +1,625 @@
+/*
+ * ir_t2g_internal.h: the private header of trace2goal's conversion (ir_t2g),
+ * included only by lib/ir_t2g*.c; the public interface is ir_t2g.h.
+ *
+ * It holds the conversion's state (gstate, the whole run; rstate, one rank),
+ * the types the parts share (requests, communicators, topologies, the call
+ * table's row), the functions one part defines for another (prefix t2g_, not
+ * part of the library's API), and as static inline the small helpers that run
+ * per op or per record from several files: the line formatters of the output,
+ * staging, the argument readers, tags. They were static in one file before the
+ * split and inlined there; an out-of-line call per op would cost throughput.
+ */
+#ifndef IR_T2G_INTERNAL_H
+#define IR_T2G_INTERNAL_H
+
+#include "ir_t2g.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "ir_goal.h"
+#include "ir_grow.h"
+#include "ir_hmap.h"
+#include "ir_interval.h"
+#include "ir_strbuf.h"
+#include "ir_tsync.h"
+
+#define FLUSH_AT ((size_t)1 << 20)
+#define SPILL_AT ((size_t)1 << 16) /* --sync: per-rank buffer spilled beyond this */
+#define TAG_WORLD_MAX 0x20000000u  /* application tags on MPI_COMM_WORLD: [0, 2^29) */
+#define TAG_SUBCOMM 0x20000000u    /* bit 29: point-to-point on another communicator */
+#define TAG_COLL 0x40000000u       /* bit 30: collectives */
+#define NOLABEL 0u
+#define ANY (-1)
+
+enum ck {
+	C_LOCAL, C_INIT, C_FINALIZE, C_SEND, C_RECV, C_ISEND, C_IRECV, C_SEND_INIT, C_RECV_INIT,
+	C_START, C_STARTALL, C_SENDRECV, C_SENDRECV_REPLACE, C_WAIT, C_WAITALL, C_WAITANY, C_WAITSOME,
+	C_TEST, C_TESTALL, C_TESTANY, C_TESTSOME, C_PROBE, C_IPROBE, C_REQFREE, C_COLL,
+	C_MPROBE, C_IMPROBE, C_MRECV, C_IMRECV, C_NEIGH, C_CART_CREATE, C_CART_SUB, C_GRAPH_CREATE,
+	C_DIST_GRAPH_ADJ, C_DIST_GRAPH
+};
+
+/* neighbourhood collectives (callinfo.coll) */
+enum { NB_ALLGATHER, NB_ALLGATHERV, NB_ALLTOALL, NB_ALLTOALLV, NB_ALLTOALLW };
+
+typedef struct callinfo {
+	const char *name;
+	enum ck k;
+	int coll;  /* enum ir_coll_kind for C_COLL, or COLL_ALLTOALLW; NB_* for C_NEIGH */
+	int nb;    /* nonblocking collective */
+	unsigned nf; /* fields before t_return (0: not checked) */
+	int fcomm;   /* index of the field "comm", -1 if none */
+	int freq;    /* index of the field "request", -1 if none */
+} callinfo;
+
+#include "ir_t2g_calls.h"
+
+/* Alltoallw is no ir_coll kind: it is converted as Alltoallv with per-rank datatype sizes. */
+enum { COLL_ALLTOALLW = -2 };
+
+typedef struct req {
+	uint32_t label;     /* op of the active instance, NOLABEL if none */
+	uint8_t persistent;
+	uint8_t is_send;
+	uint8_t deferred;   /* wildcard irecv whose definition waits for the status */
+	int32_t peer;       /* world rank, ANY, or -2 (no op: MPI_PROC_NULL) */
+	int64_t tag;        /* GOAL tag or ANY */
+	uint64_t size;
+	uint64_t ckey;      /* communicator key (for a deferred wildcard's tag) */
+	ir_tn node;         /* --sync: completion of the active instance (referenced) */
+	ir_tn pnode;        /* --sync: post node of a deferred wildcard receive (referenced) */
+	int64_t seq;        /* posting order (Waitany without indices) */
+	const uint32_t *members; /* deferred: comm member list (comm table owned) */
+	uint32_t csize;
+	uint8_t cworld;     /* deferred: posted on MPI_COMM_WORLD */
+} req;
+
+/* A communicator's virtual topology as this rank sees it: its neighbours for the
+ * neighbourhood collectives (MPI order: in-neighbours, then out-neighbours; world ranks once
+ * the communicator's members are known, -2 for MPI_PROC_NULL), and for Cartesian ones the grid
+ * (for Cart_sub). */
+typedef struct topo {
+	uint64_t id;       /* the new communicator (while pending its '# comm' line) */
+	int rel;           /* neighbours still relative to the new communicator */
+	uint32_t nin, nout;
+	int32_t *nbr;      /* [nin + nout] */
+	uint32_t ndims;
+	int64_t *dims, *periods, *coords;
+} topo;
+
+typedef struct comm {
+	uint64_t id;
+	uint32_t n;
+	uint32_t *members; /* NULL: world (identity) */
+	uint64_t key;      /* same on every member */
+	uint32_t seq;      /* collectives so far */
+	uint64_t chash;    /* running hash of the collective sequence */
+	topo *tp;          /* virtual topology (Cart, Graph, Dist_graph), NULL: none */
+} comm;
+
+typedef struct pairc {
+	uint64_t sends, recvs;
+} pairc;
+
+typedef struct unk {
+	char *name;
+	uint64_t count;
+} unk;
+
+typedef struct cref {
+	uint32_t size, me;
+	const uint32_t *members; /* NULL: identity */
+	comm *c;
+} cref;
+
+typedef struct rstate {
+	uint32_t rank;
+	ir_trace *t;
+	int flavor;
+	uint32_t nl;      /* labels used */
+	uint32_t *ends;   /* previous call's end ops */
+	uint8_t *ends_ireq;
+	size_t nends, capends;
+	int64_t gap_start;
+	int started, finished, phase;
+	unsigned long from_seen;
+	ir_hmap reqmap;    /* key -> index in reqs */
+	req *reqs;
+	size_t nreqs, capreqs;
+	uint32_t *freereq;
+	size_t nfree, capfree;
+	int64_t reqseq;
+	comm world, self;
+	ir_hmap cmap;      /* comm id+1 -> index in comms */
+	comm *comms;
+	size_t ncomms, capcomms;
+	ir_hmap occ;       /* member-list hash -> occurrences */
+	topo *ptopo;      /* topology of a communicator whose '# comm' line comes next */
+	ir_ivset pinset;  /* buffer bytes already registered (--pin) */
+	double owed;      /* --durations: modelled time no call has absorbed yet (ps), see emit_call */
+	const char *fname;
+	unsigned long line;
+	ir_sb out;        /* GOAL text of this rank not yet written */
+	int warned_any;   /* liballprof Waitany/Waitsome guess warned */
+	int warned_test;  /* liballprof Test* warned */
+	/* --sync */
+	ir_rec rec;       /* the next record (read ahead) */
+	int has_rec;
+	int64_t key;      /* its time, for the merge */
+	uint64_t nread;   /* records read */
+	uint32_t lead;    /* label of the leading calc */
+	int64_t t_start;  /* start of the replay (MPI_Init return) */
+	struct chunk { uint64_t off, len; } *chunks; /* spilled output */
+	size_t nchunks, capchunks;
+} rstate;
+
+typedef struct gstate {
+	const ir_t2g_opts *o;
+	enum ir_coll_alg alg[IR_COLL_NKINDS];
+	uint32_t nranks;
+	ir_writer *w;
+	ir_t2g_stats *st;
+	/* cross-rank checks */
+	ir_hmap pairs;      /* (src<<32|dst)+1 -> index in pc */
+	pairc *pc;
+	size_t npc, cappc;
+	uint64_t *wild;    /* [nranks] wildcard-source receives per rank */
+	ir_hmap cseq;       /* comm key+1 -> index in cs */
+	struct cseq {
+		uint64_t count, hash;
+		uint32_t rank;
+	} *cs;
+	size_t ncs, capcs;
+	unk *unknown;
+	size_t nunknown;
+	uint64_t neg_gaps, skipped_comm, folded_tags, big_subtags;
+	uint64_t no_topo;  /* neighbourhood collectives without a known topology (skipped) */
+	uint64_t any_guess, test_never; /* liballprof Waitany/Waitsome guesses, Tests never completing */
+	pcre2_code *from_re, *to_re;
+	pcre2_match_data *md;
+	ir_cg cg;         /* staged ops */
+	int64_t *ctag;    /* tag per staged op */
+	int32_t *cpeer;   /* world peer per staged op */
+	size_t capstage;
+	uint64_t *blk, *sblk, *rblk; /* count arrays scratch */
+	size_t capblk;
+	uint8_t *haspred, *hassucc; /* scratch for emit_call */
+	size_t capflags;
+	rstate *R;        /* the rank being converted */
+	rstate *rs;       /* --sync: all ranks (else NULL) */
+	rstate one;       /* the rank, without --sync */
+	/* --sync */
+	ir_ts *ts;        /* zero-cost times (ir_tsync.h) */
+	ir_tn *tpost, *tdone; /* per staged op: post and done nodes of the last emitted call */
+	size_t ntn, captn;
+	ir_tn tjoin;      /* the join node of the last emitted call */
+	const ir_tn *xin; /* extra inputs of staged op 0 (the requests a Wait completes) */
+	size_t nxin;
+	FILE *tmp;        /* spilled rank output */
+	uint64_t tmplen;
+	uint32_t nstarted;
+	uint64_t sync_wild; /* wildcard receives that could not be matched for --sync */
+	int sync_failed;  /* out of memory or a write error inside a callback */
+	int no_dur;       /* the call's own duration is not replayed (probes without --sync) */
+	ir_err sync_err;
+} gstate;
+
+/* Output lines are formatted straight into the buffer: one capacity check per line (a line
+ * is at most LINE_MAX bytes), then byte stores; this path carries every op. */
+#define LINE_MAX_BYTES 128
+
+#define WS(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+
+enum { ENDS_OPS, ENDS_OPS_IREQ, ENDS_GAP, ENDS_JOIN };
+
+typedef struct emitted {
+	uint32_t base;   /* label of staged op 0 */
+	uint32_t gap;
+	uint32_t join;   /* NOLABEL unless requested */
+	ir_tn sjoin;     /* --sync: the join's zero-cost node (creator reference in g->tjoin) */
+} emitted;
+
+typedef struct p2p {
+	int64_t peer; /* world, ANY, or < -1 for PROC_NULL */
+	int64_t tag;
+	uint64_t size;
+	uint64_t buf;
+	cref cr;
+} p2p;
+
+/* Where the fields of a point-to-point call are (lib/ir_t2g_calls.h). */
+typedef struct p2pf {
+	unsigned buf, count, type, peer, tag, comm;
+} p2pf;
+
+/* Shared between the parts (defined in the file named above each group). */
+
+/* ir_t2g.c */
+void t2g_warn(gstate *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int t2g_errat(gstate *g, ir_err *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ir_t2g_out.c */
+int t2g_flush_out(gstate *g, ir_err *e);
+uint64_t t2g_pin_new_bytes(gstate *g, uint64_t a, uint64_t n);
+int t2g_emit_call(gstate *g, const ir_rec *r, int ends_mode, int want_join, double extra, emitted *em,
+                  ir_err *e);
+
+/* ir_t2g_sync.c */
+int t2g_sync_call(gstate *g, const ir_rec *r, int blocking, double model, uint32_t plabel, ir_tn *join,
+                  ir_err *e);
+void t2g_sync_drop(gstate *g);
+int t2g_sync_lead(gstate *g, int64_t t, ir_err *e);
+int t2g_write_out(gstate *g, const void *p, size_t n, ir_err *e);
+int t2g_convert_sync(gstate *g, const ir_trace_files *files, int64_t epoch, ir_err *e);
+
+/* ir_t2g_call.c */
+int t2g_bad_arg(gstate *g, const ir_rec *r, unsigned i, const char *what, ir_err *e);
+int t2g_arg_comm(gstate *g, const ir_rec *r, unsigned i, cref *cr, ir_err *e);
+void t2g_rank_release(gstate *g);
+void t2g_rank_free(rstate *R);
+int t2g_rank_begin(gstate *g, const ir_trace_file *tf, int64_t epoch, ir_err *e);
+int t2g_rank_record(gstate *g, ir_rec *r, ir_err *e);
+int t2g_rank_end(gstate *g, ir_err *e);
+int t2g_convert_rank(gstate *g, const ir_trace_file *tf, int64_t epoch, ir_err *e);
+
+/* ir_t2g_p2p.c */
+int t2g_count_pair(gstate *g, uint32_t src, uint32_t dst, int is_send, ir_err *e);
+void t2g_req_drop_nodes(gstate *g, req *q);
+req *t2g_req_new(gstate *g, uint64_t key, ir_err *e);
+int t2g_req_del(gstate *g, uint64_t key);
+int t2g_status_str(gstate *g, const char *f, size_t len, const cref *cr, int64_t *src, int64_t *tag,
+                   uint64_t *bytes);
+int t2g_status_of(gstate *g, const ir_rec *r, unsigned i, const cref *cr, int64_t *src, int64_t *tag,
+                  uint64_t *bytes);
+int t2g_complete(gstate *g, const ir_rec *r, const uint64_t *keys, size_t n, const int64_t *st_src,
+                 const int64_t *st_tag, const uint64_t *st_bytes, ir_err *e);
+int t2g_start_nb(gstate *g, const ir_rec *r, uint64_t key, int is_send, const p2p *m, int persistent,
+                 double extra, ir_err *e);
+int t2g_do_mprobe(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e);
+int t2g_do_mrecv(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e);
+
+/* ir_t2g_coll.c */
+int t2g_coll_seq_note(comm *c, int kind, int64_t root);
+int t2g_get_types(gstate *g, const ir_rec *r, unsigned i, uint64_t *dst, uint32_t p, ir_err *e);
+int t2g_blk_room(gstate *g, uint32_t p, ir_err *e);
+int t2g_reg_nbcoll(gstate *g, const ir_rec *r, const callinfo *ci, const emitted *em, ir_err *e);
+int t2g_do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e);
+
+/* ir_t2g_topo.c */
+int t2g_do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e);
+void t2g_topo_free(topo *t);
+int t2g_do_neigh(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e);
+
+/* ir_t2g_wait.c */
+int t2g_req_array(gstate *g, const ir_rec *r, unsigned i, int64_t count, uint64_t **keys, ir_err *e);
+int t2g_do_wait_family(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e);
+
+/* ir_t2g_comm.c */
+int t2g_add_comm(gstate *g, const ir_rec *r, ir_err *e);
+int t2g_check_cseq(gstate *g, const comm *c, ir_err *e);
+
+/* ------------------------------------------------------------------ inline helpers
+ * Run per op or per record from several parts; static inline so that the split costs the hot
+ * path no calls (they were static in one file before and inlined there). */
+
+static inline void rstate_maps_init(rstate *R)
+{
+	ir_hmap_init(&R->reqmap, sizeof(uint32_t), 64, IR_HMAP_DENSE);
+	ir_hmap_init(&R->cmap, sizeof(uint32_t), 64, IR_HMAP_DENSE);
+	ir_hmap_init(&R->occ, sizeof(uint32_t), 64, IR_HMAP_DENSE);
+}
+
+static inline char *utoa(char *end, uint64_t v)
+{
+	*--end = 0;
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+static inline char *reserve(gstate *g)
+{
+	if (g->R->out.alloc - g->R->out.len < LINE_MAX_BYTES + 1 && ir_sb_grow(&g->R->out, LINE_MAX_BYTES + 1))
+		return NULL;
+	return g->R->out.buf + g->R->out.len;
+}
+
+static inline void commit(gstate *g, char *p)
+{
+	g->R->out.len = (size_t)(p - g->R->out.buf);
+	g->R->out.buf[g->R->out.len] = 0;
+}
+
+static inline char *wu(char *p, uint64_t v)
+{
+	char b[24], *s = utoa(b + sizeof b, v);
+	size_t n = (size_t)(b + sizeof b - 1 - s);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+static inline char *wi(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return wu(p, (uint64_t)(-(v + 1)) + 1);
+	}
+	return wu(p, (uint64_t)v);
+}
+
+static inline int put(gstate *g, const char *s, size_t n)
+{
+	return ir_sb_add(&g->R->out, s, n);
+}
+
+static inline int putu(gstate *g, uint64_t v)
+{
+	char *p = reserve(g);
+	if (!p)
+		return -1;
+	commit(g, wu(p, v));
+	return 0;
+}
+
+/* "l<L>: send <size>b to <peer> tag <tag>" or "l<L>: recv <size>b from <peer> tag <tag>"
+ * (a receive's peer and tag may be -1). */
+static inline int def_msg(gstate *g, int is_send, uint32_t l, int64_t peer, uint64_t size, int64_t tag)
+{
+	char *p = reserve(g);
+	if (!p)
+		return -1;
+	*p++ = 'l';
+	p = wu(p, l);
+	p = is_send ? WS(p, ": send ") : WS(p, ": recv ");
+	p = wu(p, size);
+	p = is_send ? WS(p, "b to ") : WS(p, "b from ");
+	p = wi(p, peer);
+	p = WS(p, " tag ");
+	p = wi(p, tag);
+	*p++ = '\n';
+	commit(g, p);
+	return 0;
+}
+
+static inline int def_send(gstate *g, uint32_t l, uint32_t peer, uint64_t size, int64_t tag)
+{
+	return def_msg(g, 1, l, peer, size, tag);
+}
+
+static inline int def_recv(gstate *g, uint32_t l, int64_t peer, uint64_t size, int64_t tag)
+{
+	return def_msg(g, 0, l, peer, size, tag);
+}
+
+static inline int def_calc(gstate *g, uint32_t l, uint64_t ps)
+{
+	char *p = reserve(g);
+	if (!p)
+		return -1;
+	*p++ = 'l';
+	p = wu(p, l);
+	p = WS(p, ": calc ");
+	p = wu(p, ps);
+	*p++ = '\n';
+	commit(g, p);
+	return 0;
+}
+
+static inline int edge(gstate *g, uint32_t a, uint32_t b, int ireq)
+{
+	char *p = reserve(g);
+	if (!p)
+		return -1;
+	*p++ = 'l';
+	p = wu(p, a);
+	if (ireq)
+		p = WS(p, " irequires l");
+	else
+		p = WS(p, " requires l");
+	p = wu(p, b);
+	*p++ = '\n';
+	commit(g, p);
+	return 0;
+}
+
+static inline uint32_t new_label(gstate *g) { return ++g->R->nl; }
+
+static inline int set_ends(gstate *g, size_t n)
+{
+	if (n > g->R->capends) {
+		size_t nc = n * 2;
+		uint32_t *a = realloc(g->R->ends, nc * sizeof *a);
+		uint8_t *b;
+		if (!a)
+			return -1;
+		g->R->ends = a;
+		b = realloc(g->R->ends_ireq, nc);
+		if (!b)
+			return -1;
+		g->R->ends_ireq = b;
+		g->R->capends = nc;
+	}
+	g->R->nends = n;
+	return 0;
+}
+
+static inline uint64_t scale_calc(gstate *g, double ps)
+{
+	double v = ps * g->o->cpu_scale;
+	if (v <= 0)
+		return 0;
+	if (v >= 1.8e19)
+		return UINT64_MAX / 2;
+	return (uint64_t)llround(v);
+}
+
+static inline int stage_room(gstate *g)
+{
+	if (g->cg.nop + 1 > g->capstage || g->cg.capop > g->capstage) {
+		size_t nc = (g->cg.capop > g->cg.nop + 1 ? g->cg.capop : g->cg.nop + 1) * 2;
+		int64_t *t = realloc(g->ctag, nc * sizeof *t);
+		int32_t *p;
+		if (!t)
+			return -1;
+		g->ctag = t;
+		p = realloc(g->cpeer, nc * sizeof *p);
+		if (!p)
+			return -1;
+		g->cpeer = p;
+		g->capstage = nc;
+	}
+	return 0;
+}
+
+/* Append a staged op (peer: world rank or ANY). Returns its index or -1. */
+static inline long stage(gstate *g, uint8_t type, int64_t peer, uint64_t size, int64_t tag)
+{
+	ir_cg *c = &g->cg;
+	if (IR_GROW(c->op, c->nop + 1, c->capop))
+		return -1;
+	if (stage_room(g))
+		return -1;
+	c->op[c->nop].type = type;
+	c->op[c->nop].peer = 0;
+	c->op[c->nop].size = size;
+	g->ctag[c->nop] = tag;
+	g->cpeer[c->nop] = (int32_t)peer;
+	return (long)c->nop++;
+}
+
+/* Argument readers. t2g_bad_arg() always returns -1; returning -1 here says so to the compiler,
+ * which otherwise cannot see across files that the result is set whenever 0 is returned. */
+static inline int arg_int(gstate *g, const ir_rec *r, unsigned i, int64_t *v, ir_err *e)
+{
+	if (ir_tf_int(r->f[i], v))
+		return t2g_bad_arg(g, r, i, "an integer", e), -1;
+	return 0;
+}
+
+static inline int arg_count(gstate *g, const ir_rec *r, unsigned i, int64_t *v, ir_err *e)
+{
+	if (ir_tf_int(r->f[i], v) || *v < 0 || *v > INT32_MAX)
+		return t2g_bad_arg(g, r, i, "a count", e), -1;
+	return 0;
+}
+
+/* datatype "<id>,<size>,<extent>": the size */
+static inline int arg_type(gstate *g, const ir_rec *r, unsigned i, uint64_t *size, ir_err *e)
+{
+	int64_t a, b, c;
+	if (ir_tf_triple(r->f[i], &a, &b, &c) || b < 0 || b > INT32_MAX)
+		return t2g_bad_arg(g, r, i, "a datatype '<id>,<size>,<extent>'", e), -1;
+	*size = (uint64_t)b;
+	return 0;
+}
+
+static inline int arg_u64(gstate *g, const ir_rec *r, unsigned i, uint64_t *v, ir_err *e)
+{
+	int id;
+	if (strcmp(r->f[i], "-1") == 0) { /* allprof: MPI_IN_PLACE */
+		*v = 0;
+		return 0;
+	}
+	if (ir_tf_handle(r->f[i], v, &id))
+		return t2g_bad_arg(g, r, i, "an address or a request id", e), -1;
+	return 0;
+}
+
+/* request field: address or r-id; key 0 = none */
+static inline int arg_req(gstate *g, const ir_rec *r, unsigned i, uint64_t *key, ir_err *e)
+{
+	uint64_t v;
+	int id;
+	if (ir_tf_handle(r->f[i], &v, &id))
+		return t2g_bad_arg(g, r, i, "a request address or id", e), -1;
+	*key = id ? (v | ((uint64_t)1 << 63)) : v;
+	return 0;
+}
+
+static inline int64_t world_of(const cref *cr, int64_t peer)
+{
+	if (peer < 0)
+		return peer;
+	return cr->members ? cr->members[peer] : peer;
+}
+
+/* GOAL tag of an application tag on a communicator (docs/trace2goal.md, "Tags"). */
+static inline int64_t p2p_tag(gstate *g, const cref *cr, int64_t tag)
+{
+	if (tag < 0)
+		return ANY;
+	if (cr->c == &g->R->world) {
+		if ((uint64_t)tag >= TAG_WORLD_MAX) {
+			if (!g->folded_tags++)
+				t2g_warn(g, "%s:%lu: tag %" PRId64 " is above 2^29-1: folded to %" PRId64 " (see the count at the end)",
+				         g->R->fname, g->R->line, tag, tag & (TAG_WORLD_MAX - 1));
+			return tag & (TAG_WORLD_MAX - 1);
+		}
+		return tag;
+	}
+	if (tag > 0xFFFF && !g->big_subtags++)
+		t2g_warn(g, "%s:%lu: tag %" PRId64 " on a sub-communicator is above 65535: only its low 16 bits are kept",
+		         g->R->fname, g->R->line, tag);
+	return TAG_SUBCOMM | (int64_t)((cr->c->key & 0x1FFF) << 16) | (tag & 0xFFFF);
+}
+
+static inline int64_t coll_tag(const comm *c)
+{
+	return TAG_COLL | (int64_t)((c->key & 0x3FFF) << 16) | (int64_t)(c->seq & 0xFFFF);
+}
+
+static inline req *req_get(gstate *g, uint64_t key)
+{
+	const uint32_t *v;
+	if (!key)
+		return NULL;
+	v = ir_hmap_get(&g->R->reqmap, key, 0);
+	return v ? &g->R->reqs[*v] : NULL;
+}
+
+static inline int stage_send(gstate *g, const p2p *m, ir_err *e)
+{
+	if (m->peer < 0)
+		return 0;
+	if (stage(g, IR_OP_SEND, m->peer, m->size, m->tag) < 0)
+		return ir_errf(e, "out of memory");
+	return t2g_count_pair(g, g->R->rank, (uint32_t)m->peer, 1, e);
+}
+
+static inline int stage_recv(gstate *g, const p2p *m, ir_err *e)
+{
+	if (m->peer < -1)
+		return 0;
+	if (stage(g, IR_OP_RECV, m->peer, m->size, m->tag) < 0)
+		return ir_errf(e, "out of memory");
+	if (m->peer == ANY) {
+		g->wild[g->R->rank]++;
+		return 0;
+	}
+	return t2g_count_pair(g, (uint32_t)m->peer, g->R->rank, 0, e);
+}
+
+static inline double pin_cost(gstate *g, uint64_t buf, uint64_t size)
+{
+	uint64_t n;
+	if (!g->o->pin || !buf || !size)
+		return 0;
+	n = t2g_pin_new_bytes(g, buf, size);
+	if (!n)
+		return 0;
+	return g->o->pin_a + g->o->pin_b * (double)n;
+}
+
+#endif

@@ -1,0 +1,248 @@
+/*
+ * ir_t2g_out.c: trace2goal's output side (part of ir_t2g, see ir_t2g_internal.h).
+ *
+ * Every MPI call is staged as a small graph of ops (the inline stage() of the
+ * internal header); t2g_emit_call() gives the ops labels, writes their
+ * definitions and the edges that chain them to the gap calc and the previous
+ * call, prices them for --durations (ir_model.h, as ibsim does) and, with
+ * --sync, hands them to the dataflow of ir_t2g_sync.c. t2g_flush_out() moves
+ * a rank's buffered text to the writer, or with --sync to the spill file.
+ * The per-line formatters (reserve, commit, def_*, edge) stay static inline in
+ * the header: they carry every op and were inlined before the split.
+ */
+#include "ir_t2g_internal.h"
+
+/* Write the current rank's buffered text: to the output, or with --sync (ranks converted
+ * together) to the temporary file as a chunk of that rank, assembled at the end. */
+int t2g_flush_out(gstate *g, ir_err *e)
+{
+	rstate *R = g->R;
+	if (R->out.len == 0)
+		return 0;
+	g->st->goal_bytes += R->out.len;
+	if (g->rs) {
+		if (fwrite(R->out.buf, 1, R->out.len, g->tmp) != R->out.len)
+			return ir_errf(e, "cannot write the temporary file: %s", strerror(errno));
+		if (R->nchunks && R->chunks[R->nchunks - 1].off + R->chunks[R->nchunks - 1].len == g->tmplen) {
+			R->chunks[R->nchunks - 1].len += R->out.len;
+		} else {
+			if (IR_GROW(R->chunks, R->nchunks + 1, R->capchunks))
+				return ir_errf(e, "out of memory");
+			R->chunks[R->nchunks].off = g->tmplen;
+			R->chunks[R->nchunks].len = R->out.len;
+			R->nchunks++;
+		}
+		g->tmplen += R->out.len;
+	} else if (ir_writer_write(g->w, R->out.buf, R->out.len, e)) {
+		return -1;
+	}
+	ir_sb_reset(&R->out);
+	return 0;
+}
+
+/* Pinning: bytes of [a, a+n) not yet registered; registers them (ir_interval.h: a treap of
+ * disjoint intervals, O(log n) per buffer). Out of memory: counted as new, not remembered. */
+uint64_t t2g_pin_new_bytes(gstate *g, uint64_t a, uint64_t n)
+{
+	uint64_t fresh;
+	if (ir_ivset_add(&g->R->pinset, a, n, &fresh))
+		return n;
+	return fresh;
+}
+
+/* Modelled time of the staged ops (for --durations), priced by ir_model.h as ibsim prices
+ * them: a send what a blocking send call lasts (the sender's CPU time; under the piecewise
+ * model a rendezvous send waits for the receiver's charge), a receive what a receive call lasts when its
+ * sender starts with it (LogGOPS: o + (s-1)*O_send, o + L + (s-1)*max(O, G), the rendezvous
+ * variants above S; or the piecewise model); a message to the rank itself is a local copy
+ * when the model sets `copy`. Calcs (the local work of collectives) are modelled work too. */
+static double model_time(gstate *g)
+{
+	const ir_loggops *net = &g->o->net;
+	double t = 0;
+	for (size_t i = 0; i < g->cg.nop; i++) {
+		const ir_cop *op = &g->cg.op[i];
+		int self = g->cpeer[i] >= 0 && (uint32_t)g->cpeer[i] == g->R->rank;
+		if (op->type == IR_OP_SEND)
+			t += (double)ir_model_send_call(net, op->size, self);
+		else if (op->type == IR_OP_RECV)
+			t += (double)ir_model_recv_call(net, op->size, self);
+		else
+			t += (double)op->size;
+	}
+	return t;
+}
+
+/* --sync: what ibsim charges the rank's CPU for the staged ops (the sender's send_cpu, the
+ * receiver's recv_cpu, the collective's local work). The network's part, the time from a
+ * send's start to its message's arrival, is not in it: the --sync dataflow places the
+ * receive's completion after it (sync_delays), so the post calc replays only the time the
+ * model does not explain, whether the receive waited for its message or found it there. */
+static double model_cpu_time(gstate *g)
+{
+	const ir_loggops *net = &g->o->net;
+	double t = 0;
+	for (size_t i = 0; i < g->cg.nop; i++) {
+		const ir_cop *op = &g->cg.op[i];
+		int self = g->cpeer[i] >= 0 && (uint32_t)g->cpeer[i] == g->R->rank;
+		if (op->type == IR_OP_SEND)
+			t += (double)ir_model_send_cpu(net, op->size, self);
+		else if (op->type == IR_OP_RECV)
+			t += (double)ir_model_recv_cpu(net, op->size, self, 0);
+		else
+			t += (double)op->size;
+	}
+	return t;
+}
+
+/* Emit the staged call. t_call/t_ret are the call's times; extra is the pinning cost. */
+int t2g_emit_call(gstate *g, const ir_rec *r, int ends_mode, int want_join, double extra, emitted *em,
+                  ir_err *e)
+{
+	ir_cg *c = &g->cg;
+	int64_t gap = r->t_call - g->R->gap_start;
+	double calc, model = 0;
+	size_t i;
+	uint8_t *haspred = NULL, *hassucc = NULL;
+	int sync = g->rs != NULL;
+	if (gap < 0) {
+		g->neg_gaps++;
+		gap = 0;
+	}
+	calc = (double)gap + extra;
+	if (g->o->durations && r->t_ret != IR_TIME_NONE) {
+		/* The model charges each op to the call that starts it, but the MPI library does the
+		 * work in whichever call makes progress: a nonblocking receive is modelled in the
+		 * Irecv (which returns at once) and done in a later Send or Wait. So the part of the
+		 * model a call could not contain is owed, and taken from the next calls' own time,
+		 * in trace order, before any of it is replayed: nothing is charged twice. */
+		double d = (double)(r->t_ret - r->t_call);
+		model = sync ? model_cpu_time(g) : model_time(g);
+		if (d < model) {
+			g->R->owed += model - d;
+		} else if (g->R->owed > 0) {
+			double take = d - model < g->R->owed ? d - model : g->R->owed;
+			g->R->owed -= take;
+			model += take;
+		}
+		if (!sync && !g->no_dur && d > model)
+			calc += d - model;
+	}
+	em->base = g->R->nl + 1;
+	em->sjoin = 0;
+	for (i = 0; i < c->nop; i++) {
+		uint32_t l = new_label(g);
+		const ir_cop *op = &c->op[i];
+		int rc;
+		if (op->type == IR_OP_SEND)
+			rc = def_send(g, l, (uint32_t)g->cpeer[i], op->size, g->ctag[i]);
+		else if (op->type == IR_OP_RECV)
+			rc = op->peer == 1 ? 0 : def_recv(g, l, g->cpeer[i], op->size, g->ctag[i]);
+		else /* a join (0) or a collective's local work: computation, scaled like the gap */
+			rc = def_calc(g, l, op->size ? scale_calc(g, (double)op->size) : 0);
+		if (rc)
+			return ir_errf(e, "out of memory");
+	}
+	em->gap = new_label(g);
+	if (def_calc(g, em->gap, scale_calc(g, calc)))
+		return ir_errf(e, "out of memory");
+	if (c->nop) {
+		if (c->nop > g->capflags) {
+			size_t nc = c->nop * 2;
+			uint8_t *a = realloc(g->haspred, nc), *b;
+			if (!a)
+				return ir_errf(e, "out of memory");
+			g->haspred = a;
+			b = realloc(g->hassucc, nc);
+			if (!b)
+				return ir_errf(e, "out of memory");
+			g->hassucc = b;
+			g->capflags = nc;
+		}
+		haspred = g->haspred;
+		hassucc = g->hassucc;
+		memset(haspred, 0, c->nop);
+		memset(hassucc, 0, c->nop);
+		for (i = 0; i < c->ndep; i++) {
+			haspred[c->dep[i].to] = 1;
+			hassucc[c->dep[i].from] = 1;
+			if (edge(g, em->base + c->dep[i].to, em->base + c->dep[i].from, 0))
+				goto oom;
+		}
+		for (i = 0; i < c->nop; i++)
+			if (!haspred[i] && edge(g, em->base + (uint32_t)i, em->gap, 0))
+				goto oom;
+	}
+	for (i = 0; i < g->R->nends; i++)
+		if (edge(g, em->gap, g->R->ends[i], g->R->ends_ireq[i]))
+			goto oom;
+	em->join = NOLABEL;
+	if (want_join && c->nop) {
+		em->join = new_label(g);
+		if (def_calc(g, em->join, 0))
+			goto oom;
+		for (i = 0; i < c->nop; i++)
+			if (!hassucc[i] && edge(g, em->join, em->base + (uint32_t)i, 0))
+				goto oom;
+	}
+	if (sync) {
+		/* ops, then a calc for the call's duration from the zero-cost completion */
+		int blocking = c->nop && (ends_mode == ENDS_OPS || ends_mode == ENDS_JOIN);
+		uint32_t P = new_label(g);
+		em->sjoin = 0;
+		if (t2g_sync_call(g, r, blocking, model, P, em->join != NOLABEL ? &em->sjoin : NULL, e))
+			return -1;
+		if (!blocking) {
+			if (edge(g, P, em->gap, 0))
+				goto oom;
+		} else if (em->join != NOLABEL) {
+			if (edge(g, P, em->join, 0))
+				goto oom;
+		} else {
+			for (i = 0; i < c->nop; i++)
+				if (!hassucc[i] && edge(g, P, em->base + (uint32_t)i, 0))
+					goto oom;
+		}
+		if (ends_mode == ENDS_OPS_IREQ && c->nop) {
+			if (set_ends(g, c->nop + 1))
+				return ir_errf(e, "out of memory");
+			for (i = 0; i < c->nop; i++) {
+				g->R->ends[i] = em->base + (uint32_t)i;
+				g->R->ends_ireq[i] = 1;
+			}
+			g->R->ends[c->nop] = P;
+			g->R->ends_ireq[c->nop] = 0;
+		} else {
+			if (set_ends(g, 1))
+				return ir_errf(e, "out of memory");
+			g->R->ends[0] = P;
+			g->R->ends_ireq[0] = 0;
+		}
+		g->st->ops++;
+	} else if (ends_mode == ENDS_GAP || c->nop == 0 || (ends_mode == ENDS_JOIN && em->join == NOLABEL)) {
+		/* the chain */
+		if (set_ends(g, 1))
+			return ir_errf(e, "out of memory");
+		g->R->ends[0] = em->gap;
+		g->R->ends_ireq[0] = 0;
+	} else if (ends_mode == ENDS_JOIN) {
+		if (set_ends(g, 1))
+			return ir_errf(e, "out of memory");
+		g->R->ends[0] = em->join;
+		g->R->ends_ireq[0] = 0;
+	} else {
+		if (set_ends(g, c->nop))
+			return ir_errf(e, "out of memory");
+		for (i = 0; i < c->nop; i++) {
+			g->R->ends[i] = em->base + (uint32_t)i;
+			g->R->ends_ireq[i] = ends_mode == ENDS_OPS_IREQ;
+		}
+	}
+	g->R->gap_start = r->t_ret;
+	g->st->ops += c->nop + 1 + (em->join != NOLABEL);
+	if (g->R->out.len >= (sync ? SPILL_AT : FLUSH_AT) && t2g_flush_out(g, e))
+		return -1;
+	return 0;
+oom:
+	return ir_errf(e, "out of memory");
+}

@@ -5,7 +5,7 @@
 #
 #   gen-calls.sh t2g  < formats/calls.tsv > lib/ir_t2g_calls.h
 #       trace2goal's call table (an X-macro list of rows, sorted by name as
-#       strcmp() orders them, expanded into a const array by lib/ir_t2g.c)
+#       strcmp() orders them, expanded into a const array by lib/ir_t2g_call.c)
 #       and the index of every field by name (F_MPI_Send_dest);
 #   gen-calls.sh doc  < formats/calls.tsv
 #       the table of formats/trace.md, section 3.3 (the lines between its
@@ -36,7 +36,7 @@
 # a field name used twice in one call or that is no parameter of the call's
 # C prototype, an encoder that needs a hand-written wrapper in a generated
 # one, and when calls that trace2goal converts with one piece of code (same
-# t2g kind) have different fields: lib/ir_t2g.c reads such a family with the
+# t2g kind) have different fields: lib/ir_t2g_*.c read such a family with the
 # indices of one of its members.
 set -e
 mode=${1:?usage: gen-calls.sh t2g|doc|c|f|nf < formats/calls.tsv}
@@ -146,7 +146,7 @@ function emit_t2g(    i, j, k, fam, rows, nr, tmp, fc, fq) {
 	nr = 0
 	for (i = 1; i <= n; i++) {
 		if (t2g[i] == "-") continue
-		# one kind, one layout (checked here, relied on by lib/ir_t2g.c)
+		# one kind, one layout (checked here, relied on by lib/ir_t2g_*.c)
 		fam = t2g[i]
 		if (fam != "init") {
 			if (fam in famf && famf[fam] != base_fields(i)) {

@@ -1,7 +1,7 @@
 /*
  * trace2goal: the traces of one MPI run to a GOAL schedule (GOAL text on
  * stdout or -o FILE). Options are parsed and checked against each other
- * here; the conversion is lib/ir_t2g.c, the trace reading lib/ir_trace.c,
+ * here; the conversion is lib/ir_t2g*.c, the trace reading lib/ir_trace.c,
  * the collective algorithms lib/ir_coll.c. See docs/man/trace2goal.1.
  */
 #include <getopt.h>

@@ -50,13 +50,19 @@ uint64_t t2g_pin_new_bytes(gstate *g, uint64_t a, uint64_t n)
 	return fresh;
 }
 
-/* Modelled time of the staged ops (for --durations), priced by ir_model.h as ibsim prices
- * them: a send what a blocking send call lasts (the sender's CPU time; under the piecewise
- * model a rendezvous send waits for the receiver's charge), a receive what a receive call lasts when its
- * sender starts with it (LogGOPS: o + (s-1)*O_send, o + L + (s-1)*max(O, G), the rendezvous
- * variants above S; or the piecewise model); a message to the rank itself is a local copy
- * when the model sets `copy`. Calcs (the local work of collectives) are modelled work too. */
-static double model_time(gstate *g)
+/* Modelled time of the staged ops, priced by ir_model.h as ibsim prices them; a message to
+ * the rank itself is a local copy when the model sets `copy`, and calcs (the local work of
+ * collectives) are modelled work too.
+ * --durations (cpu_only 0): a send what a blocking send call lasts (the sender's CPU time;
+ * under the piecewise model a rendezvous send waits for the receiver's charge), a receive
+ * what a receive call lasts when its sender starts with it (LogGOPS: o + (s-1)*O_send,
+ * o + L + (s-1)*max(O, G), the rendezvous variants above S; or the piecewise model).
+ * --sync (cpu_only 1): only what ibsim charges the rank's CPU (send_cpu, recv_cpu). The
+ * network's part, the time from a send's start to its message's arrival, is not in it: the
+ * --sync dataflow places the receive's completion after it (sync_delays in ir_t2g_sync.c),
+ * so the post calc replays only the time the model does not explain, whether the receive
+ * waited for its message or found it there. */
+static double model_time(gstate *g, int cpu_only)
 {
 	const ir_loggops *net = &g->o->net;
 	double t = 0;
@@ -64,31 +70,11 @@ static double model_time(gstate *g)
 		const ir_cop *op = &g->cg.op[i];
 		int self = g->cpeer[i] >= 0 && (uint32_t)g->cpeer[i] == g->R->rank;
 		if (op->type == IR_OP_SEND)
-			t += (double)ir_model_send_call(net, op->size, self);
+			t += (double)(cpu_only ? ir_model_send_cpu(net, op->size, self)
+			                       : ir_model_send_call(net, op->size, self));
 		else if (op->type == IR_OP_RECV)
-			t += (double)ir_model_recv_call(net, op->size, self);
-		else
-			t += (double)op->size;
-	}
-	return t;
-}
-
-/* --sync: what ibsim charges the rank's CPU for the staged ops (the sender's send_cpu, the
- * receiver's recv_cpu, the collective's local work). The network's part, the time from a
- * send's start to its message's arrival, is not in it: the --sync dataflow places the
- * receive's completion after it (sync_delays), so the post calc replays only the time the
- * model does not explain, whether the receive waited for its message or found it there. */
-static double model_cpu_time(gstate *g)
-{
-	const ir_loggops *net = &g->o->net;
-	double t = 0;
-	for (size_t i = 0; i < g->cg.nop; i++) {
-		const ir_cop *op = &g->cg.op[i];
-		int self = g->cpeer[i] >= 0 && (uint32_t)g->cpeer[i] == g->R->rank;
-		if (op->type == IR_OP_SEND)
-			t += (double)ir_model_send_cpu(net, op->size, self);
-		else if (op->type == IR_OP_RECV)
-			t += (double)ir_model_recv_cpu(net, op->size, self, 0);
+			t += (double)(cpu_only ? ir_model_recv_cpu(net, op->size, self, 0)
+			                       : ir_model_recv_call(net, op->size, self));
 		else
 			t += (double)op->size;
 	}
@@ -117,7 +103,7 @@ int t2g_emit_call(gstate *g, const ir_rec *r, int ends_mode, int want_join, doub
 		 * model a call could not contain is owed, and taken from the next calls' own time,
 		 * in trace order, before any of it is replayed: nothing is charged twice. */
 		double d = (double)(r->t_ret - r->t_call);
-		model = sync ? model_cpu_time(g) : model_time(g);
+		model = model_time(g, sync);
 		if (d < model) {
 			g->R->owed += model - d;
 		} else if (g->R->owed > 0) {

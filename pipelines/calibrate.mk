@@ -7,7 +7,7 @@
 # Builds the tools and samples/apps/netcal (through the top-level Makefile),
 # runs it under allprof on exactly 2 ranks (one per core: oversubscribed
 # ranks wait for the scheduler, which raises small-message latency 10-100x)
-# over the sizes 0 .. MAXBYTES with at most REPS repetitions per size and
+# over the sizes 0 .. MAXBYTES (bytes, or with a K, M or G suffix: 64K) with at most REPS repetitions per size and
 # phase and a time budget of about BUDGET seconds (formats/calibration.md),
 # fits the piecewise model and the classic LogGOPS keys with calib, and writes
 #

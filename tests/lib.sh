@@ -42,6 +42,8 @@ test_expect_success() {
 	else
 		echo "not ok $test_count - $1"
 		sed 's/^/#   /' "$TRASH/.out"
+		# prove shows standard error but not the comments: a failure in a CI log says why
+		{ echo "$TEST_NAME: not ok $test_count - $1"; head -40 "$TRASH/.out" | sed 's/^/    /'; } >&2
 		test_failures=$((test_failures + 1))
 	fi
 }

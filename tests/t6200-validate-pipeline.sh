@@ -20,7 +20,7 @@ V=$TRASH/v
 # vmake [VAR=VALUE...]: run the pipeline on ring at 2 ranks into $V (output in vmake.out)
 vmake() {
 	make -C "$TOP" -f pipelines/validate.mk BUILD="$IR_BUILD" BIN="$IR_BIN" BUILD_TOOLS=no OUT="$V" \
-		NP=2 APPS=ring ARGS_ring="200 1024" CAL_REPS=5 CAL_MAXBYTES=64K "$@" >"$TRASH/vmake.out" 2>&1
+		NP=2 APPS=ring ARGS_ring="200 1024" CAL_REPS=5 CAL_MAXBYTES=64K "$@" >"$TRASH/vmake.out" 2>&1 || { tail -30 "$TRASH/vmake.out"; return 1; }
 }
 # stamps: every file of the output with its modification time
 stamps() {

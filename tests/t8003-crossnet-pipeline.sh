@@ -22,7 +22,7 @@ X=$TRASH/x
 xmake() {
 	make -C "$TOP" -f pipelines/crossnet.mk BUILD="$IR_BUILD" BIN="$IR_BIN" BUILD_TOOLS=no OUT="$X" \
 		N=2 APPS=ring ARGS_ring="200 1024" CAL_REPS=3 CAL_MAXBYTES=64K CAL_VARS="PROGRAM=pingpong" "$@" \
-		>"$TRASH/xmake.out" 2>&1
+		>"$TRASH/xmake.out" 2>&1 || { tail -30 "$TRASH/xmake.out"; return 1; }
 }
 stamps() {
 	find "$X" -type f -exec stat -c '%n %Y.%y' {} + | sort

@@ -239,9 +239,9 @@ static int number_or_any(ir_goal_parser *P, const char **pp, uint64_t *v, int *a
  * every key, so sequential labels scatter over its three arrays (cache
  * misses on large ranks), its linear probing would turn the runs of this
  * hash into primary clustering, and a lookup makes two calls (XXH64,
- * ir_hmap) that this inline table does not. On ir_smap, goalc took 9 % more CPU time on goalgen's ring (256
- * ranks of 40 000 labels) and 16 % more on its dissemination (262 144 small
- * ranks). Nothing depends on the slot order: labels are numbered in order of
+ * ir_hmap) that this inline table does not. On ir_smap, goalc took 9 % more
+ * CPU time on goalgen's ring (256 ranks of 40 000 labels) and 16 % more on
+ * its dissemination (262 144 small ranks). Nothing depends on the slot order: labels are numbered in order of
  * first appearance (P->labs) and the table is never iterated. */
 static uint32_t fmix(uint32_t h)
 {

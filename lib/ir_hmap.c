@@ -81,35 +81,50 @@ static int rehash(ir_hmap *m, size_t nc)
 	return 0;
 }
 
+/* The slot of key (a, b) if present (return 1), else the first empty slot
+ * of its probe run, where an insertion puts it (return 0). m->cap > 0. */
+static inline int find(const ir_hmap *m, uint64_t a, uint64_t b, size_t *slot)
+{
+	size_t j;
+	for (j = home(m, a, b); m->used[j]; j = (j + 1) & (m->cap - 1))
+		if (m->key[2 * j] == a && m->key[2 * j + 1] == b) {
+			*slot = j;
+			return 1;
+		}
+	*slot = j;
+	return 0;
+}
+
 void *ir_hmap_get(const ir_hmap *m, uint64_t a, uint64_t b)
 {
-	if (!m->n)
+	size_t j;
+	if (!m->n || !find(m, a, b, &j))
 		return NULL;
-	for (size_t j = home(m, a, b);; j = (j + 1) & (m->cap - 1)) {
-		if (!m->used[j])
-			return NULL;
-		if (m->key[2 * j] == a && m->key[2 * j + 1] == b)
-			return m->val + j * m->vsize;
-	}
+	return m->val + j * m->vsize;
 }
 
 void *ir_hmap_put(ir_hmap *m, uint64_t a, uint64_t b, int *isnew)
 {
-	size_t j;
-	void *v = ir_hmap_get(m, a, b);
+	size_t j = 0;
+	void *v;
+	if (m->cap && find(m, a, b, &j)) {
+		if (isnew)
+			*isnew = 0;
+		return m->val + j * m->vsize;
+	}
 	if (isnew)
-		*isnew = !v;
-	if (v)
-		return v;
+		*isnew = 1;
+	/* after a growth the key's empty slot is looked for again; otherwise it
+	 * is the one find stopped at, as if probed anew */
 	if (!m->cap) {
 		if (rehash(m, m->cap0))
 			return NULL;
+		find(m, a, b, &j);
 	} else if ((m->n + 1) * 4 > m->cap * (m->flags & IR_HMAP_DENSE ? 3 : 2)) {
 		if (m->cap > SIZE_MAX / 4 || rehash(m, m->cap * 2))
 			return NULL;
+		find(m, a, b, &j);
 	}
-	for (j = home(m, a, b); m->used[j]; j = (j + 1) & (m->cap - 1))
-		;
 	m->used[j] = 1;
 	m->key[2 * j] = a;
 	m->key[2 * j + 1] = b;

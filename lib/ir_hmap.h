@@ -5,7 +5,8 @@
  * A key is one 64-bit word a, or with IR_HMAP_PAIR a pair of words (a, b);
  * one-word maps take b = 0 in the calls below (trace2goal's request and
  * communicator tables, the ib fabric's per-pair ordering state); ir_tsync
- * keys its channels by the pair (src << 32 | dst, tag). Every key is
+ * keys its channels by the pair (src << 32 | dst, tag). String keys go
+ * through ir_smap.h, which keys this map by a hash of the string. Every key is
  * allowed, 0 included: occupancy is a byte per slot, not a reserved key.
  * Values are stored in the slots (vsize bytes each, zeroed on insertion), so
  * a lookup costs no indirection beyond the table; a value pointer stays valid

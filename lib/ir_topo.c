@@ -5,9 +5,8 @@
  *
  * Ports live in one flat array; a node owns a contiguous run of it, so the
  * simulator addresses "port p of node n" as one index and keeps its per-port
- * state in parallel arrays. Parsers look names up in a small open-addressing
- * table (a linear search would be quadratic on fabrics of thousands of
- * nodes).
+ * state in parallel arrays. Parsers look names up in a table on ir_smap (a
+ * linear search would be quadratic on fabrics of thousands of nodes).
  */
 #include "ir_topo.h"
 
@@ -18,9 +17,9 @@
 #include <string.h>
 
 #include "ir_grow.h"
-#include "ir_hash.h"
 #include "ir_io.h"
 #include "ir_num.h"
+#include "ir_smap.h"
 
 ir_topo *ir_topo_new(void)
 {
@@ -257,53 +256,32 @@ const char *ir_topo_link_name(char *buf, size_t n, uint16_t width, uint32_t mbps
 
 /* ---- name table for parsers ---- */
 
+/* Node name -> node index, on ir_smap (XXH64 of the name); the names stay in
+ * the topology's own buffer. Nothing iterates the table, so its slot order
+ * reaches no output. */
 typedef struct ntab {
-	uint32_t *slot; /* node index + 1, 0 empty */
-	size_t cap;
+	ir_smap m;
 } ntab;
+
+static int ntab_eq(const void *ctx, uint32_t idx, const char *s, size_t n)
+{
+	const char *x = ir_topo_name((const ir_topo *)ctx, idx);
+	return strlen(x) == n && memcmp(x, s, n) == 0;
+}
 
 static int ntab_put(ntab *nt, const ir_topo *t, uint32_t node, ir_err *e)
 {
-	if ((size_t)t->nnodes * 2 >= nt->cap) {
-		size_t nc = nt->cap ? nt->cap * 2 : 1024;
-		uint32_t *ns = calloc(nc, sizeof *ns);
-		if (!ns)
-			return ir_errf(e, "out of memory for node names");
-		for (size_t i = 0; i < nt->cap; i++)
-			if (nt->slot[i]) {
-				const char *nm = ir_topo_name(t, nt->slot[i] - 1);
-				size_t k = ir_xxh64(nm, strlen(nm), 0) & (nc - 1);
-				while (ns[k])
-					k = (k + 1) & (nc - 1);
-				ns[k] = nt->slot[i];
-			}
-		free(nt->slot);
-		nt->slot = ns;
-		nt->cap = nc;
-	}
-	{
-		const char *nm = ir_topo_name(t, node);
-		size_t k = ir_xxh64(nm, strlen(nm), 0) & (nt->cap - 1);
-		while (nt->slot[k])
-			k = (k + 1) & (nt->cap - 1);
-		nt->slot[k] = node + 1;
-	}
+	const char *nm = ir_topo_name(t, node);
+	size_t n = strlen(nm);
+	if (ir_smap_put(&nt->m, ir_smap_hash(nm, n), nm, n, ntab_eq, t, node) == IR_SMAP_NONE)
+		return ir_errf(e, "out of memory for node names");
 	return 0;
 }
 
 static uint32_t ntab_get(const ntab *nt, const ir_topo *t, const char *nm, size_t len)
 {
-	size_t k;
-	if (!nt->cap)
-		return IR_TOPO_NONE;
-	k = ir_xxh64(nm, len, 0) & (nt->cap - 1);
-	while (nt->slot[k]) {
-		const char *x = ir_topo_name(t, nt->slot[k] - 1);
-		if (strlen(x) == len && memcmp(x, nm, len) == 0)
-			return nt->slot[k] - 1;
-		k = (k + 1) & (nt->cap - 1);
-	}
-	return IR_TOPO_NONE;
+	uint32_t i = ir_smap_get(&nt->m, ir_smap_hash(nm, len), nm, len, ntab_eq, t);
+	return i == IR_SMAP_NONE ? IR_TOPO_NONE : i;
 }
 
 uint32_t ir_topo_find(const ir_topo *t, const char *name)
@@ -576,9 +554,10 @@ int ir_topo_parse_own(ir_topo **out, const char *text, size_t len, const char *n
 	const char *s;
 	size_t n;
 	ir_topo *t = ir_topo_new();
-	ntab nt = { NULL, 0 };
+	ntab nt;
 	ir_topo_linkdef cur = *ldef;
 	char q[200], b1[256], b2[256];
+	ir_smap_init(&nt.m, 1024); /* allocates on the first name */
 	*out = NULL;
 	if (!t)
 		return ir_errf(e, "out of memory for the topology");
@@ -737,11 +716,11 @@ int ir_topo_parse_own(ir_topo **out, const char *text, size_t len, const char *n
 	}
 	if (ir_topo_finish(t, name, e))
 		goto fail;
-	free(nt.slot);
+	ir_smap_release(&nt.m);
 	*out = t;
 	return 0;
 fail:
-	free(nt.slot);
+	ir_smap_release(&nt.m);
 	ir_topo_free(t);
 	return -1;
 }
@@ -838,8 +817,9 @@ int ir_topo_parse_ibnetdiscover(ir_topo **out, const char *text, size_t len, con
                                 const ir_topo_linkdef *ld, ir_err *e)
 {
 	ir_topo *t = ir_topo_new();
-	ntab nt = { NULL, 0 };
+	ntab nt;
 	char q[200], idb[256];
+	ir_smap_init(&nt.m, 1024); /* allocates on the first name */
 	*out = NULL;
 	if (!t)
 		return ir_errf(e, "out of memory for the topology");
@@ -1027,11 +1007,11 @@ int ir_topo_parse_ibnetdiscover(ir_topo **out, const char *text, size_t len, con
 	/* LIDs: keep discovered LIDs only if every node has one */
 	if (ir_topo_finish(t, name, e))
 		goto fail;
-	free(nt.slot);
+	ir_smap_release(&nt.m);
 	*out = t;
 	return 0;
 fail:
-	free(nt.slot);
+	ir_smap_release(&nt.m);
 	ir_topo_free(t);
 	return -1;
 }

@@ -23,7 +23,7 @@ demo() {
 	make -s -C "$TOP" -f pipelines/demo.mk BIN="$IR_BIN" BUILD="$IR_BUILD" OUT="$TRASH/$o" \
 		APPS=ring NPS=2 LAMMPS=no REPS=3 MAXBYTES=64K GEN_NP=4 PLOTS=$PLOTS \
 		CROSS_APPS=ring CROSS_N=2 CROSS_VARS="ARGS_ring=200\ 1024 CAL_REPS=3 CAL_MAXBYTES=64K CAL_VARS=PROGRAM=pingpong" "$@" \
-		>"$TRASH/$o.log" 2>"$TRASH/$o.err"
+		>"$TRASH/$o.log" 2>"$TRASH/$o.err" || { tail -20 "$TRASH/$o.log"; tail -30 "$TRASH/$o.err"; return 1; }
 }
 # numeric FILE: every row after the header has 9 fields, all but the first numbers
 numeric() {

@@ -63,7 +63,7 @@ $(BIN)/allprof: tools/allprof/allprof.c $(LIB_A) $(LIB_HDRS) $(FLAGS_STAMP)
 	  -DALLPROF_BUILD_LIB_MPICH='"$(abspath $(AP_MPICH_SO))"' $(LDFLAGS) -o $@ $< \
 	  $(LIB_A) $(LDLIBS)
 
-$(BUILD)/samples/%: samples/apps/%.c
+$(BUILD)/samples/%: samples/apps/%.c $(wildcard samples/apps/*.h)
 	@mkdir -p $(@D)
 	$(AP_MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g $(if $(WERROR),-Werror) -o $@ $< -lm
 
@@ -94,7 +94,7 @@ $(AP_MPICH_SO): $(AP_SRCS) $(AP_GEN) $(AP_MPICH_DIR)/liballprof_pass.c tools/all
 # -Wstringop-overflow in every program that passes it).
 AP_MPICH_SAMPLE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -Wno-stringop-overflow -O2 -g
 
-$(BUILD)/samples-mpich/%: samples/apps/%.c
+$(BUILD)/samples-mpich/%: samples/apps/%.c $(wildcard samples/apps/*.h)
 	@mkdir -p $(@D)
 	$(AP_MPICH_CC) $(AP_MPICH_SAMPLE_CFLAGS) $(if $(WERROR),-Werror) -o $@ $< -lm
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ir_grow.h"
+#include "ir_hmap.h"
 #include "ir_io.h"
 #include "ir_num.h"
 #include "ir_smap.h"
@@ -259,9 +260,44 @@ const char *ir_topo_link_name(char *buf, size_t n, uint16_t width, uint32_t mbps
 /* Node name -> node index, on ir_smap (XXH64 of the name); the names stay in
  * the topology's own buffer. Nothing iterates the table, so its slot order
  * reaches no output. */
+/* The parsers' lookup tables: node names, and GUIDs, which name one node each (the LFT dump
+ * reader finds a switch's table by its GUID, so two nodes with one GUID would swap tables). */
 typedef struct ntab {
 	ir_smap m;
+	ir_hmap guids; /* GUID -> node */
 } ntab;
+
+static void ntab_init(ntab *nt)
+{
+	ir_smap_init(&nt->m, 1024); /* allocates on the first name */
+	ir_hmap_init(&nt->guids, sizeof(uint32_t), 1024, 0);
+}
+
+static void ntab_release(ntab *nt)
+{
+	ir_smap_release(&nt->m);
+	ir_hmap_release(&nt->guids);
+}
+
+/* Node `node` has GUID guid (0: none given): an error naming both nodes if another has it. */
+static int ntab_guid(ntab *nt, const ir_topo *t, uint64_t guid, uint32_t node, const char *name, unsigned line,
+                     ir_err *e)
+{
+	int isnew;
+	uint32_t *v;
+	char q[200];
+	if (!guid)
+		return 0;
+	if (!(v = ir_hmap_put(&nt->guids, guid, 0, &isnew)))
+		return ir_errf(e, "%s: out of memory", name);
+	if (!isnew) {
+		const char *nm = ir_topo_name(t, node);
+		return ir_errf_at(e, name, line, "node '%s' has GUID 0x%llx, which is also that of '%s' (GUIDs are unique in a fabric)",
+		                  ir_err_quote(q, sizeof q, nm, strlen(nm)), (unsigned long long)guid, ir_topo_name(t, *v));
+	}
+	*v = node;
+	return 0;
+}
 
 static int ntab_eq(const void *ctx, uint32_t idx, const char *s, size_t n)
 {
@@ -557,7 +593,7 @@ int ir_topo_parse_own(ir_topo **out, const char *text, size_t len, const char *n
 	ntab nt;
 	ir_topo_linkdef cur = *ldef;
 	char q[200], b1[256], b2[256];
-	ir_smap_init(&nt.m, 1024); /* allocates on the first name */
+	ntab_init(&nt);
 	*out = NULL;
 	if (!t)
 		return ir_errf(e, "out of memory for the topology");
@@ -646,6 +682,8 @@ int ir_topo_parse_own(ir_topo **out, const char *text, size_t len, const char *n
 				ir_err_prefix(e, name);
 				goto fail;
 			}
+			if (ntab_guid(&nt, t, guid, id, name, L.no, e))
+				goto fail;
 			t->node[id].lid = (uint32_t)lid;
 		} else if (wl[0] == 4 && memcmp(w[0], "link", 4) == 0) {
 			uint32_t nd[2];
@@ -716,11 +754,11 @@ int ir_topo_parse_own(ir_topo **out, const char *text, size_t len, const char *n
 	}
 	if (ir_topo_finish(t, name, e))
 		goto fail;
-	ir_smap_release(&nt.m);
+	ntab_release(&nt);
 	*out = t;
 	return 0;
 fail:
-	ir_smap_release(&nt.m);
+	ntab_release(&nt);
 	ir_topo_free(t);
 	return -1;
 }
@@ -819,7 +857,7 @@ int ir_topo_parse_ibnetdiscover(ir_topo **out, const char *text, size_t len, con
 	ir_topo *t = ir_topo_new();
 	ntab nt;
 	char q[200], idb[256];
-	ir_smap_init(&nt.m, 1024); /* allocates on the first name */
+	ntab_init(&nt);
 	*out = NULL;
 	if (!t)
 		return ir_errf(e, "out of memory for the topology");
@@ -877,6 +915,8 @@ int ir_topo_parse_ibnetdiscover(ir_topo **out, const char *text, size_t len, con
 						ir_err_prefix(e, name);
 						goto fail;
 					}
+					if (ntab_guid(&nt, t, guid, cur, name, L.no, e))
+						goto fail;
 					if (lid > 0 && lid <= IR_TOPO_MAX_LID)
 						t->node[cur].lid = (uint32_t)lid;
 				} else {
@@ -1007,11 +1047,11 @@ int ir_topo_parse_ibnetdiscover(ir_topo **out, const char *text, size_t len, con
 	/* LIDs: keep discovered LIDs only if every node has one */
 	if (ir_topo_finish(t, name, e))
 		goto fail;
-	ir_smap_release(&nt.m);
+	ntab_release(&nt);
 	*out = t;
 	return 0;
 fail:
-	ir_smap_release(&nt.m);
+	ntab_release(&nt);
 	ir_topo_free(t);
 	return -1;
 }

@@ -192,6 +192,8 @@ int main(void)
 			{ "switch s\n", "t.topo:1: expected 'switch NAME PORTS', found 'switch s'" },
 			{ "switch s 0\n", "t.topo:1: switch 's': invalid port count '0' (expected 1..254)" },
 			{ "host a\nhost a\n", "t.topo:2: node 'a' is defined twice" },
+			{ "switch s 2 guid=0x5\nhost a guid=0x5\n",
+			  "t.topo:2: node 'a' has GUID 0x5, which is also that of 's' (GUIDs are unique in a fabric)" },
 			{ "host a:1\n", "t.topo:1: node name 'a:1' contains ':'" },
 			{ "host a\nlink a:1 b:1\n", "t.topo:2: unknown node 'b' (nodes must be defined before their links)" },
 			{ "host a\nswitch s 2\nlink a:1 s:3\n", "t.topo:3: invalid port '3' of 's' (expected 1..2)" },
@@ -253,6 +255,8 @@ int main(void)
 			{ "Switch 4 \"S-1\"\n[1] \"H-2\"[3]\nCa 1 \"H-2\"\n", "t.topo:2: port 3 of \"H-2\" does not exist (it has 1 ports)" },
 			{ "Switch 4 \"S-1\"\nhello world\n", "t.topo:2: expected a Switch, Ca or port line, or key=value, found 'hello world'" },
 			{ "Switch 4 \"S-1\"\nSwitch 4 \"S-1\"\n", "t.topo:2: node \"S-1\" appears twice" },
+			{ "Switch 2 \"S-1\"\nCa 1 \"H-1\"\n",
+			  "t.topo:2: node 'H-1' has GUID 0x1, which is also that of 'S-1' (GUIDs are unique in a fabric)" },
 		};
 		for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 			ok(parse(bad[i].text, &e) == NULL, "bad ibnetdiscover %zu refused", i);

@@ -210,7 +210,17 @@ int main(int argc, char **argv)
 	 * reductions, and the cold pool, all written once here (never a fresh
 	 * page in a measured exchange except in the first-use phase). */
 	if (pool <= 0) {
-		pool = 4 * llc_bytes();
+		/* Four times the last-level cache, but never more than the cold phase can walk
+		 * (every repetition's slots, each a fresh page) plus one cache: slots are never
+		 * reused then, and the first ones were last touched a whole cache ago. Small runs
+		 * (tests, -m 64K) then take a cache's worth of memory, not 4x (on a VM that reports
+		 * the host's 480 MB L3 as its own: 0.5 GB per rank, not 1.9). */
+		long llc = llc_bytes(), walk = 0;
+		for (int k = 0; k < nsizes; k++)
+			walk += ((sizes[k] + 4095) / 4096 + 1) * 4096;
+		pool = 4 * llc;
+		if (walk <= (4L << 30) / maxreps && pool > llc + walk * maxreps)
+			pool = llc + walk * maxreps;
 		if (pool < 4 * maxb)
 			pool = 4 * maxb;
 		if (pool > (2L << 30))

@@ -110,52 +110,88 @@ static void dissemination(bld *b, uint32_t p, uint32_t r, uint64_t s)
 	}
 }
 
-/* Binomial broadcast (Schedgen order): returns nothing; `after` (if not NONE) is an op
- * every first op of the tree requires (used by reduce+bcast). */
-static void bcast_binomial(bld *b, uint32_t p, uint32_t r, uint32_t root, uint64_t s, uint32_t after)
+/* The ops a phase that follows must require (`after` of bcast_binomial): at most 64
+ * (one per round of a binomial tree). */
+typedef struct {
+	uint32_t op[64];
+	unsigned n;
+} ends;
+
+static void dep_all(bld *b, const ends *a, uint32_t to)
+{
+	for (unsigned i = 0; a && i < a->n; i++)
+		dep(b, a->op[i], to);
+}
+
+/* Binomial broadcast (Schedgen order); every first op of the tree requires every op of
+ * `after` (if not NULL: used by reduce+bcast). */
+static void bcast_binomial(bld *b, uint32_t p, uint32_t r, uint32_t root, uint64_t s, const ends *after)
 {
 	uint32_t v = mod((int64_t)r - root, p), rcv = NONE;
 	for (uint64_t k = 1; k < p; k *= 2) {
 		if (v < k && v + k < p) {
 			uint32_t x = send(b, mod((int64_t)(v + k) + root, p), s);
-			dep(b, rcv != NONE ? rcv : after, x);
+			if (rcv != NONE)
+				dep(b, rcv, x);
+			else
+				dep_all(b, after, x);
 		}
 		if (v >= k && v < 2 * k) {
 			rcv = recv(b, mod((int64_t)(v - k) + root, p), s);
-			dep(b, after, rcv);
+			dep_all(b, after, rcv);
 		}
 	}
 }
 
-/* Binomial reduce (Schedgen order); returns the last op (root: last receive or its combine;
- * others: the send). The combines form a chain (one accumulator); the send to the parent
- * requires the last one, which requires every receive. */
-static uint32_t reduce_binomial(bld *b, uint32_t p, uint32_t r, uint32_t root, uint64_t s)
+/* Binomial reduce on the broadcast's tree (rank v's parent is v minus its highest bit, its
+ * children v + k for the powers of two k above it): the receives from the children (ascending
+ * k), then the send to the parent, which needs every child's data. The combines form a chain
+ * (one accumulator); the send requires the last one, which requires every receive, or, when
+ * combining is not modelled, every receive itself. `out` (if not NULL) gets the ops a
+ * following phase must require: the root's last combine or, without combines, all its
+ * receives (the result is complete only when every contribution is in); another rank's send
+ * to its parent. */
+static void reduce_binomial(bld *b, uint32_t p, uint32_t r, uint32_t root, uint64_t s, ends *out)
 {
-	uint32_t v = mod((int64_t)r - root, p), last = NONE, acc = NONE;
-	uint32_t rc[64];
-	unsigned nr = 0;
-	for (uint64_t k = 1; k < p; k *= 2) {
-		if (v < k && v + k < p) {
-			uint32_t c;
-			rc[nr++] = recv(b, mod((int64_t)(v + k) + root, p), s);
-			last = rc[nr - 1];
-			if ((c = combine(b, last, s)) != NONE) {
-				dep(b, acc, c);
-				acc = last = c;
-			}
-		}
-		if (v >= k && v < 2 * k) {
-			uint32_t x = send(b, mod((int64_t)(v - k) + root, p), s);
-			if (acc != NONE)
-				dep(b, acc, x);
-			else
-				for (unsigned i = 0; i < nr; i++)
-					dep(b, rc[i], x);
-			last = x;
+	uint32_t v = mod((int64_t)r - root, p), acc = NONE;
+	uint64_t hb = 0;
+	ends rc = { .n = 0 };
+	if (out)
+		out->n = 0;
+	for (uint64_t k = 1; k <= v; k *= 2)
+		if (v & k)
+			hb = k;
+	for (uint64_t k = hb ? hb * 2 : 1; k < p; k *= 2) {
+		uint32_t c, x;
+		if (v + k >= p)
+			break;
+		x = recv(b, mod((int64_t)(v + k) + root, p), s);
+		rc.op[rc.n++] = x;
+		if ((c = combine(b, x, s)) != NONE) {
+			dep(b, acc, c);
+			acc = c;
 		}
 	}
-	return last;
+	if (v) {
+		uint32_t x = send(b, mod((int64_t)(v - hb) + root, p), s);
+		if (acc != NONE)
+			dep(b, acc, x);
+		else
+			dep_all(b, &rc, x);
+		if (out) {
+			out->op[0] = x;
+			out->n = 1;
+		}
+		return;
+	}
+	if (out) {
+		if (acc != NONE) {
+			out->op[0] = acc;
+			out->n = 1;
+		} else {
+			*out = rc;
+		}
+	}
 }
 
 static uint32_t lowbit_pow(uint32_t v) { return v & (~v + 1); }
@@ -338,10 +374,11 @@ static void allreduce_ring(bld *b, uint32_t p, uint32_t r, uint64_t s)
 
 static void reduce_bcast(bld *b, uint32_t p, uint32_t r, uint64_t s)
 {
-	uint32_t last = reduce_binomial(b, p, r, 0, s);
-	/* the root's broadcast waits for its last receive; others wait for their own send,
-	 * which keeps the two phases' messages apart */
-	bcast_binomial(b, p, r, 0, s, last);
+	ends last;
+	reduce_binomial(b, p, r, 0, s, &last);
+	/* the root's broadcast waits for the reduced result (every receive, or the last
+	 * combine); others wait for their own send, which keeps the two phases' messages apart */
+	bcast_binomial(b, p, r, 0, s, &last);
 }
 
 static void allgather_bruck(bld *b, uint32_t p, uint32_t r, uint64_t s)
@@ -424,16 +461,16 @@ static void scatter_linear(bld *b, uint32_t p, uint32_t r, uint32_t root, uint64
 static void reduce_scatterv(bld *b, uint32_t p, uint32_t r, const uint64_t *blk)
 {
 	uint64_t tot = 0;
-	uint32_t last;
+	ends last;
 	for (uint32_t i = 0; i < p; i++)
 		tot += blk[i];
-	last = reduce_binomial(b, p, r, 0, tot);
+	reduce_binomial(b, p, r, 0, tot, &last);
 	if (r == 0) {
 		for (uint32_t i = 1; i < p; i++)
 			if (blk[i])
-				dep(b, last, send(b, i, blk[i]));
+				dep_all(b, &last, send(b, i, blk[i]));
 	} else if (blk[r]) {
-		dep(b, last, recv(b, 0, blk[r]));
+		dep_all(b, &last, recv(b, 0, blk[r]));
 	}
 }
 
@@ -519,6 +556,43 @@ static const enum ir_coll_alg kind_default[IR_COLL_NKINDS] = {
 };
 
 enum ir_coll_alg ir_coll_default(enum ir_coll_kind kind) { return kind_default[kind]; }
+
+/* Open MPI 4.1 coll/libnbc's selection with its MCA parameters at their defaults
+ * (nbc_i<kind>.c): iallreduce is a binomial reduce to rank 0 and a binomial broadcast below
+ * 4 ranks, below 64 KiB or in place, otherwise Rabenseifner's reduce-scatter + allgather, which
+ * is not modelled: ring moves the same bytes in more steps; ibcast is linear up to 4 ranks,
+ * binomial above; ireduce_scatter(_block) is a binomial reduce to rank 0 and a linear scatter;
+ * iallgather(v), ialltoall(v/w), igather(v), iscatter(v), iscan and iexscan are linear;
+ * ibarrier is a dissemination, ireduce a binomial tree. */
+enum ir_coll_alg ir_coll_default_nb(enum ir_coll_kind kind, uint32_t p, uint64_t s, int in_place)
+{
+	switch (kind) {
+	case IR_COLL_ALLREDUCE:
+		return p < 4 || s < 65536 || in_place ? IR_ALG_REDUCE_BCAST : IR_ALG_RING;
+	case IR_COLL_BCAST:
+		return p <= 4 ? IR_ALG_LINEAR : IR_ALG_BINOMIAL;
+	case IR_COLL_REDUCE_SCATTER:
+	case IR_COLL_REDUCE_SCATTER_BLOCK:
+		return IR_ALG_REDUCE_SCATTERV;
+	case IR_COLL_ALLGATHER:
+	case IR_COLL_ALLGATHERV:
+	case IR_COLL_ALLTOALL:
+	case IR_COLL_ALLTOALLV:
+	case IR_COLL_GATHER:
+	case IR_COLL_GATHERV:
+	case IR_COLL_SCATTER:
+	case IR_COLL_SCATTERV:
+	case IR_COLL_SCAN:
+	case IR_COLL_EXSCAN:
+		return IR_ALG_LINEAR;
+	case IR_COLL_BARRIER:
+		return IR_ALG_DISSEMINATION;
+	case IR_COLL_REDUCE:
+		return IR_ALG_BINOMIAL;
+	default:
+		return IR_ALG_DEFAULT;
+	}
+}
 int ir_coll_has(enum ir_coll_kind kind, enum ir_coll_alg alg)
 {
 	return (unsigned)kind < IR_COLL_NKINDS && (unsigned)alg < IR_ALG_NALGS && alg != IR_ALG_DEFAULT &&
@@ -541,18 +615,21 @@ int ir_coll_alg_parse(const char *name, size_t len)
 	return a;
 }
 
-int ir_coll_parse_spec(const char *spec, enum ir_coll_alg algs[IR_COLL_NKINDS], ir_err *e)
+int ir_coll_parse_spec(const char *spec, enum ir_coll_alg algs[IR_COLL_NSEL], ir_err *e)
 {
 	const char *p = spec;
 	char q[200];
 	while (*p) {
 		const char *c = strchr(p, ','), *end = c ? c : p + strlen(p), *eq = memchr(p, '=', (size_t)(end - p));
-		int k, a;
+		int k, a, nb;
 		if (!eq) {
 			ir_err_quote(q, sizeof q, p, (size_t)(end - p));
 			return ir_errf(e, "invalid --coll item '%s' (expected COLLECTIVE=ALGORITHM)", q);
 		}
 		k = ir_coll_kind_parse(p, (size_t)(eq - p));
+		nb = 0;
+		if (k < 0 && eq - p > 1 && *p == 'i' && (k = ir_coll_kind_parse(p + 1, (size_t)(eq - p - 1))) >= 0)
+			nb = 1; /* "iallreduce": the nonblocking form */
 		if (k < 0) {
 			ir_err_quote(q, sizeof q, p, (size_t)(eq - p));
 			return ir_errf(e, "invalid --coll item: unknown collective '%s'", q);
@@ -568,10 +645,10 @@ int ir_coll_parse_spec(const char *spec, enum ir_coll_alg algs[IR_COLL_NKINDS], 
 						n += (size_t)w;
 				}
 			ir_err_quote(q, sizeof q, eq + 1, (size_t)(end - eq - 1));
-			return ir_errf(e, "invalid --coll item: %s has no algorithm '%s' (available: %s)",
-			               kind_names[k], q, list);
+			return ir_errf(e, "invalid --coll item: %s%s has no algorithm '%s' (available: %s)",
+			               nb ? "i" : "", kind_names[k], q, list);
 		}
-		algs[k] = (enum ir_coll_alg)a;
+		algs[k + nb * IR_COLL_NKINDS] = (enum ir_coll_alg)a;
 		p = c ? c + 1 : end;
 	}
 	return 0;
@@ -663,13 +740,13 @@ int ir_coll_build(ir_cg *g, enum ir_coll_kind kind, enum ir_coll_alg alg, const 
 		else if (alg == IR_ALG_CHAIN)
 			bcast_chain(&b, p, r, root, a->s);
 		else
-			bcast_binomial(&b, p, r, root, a->s, NONE);
+			bcast_binomial(&b, p, r, root, a->s, NULL);
 		break;
 	case IR_COLL_REDUCE:
 		if (alg == IR_ALG_LINEAR)
 			reduce_linear(&b, p, r, root, a->s);
 		else
-			reduce_binomial(&b, p, r, root, a->s);
+			reduce_binomial(&b, p, r, root, a->s, NULL);
 		break;
 	case IR_COLL_ALLREDUCE:
 		if (alg == IR_ALG_DISSEMINATION)

@@ -45,7 +45,8 @@
  *     reduce-scatter phase, the next send (which forwards the combined block)
  *     requires it, the allgather phase starts after the last one;
  *     reduce_bcast and reduce_scatterv: the binomial reduce's, the broadcast
- *     or scatter at the root requires the last one; linear scan: after the
+ *     or scatter at the root requires the last combine, or every receive when
+ *     combining is not modelled; linear scan: after the
  *     receive from r-1, the send to r+1 requires it (exscan: only on ranks
  *     that forward, the last rank's result is the received data as is);
  *     recursive doubling scan and exscan: after each receive, the next send
@@ -80,6 +81,11 @@ enum ir_coll_kind {
 	IR_COLL_EXSCAN,
 	IR_COLL_NKINDS
 };
+
+/* A selection names a kind and whether the call is blocking: sel = kind for the blocking
+ * collective, kind + IR_COLL_NKINDS for its nonblocking form ("iallreduce"). MPI libraries
+ * implement the two with different algorithms (Open MPI: coll/tuned and coll/libnbc). */
+#define IR_COLL_NSEL (2 * IR_COLL_NKINDS)
 
 enum ir_coll_alg {
 	IR_ALG_DEFAULT = 0, /* the kind's default (ir_coll_default) */
@@ -135,14 +141,19 @@ int ir_coll_build(ir_cg *g, enum ir_coll_kind kind, enum ir_coll_alg alg, const 
                   ir_err *e);
 
 enum ir_coll_alg ir_coll_default(enum ir_coll_kind kind);
+/* The algorithm Open MPI 4.1's coll/libnbc picks for the nonblocking form of `kind` on p ranks,
+ * s bytes per rank (the kind's block size of ir_coll_args), in_place: the call is MPI_IN_PLACE
+ * (docs/trace2goal.md, "Collectives"). */
+enum ir_coll_alg ir_coll_default_nb(enum ir_coll_kind kind, uint32_t p, uint64_t s, int in_place);
 /* 1 if `alg` is implemented for `kind`. */
 int ir_coll_has(enum ir_coll_kind kind, enum ir_coll_alg alg);
 const char *ir_coll_kind_name(enum ir_coll_kind kind); /* "allreduce" */
 const char *ir_coll_alg_name(enum ir_coll_alg alg);    /* "ring" */
 int ir_coll_kind_parse(const char *name, size_t len);  /* -1 if unknown */
 int ir_coll_alg_parse(const char *name, size_t len);   /* -1 if unknown */
-/* "allreduce=ring,bcast=binomial": sets algs[kind]; errors name the bad item and list the
- * algorithms the collective has. */
-int ir_coll_parse_spec(const char *spec, enum ir_coll_alg algs[IR_COLL_NKINDS], ir_err *e);
+/* "allreduce=ring,bcast=binomial,iallreduce=recdoub": sets algs[sel] (a name with a leading
+ * "i" selects the nonblocking form); errors name the bad item and list the algorithms the
+ * collective has. */
+int ir_coll_parse_spec(const char *spec, enum ir_coll_alg algs[IR_COLL_NSEL], ir_err *e);
 
 #endif

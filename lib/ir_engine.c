@@ -283,7 +283,10 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	    !(en->nmsgs = xcalloc(s->nranks, 8, e, "rank counters")) ||
 	    !(en->nbytes = xcalloc(s->nranks, 8, e, "rank counters")))
 		goto fail;
-	if (C > 1 && !(en->earliest = xcalloc((size_t)total, 8, e, "op start times")))
+	/* several CPUs, or async progress (a ready send starts without waiting for the CPU):
+	 * an op's time comes from its predecessors, not from its CPU */
+	if ((C > 1 || cfg->progress == IR_PROGRESS_ARRIVAL) &&
+	    !(en->earliest = xcalloc((size_t)total, 8, e, "op start times")))
 		goto fail;
 	if (ir_model_pw(&en->p) && !(en->held_end = xcalloc(s->nranks, 8, e, "rank counters")))
 		goto fail;
@@ -439,7 +442,7 @@ static int queue_list(ir_engine *en, const rlist *l, ir_err *e)
 			uint64_t t;
 			if (ir_op_type(op) != cls && l->n > 1)
 				continue;
-			t = en->cpu_free[(size_t)r * en->C + ir_op_cpu(op)];
+			t = ir_op_type(op) == IR_OP_SEND && en->arrival ? 0 : en->cpu_free[(size_t)r * en->C + ir_op_cpu(op)];
 			if (ir_op_type(op) == IR_OP_SEND)
 				t = umax(t, en->send_free[(size_t)r * en->N + ir_op_nic(op)]);
 			if (en->earliest)
@@ -695,7 +698,10 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 	}
 	if (type == IR_OP_SEND) {
 		uint64_t *sf = &en->send_free[(size_t)r * en->N + n];
-		uint64_t avail = umax(*cf, *sf), s1 = s1_of(size), cpu_end;
+		/* ARRIVAL (async progress): the library starts a ready send while the CPU works
+		 * and adds its overhead to that work, as for a message (docs/loggops-semantics.md
+		 * 6.2 item 3) */
+		uint64_t avail = en->arrival ? *sf : umax(*cf, *sf), s1 = s1_of(size), cpu_end, busy;
 		uint32_t mi, dst = ir_op_peer(op);
 		msg *m;
 		ir_net_msg nm;
@@ -705,8 +711,9 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 		if (in_heap)
 			ir_heap_pop(&en->h);
 		rndv = size > en->p.S;
+		busy = *cf > t ? *cf - t : 0;
 		cpu_end = tadd(en, t, en->other_model ? ir_model_send_cpu(&en->p, size, self) : ir_model_lg_send_cpu(&en->p, size));
-		*cf = cpu_end;
+		*cf = busy ? tadd(en, cpu_end, busy) : cpu_end;
 		if (!self)
 			*sf = tadd(en, tadd(en, t, en->p.g), tmul(en, s1, en->p.G));
 		en->nmsgs[r]++;

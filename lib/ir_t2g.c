@@ -141,8 +141,9 @@ int ir_t2g_convert(const ir_trace_files *files, const ir_t2g_opts *o, ir_writer 
 	ir_hmap_init(&g.pairs, sizeof(uint32_t), 64, IR_HMAP_DENSE);
 	ir_hmap_init(&g.cseq, sizeof(uint32_t), 64, IR_HMAP_DENSE);
 	ir_cg_init(&g.cg);
-	for (int k = 0; k < IR_COLL_NKINDS; k++) {
+	for (int k = 0; k < IR_COLL_NSEL; k++)
 		g.alg[k] = o->coll[k];
+	for (int k = 0; k < IR_COLL_NKINDS; k++) {
 		if (g.alg[k] == IR_ALG_DEFAULT && o->compat_schedgen) {
 			/* Schedgen's algorithms */
 			if (k == IR_COLL_ALLREDUCE || k == IR_COLL_ALLGATHER || k == IR_COLL_BARRIER)

@@ -34,7 +34,7 @@ typedef void (*ir_t2g_warn_fn)(void *ctx, const char *msg);
 typedef struct ir_t2g_opts {
 	int compat_schedgen;              /* --compat schedgen */
 	int no_clock;                     /* do not apply clock offsets */
-	enum ir_coll_alg coll[IR_COLL_NKINDS]; /* IR_ALG_DEFAULT: the mode's default */
+	enum ir_coll_alg coll[IR_COLL_NSEL]; /* IR_ALG_DEFAULT: the mode's default; [kind + IR_COLL_NKINDS]: nonblocking */
 	int pin;                          /* pinning compensation */
 	double pin_a;                     /* ps per first use */
 	double pin_b;                     /* ps per new byte */

@@ -355,7 +355,12 @@ int t2g_do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		a.copy = &g->o->net.copy;
 	if (g->o->net.reduce.n)
 		a.reduce = &g->o->net.reduce;
-	alg = g->alg[kind];
+	/* the nonblocking form has its own algorithms (docs/trace2goal.md, "Collectives") */
+	alg = g->alg[kind + (ci->nb ? IR_COLL_NKINDS : 0)];
+	if (alg == IR_ALG_DEFAULT && ci->nb)
+		alg = g->o->compat_schedgen ? g->alg[kind]
+		                            : ir_coll_default_nb(kind, p, a.s,
+		                                                 kind == IR_COLL_ALLREDUCE && in_place(r, F_MPI_Allreduce_sbuf));
 	if (ir_coll_build(&g->cg, kind, alg, &a, e))
 		return ir_err_prefix(e, g->R->fname), -1;
 	if (stage_room(g))

@@ -165,7 +165,7 @@ typedef struct rstate {
 
 typedef struct gstate {
 	const ir_t2g_opts *o;
-	enum ir_coll_alg alg[IR_COLL_NKINDS];
+	enum ir_coll_alg alg[IR_COLL_NSEL]; /* [kind], [kind + IR_COLL_NKINDS]: nonblocking */
 	uint32_t nranks;
 	ir_writer *w;
 	ir_t2g_stats *st;
@@ -255,6 +255,7 @@ int t2g_emit_call(gstate *g, const ir_rec *r, int ends_mode, int want_join, doub
                   ir_err *e);
 
 /* ir_t2g_sync.c */
+uint64_t t2g_op_cpu(gstate *g, size_t i);
 int t2g_sync_call(gstate *g, const ir_rec *r, int blocking, double model, uint32_t plabel, ir_tn *join,
                   ir_err *e);
 void t2g_sync_drop(gstate *g);

@@ -57,11 +57,12 @@ uint64_t t2g_pin_new_bytes(gstate *g, uint64_t a, uint64_t n)
  * under the piecewise model a rendezvous send waits for the receiver's charge), a receive
  * what a receive call lasts when its sender starts with it (LogGOPS: o + (s-1)*O_send,
  * o + L + (s-1)*max(O, G), the rendezvous variants above S; or the piecewise model).
- * --sync (cpu_only 1): only what ibsim charges the rank's CPU (send_cpu, recv_cpu). The
- * network's part, the time from a send's start to its message's arrival, is not in it: the
- * --sync dataflow places the receive's completion after it (sync_delays in ir_t2g_sync.c),
- * so the post calc replays only the time the model does not explain, whether the receive
- * waited for its message or found it there. */
+ * --sync (cpu_only 1): only what ibsim charges the rank's CPU (t2g_op_cpu) for the ops no
+ * other op of the call requires: the dataflow adds the CPU time of the others on the edges
+ * to the ops that require them (t2g_sync_call). The network's part, the time from a send's
+ * start to its message's arrival, is not in it: the --sync dataflow places the receive's
+ * completion after it (sync_delays in ir_t2g_sync.c), so the post calc replays only the time
+ * the model does not explain, whether the receive waited for its message or found it there. */
 static double model_time(gstate *g, int cpu_only)
 {
 	const ir_loggops *net = &g->o->net;
@@ -69,16 +70,34 @@ static double model_time(gstate *g, int cpu_only)
 	for (size_t i = 0; i < g->cg.nop; i++) {
 		const ir_cop *op = &g->cg.op[i];
 		int self = g->cpeer[i] >= 0 && (uint32_t)g->cpeer[i] == g->R->rank;
-		if (op->type == IR_OP_SEND)
-			t += (double)(cpu_only ? ir_model_send_cpu(net, op->size, self)
-			                       : ir_model_send_call(net, op->size, self));
+		if (cpu_only) {
+			int succ = 0;
+			for (size_t k = 0; k < g->cg.ndep && !succ; k++)
+				succ = g->cg.dep[k].from == i;
+			if (!succ)
+				t += (double)t2g_op_cpu(g, i);
+		} else if (op->type == IR_OP_SEND)
+			t += (double)ir_model_send_call(net, op->size, self);
 		else if (op->type == IR_OP_RECV)
-			t += (double)(cpu_only ? ir_model_recv_cpu(net, op->size, self, 0)
-			                       : ir_model_recv_call(net, op->size, self));
+			t += (double)ir_model_recv_call(net, op->size, self);
 		else
 			t += (double)op->size;
 	}
 	return t;
+}
+
+/* What ibsim charges the rank's CPU for staged op i (docs/loggops-semantics.md 6.2): a send's
+ * send_cpu, a receive's recv_cpu, a calc its length. */
+uint64_t t2g_op_cpu(gstate *g, size_t i)
+{
+	const ir_loggops *net = &g->o->net;
+	const ir_cop *op = &g->cg.op[i];
+	int self = g->cpeer[i] >= 0 && (uint32_t)g->cpeer[i] == g->R->rank;
+	if (op->type == IR_OP_SEND)
+		return ir_model_send_cpu(net, op->size, self);
+	if (op->type == IR_OP_RECV)
+		return ir_model_recv_cpu(net, op->size, self, 0);
+	return op->size;
 }
 
 /* Emit the staged call. t_call/t_ret are the call's times; extra is the pinning cost. */

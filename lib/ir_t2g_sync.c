@@ -132,9 +132,14 @@ int t2g_sync_call(gstate *g, const ir_rec *r, int blocking, double model, uint32
 		g->tdone[i] = d;
 		g->ntn = i + 1;
 	}
-	for (size_t i = 0; i < c->ndep; i++)
-		if (ir_ts_input(ts, g->tpost[c->dep[i].to], g->tdone[c->dep[i].from]))
+	/* an op that requires another starts when ibsim completes that one: its done node plus
+	 * the CPU time ibsim charges it (a combine's length, the forwarded message's recv_cpu) */
+	for (size_t i = 0; i < c->ndep; i++) {
+		uint64_t cpu = t2g_op_cpu(g, c->dep[i].from);
+		if (ir_ts_input_after(ts, g->tpost[c->dep[i].to], g->tdone[c->dep[i].from],
+		                      cpu > INT64_MAX / 4 ? INT64_MAX / 4 : (int64_t)cpu))
 			return ir_errf(e, "out of memory");
+	}
 	if (c->nop)
 		for (size_t k = 0; k < g->nxin; k++)
 			if (ir_ts_input(ts, g->tpost[0], g->xin[k]))

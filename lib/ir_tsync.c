@@ -328,7 +328,7 @@ static int chan_push(ir_ts *s, tchan *c, ir_tn post, ir_tn done, const int64_t d
 
 /* n waits for `in`'s time plus d: through a node of its own when d != 0 (whose references
  * are then dropped: n's input holds it), for `in` itself when d == 0. */
-static int wait_delayed(ir_ts *s, ir_tn n, ir_tn in, int64_t d)
+int ir_ts_input_after(ir_ts *s, ir_tn n, ir_tn in, int64_t d)
 {
 	ir_tn x;
 	if (d == 0)
@@ -376,8 +376,8 @@ static int arrive(ir_ts *s, uint32_t src, uint32_t dst, int64_t tag, ir_tn post,
 		ir_tn sp = is_send ? post : m.post, sd = is_send ? done : m.done;
 		ir_tn rp = is_send ? m.post : post, rd = is_send ? m.done : done;
 		int64_t da = is_send ? d[0] : m.d_arr, dd = is_send ? d[1] : m.d_done, dr = is_send ? d[2] : m.d_rpost;
-		if (wait_delayed(s, rd, sp, da) ||
-		    (sd != sp && ((dd != 0 && wait_delayed(s, sd, sp, dd)) || wait_delayed(s, sd, rp, dr)))) {
+		if (ir_ts_input_after(s, rd, sp, da) ||
+		    (sd != sp && ((dd != 0 && ir_ts_input_after(s, sd, sp, dd)) || ir_ts_input_after(s, sd, rp, dr)))) {
 			s->oom = 1;
 			return -1;
 		}

@@ -62,6 +62,8 @@ void ir_ts_free(ir_ts *s); /* NULL is a no-op */
 ir_tn ir_ts_node(ir_ts *s, int64_t floor);
 /* n waits for `in` (n must not be resolved yet). */
 int ir_ts_input(ir_ts *s, ir_tn n, ir_tn in);
+/* n waits for `in`'s time plus d (through a delay node of its own when d != 0). */
+int ir_ts_input_after(ir_ts *s, ir_tn n, ir_tn in, int64_t d);
 /* Report n's time through the callback when it resolves (now, if it already has). */
 void ir_ts_notify(ir_ts *s, ir_tn n, uint64_t user0, uint64_t user1);
 /* Add / drop a hold that keeps n open. Releasing the last one resolves n once its inputs have. */

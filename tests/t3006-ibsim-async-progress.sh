@@ -41,6 +41,18 @@ test_expect_success '--async-progress: handled on arrival, its overhead added to
 	head -n 1 a.out | grep -q " O_rndv=1 async_progress=yes ranks=2 "
 '
 
+test_expect_success '--async-progress: a send that becomes ready while its CPU works starts at once' '
+	# x (CPU 1) ends at 500 and releases s; CPU 0 computes w until 10000. Default: s waits,
+	# sends at 10000 (CPU 0 until 10109), the message is charged at 11100 until 11209.
+	# Async: s sends at 500 (o + s1*O = 109), CPU 0 had 9500 of work left: free at 10109;
+	# the message arrives at 1600 and is charged until 1709
+	printf "num_ranks 2\nrank 0 {\nw: calc 10000\nx: calc 500 cpu 1\ns: send 10b to 1 tag 0\ns requires x\n}\n" >as.goal &&
+	printf "rank 1 {\nr: recv 10b from 0 tag 0\n}\n" >>as.goal &&
+	ibsim -q $P as.goal >as1.out && ends as1.out >got && printf "0 10109\n1 11209\n" >want && test_cmp want got &&
+	ibsim -q $P --async-progress as.goal >as2.out && ends as2.out >got && printf "0 10109\n1 1709\n" >want &&
+	test_cmp want got
+'
+
 test_expect_success 'a rendezvous sender is released when its message arrives' '
 	printf "num_ranks 2\nrank 0 {\ns: send 100000b to 1 tag 0\nc: calc 5000\nc requires s\n}\n" >r.goal &&
 	printf "rank 1 {\nr: recv 100000b from 0 tag 0\nw: calc 10000\n}\n" >>r.goal &&

@@ -73,10 +73,13 @@ cname() { echo "$1" | sed 's/^./\U&/'; }
 
 trace2goal --list-coll >algs
 test_expect_success '--list-coll lists every collective with a default' '
-	test $(wc -l <algs) = 16 &&
-	test $(grep -c "\*" algs) = 16 &&
-	grep -qx "allreduce	dissemination,recdoub\*,ring,reduce_bcast" algs
+	test $(wc -l <algs) = 32 &&
+	test $(grep -c "\*" algs) = 32 &&
+	grep -qx "allreduce	dissemination,recdoub\*,ring,reduce_bcast" algs &&
+	grep -qx "iallreduce	dissemination,recdoub,ring+,reduce_bcast\*" algs &&
+	grep -qx "ibcast	linear\*,binomial+,chain" algs
 '
+grep -v "^i" algs >balgs
 
 while read -r kind algs; do
 	for alg in $(echo "$algs" | tr -d '*' | tr , ' '); do
@@ -97,7 +100,7 @@ while read -r kind algs; do
 			done
 		'
 	done
-done <algs
+done <balgs
 
 test_expect_success 'nonblocking collective completed by MPI_Wait' '
 	rm -rf tr && mkdir tr &&
@@ -109,10 +112,28 @@ test_expect_success 'nonblocking collective completed by MPI_Wait' '
 			echo "MPI_Finalize:1000040:-"
 		} >tr/t-$r.txt
 	done &&
-	trace2goal --coll allreduce=ring tr >s.goal &&
+	trace2goal --coll iallreduce=ring tr >s.goal &&
 	ibsim -q s.goal >res &&
 	test "$(awk "!/^#/ && NR > 2 { b += \$5 } END { print b }" res)" = 160 &&
-	grep -q "^l[0-9]*: calc 0$" s.goal
+	grep -q "^l[0-9]*: calc 0$" s.goal &&
+	test $(grep -c " send " s.goal) = 12
+'
+
+test_expect_success 'nonblocking collectives default to Open MPI libnbc algorithms, blocking ones keep theirs' '
+	trace2goal tr >nb.goal &&
+	test $(grep -c " send " nb.goal) = 4 &&
+	test $(sed -n "/^rank 0/,/^}/p" nb.goal | grep -c " recv 40b from ") = 2 &&
+	test $(sed -n "/^rank 0/,/^}/p" nb.goal | grep -c " send 40b to ") = 2 &&
+	trace2goal --coll allreduce=ring tr >nb2.goal &&
+	cmp nb.goal nb2.goal &&
+	trace2goal --coll iallreduce=recdoub tr >nb3.goal &&
+	test $(grep -c " send " nb3.goal) = 4 &&
+	test $(sed -n "/^rank 1/,/^}/p" nb3.goal | grep -c " send ") = 2
+'
+
+test_expect_success 'an unknown algorithm for a nonblocking form is a usage error' '
+	expect_fail 2 trace2goal --coll ibcast=bruck tr &&
+	grep -q "ibcast has no algorithm .bruck." err
 '
 
 test_expect_success 'collectives use tags apart from application tags' '

@@ -78,15 +78,29 @@ test_expect_success 'ltest: with default network parameters the replay stays wit
 	within 30000 real.txt repd.txt
 '
 
+# ibsim (as LogGOPSim) starts a nonblocking collective's later rounds only when the rank's CPU
+# is free, while the zero-cost dataflow of --sync does not model the CPU: where an algorithm
+# has a rank forward data during the computation after the call (the root of Open MPI libnbc's
+# iallreduce and ireduce_scatter, the defaults), the replay ends up to the length of that
+# computation late (docs/trace2goal.md, "Nonblocking collectives and --sync"). Exactness is
+# checked with algorithms that forward only inside the Wait, the defaults within 0.1 %.
+NBEXACT="--coll iallreduce=recdoub,ireduce_scatter=ring,ireduce_scatter_block=ring"
 for app in collectives nonblock wildcard; do
 	test_expect_success "allprof recording of samples/apps/$app.c (3 ranks): exact to 1 ns" "
-		trace2goal -q -p zero.params --durations --sync \"\$TESTDATA/$app\" >$app.goal &&
+		trace2goal -q -p zero.params --durations --sync $NBEXACT \"\$TESTDATA/$app\" >$app.goal &&
 		real \"\$TESTDATA/$app\"/rank-*.trace >$app.real &&
 		replay $app.goal >$app.rep &&
 		test \$(wc -l <$app.rep) = 3 &&
 		within 1 $app.real $app.rep
 	"
 done
+
+test_expect_success 'collectives.c with the default (libnbc) nonblocking algorithms: within 0.1 %' '
+	trace2goal -q -p zero.params --durations --sync "$TESTDATA/collectives" >cdef.goal &&
+	replay cdef.goal >cdef.rep &&
+	! cmp -s cdef.rep collectives.rep &&
+	within 6000 collectives.real cdef.rep
+'
 
 test_expect_success 'the same recordings without --sync are off' '
 	trace2goal -q -p zero.params --durations "$TESTDATA/collectives" >c0.goal &&

@@ -98,11 +98,14 @@ test_expect_success 'a recorded run (every collective, 3 ranks): the calcs each 
 	done &&
 	# copies (blocking and nonblocking forms): 2 x (alltoall, alltoallv, alltoallw, allgather,
 	# allgatherv) on every rank, 2 x (gather, gatherv, scatter, scatterv) at the root 0;
-	# combines: reduce (root 0: 2 each), allreduce x3 (recdoub of 3: 0, 2, 1), reduce_scatter
-	# and reduce_scatter_block ring (2 each), scan (1 on ranks 1, 2), exscan (rank 1 forwards)
-	printf "18 100004\n12 50008\n" >want && test_cmp want added0 &&
-	printf "10 100004\n18 50008\n" >want && test_cmp want added1 &&
-	printf "10 100004\n13 50008\n" >want && test_cmp want added2 &&
+	# combines: reduce and ireduce (binomial, root 0: 2 each), allreduce x2 (recdoub of 3:
+	# 0, 2, 1), iallreduce (binomial reduce to 0 + bcast: root 0 combines 2), reduce_scatter and
+	# reduce_scatter_block (ring: 2 each), their nonblocking forms (binomial reduce of all 12
+	# bytes to 0, 50024 ps: root 0 combines 2 each), scan and iscan (1 on ranks 1, 2), exscan
+	# and iexscan (rank 1 forwards)
+	printf "18 100004\n10 50008\n4 50024\n" >want && test_cmp want added0 &&
+	printf "10 100004\n12 50008\n" >want && test_cmp want added1 &&
+	printf "10 100004\n8 50008\n" >want && test_cmp want added2 &&
 	goalc -o r.goalb r.goal && ibsim -q -p lw.params r.goalb >sim.tsv
 '
 

@@ -292,7 +292,7 @@ int main(void)
 {
 	char why[300];
 	ir_err e;
-	enum ir_coll_alg algs[IR_COLL_NKINDS] = { 0 };
+	enum ir_coll_alg algs[IR_COLL_NSEL] = { 0 };
 	ir_pw cp, rd;
 
 	/* local work: copy 2 ns + 1 ps/B, reduce 1 ns + 0.5 ps/B up to 4 KiB and 3 ps/B above */
@@ -378,6 +378,28 @@ int main(void)
 		       g.op[0].peer == 2 && g.op[1].peer == 0 && g.op[2].peer == 3 && g.op[3].peer == 3 &&
 		       g.ndep == 1 && g.dep[0].from == 1 && g.dep[0].to == 2,
 		   "dissemination rank 1 of 4: send 2, recv 0, send 3 (requires recv), recv 3");
+		/* reduce + bcast without combines: the root forwards only once every contribution is
+		 * in (3 ranks: receives from 1 and 2, then sends to 1 and 2, each requiring both) */
+		{
+			ir_coll_args a3 = { 3, 0, 0, 8, NULL, NULL, NULL, NULL, NULL };
+			int need = 0;
+			ok(ir_coll_build(&g, IR_COLL_ALLREDUCE, IR_ALG_REDUCE_BCAST, &a3, &e) == 0 && g.nop == 4 &&
+			       g.op[0].type == IR_OP_RECV && g.op[1].type == IR_OP_RECV && g.op[2].type == IR_OP_SEND &&
+			       g.op[3].type == IR_OP_SEND && g.ndep == 4,
+			   "reduce_bcast root of 3: two receives, two sends");
+			for (size_t i = 0; i < g.ndep; i++)
+				need += g.dep[i].from < 2 && g.dep[i].to >= 2;
+			ok(need == 4, "every send of the broadcast requires both receives");
+			uint64_t blk3[3] = { 4, 4, 4 };
+			a3.block = blk3;
+			need = 0;
+			ok(ir_coll_build(&g, IR_COLL_REDUCE_SCATTER, IR_ALG_REDUCE_SCATTERV, &a3, &e) == 0 && g.nop == 4 &&
+			       g.ndep == 4,
+			   "reduce_scatterv root of 3: two receives, two sends");
+			for (size_t i = 0; i < g.ndep; i++)
+				need += g.dep[i].from < 2 && g.dep[i].to >= 2;
+			ok(need == 4, "every send of the scatter requires both receives");
+		}
 		/* local work by hand: reduce(8) = 1 ns + 8 * 0.5 ps, copy(100) = 2 ns + 100 ps */
 		a.r = 0;
 		a.reduce = &rd;
@@ -435,5 +457,41 @@ int main(void)
 	is_str(e.msg, "invalid --coll item: unknown collective 'allreduc'", "message names it");
 	ok(ir_coll_parse_spec("bcast", algs, &e) < 0, "item without '='");
 	is_str(e.msg, "invalid --coll item 'bcast' (expected COLLECTIVE=ALGORITHM)", "message says the form");
+
+	/* nonblocking forms: their own selection, Open MPI 4.1 libnbc defaults */
+	memset(algs, 0, sizeof algs);
+	ok(ir_coll_parse_spec("iallreduce=recdoub", algs, &e) == 0 &&
+	       algs[IR_COLL_NKINDS + IR_COLL_ALLREDUCE] == IR_ALG_RECDOUB && algs[IR_COLL_ALLREDUCE] == IR_ALG_DEFAULT,
+	   "--coll iallreduce=recdoub sets the nonblocking form only");
+	ok(ir_coll_parse_spec("ibcast=bruck", algs, &e) < 0, "unknown algorithm for a nonblocking collective");
+	is_str(e.msg, "invalid --coll item: ibcast has no algorithm 'bruck' (available: linear, binomial, chain)",
+	       "message names the nonblocking form");
+	ok(ir_coll_parse_spec("i=ring", algs, &e) < 0 && ir_coll_parse_spec("iiallreduce=ring", algs, &e) < 0,
+	   "a lone i and a doubled i are unknown collectives");
+	ok(ir_coll_default_nb(IR_COLL_ALLREDUCE, 2, 1 << 20, 0) == IR_ALG_REDUCE_BCAST &&
+	       ir_coll_default_nb(IR_COLL_ALLREDUCE, 8, 8, 0) == IR_ALG_REDUCE_BCAST &&
+	       ir_coll_default_nb(IR_COLL_ALLREDUCE, 8, 65536, 1) == IR_ALG_REDUCE_BCAST &&
+	       ir_coll_default_nb(IR_COLL_ALLREDUCE, 4, 65536, 0) == IR_ALG_RING &&
+	       ir_coll_default_nb(IR_COLL_ALLREDUCE, 8, 65535, 0) == IR_ALG_REDUCE_BCAST,
+	   "iallreduce: binomial reduce + bcast below 4 ranks, below 64 KiB or in place, else ring");
+	ok(ir_coll_default_nb(IR_COLL_BCAST, 4, 8, 0) == IR_ALG_LINEAR &&
+	       ir_coll_default_nb(IR_COLL_BCAST, 5, 8, 0) == IR_ALG_BINOMIAL,
+	   "ibcast: linear up to 4 ranks, binomial above");
+	ok(ir_coll_default_nb(IR_COLL_REDUCE_SCATTER, 8, 8, 0) == IR_ALG_REDUCE_SCATTERV &&
+	       ir_coll_default_nb(IR_COLL_REDUCE_SCATTER_BLOCK, 8, 8, 0) == IR_ALG_REDUCE_SCATTERV &&
+	       ir_coll_default_nb(IR_COLL_ALLGATHER, 8, 8, 0) == IR_ALG_LINEAR &&
+	       ir_coll_default_nb(IR_COLL_BARRIER, 8, 0, 0) == IR_ALG_DISSEMINATION &&
+	       ir_coll_default_nb(IR_COLL_REDUCE, 8, 8, 0) == IR_ALG_BINOMIAL,
+	   "ireduce_scatter(_block), iallgather, ibarrier, ireduce");
+	{
+		int bad = 0;
+		for (int k = 0; k < IR_COLL_NKINDS; k++)
+			if (!ir_coll_has(k, ir_coll_default_nb(k, 2, 8, 0)) ||
+			    !ir_coll_has(k, ir_coll_default_nb(k, 64, 1 << 20, 0))) {
+				printf("# i%s: default algorithm not implemented\n", ir_coll_kind_name(k));
+				bad++;
+			}
+		ok(bad == 0, "every nonblocking default is implemented");
+	}
 	return tap_done();
 }

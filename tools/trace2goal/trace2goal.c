@@ -35,6 +35,7 @@ static void usage(void)
 	       "                           (default '(\\d+)\\D*$': the last integer)\n"
 	       "      --compat schedgen    convert as LogGOPSim's Schedgen does (without its bugs)\n"
 	       "      --coll SPEC          collective algorithms, e.g. allreduce=ring,bcast=binomial\n"
+	       "                           (iallreduce=...: the nonblocking form)\n"
 	       "      --list-coll          list collectives, their algorithms and defaults, and exit\n"
 	       "      --no-clock-offsets   do not correct times by the traces' clock offsets\n"
 	       "      --pin A,B            pinning cost: first use of N buffer bytes adds calc A+B*N\n"
@@ -115,12 +116,16 @@ int main(int argc, char **argv)
 				return ir_cli_usage("%s", e.msg);
 			break;
 		case O_LISTCOLL:
-			for (int k = 0; k < IR_COLL_NKINDS; k++) {
-				printf("%s\t", ir_coll_kind_name(k));
+			/* nonblocking forms: '*' few ranks and small messages, '+' many ranks or large */
+			for (int sel = 0; sel < IR_COLL_NSEL; sel++) {
+				int k = sel % IR_COLL_NKINDS, nb = sel >= IR_COLL_NKINDS;
+				int d = nb ? (int)ir_coll_default_nb(k, 2, 0, 0) : (int)ir_coll_default(k);
+				int big = nb ? (int)ir_coll_default_nb(k, 64, 1 << 20, 0) : d;
+				printf("%s%s\t", nb ? "i" : "", ir_coll_kind_name(k));
 				for (int a = 1, n = 0; a < IR_ALG_NALGS; a++)
 					if (ir_coll_has(k, a))
 						printf("%s%s%s", n++ ? "," : "", ir_coll_alg_name(a),
-						       a == (int)ir_coll_default(k) ? "*" : "");
+						       a == d ? "*" : a == big ? "+" : "");
 				printf("\n");
 			}
 			return ir_cli_finish(IR_EXIT_OK);

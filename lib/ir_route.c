@@ -565,6 +565,74 @@ int ir_lft_check(const ir_lft *l, const ir_topo *t, ir_err *e)
 	return 0;
 }
 
+/* Routes per link direction: every ordered pair of hosts is followed through the tables and
+ * counts once on each link direction it crosses (the host's own links included). The walk is
+ * O(hosts^2 x hops): 12 M pairs on the 3456-host fattree3:24, well under a second, and only on
+ * request. The tables must have passed ir_lft_check (ir_route does it); a walk longer than the
+ * switches is refused all the same rather than followed forever. The summary line is over
+ * links between switches, where the engines differ: a host's link carries hosts - 1 routes
+ * each way under any of them. */
+int ir_lft_route_stats(const ir_lft *l, const ir_topo *t, ir_sb *out, ir_err *e)
+{
+	uint32_t H = t->nhosts, S = t->nswitches, nsw = 0;
+	uint64_t *load = calloc(t->nports_total ? t->nports_total : 1, sizeof *load), sum = 0, max = 0;
+	char ln[32];
+	int r = 0;
+	if (!load)
+		return ir_errf(e, "out of memory for route statistics");
+	for (uint32_t s = 0; s < H; s++) {
+		uint32_t sp = IR_TOPO_NONE, x0 = IR_TOPO_NONE;
+		for (unsigned p = 1; p <= t->node[s].nports && sp == IR_TOPO_NONE; p++)
+			if (ir_topo_portp(t, s, p)->peer != IR_TOPO_NONE) {
+				sp = t->node[s].port0 + p - 1;
+				x0 = t->port[sp].peer;
+			}
+		for (uint32_t d = 0; d < H; d++) {
+			uint32_t x = x0, lid = t->node[d].lid, hops = 0;
+			if (d == s || sp == IR_TOPO_NONE)
+				continue;
+			load[sp]++;
+			while (x != d) {
+				unsigned p = x >= H ? ir_lft_get(l, x - H, lid) : IR_LFT_NONE;
+				const ir_topo_port *pp;
+				if (x < H || p == 0 || p == IR_LFT_NONE || p > t->node[x].nports || ++hops > S ||
+				    (pp = ir_topo_portp(t, x, p))->peer == IR_TOPO_NONE) {
+					free(load);
+					return ir_errf(e, "route statistics: host '%s' does not reach host '%s' (tables not checked)",
+					               ir_topo_name(t, s), ir_topo_name(t, d));
+				}
+				load[t->node[x].port0 + p - 1]++;
+				x = pp->peer;
+			}
+		}
+	}
+	r = ir_sb_adds(out, "from\tport\tto\tport\tlink\troutes\n");
+	for (uint32_t i = 0; i < t->nnodes && !r; i++)
+		for (unsigned p = 1; p <= t->node[i].nports && !r; p++) {
+			uint32_t gp = t->node[i].port0 + p - 1;
+			const ir_topo_port *x = &t->port[gp];
+			if (x->peer == IR_TOPO_NONE)
+				continue;
+			if (t->node[i].is_switch && t->node[x->peer].is_switch) {
+				nsw++;
+				sum += load[gp];
+				if (load[gp] > max)
+					max = load[gp];
+			}
+			r = ir_sb_addf(out, "%s\t%u\t%s\t%u\t%s\t%llu\n", ir_topo_name(t, i), p, ir_topo_name(t, x->peer),
+			               x->peer_port, ir_topo_link_name(ln, sizeof ln, x->width, x->mbps),
+			               (unsigned long long)load[gp]);
+		}
+	if (!r)
+		r = ir_sb_addf(out, "# switch links %u routes %llu max %llu mean %.3f max/mean %.3f\n", nsw,
+		               (unsigned long long)sum, (unsigned long long)max, nsw ? (double)sum / nsw : 0.0,
+		               sum ? (double)max * nsw / (double)sum : 0.0);
+	free(load);
+	if (r)
+		return ir_errf(e, "out of memory for route statistics");
+	return 0;
+}
+
 /* ---- dumps ---- */
 
 static const char *node_kind(const ir_topo *t, uint32_t n)

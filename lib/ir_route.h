@@ -69,6 +69,11 @@ int ir_route_ftree(ir_lft *l, const ir_topo *t, ir_err *e);
  * port, no loop. The message names the switch and the destination. */
 int ir_lft_check(const ir_lft *l, const ir_topo *t, ir_err *e);
 
+/* Routes per link direction (formats/topology.md): a TSV line per connected port with the
+ * number of ordered host pairs whose route leaves through it, then a '#' summary over the
+ * links between switches (count, routes, max, mean, max/mean). The tables must be checked. */
+int ir_lft_route_stats(const ir_lft *l, const ir_topo *t, ir_sb *out, ir_err *e);
+
 /* OpenSM's dump layout (opensm-lfts.dump). Reading also accepts ibroute's
  * output; switches are found by GUID, else by LID. */
 int ir_lft_write(const ir_lft *l, const ir_topo *t, ir_sb *out);

@@ -106,6 +106,11 @@ int ir_topo_parse_ibnetdiscover(ir_topo **out, const char *text, size_t len, con
 /* Write the topology in ibreplay's own format (reads back identically). */
 int ir_topo_write(const ir_topo *t, ir_sb *out);
 
+/* Write the topology as a net file of ibsim-utils' fabric simulator (formats/topology.md):
+ * ibnetdiscover's block layout with each port's width and speed. -1 with e set for a node
+ * name that simulator cannot take. */
+int ir_topo_write_netfile(const ir_topo *t, ir_sb *out, ir_err *e);
+
 /* ---- links ---- */
 /* "4xDDR", "12xEDR", "1xFDR10": width and data rate (Mb/s after encoding). */
 int ir_topo_parse_link(const char *s, uint16_t *width, uint32_t *mbps, const char *what, ir_err *e);

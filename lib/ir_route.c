@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir_hmap.h"
 #include "ir_io.h"
 
 #define INF IR_TOPO_NONE
@@ -640,6 +641,19 @@ static const char *node_kind(const ir_topo *t, uint32_t n)
 	return t->node[n].is_switch ? "Switch" : "Channel Adapter";
 }
 
+/* The GUID a dump names node n by: a host's port GUID (the port it uses) where the topology
+ * file gave one, else the node's GUID (a switch's port 0 has the node's). */
+static uint64_t dump_guid(const ir_topo *t, uint32_t n)
+{
+	if (!t->node[n].is_switch)
+		for (unsigned p = 1; p <= t->node[n].nports; p++) {
+			const ir_topo_port *x = ir_topo_portp(t, n, p);
+			if (x->peer != IR_TOPO_NONE)
+				return x->guid ? x->guid : t->node[n].guid;
+		}
+	return t->node[n].guid;
+}
+
 int ir_lft_write(const ir_lft *l, const ir_topo *t, ir_sb *out)
 {
 	uint32_t H = t->nhosts;
@@ -654,7 +668,7 @@ int ir_lft_write(const ir_lft *l, const ir_topo *t, ir_sb *out)
 			if (p == IR_LFT_NONE || dn == IR_TOPO_NONE)
 				continue;
 			if (ir_sb_addf(out, "0x%04x %03u # %s portguid 0x%016llx: '%s'\n", lid, p, node_kind(t, dn),
-			               (unsigned long long)t->node[dn].guid, ir_topo_name(t, dn)))
+			               (unsigned long long)dump_guid(t, dn), ir_topo_name(t, dn)))
 				return -1;
 			n++;
 		}
@@ -688,14 +702,49 @@ static unsigned long long scan_ull(const char *p, const char *end, int base, con
 	return v;
 }
 
+/* Port GUID -> the node a dump entry is for (GUID_SKIP: a port of a host that it does not use,
+ * GUID_AMBIG: two nodes claim it). */
+#define GUID_SKIP (IR_TOPO_NONE - 1)
+#define GUID_AMBIG (IR_TOPO_NONE - 2)
+static int guid_put(ir_hmap *m, uint64_t g, uint32_t v)
+{
+	int isnew;
+	uint32_t *x;
+	if (!g)
+		return 0;
+	if (!(x = ir_hmap_put(m, g, 0, &isnew)))
+		return -1;
+	*x = isnew || *x == v ? v : GUID_AMBIG;
+	return 0;
+}
+
+static int guid_map(ir_hmap *m, const ir_topo *t)
+{
+	for (uint32_t n = 0; n < t->nnodes; n++) {
+		uint64_t own = dump_guid(t, n);
+		if (guid_put(m, own, n))
+			return -1;
+		if (!t->node[n].is_switch)
+			for (unsigned p = 1; p <= t->node[n].nports; p++) {
+				uint64_t g = ir_topo_portp(t, n, p)->guid;
+				if (g && g != own && guid_put(m, g, GUID_SKIP))
+					return -1;
+			}
+	}
+	return 0;
+}
+
 int ir_lft_parse(ir_lft *l, const ir_topo *t, const char *text, size_t len, const char *name, ir_err *e)
 {
 	const char *p = text, *end = text + len;
 	unsigned long no = 0;
 	uint32_t cur = IR_TOPO_NONE, H = t->nhosts;
 	char q[200];
+	ir_hmap guids;
+	int mapped = 0;
 	if (ir_lft_init(l, t, e))
 		return -1;
+	ir_hmap_init(&guids, sizeof(uint32_t), 64, 0);
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p)), *s = p, *le;
 		if (!nl)
@@ -728,6 +777,7 @@ int ir_lft_parse(ir_lft *l, const ir_topo *t, const char *text, size_t len, cons
 			}
 			if (cur == IR_TOPO_NONE) {
 				ir_lft_release(l);
+				ir_hmap_release(&guids);
 				return ir_errf_at(e, name, no, "table of a switch the topology does not have (guid 0x%016llx, "
 				                               "lid %llu): '%s'", guid, lidv, ir_err_quote(q, sizeof q, s, (size_t)(le - s)));
 			}
@@ -739,6 +789,7 @@ int ir_lft_parse(ir_lft *l, const ir_topo *t, const char *text, size_t len, cons
 			const char *x = ep;
 			if (x == s + 2 || x == le || (*x != ' ' && *x != '\t')) {
 				ir_lft_release(l);
+				ir_hmap_release(&guids);
 				return ir_errf_at(e, name, no, "expected 'LID PORT', found '%s'", ir_err_quote(q, sizeof q, s, (size_t)(le - s)));
 			}
 			while (x < le && (*x == ' ' || *x == '\t'))
@@ -746,16 +797,44 @@ int ir_lft_parse(ir_lft *l, const ir_topo *t, const char *text, size_t len, cons
 			port = scan_ull(x, le, 10, &ep);
 			if (ep == x || (ep < le && *ep != ' ' && *ep != '\t' && *ep != ':')) {
 				ir_lft_release(l);
+				ir_hmap_release(&guids);
 				return ir_errf_at(e, name, no, "expected 'LID PORT', found '%s'", ir_err_quote(q, sizeof q, s, (size_t)(le - s)));
 			}
 			if (cur == IR_TOPO_NONE) {
 				ir_lft_release(l);
+				ir_hmap_release(&guids);
 				return ir_errf_at(e, name, no, "entry before any 'Unicast lids ... of switch' header");
+			}
+			/* the destination by its port GUID where the entry names one the topology knows:
+			 * then the dump's LIDs need not be the topology's (ibnetdiscover run before
+			 * OpenSM gave out LIDs has none, and ibreplay numbers the nodes itself) */
+			{
+				const char *g = memmem(ep, (size_t)(le - ep), "portguid 0x", 11);
+				if (g) {
+					const char *ge;
+					unsigned long long gv = scan_ull(g + 11, le, 16, &ge);
+					const uint32_t *v;
+					if (!mapped) {
+						if (guid_map(&guids, t)) {
+							ir_lft_release(l);
+							ir_hmap_release(&guids);
+							return ir_errf(e, "out of memory for the GUIDs of '%s'", name);
+						}
+						mapped = 1;
+					}
+					if (ge > g + 11 && (v = ir_hmap_get(&guids, gv, 0)) != NULL) {
+						if (*v == GUID_SKIP)
+							continue;
+						if (*v != GUID_AMBIG)
+							lid = t->node[*v].lid;
+					}
+				}
 			}
 			if (lid > t->max_lid || port > t->node[H + cur].nports) {
 				if (lid > t->max_lid && lid <= IR_TOPO_MAX_LID)
 					continue; /* a LID the topology does not use */
 				ir_lft_release(l);
+				ir_hmap_release(&guids);
 				return ir_errf_at(e, name, no, "switch '%s': invalid entry '%s' (LID up to 0x%x, port up to %u)",
 				                  ir_topo_name(t, H + cur), ir_err_quote(q, sizeof q, s, (size_t)(le - s)), t->max_lid,
 				                  t->node[H + cur].nports);
@@ -768,9 +847,11 @@ int ir_lft_parse(ir_lft *l, const ir_topo *t, const char *text, size_t len, cons
 		    memmem(s, (size_t)(le - s), "Port", 4))
 			continue;
 		ir_lft_release(l);
+		ir_hmap_release(&guids);
 		return ir_errf_at(e, name, no, "expected a 'Unicast lids' header or a 'LID PORT' entry, found '%s'",
 		                  ir_err_quote(q, sizeof q, s, (size_t)(le - s)));
 	}
+	ir_hmap_release(&guids);
 	return 0;
 }
 

@@ -75,7 +75,10 @@ int ir_lft_check(const ir_lft *l, const ir_topo *t, ir_err *e);
 int ir_lft_route_stats(const ir_lft *l, const ir_topo *t, ir_sb *out, ir_err *e);
 
 /* OpenSM's dump layout (opensm-lfts.dump). Reading also accepts ibroute's
- * output; switches are found by GUID, else by LID. */
+ * output; switches are found by GUID, else by LID; an entry's destination by
+ * the port GUID of its comment where the topology knows it (a CA's port GUID
+ * from ibnetdiscover's "(portguid)", a switch's node GUID), else by its LID.
+ * Writing names each destination so. */
 int ir_lft_write(const ir_lft *l, const ir_topo *t, ir_sb *out);
 int ir_lft_parse(ir_lft *l, const ir_topo *t, const char *text, size_t len, const char *name, ir_err *e);
 int ir_lft_load(ir_lft *l, const ir_topo *t, const char *path, ir_err *e);

@@ -985,7 +985,7 @@ int ir_topo_parse_ibnetdiscover(ir_topo **out, const char *text, size_t len, con
 				goto fail;
 			}
 			if (*p == '[') {
-				uint64_t pa, pb;
+				uint64_t pa, pb, pguid = 0, peerguid = 0;
 				const char *pid;
 				long pl;
 				uint32_t peer;
@@ -1003,11 +1003,13 @@ int ir_topo_parse_ibnetdiscover(ir_topo **out, const char *text, size_t len, con
 				}
 				p++;
 				if (p < end && *p == '(') { /* port guid */
-					const char *c = memchr(p, ')', (size_t)(end - p));
+					const char *c = memchr(p, ')', (size_t)(end - p)), *g = p + 1;
 					if (!c) {
 						ir_errf_at(e, name, L.no, "unclosed '(' in '%s'", ir_err_quote(q, sizeof q, s, n));
 						goto fail;
 					}
+					if (number(&g, c, &pguid, 1) || g != c)
+						pguid = 0;
 					p = c + 1;
 				}
 				if ((pl = quoted(&p, end, &pid)) <= 0 || p >= end || *p != '[') {
@@ -1022,6 +1024,11 @@ int ir_topo_parse_ibnetdiscover(ir_topo **out, const char *text, size_t len, con
 					goto fail;
 				}
 				p++;
+				if (p < end && *p == '(') { /* the peer port's guid (a switch's line to a CA) */
+					const char *c = memchr(p, ')', (size_t)(end - p)), *g = p + 1;
+					if (c && (number(&g, c, &peerguid, 1) || g != c))
+						peerguid = 0;
+				}
 				if (pass == 0)
 					continue;
 				peer = ntab_get(&nt, t, pid, (size_t)pl);
@@ -1066,6 +1073,11 @@ int ir_topo_parse_ibnetdiscover(ir_topo **out, const char *text, size_t len, con
 							l = *ld;
 					}
 				}
+				/* port GUIDs: a CA's own on its lines, a CA's as a switch's line names it */
+				if (pguid && !t->node[cur].is_switch)
+					ir_topo_portp(t, cur, (unsigned)pa)->guid = pguid;
+				if (peerguid && !t->node[peer].is_switch)
+					ir_topo_portp(t, peer, (unsigned)pb)->guid = peerguid;
 				{
 					ir_topo_port *x = ir_topo_portp(t, cur, (unsigned)pa);
 					if (x->peer != IR_TOPO_NONE) {

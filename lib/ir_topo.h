@@ -43,6 +43,8 @@ typedef struct ir_topo_port {
 	uint16_t width;     /* lanes: 1, 2, 4, 8, 12 */
 	uint32_t mbps;      /* data rate out of this port, Mb/s after encoding */
 	uint64_t delay;     /* propagation delay to the peer, ps */
+	uint64_t guid;      /* the port's GUID where a file gives it (ibnetdiscover's "(portguid)" of a
+	                     * CA's port), else 0; LFT dumps name destinations by it */
 } ir_topo_port;
 
 typedef struct ir_topo_node {

@@ -75,6 +75,24 @@ test_expect_success 'OpenSM tables dumped again by ibsim read back to the same r
 	test_cmp a.res b.res && test_cmp torus3x3.lft:dor.routes again.routes
 '
 
+test_expect_success 'ibnetdiscover output without LIDs (before OpenSM ran) reads OpenSM tables by port GUID' '
+	grep -q "^\[1\]	\"H-0002c90300000007\"\[1\](2c90300000008) 	*# \"h6\" lid 0 4xDDR" "$D/fattree2-4.nolid.ibnd" &&
+	for e in minhop ftree; do
+		ibsim -q --net ib --topo "$D/fattree2-4.nolid.ibnd" --routing "lft:$D/fattree2-4.$e.lfts" \
+			--route-stats nolid.$e.routes a2a-8.goal >nolid.$e.res &&
+		tail -n +2 nolid.$e.res >a && tail -n +2 fattree2-4.lft:$e.res >b && test_cmp b a &&
+		test_cmp fattree2-4.lft:$e.routes nolid.$e.routes || return 1
+	done
+'
+
+test_expect_success 'a dump written from discovered CAs names them by port GUID, as OpenSM does' '
+	ibsim -q --net ib --topo "$D/fattree2-4.ibnd" --routing "lft:$D/fattree2-4.updn.lfts" --dump-lft w.lfts \
+		a2a-8.goal >/dev/null &&
+	grep -q "^0x0001 001 # Channel Adapter portguid 0x0002c90300000002: .H-0002c90300000001.\$" w.lfts &&
+	ibsim -q --net ib --topo "$D/fattree2-4.nolid.ibnd" --routing lft:w.lfts --route-stats w.routes a2a-8.goal >/dev/null &&
+	test_cmp fattree2-4.lft:updn.routes w.routes
+'
+
 test_expect_success '--dump-netfile: the net file of fattree2:4' '
 	ibsim -q --net ib --topo fattree2:4 --link 4xQDR --dump-netfile ft.net one.goal >/dev/null &&
 	test_golden fattree2-4.net ft.net

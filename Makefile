@@ -159,10 +159,11 @@ demo:
 # beside it for the MPICH tracer (mpich libmpich-dev; Open MPI stays the default mpicc/mpirun);
 # plots: gnuplot-nox; fuzzing: clang; tests and benchmarks: zstd, time and bc (the commands), real MPI
 # programs to trace (hpcc lammps lammps-examples netpipe-openmpi mumps-test meep-openmpi yorick-mpy-openmpi
-# nwchem-openmpi: pipelines/apps.mk).
+# nwchem-openmpi: pipelines/apps.mk); real OpenSM fabrics (ibsim-utils, whose fabric simulator is
+# /usr/bin/ibsim, not ours; opensm; infiniband-diags for ibnetdiscover: pipelines/opensm.mk).
 DEPS_PKGS := libzstd-dev libpcre2-dev zlib1g-dev libopenmpi-dev openmpi-bin mpich libmpich-dev gfortran gnuplot-nox \
              clang zstd time bc man-db hpcc lammps lammps-examples netpipe-openmpi mumps-test meep-openmpi \
-             yorick-mpy-openmpi nwchem-openmpi
+             yorick-mpy-openmpi nwchem-openmpi ibsim-utils opensm infiniband-diags
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 	  missing=""; for p in $(DEPS_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

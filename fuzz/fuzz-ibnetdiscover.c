@@ -2,7 +2,8 @@
  * fuzz-ibnetdiscover.c: libFuzzer target for the ibnetdiscover importer
  * (ir_topo_parse_ibnetdiscover) and, on what it accepts, for the LFT dump
  * reader: the input is also read as an OpenSM/ibroute dump against the
- * topology it describes, and minhop's tables are dumped and read back.
+ * topology it describes, and minhop's tables are dumped and read back, and
+ * their route counts taken; the topology is written as an ibsim-utils net file.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,8 +32,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort(); /* a dump must read back identically */
 			ir_lft_release(&l2);
 		}
+		ir_sb_reset(&sb);
+		if (ir_lft_route_stats(&l, t, &sb, &e))
+			abort(); /* checked tables (ir_route checks them) always count */
 		ir_sb_release(&sb);
 		ir_lft_release(&l);
+	}
+	{
+		ir_sb sb = IR_SB_INIT;
+		(void)ir_topo_write_netfile(t, &sb, &e);
+		ir_sb_release(&sb);
 	}
 	ir_topo_free(t);
 	return 0;

@@ -53,6 +53,8 @@ typedef struct ir_ib_cfg {
 	char *routing;       /* minhop | updn | ftree | lft:FILE */
 	char *placement;     /* seq | random[:SEED] | FILE */
 	char *dump_lft;      /* write the computed tables here (NULL: no) */
+	char *dump_netfile;  /* write the topology as an ibsim-utils net file here (NULL: no) */
+	char *route_stats;   /* write the routes per link direction here (NULL: no) */
 	uint16_t width;      /* link: lanes */
 	uint32_t mbps;       /* link: data rate, Mb/s after encoding */
 	uint32_t mtu;        /* 256, 512, 1024, 2048, 4096 */

@@ -122,6 +122,30 @@ static int check_fit(const ir_ib *ib, ir_err *e)
 	return 0;
 }
 
+/* Write what --dump-netfile ('n'), --dump-lft ('l') or --route-stats ('r') asks for to path
+ * (through ir_writer: a failure leaves no half-written file). */
+static int dump(const char *path, int what, const ir_lft *l, const ir_topo *t, ir_err *e)
+{
+	ir_sb sb = IR_SB_INIT;
+	ir_writer *w;
+	int r = what == 'n' ? ir_topo_write_netfile(t, &sb, e) : what == 'r' ? ir_lft_route_stats(l, t, &sb, e) : 0;
+	if (!r && what == 'l' && ir_lft_write(l, t, &sb))
+		r = ir_errf(e, "out of memory for the LFT dump");
+	if (r) {
+		ir_sb_release(&sb);
+		return -1;
+	}
+	w = ir_writer_open(path, 0, e);
+	if (!w || ir_writer_write(w, sb.buf, sb.len, e) || ir_writer_close(w, e)) {
+		if (w)
+			ir_writer_abort(w);
+		ir_sb_release(&sb);
+		return -1;
+	}
+	ir_sb_release(&sb);
+	return 0;
+}
+
 ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir_err *e)
 {
 	ir_ib *ib = calloc(1, sizeof *ib);
@@ -141,6 +165,8 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 	ib->cfg.routing = strdup(c->routing ? c->routing : def.routing);
 	ib->cfg.placement = strdup(c->placement ? c->placement : def.placement);
 	ib->cfg.dump_lft = c->dump_lft ? strdup(c->dump_lft) : NULL;
+	ib->cfg.dump_netfile = c->dump_netfile ? strdup(c->dump_netfile) : NULL;
+	ib->cfg.route_stats = c->route_stats ? strdup(c->route_stats) : NULL;
 	ir_ib_config_release(&def);
 	ib->keep = c->keep != NULL;
 	ib->freepk = ib->freem = NIL;
@@ -151,7 +177,8 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 	ib->nvl = ib->cfg.vls ? ib->cfg.vls : 1;
 	if (cl)
 		ib->cl = *cl;
-	if (!ib->cfg.topo || !ib->cfg.routing || !ib->cfg.placement || (c->dump_lft && !ib->cfg.dump_lft)) {
+	if (!ib->cfg.topo || !ib->cfg.routing || !ib->cfg.placement || (c->dump_lft && !ib->cfg.dump_lft) ||
+	    (c->dump_netfile && !ib->cfg.dump_netfile) || (c->route_stats && !ib->cfg.route_stats)) {
 		ir_errf(e, "out of memory for the fabric");
 		goto fail;
 	}
@@ -167,25 +194,16 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 	if (ir_topo_load(&ib->t, ib->cfg.topo, nranks, &ld, e))
 		goto fail;
 	t = ib->t;
+	/* the topology as an ibsim-utils net file (before routing: it is written even when the
+	 * routing fails), the tables, the routes per link */
+	if (ib->cfg.dump_netfile && dump(ib->cfg.dump_netfile, 'n', &ib->lft, t, e))
+		goto fail;
 	if (ir_route(&ib->lft, t, ib->cfg.routing, e))
 		goto fail;
-	if (ib->cfg.dump_lft) {
-		ir_sb sb = IR_SB_INIT;
-		ir_writer *w;
-		if (ir_lft_write(&ib->lft, t, &sb)) {
-			ir_sb_release(&sb);
-			ir_errf(e, "out of memory for the LFT dump");
-			goto fail;
-		}
-		w = ir_writer_open(ib->cfg.dump_lft, 0, e);
-		if (!w || ir_writer_write(w, sb.buf, sb.len, e) || ir_writer_close(w, e)) {
-			if (w)
-				ir_writer_abort(w);
-			ir_sb_release(&sb);
-			goto fail;
-		}
-		ir_sb_release(&sb);
-	}
+	if (ib->cfg.dump_lft && dump(ib->cfg.dump_lft, 'l', &ib->lft, t, e))
+		goto fail;
+	if (ib->cfg.route_stats && dump(ib->cfg.route_stats, 'r', &ib->lft, t, e))
+		goto fail;
 	ib->rank_host = malloc((size_t)nranks * sizeof *ib->rank_host);
 	if (!ib->rank_host) {
 		ir_errf(e, "out of memory for the placement");

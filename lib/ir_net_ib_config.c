@@ -35,6 +35,8 @@ static const ib_key keys[] = {
 	{ "pcie", "4GB/s", "host bus rate (send and receive side each)" },
 	{ "rndv", "fabric", "rendezvous: fabric (RTS/CTS cross the network) or loggopsim (data at once)" },
 	{ "dump_lft", "", "write the forwarding tables to FILE (OpenSM dump layout)" },
+	{ "dump_netfile", "", "write the topology to FILE as a net file of ibsim-utils' fabric simulator" },
+	{ "route_stats", "", "write routes per link direction to FILE (TSV; balance summary)" },
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -125,13 +127,14 @@ int ir_ib_config_set(ir_ib_cfg *c, const char *key, const char *value, ir_err *e
 			return -1;
 		return set_str(&c->placement, value, e);
 	}
-	if (strcmp(k, "dump_lft") == 0) {
+	if (strcmp(k, "dump_lft") == 0 || strcmp(k, "dump_netfile") == 0 || strcmp(k, "route_stats") == 0) {
+		char **dst = k[0] == 'r' ? &c->route_stats : k[5] == 'n' ? &c->dump_netfile : &c->dump_lft;
 		if (!*value) {
-			free(c->dump_lft);
-			c->dump_lft = NULL;
+			free(*dst);
+			*dst = NULL;
 			return 0;
 		}
-		return set_str(&c->dump_lft, value, e);
+		return set_str(dst, value, e);
 	}
 	if (strcmp(k, "link") == 0)
 		return ir_topo_parse_link(value, &c->width, &c->mbps, "link", e);
@@ -213,6 +216,8 @@ void ir_ib_config_release(ir_ib_cfg *c)
 	free(c->routing);
 	free(c->placement);
 	free(c->dump_lft);
+	free(c->dump_netfile);
+	free(c->route_stats);
 	memset(c, 0, sizeof *c);
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir_hmap.h"
 #include "ir_io.h"
 
 #define INF IR_TOPO_NONE
@@ -565,11 +566,92 @@ int ir_lft_check(const ir_lft *l, const ir_topo *t, ir_err *e)
 	return 0;
 }
 
+/* Routes per link direction: every ordered pair of hosts is followed through the tables and
+ * counts once on each link direction it crosses (the host's own links included). The walk is
+ * O(hosts^2 x hops): 12 M pairs on the 3456-host fattree3:24, well under a second, and only on
+ * request. The tables must have passed ir_lft_check (ir_route does it); a walk longer than the
+ * switches is refused all the same rather than followed forever. The summary line is over
+ * links between switches, where the engines differ: a host's link carries hosts - 1 routes
+ * each way under any of them. */
+int ir_lft_route_stats(const ir_lft *l, const ir_topo *t, ir_sb *out, ir_err *e)
+{
+	uint32_t H = t->nhosts, S = t->nswitches, nsw = 0;
+	uint64_t *load = calloc(t->nports_total ? t->nports_total : 1, sizeof *load), sum = 0, max = 0;
+	char ln[32];
+	int r = 0;
+	if (!load)
+		return ir_errf(e, "out of memory for route statistics");
+	for (uint32_t s = 0; s < H; s++) {
+		uint32_t sp = IR_TOPO_NONE, x0 = IR_TOPO_NONE;
+		for (unsigned p = 1; p <= t->node[s].nports && sp == IR_TOPO_NONE; p++)
+			if (ir_topo_portp(t, s, p)->peer != IR_TOPO_NONE) {
+				sp = t->node[s].port0 + p - 1;
+				x0 = t->port[sp].peer;
+			}
+		for (uint32_t d = 0; d < H; d++) {
+			uint32_t x = x0, lid = t->node[d].lid, hops = 0;
+			if (d == s || sp == IR_TOPO_NONE)
+				continue;
+			load[sp]++;
+			while (x != d) {
+				unsigned p = x >= H ? ir_lft_get(l, x - H, lid) : IR_LFT_NONE;
+				const ir_topo_port *pp;
+				if (x < H || p == 0 || p == IR_LFT_NONE || p > t->node[x].nports || ++hops > S ||
+				    (pp = ir_topo_portp(t, x, p))->peer == IR_TOPO_NONE) {
+					free(load);
+					return ir_errf(e, "route statistics: host '%s' does not reach host '%s' (tables not checked)",
+					               ir_topo_name(t, s), ir_topo_name(t, d));
+				}
+				load[t->node[x].port0 + p - 1]++;
+				x = pp->peer;
+			}
+		}
+	}
+	r = ir_sb_adds(out, "from\tport\tto\tport\tlink\troutes\n");
+	for (uint32_t i = 0; i < t->nnodes && !r; i++)
+		for (unsigned p = 1; p <= t->node[i].nports && !r; p++) {
+			uint32_t gp = t->node[i].port0 + p - 1;
+			const ir_topo_port *x = &t->port[gp];
+			if (x->peer == IR_TOPO_NONE)
+				continue;
+			if (t->node[i].is_switch && t->node[x->peer].is_switch) {
+				nsw++;
+				sum += load[gp];
+				if (load[gp] > max)
+					max = load[gp];
+			}
+			r = ir_sb_addf(out, "%s\t%u\t%s\t%u\t%s\t%llu\n", ir_topo_name(t, i), p, ir_topo_name(t, x->peer),
+			               x->peer_port, ir_topo_link_name(ln, sizeof ln, x->width, x->mbps),
+			               (unsigned long long)load[gp]);
+		}
+	if (!r)
+		r = ir_sb_addf(out, "# switch links %u routes %llu max %llu mean %.3f max/mean %.3f\n", nsw,
+		               (unsigned long long)sum, (unsigned long long)max, nsw ? (double)sum / nsw : 0.0,
+		               sum ? (double)max * nsw / (double)sum : 0.0);
+	free(load);
+	if (r)
+		return ir_errf(e, "out of memory for route statistics");
+	return 0;
+}
+
 /* ---- dumps ---- */
 
 static const char *node_kind(const ir_topo *t, uint32_t n)
 {
 	return t->node[n].is_switch ? "Switch" : "Channel Adapter";
+}
+
+/* The GUID a dump names node n by: a host's port GUID (the port it uses) where the topology
+ * file gave one, else the node's GUID (a switch's port 0 has the node's). */
+static uint64_t dump_guid(const ir_topo *t, uint32_t n)
+{
+	if (!t->node[n].is_switch)
+		for (unsigned p = 1; p <= t->node[n].nports; p++) {
+			const ir_topo_port *x = ir_topo_portp(t, n, p);
+			if (x->peer != IR_TOPO_NONE)
+				return x->guid ? x->guid : t->node[n].guid;
+		}
+	return t->node[n].guid;
 }
 
 int ir_lft_write(const ir_lft *l, const ir_topo *t, ir_sb *out)
@@ -586,7 +668,7 @@ int ir_lft_write(const ir_lft *l, const ir_topo *t, ir_sb *out)
 			if (p == IR_LFT_NONE || dn == IR_TOPO_NONE)
 				continue;
 			if (ir_sb_addf(out, "0x%04x %03u # %s portguid 0x%016llx: '%s'\n", lid, p, node_kind(t, dn),
-			               (unsigned long long)t->node[dn].guid, ir_topo_name(t, dn)))
+			               (unsigned long long)dump_guid(t, dn), ir_topo_name(t, dn)))
 				return -1;
 			n++;
 		}
@@ -620,14 +702,49 @@ static unsigned long long scan_ull(const char *p, const char *end, int base, con
 	return v;
 }
 
+/* Port GUID -> the node a dump entry is for (GUID_SKIP: a port of a host that it does not use,
+ * GUID_AMBIG: two nodes claim it). */
+#define GUID_SKIP (IR_TOPO_NONE - 1)
+#define GUID_AMBIG (IR_TOPO_NONE - 2)
+static int guid_put(ir_hmap *m, uint64_t g, uint32_t v)
+{
+	int isnew;
+	uint32_t *x;
+	if (!g)
+		return 0;
+	if (!(x = ir_hmap_put(m, g, 0, &isnew)))
+		return -1;
+	*x = isnew || *x == v ? v : GUID_AMBIG;
+	return 0;
+}
+
+static int guid_map(ir_hmap *m, const ir_topo *t)
+{
+	for (uint32_t n = 0; n < t->nnodes; n++) {
+		uint64_t own = dump_guid(t, n);
+		if (guid_put(m, own, n))
+			return -1;
+		if (!t->node[n].is_switch)
+			for (unsigned p = 1; p <= t->node[n].nports; p++) {
+				uint64_t g = ir_topo_portp(t, n, p)->guid;
+				if (g && g != own && guid_put(m, g, GUID_SKIP))
+					return -1;
+			}
+	}
+	return 0;
+}
+
 int ir_lft_parse(ir_lft *l, const ir_topo *t, const char *text, size_t len, const char *name, ir_err *e)
 {
 	const char *p = text, *end = text + len;
 	unsigned long no = 0;
 	uint32_t cur = IR_TOPO_NONE, H = t->nhosts;
 	char q[200];
+	ir_hmap guids;
+	int mapped = 0;
 	if (ir_lft_init(l, t, e))
 		return -1;
+	ir_hmap_init(&guids, sizeof(uint32_t), 64, 0);
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p)), *s = p, *le;
 		if (!nl)
@@ -660,6 +777,7 @@ int ir_lft_parse(ir_lft *l, const ir_topo *t, const char *text, size_t len, cons
 			}
 			if (cur == IR_TOPO_NONE) {
 				ir_lft_release(l);
+				ir_hmap_release(&guids);
 				return ir_errf_at(e, name, no, "table of a switch the topology does not have (guid 0x%016llx, "
 				                               "lid %llu): '%s'", guid, lidv, ir_err_quote(q, sizeof q, s, (size_t)(le - s)));
 			}
@@ -671,6 +789,7 @@ int ir_lft_parse(ir_lft *l, const ir_topo *t, const char *text, size_t len, cons
 			const char *x = ep;
 			if (x == s + 2 || x == le || (*x != ' ' && *x != '\t')) {
 				ir_lft_release(l);
+				ir_hmap_release(&guids);
 				return ir_errf_at(e, name, no, "expected 'LID PORT', found '%s'", ir_err_quote(q, sizeof q, s, (size_t)(le - s)));
 			}
 			while (x < le && (*x == ' ' || *x == '\t'))
@@ -678,16 +797,44 @@ int ir_lft_parse(ir_lft *l, const ir_topo *t, const char *text, size_t len, cons
 			port = scan_ull(x, le, 10, &ep);
 			if (ep == x || (ep < le && *ep != ' ' && *ep != '\t' && *ep != ':')) {
 				ir_lft_release(l);
+				ir_hmap_release(&guids);
 				return ir_errf_at(e, name, no, "expected 'LID PORT', found '%s'", ir_err_quote(q, sizeof q, s, (size_t)(le - s)));
 			}
 			if (cur == IR_TOPO_NONE) {
 				ir_lft_release(l);
+				ir_hmap_release(&guids);
 				return ir_errf_at(e, name, no, "entry before any 'Unicast lids ... of switch' header");
+			}
+			/* the destination by its port GUID where the entry names one the topology knows:
+			 * then the dump's LIDs need not be the topology's (ibnetdiscover run before
+			 * OpenSM gave out LIDs has none, and ibreplay numbers the nodes itself) */
+			{
+				const char *g = memmem(ep, (size_t)(le - ep), "portguid 0x", 11);
+				if (g) {
+					const char *ge;
+					unsigned long long gv = scan_ull(g + 11, le, 16, &ge);
+					const uint32_t *v;
+					if (!mapped) {
+						if (guid_map(&guids, t)) {
+							ir_lft_release(l);
+							ir_hmap_release(&guids);
+							return ir_errf(e, "out of memory for the GUIDs of '%s'", name);
+						}
+						mapped = 1;
+					}
+					if (ge > g + 11 && (v = ir_hmap_get(&guids, gv, 0)) != NULL) {
+						if (*v == GUID_SKIP)
+							continue;
+						if (*v != GUID_AMBIG)
+							lid = t->node[*v].lid;
+					}
+				}
 			}
 			if (lid > t->max_lid || port > t->node[H + cur].nports) {
 				if (lid > t->max_lid && lid <= IR_TOPO_MAX_LID)
 					continue; /* a LID the topology does not use */
 				ir_lft_release(l);
+				ir_hmap_release(&guids);
 				return ir_errf_at(e, name, no, "switch '%s': invalid entry '%s' (LID up to 0x%x, port up to %u)",
 				                  ir_topo_name(t, H + cur), ir_err_quote(q, sizeof q, s, (size_t)(le - s)), t->max_lid,
 				                  t->node[H + cur].nports);
@@ -700,9 +847,11 @@ int ir_lft_parse(ir_lft *l, const ir_topo *t, const char *text, size_t len, cons
 		    memmem(s, (size_t)(le - s), "Port", 4))
 			continue;
 		ir_lft_release(l);
+		ir_hmap_release(&guids);
 		return ir_errf_at(e, name, no, "expected a 'Unicast lids' header or a 'LID PORT' entry, found '%s'",
 		                  ir_err_quote(q, sizeof q, s, (size_t)(le - s)));
 	}
+	ir_hmap_release(&guids);
 	return 0;
 }
 

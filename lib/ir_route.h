@@ -69,8 +69,16 @@ int ir_route_ftree(ir_lft *l, const ir_topo *t, ir_err *e);
  * port, no loop. The message names the switch and the destination. */
 int ir_lft_check(const ir_lft *l, const ir_topo *t, ir_err *e);
 
+/* Routes per link direction (formats/topology.md): a TSV line per connected port with the
+ * number of ordered host pairs whose route leaves through it, then a '#' summary over the
+ * links between switches (count, routes, max, mean, max/mean). The tables must be checked. */
+int ir_lft_route_stats(const ir_lft *l, const ir_topo *t, ir_sb *out, ir_err *e);
+
 /* OpenSM's dump layout (opensm-lfts.dump). Reading also accepts ibroute's
- * output; switches are found by GUID, else by LID. */
+ * output; switches are found by GUID, else by LID; an entry's destination by
+ * the port GUID of its comment where the topology knows it (a CA's port GUID
+ * from ibnetdiscover's "(portguid)", a switch's node GUID), else by its LID.
+ * Writing names each destination so. */
 int ir_lft_write(const ir_lft *l, const ir_topo *t, ir_sb *out);
 int ir_lft_parse(ir_lft *l, const ir_topo *t, const char *text, size_t len, const char *name, ir_err *e);
 int ir_lft_load(ir_lft *l, const ir_topo *t, const char *path, ir_err *e);

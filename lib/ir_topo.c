@@ -789,6 +789,62 @@ int ir_topo_write(const ir_topo *t, ir_sb *out)
 	return r;
 }
 
+/* ---- ibsim-utils' net file ---- */
+
+/* The fabric simulator of ibsim-utils (/usr/bin/ibsim, not ours) reads a net
+ * file in the block layout of ibnetdiscover: a header line per node, then a
+ * line per connected port. Its parser (ibsim/sim_net.c, version 0.10) takes a
+ * port's width and speed from the last "lid N WxSPEED" after a '#', as it
+ * would from real ibnetdiscover output, so each port line carries one as
+ * ibnetdiscover writes it (a quoted peer name, then "lid 0 4xQDR"; a CA's line
+ * starts "lid 0 lmc 0": lid 0 is none, OpenSM assigns them). GUIDs are
+ * written only when every node has one (mixing ours with the ones ibsim hands
+ * out in sequence could collide); hosts come first, so the first node, where
+ * OpenSM and ibnetdiscover attach unless SIM_HOST says otherwise, is a host.
+ * A rate with no name (ir_topo_link_name gives "N Mb/s") has no comment: ibsim
+ * then takes 4xSDR. Refused: names ibsim cannot store (more than 64 bytes) or
+ * would misread (a '"', or '@' which marks its port aliases). */
+int ir_topo_write_netfile(const ir_topo *t, ir_sb *out, ir_err *e)
+{
+	char ln[32], q[80];
+	int guids = t->nnodes > 0, r;
+	for (uint32_t i = 0; i < t->nnodes; i++) {
+		const char *nm = ir_topo_name(t, i);
+		size_t n = strlen(nm);
+		if (n > 64 || strpbrk(nm, "\"@"))
+			return ir_errf(e, "node name '%s' cannot be written to a net file (at most 64 bytes, no '\"' or '@')",
+			               ir_err_quote(q, sizeof q, nm, n));
+		if (!t->node[i].guid)
+			guids = 0;
+	}
+	r = ir_sb_addf(out, "# ibsim-utils net file: %u hosts, %u switches (ibreplay)\n", t->nhosts, t->nswitches);
+	for (uint32_t i = 0; i < t->nnodes && !r; i++) {
+		const ir_topo_node *n = &t->node[i];
+		r = ir_sb_addf(out, "\n");
+		if (!r && guids)
+			r = ir_sb_addf(out, "%s=0x%016llx\n", n->is_switch ? "switchguid" : "caguid",
+			               (unsigned long long)n->guid);
+		if (!r)
+			r = ir_sb_addf(out, "%s\t%u \"%s\"\n", n->is_switch ? "Switch" : "Ca", n->nports, ir_topo_name(t, i));
+		for (unsigned p = 1; p <= n->nports && !r; p++) {
+			const ir_topo_port *x = ir_topo_portp(t, i, p);
+			const char *sp;
+			if (x->peer == IR_TOPO_NONE)
+				continue;
+			sp = ir_topo_link_name(ln, sizeof ln, x->width, x->mbps);
+			r = ir_sb_addf(out, "[%u]\t\"%s\"[%u]", p, ir_topo_name(t, x->peer), x->peer_port);
+			if (!r && !strchr(sp, ' '))
+				r = ir_sb_addf(out, "\t# %s\"%s\" lid 0 %s", n->is_switch ? "" : "lid 0 lmc 0 ",
+				               ir_topo_name(t, x->peer), sp);
+			if (!r)
+				r = ir_sb_addf(out, "\n");
+		}
+	}
+	if (r)
+		return ir_errf(e, "out of memory for the net file");
+	return 0;
+}
+
 /* ---- ibnetdiscover ---- */
 
 /* A quoted string at *p: returns its length and start, advances past it; -1 if none. */
@@ -929,7 +985,7 @@ int ir_topo_parse_ibnetdiscover(ir_topo **out, const char *text, size_t len, con
 				goto fail;
 			}
 			if (*p == '[') {
-				uint64_t pa, pb;
+				uint64_t pa, pb, pguid = 0, peerguid = 0;
 				const char *pid;
 				long pl;
 				uint32_t peer;
@@ -947,11 +1003,13 @@ int ir_topo_parse_ibnetdiscover(ir_topo **out, const char *text, size_t len, con
 				}
 				p++;
 				if (p < end && *p == '(') { /* port guid */
-					const char *c = memchr(p, ')', (size_t)(end - p));
+					const char *c = memchr(p, ')', (size_t)(end - p)), *g = p + 1;
 					if (!c) {
 						ir_errf_at(e, name, L.no, "unclosed '(' in '%s'", ir_err_quote(q, sizeof q, s, n));
 						goto fail;
 					}
+					if (number(&g, c, &pguid, 1) || g != c)
+						pguid = 0;
 					p = c + 1;
 				}
 				if ((pl = quoted(&p, end, &pid)) <= 0 || p >= end || *p != '[') {
@@ -966,6 +1024,11 @@ int ir_topo_parse_ibnetdiscover(ir_topo **out, const char *text, size_t len, con
 					goto fail;
 				}
 				p++;
+				if (p < end && *p == '(') { /* the peer port's guid (a switch's line to a CA) */
+					const char *c = memchr(p, ')', (size_t)(end - p)), *g = p + 1;
+					if (c && (number(&g, c, &peerguid, 1) || g != c))
+						peerguid = 0;
+				}
 				if (pass == 0)
 					continue;
 				peer = ntab_get(&nt, t, pid, (size_t)pl);
@@ -1010,6 +1073,11 @@ int ir_topo_parse_ibnetdiscover(ir_topo **out, const char *text, size_t len, con
 							l = *ld;
 					}
 				}
+				/* port GUIDs: a CA's own on its lines, a CA's as a switch's line names it */
+				if (pguid && !t->node[cur].is_switch)
+					ir_topo_portp(t, cur, (unsigned)pa)->guid = pguid;
+				if (peerguid && !t->node[peer].is_switch)
+					ir_topo_portp(t, peer, (unsigned)pb)->guid = peerguid;
 				{
 					ir_topo_port *x = ir_topo_portp(t, cur, (unsigned)pa);
 					if (x->peer != IR_TOPO_NONE) {

@@ -43,6 +43,8 @@ typedef struct ir_topo_port {
 	uint16_t width;     /* lanes: 1, 2, 4, 8, 12 */
 	uint32_t mbps;      /* data rate out of this port, Mb/s after encoding */
 	uint64_t delay;     /* propagation delay to the peer, ps */
+	uint64_t guid;      /* the port's GUID where a file gives it (ibnetdiscover's "(portguid)" of a
+	                     * CA's port), else 0; LFT dumps name destinations by it */
 } ir_topo_port;
 
 typedef struct ir_topo_node {
@@ -105,6 +107,11 @@ int ir_topo_parse_ibnetdiscover(ir_topo **out, const char *text, size_t len, con
 
 /* Write the topology in ibreplay's own format (reads back identically). */
 int ir_topo_write(const ir_topo *t, ir_sb *out);
+
+/* Write the topology as a net file of ibsim-utils' fabric simulator (formats/topology.md):
+ * ibnetdiscover's block layout with each port's width and speed. -1 with e set for a node
+ * name that simulator cannot take. */
+int ir_topo_write_netfile(const ir_topo *t, ir_sb *out, ir_err *e);
 
 /* ---- links ---- */
 /* "4xDDR", "12xEDR", "1xFDR10": width and data rate (Mb/s after encoding). */

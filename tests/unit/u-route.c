@@ -219,8 +219,8 @@ int main(void)
 		ir_sb a = IR_SB_INIT;
 		ir_lft_write(&l, t, &a);
 		ok(strstr(a.buf, "Unicast lids [0x0-0xb] of switch Lid 3 guid 0x0002c902004b0a10 ('S-0002c902004b0a10'):\n") &&
-		       strstr(a.buf, "0x0004 001 # Channel Adapter portguid 0x0002c903000e0b10: 'H-0002c903000e0b10'\n"),
-		   "dump uses discovered LIDs and GUIDs");
+		       strstr(a.buf, "0x0004 001 # Channel Adapter portguid 0x0002c903000e0b11: 'H-0002c903000e0b10'\n"),
+		   "dump uses discovered LIDs and GUIDs (a CA by its port GUID)");
 		ir_sb_release(&a);
 	}
 	ir_lft_release(&l);

@@ -66,6 +66,10 @@ static void usage(void)
 	       "      --linkstats FILE  TSV per link direction: bytes, packets, busy and stall time\n"
 	       "      --dump-lft FILE   write the forwarding tables in OpenSM's LFT dump layout\n"
 	       "                      (read back with --routing lft:FILE)\n"
+	       "      --dump-netfile FILE  write the topology as a net file of ibsim-utils'\n"
+	       "                      fabric simulator (/usr/bin/ibsim; pipelines/opensm.mk)\n"
+	       "      --route-stats FILE  TSV per link direction: host pairs routed through it,\n"
+	       "                      and a summary of the links between switches\n"
 	       "  key             default  meaning\n");
 	{
 		ir_sb sb = IR_SB_INIT;
@@ -340,7 +344,7 @@ static int get_params(const ir_params *ps, ir_loggops *p, const char **net, ir_e
 
 enum {
 	OPT_ORNDV = 256, OPT_ORNDV_BIG, OPT_OSEND, OPT_OSEND_RNDV, OPT_ASYNC, OPT_MSGLOG, OPT_TIMELINE, OPT_PROGRESS, OPT_VERSION, OPT_TOPO, OPT_ROUTING,
-	OPT_PLACEMENT, OPT_LINK, OPT_MTU, OPT_IB, OPT_LINKSTATS, OPT_DUMPLFT, OPT_RNDV, OPT_STATS
+	OPT_PLACEMENT, OPT_LINK, OPT_MTU, OPT_IB, OPT_LINKSTATS, OPT_DUMPLFT, OPT_DUMPNET, OPT_ROUTESTATS, OPT_RNDV, OPT_STATS
 };
 #define MAXSET 64
 
@@ -369,6 +373,8 @@ int main(int argc, char **argv)
 		{ "ib", required_argument, NULL, OPT_IB },
 		{ "linkstats", required_argument, NULL, OPT_LINKSTATS },
 		{ "dump-lft", required_argument, NULL, OPT_DUMPLFT },
+		{ "dump-netfile", required_argument, NULL, OPT_DUMPNET },
+		{ "route-stats", required_argument, NULL, OPT_ROUTESTATS },
 		{ "rndv", required_argument, NULL, OPT_RNDV },
 		{ "stats", required_argument, NULL, OPT_STATS },
 		{ NULL, 0, NULL, 0 },
@@ -420,6 +426,8 @@ int main(int argc, char **argv)
 		case OPT_LINK: key = "link"; opt = "--link"; break;
 		case OPT_MTU: key = "mtu"; opt = "--mtu"; break;
 		case OPT_DUMPLFT: key = "dump_lft"; opt = "--dump-lft"; break;
+		case OPT_DUMPNET: key = "dump_netfile"; opt = "--dump-netfile"; break;
+		case OPT_ROUTESTATS: key = "route_stats"; opt = "--route-stats"; break;
 		case OPT_RNDV: key = "rndv"; opt = "--rndv"; break;
 		case OPT_IB: {
 			const char *eq = strchr(optarg, '=');

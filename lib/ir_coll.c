@@ -474,6 +474,53 @@ static void reduce_scatterv(bld *b, uint32_t p, uint32_t r, const uint64_t *blk)
 	}
 }
 
+/* Every op of [from, end) that requires nothing in that range requires the ops of
+ * [pfrom, from) that nothing in theirs requires: phase [from, end) starts when phase
+ * [pfrom, from) is done. */
+static void chain_phase(bld *b, uint32_t pfrom, uint32_t from, uint32_t end)
+{
+	ir_cg *g = b->g;
+	size_t nd = g->ndep;
+	for (uint32_t t = from; t < end; t++) {
+		int haspred = 0;
+		for (size_t d = 0; d < nd && !haspred; d++)
+			haspred = g->dep[d].to == t && g->dep[d].from >= from;
+		if (haspred)
+			continue;
+		for (uint32_t f = pfrom; f < from; f++) {
+			int hassucc = 0;
+			for (size_t d = 0; d < nd && !hassucc; d++)
+				hassucc = g->dep[d].from == f && g->dep[d].to < from;
+			if (!hassucc)
+				dep(b, f, t);
+		}
+	}
+}
+
+/* Communicator creation (ir_coll.h): [allgather of (color, key)], then the context id. */
+static void comm_create(bld *b, uint32_t p, uint32_t r, int split, enum ir_coll_alg alg)
+{
+	uint32_t prev = 0, start = 0;
+	int rounds = alg == IR_ALG_OMPI ? 3 : alg == IR_ALG_MPICH ? 1 : 0;
+	const ir_pw *red = b->red;
+	if (p < 2 || rounds == 0)
+		return;
+	b->red = NULL;
+	if (split)
+		ring(b, p, r, NULL, 8, 0, -1, NONE, 0);
+	for (int k = 0; k < rounds; k++) {
+		prev = start;
+		start = (uint32_t)b->g->nop;
+		if (alg == IR_ALG_OMPI)
+			reduce_bcast(b, p, r, 4);
+		else
+			allreduce_recdoub(b, p, r, 256);
+		if (start > 0)
+			chain_phase(b, prev, start, (uint32_t)b->g->nop);
+	}
+	b->red = red;
+}
+
 /* Linear scan: receive the prefix from r-1, combine it with the own contribution, send the
  * result to r+1. Exscan: the last rank's result is the received prefix as it is, so only
  * ranks that forward combine. */
@@ -509,11 +556,12 @@ static void scan_recdoub(bld *b, uint32_t p, uint32_t r, uint64_t s)
 static const char *const kind_names[IR_COLL_NKINDS] = {
 	"barrier", "bcast", "reduce", "allreduce", "allgather", "allgatherv", "alltoall", "alltoallv",
 	"gather", "gatherv", "scatter", "scatterv", "reduce_scatter", "reduce_scatter_block", "scan", "exscan",
+	"comm_create", "comm_split",
 };
 
 static const char *const alg_names[IR_ALG_NALGS] = {
 	"default", "linear", "binomial", "dissemination", "recdoub", "ring", "bruck", "chain",
-	"pairwise", "reduce_bcast", "reduce_scatterv",
+	"pairwise", "reduce_bcast", "reduce_scatterv", "ompi", "mpich", "local",
 };
 
 #define A(x) (1u << IR_ALG_##x)
@@ -534,6 +582,8 @@ static const unsigned kind_algs[IR_COLL_NKINDS] = {
 	[IR_COLL_REDUCE_SCATTER_BLOCK] = A(RING) | A(REDUCE_SCATTERV),
 	[IR_COLL_SCAN] = A(LINEAR) | A(RECDOUB),
 	[IR_COLL_EXSCAN] = A(LINEAR) | A(RECDOUB),
+	[IR_COLL_COMM_CREATE] = A(OMPI) | A(MPICH) | A(LOCAL),
+	[IR_COLL_COMM_SPLIT] = A(OMPI) | A(MPICH) | A(LOCAL),
 };
 
 static const enum ir_coll_alg kind_default[IR_COLL_NKINDS] = {
@@ -553,6 +603,8 @@ static const enum ir_coll_alg kind_default[IR_COLL_NKINDS] = {
 	[IR_COLL_REDUCE_SCATTER_BLOCK] = IR_ALG_RING,
 	[IR_COLL_SCAN] = IR_ALG_LINEAR,
 	[IR_COLL_EXSCAN] = IR_ALG_LINEAR,
+	[IR_COLL_COMM_CREATE] = IR_ALG_OMPI,
+	[IR_COLL_COMM_SPLIT] = IR_ALG_OMPI,
 };
 
 enum ir_coll_alg ir_coll_default(enum ir_coll_kind kind) { return kind_default[kind]; }
@@ -590,9 +642,12 @@ enum ir_coll_alg ir_coll_default_nb(enum ir_coll_kind kind, uint32_t p, uint64_t
 	case IR_COLL_REDUCE:
 		return IR_ALG_BINOMIAL;
 	default:
-		return IR_ALG_DEFAULT;
+		return kind_default[kind]; /* no nonblocking form */
 	}
 }
+
+/* Does `kind` have a nonblocking form (MPI_I<kind>)? Communicator creation has none here. */
+int ir_coll_has_nb(enum ir_coll_kind kind) { return kind < IR_COLL_COMM_CREATE; }
 int ir_coll_has(enum ir_coll_kind kind, enum ir_coll_alg alg)
 {
 	return (unsigned)kind < IR_COLL_NKINDS && (unsigned)alg < IR_ALG_NALGS && alg != IR_ALG_DEFAULT &&
@@ -628,8 +683,11 @@ int ir_coll_parse_spec(const char *spec, enum ir_coll_alg algs[IR_COLL_NSEL], ir
 		}
 		k = ir_coll_kind_parse(p, (size_t)(eq - p));
 		nb = 0;
-		if (k < 0 && eq - p > 1 && *p == 'i' && (k = ir_coll_kind_parse(p + 1, (size_t)(eq - p - 1))) >= 0)
+		if (k < 0 && eq - p > 1 && *p == 'i' && (k = ir_coll_kind_parse(p + 1, (size_t)(eq - p - 1))) >= 0) {
 			nb = 1; /* "iallreduce": the nonblocking form */
+			if (!ir_coll_has_nb(k))
+				k = -1;
+		}
 		if (k < 0) {
 			ir_err_quote(q, sizeof q, p, (size_t)(eq - p));
 			return ir_errf(e, "invalid --coll item: unknown collective '%s'", q);
@@ -815,6 +873,10 @@ int ir_coll_build(ir_cg *g, enum ir_coll_kind kind, enum ir_coll_alg alg, const 
 			scan_recdoub(&b, p, r, a->s);
 		else
 			scan_linear(&b, p, r, a->s, kind == IR_COLL_EXSCAN);
+		break;
+	case IR_COLL_COMM_CREATE:
+	case IR_COLL_COMM_SPLIT:
+		comm_create(&b, p, r, kind == IR_COLL_COMM_SPLIT, alg);
 		break;
 	default:
 		break;

@@ -52,6 +52,18 @@
  *     recursive doubling scan and exscan: after each receive, the next send
  *     requires it. Combining zero bytes costs nothing (no op).
  * Only the kinds above use the functions; the others ignore them.
+ *
+ * Communicator creation (comm_create: Comm_dup, Comm_dup_with_info, Comm_create; comm_split:
+ * Comm_split, Comm_split_type) is collective over the parent communicator: the members agree
+ * on a context id. Algorithms, each phase requiring the previous one's last ops:
+ *   ompi   Open MPI 4.1 (ompi_comm_nextcid, ompi_comm_activate): comm_split first gathers
+ *          every rank's (color, key), an allgather of 8 bytes per rank (ring); then three
+ *          allreduces of 4 bytes through coll/libnbc (binomial reduce to rank 0 + broadcast,
+ *          reduce_bcast): the proposed id (MAX), the agreement (MIN), the activation.
+ *   mpich  MPICH (MPIR_Get_contextid_sparse): the same allgather for comm_split, then one
+ *          allreduce of the 256-byte context mask (recursive doubling).
+ *   local  no messages: the call's time stays computation (trace2goal before this model).
+ * No local work (the combines of 4-byte ids are left out).
  */
 #ifndef IR_COLL_H
 #define IR_COLL_H
@@ -79,6 +91,8 @@ enum ir_coll_kind {
 	IR_COLL_REDUCE_SCATTER_BLOCK,
 	IR_COLL_SCAN,
 	IR_COLL_EXSCAN,
+	IR_COLL_COMM_CREATE, /* MPI_Comm_dup, _dup_with_info, _create: agreeing on the new context id */
+	IR_COLL_COMM_SPLIT,  /* MPI_Comm_split, _split_type: exchanging (color, key), then the above */
 	IR_COLL_NKINDS
 };
 
@@ -99,6 +113,9 @@ enum ir_coll_alg {
 	IR_ALG_PAIRWISE,
 	IR_ALG_REDUCE_BCAST,
 	IR_ALG_REDUCE_SCATTERV,
+	IR_ALG_OMPI,  /* communicator creation as Open MPI 4.1 does it */
+	IR_ALG_MPICH, /* ... as MPICH does it */
+	IR_ALG_LOCAL, /* ... as local work (no messages) */
 	IR_ALG_NALGS
 };
 
@@ -145,6 +162,8 @@ enum ir_coll_alg ir_coll_default(enum ir_coll_kind kind);
  * s bytes per rank (the kind's block size of ir_coll_args), in_place: the call is MPI_IN_PLACE
  * (docs/trace2goal.md, "Collectives"). */
 enum ir_coll_alg ir_coll_default_nb(enum ir_coll_kind kind, uint32_t p, uint64_t s, int in_place);
+/* 1 if `kind` has a nonblocking form that --coll can select (not communicator creation). */
+int ir_coll_has_nb(enum ir_coll_kind kind);
 /* 1 if `alg` is implemented for `kind`. */
 int ir_coll_has(enum ir_coll_kind kind, enum ir_coll_alg alg);
 const char *ir_coll_kind_name(enum ir_coll_kind kind); /* "allreduce" */

@@ -597,6 +597,20 @@ enum {
 	F_MPI_Ineighbor_alltoallw_recvtypes_list = 13,
 	F_MPI_Ineighbor_alltoallw_comm = 14,
 	F_MPI_Ineighbor_alltoallw_request = 15,
+	F_MPI_Comm_dup_comm = 0,
+	F_MPI_Comm_dup_newcomm = 1,
+	F_MPI_Comm_dup_with_info_comm = 0,
+	F_MPI_Comm_dup_with_info_newcomm = 1,
+	F_MPI_Comm_split_comm = 0,
+	F_MPI_Comm_split_color = 1,
+	F_MPI_Comm_split_key = 2,
+	F_MPI_Comm_split_newcomm = 3,
+	F_MPI_Comm_split_type_comm = 0,
+	F_MPI_Comm_split_type_split_type = 1,
+	F_MPI_Comm_split_type_key = 2,
+	F_MPI_Comm_split_type_newcomm = 3,
+	F_MPI_Comm_create_comm = 0,
+	F_MPI_Comm_create_newcomm = 1,
 	F_MPI_Cart_create_comm = 0,
 	F_MPI_Cart_create_ndims = 1,
 	F_MPI_Cart_create_dims = 2,
@@ -646,6 +660,11 @@ enum {
 	X("MPI_Bsend_init", C_SEND_INIT, 0, 0, 7, 5, 6) \
 	X("MPI_Cart_create", C_CART_CREATE, 0, 0, 6, 0, -1) \
 	X("MPI_Cart_sub", C_CART_SUB, 0, 0, 3, 0, -1) \
+	X("MPI_Comm_create", C_COLL, IR_COLL_COMM_CREATE, 0, 2, 0, -1) \
+	X("MPI_Comm_dup", C_COLL, IR_COLL_COMM_CREATE, 0, 2, 0, -1) \
+	X("MPI_Comm_dup_with_info", C_COLL, IR_COLL_COMM_CREATE, 0, 2, 0, -1) \
+	X("MPI_Comm_split", C_COLL, IR_COLL_COMM_SPLIT, 0, 4, 0, -1) \
+	X("MPI_Comm_split_type", C_COLL, IR_COLL_COMM_SPLIT, 0, 4, 0, -1) \
 	X("MPI_Dist_graph_create", C_DIST_GRAPH, 0, 0, 7, 0, -1) \
 	X("MPI_Dist_graph_create_adjacent", C_DIST_GRAPH_ADJ, 0, 0, 7, 0, -1) \
 	X("MPI_Exscan", C_COLL, IR_COLL_EXSCAN, 0, 6, 5, -1) \

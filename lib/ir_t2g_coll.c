@@ -168,6 +168,14 @@ int t2g_do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	double extra = 0;
 	emitted em;
 
+	if (kind == IR_COLL_COMM_CREATE || kind == IR_COLL_COMM_SPLIT) {
+		/* communicator creation (docs/trace2goal.md, "Communicator creation"; allprof traces
+		 * only, see do_call in ir_t2g_call.c): not as Schedgen (which leaves it out), not with
+		 * --coll comm_create=local */
+		enum ir_coll_alg ca = g->alg[kind];
+		if ((ca == IR_ALG_DEFAULT && g->o->compat_schedgen) || ca == IR_ALG_LOCAL)
+			return 0;
+	}
 	rc = t2g_arg_comm(g, r, commf, &cr, e);
 	if (rc < 0)
 		return -1;
@@ -181,6 +189,8 @@ int t2g_do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		return -1;
 	switch (kind) {
 	case IR_COLL_BARRIER:
+	case IR_COLL_COMM_CREATE:
+	case IR_COLL_COMM_SPLIT:
 		break;
 	case IR_COLL_BCAST:
 		if (arg_u64(g, r, F_MPI_Bcast_buf, &buf1, e) || arg_count(g, r, F_MPI_Bcast_count, &cnt, e) ||

@@ -5,8 +5,11 @@
 . "$(dirname "$0")/lib.sh"
 S="$TOP/samples/traces/allprof-3"
 
+# communicator creation as local work, as these traces were converted before it was modelled
+# (tests/t4013-trace2goal-commcreate.sh tests it)
+LOCALCC="--coll comm_create=local,comm_split=local"
 test_expect_success 'converts and simulates' '
-	trace2goal "$S" >a.goal &&
+	trace2goal $LOCALCC "$S" >a.goal &&
 	test_golden a.goal a.goal &&
 	ibsim -q a.goal >a.tsv
 '

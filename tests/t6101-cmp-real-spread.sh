@@ -83,7 +83,8 @@ test_expect_success 'runs only: no results needed, exit 0' '
 '
 
 test_expect_success 'without --run the report is the single-run one' '
-	cmp-real --sync -t 100 -f tsv r1 z.tsv >out &&
+	# exit 1 when r1 lies beyond the tolerance (a busy machine): the format is what counts
+	{ cmp-real --sync -t 100 -f tsv r1 z.tsv >out || test $? = 1; } &&
 	printf "rank\treal_ps\tsim_ps\tdev_pct\n" >want && head -n 1 out >got && test_cmp want got &&
 	! grep -q "^all" out
 '

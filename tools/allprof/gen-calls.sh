@@ -110,7 +110,7 @@ function ckind(k,    s) { s = k; sub(/\/.*/, "", s); return "C_" toupper(s) }
 function csub(k,    s, p) {
 	if (!index(k, "/")) return "0"
 	p = k; sub(/\/.*/, "", p); s = k; sub(/^[^\/]*\//, "", s)
-	if (p == "coll") return s == "ALLTOALLW" ? "COLL_ALLTOALLW" : "IR_COLL_" s
+	if (p == "coll") return s == "ALLTOALLW" ? "COLL_ALLTOALLW" : s == "COMM_SPLIT_TYPE" ? "IR_COLL_COMM_SPLIT" : "IR_COLL_" s
 	if (p == "neigh") return "NB_" s
 	die("t2g kind \"" k "\": no sub-kind expected")
 }

@@ -119,6 +119,8 @@ int main(int argc, char **argv)
 			/* nonblocking forms: '*' few ranks and small messages, '+' many ranks or large */
 			for (int sel = 0; sel < IR_COLL_NSEL; sel++) {
 				int k = sel % IR_COLL_NKINDS, nb = sel >= IR_COLL_NKINDS;
+				if (nb && !ir_coll_has_nb(k))
+					continue;
 				int d = nb ? (int)ir_coll_default_nb(k, 2, 0, 0) : (int)ir_coll_default(k);
 				int big = nb ? (int)ir_coll_default_nb(k, 64, 1 << 20, 0) : d;
 				printf("%s%s\t", nb ? "i" : "", ir_coll_kind_name(k));

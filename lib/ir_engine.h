@@ -30,6 +30,7 @@
 #include "ir_err.h"
 #include "ir_goal.h"
 #include "ir_net.h"
+#include "ir_node.h"
 #include "ir_strbuf.h"
 
 #define IR_NO_OP ((uint32_t)0xFFFFFFFFu)
@@ -97,6 +98,7 @@ typedef struct ir_engine_cfg {
 	const void *net_arg;   /* the network's configuration, passed to its init() */
 	ir_engine_hooks hooks;
 	int progress;          /* enum ir_msg_progress */
+	const ir_node_cfg *node; /* the node model (ir_node.h); NULL or inactive: none */
 } ir_engine_cfg;
 
 typedef struct ir_engine_stats {

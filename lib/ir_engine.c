@@ -183,6 +183,7 @@ struct ir_engine {
 	ir_detour **hd;          /* noise: [nhosts] each host's detours (hshared when no section names it) */
 	size_t *hn;
 	ir_detour *hshared;
+	size_t nshared;
 	uint32_t *tmp;           /* scratch for the start: receives and calcs of a rank */
 	size_t tmpcap;
 	ir_engine_stats st;
@@ -701,23 +702,12 @@ static int node_init(ir_engine *en, const ir_node_cfg *nc, uint32_t C, ir_err *e
 					return -1;
 				continue;
 			}
-			if (!shared_done) {
-				size_t k;
-				if (ir_noise_host(nz, h, &en->hshared, &k, e))
-					return -1;
-				en->hn[h] = k;
-				shared_done = 1;
-			} else if (h) {
-				en->hn[h] = en->hshared ? en->hn[0] : 0;
-				for (uint32_t x = 0; x < h; x++)
-					if (en->hd[x] == en->hshared) {
-						en->hn[h] = en->hn[x];
-						break;
-					}
-			}
+			/* named by no section of its own: the list every such host shares */
+			if (!shared_done && ir_noise_host(nz, h, &en->hshared, &en->nshared, e))
+				return -1;
+			shared_done = 1;
 			en->hd[h] = en->hshared;
-			if (!en->hshared)
-				en->hn[h] = 0;
+			en->hn[h] = en->nshared;
 		}
 	}
 	return 0;

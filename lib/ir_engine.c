@@ -174,9 +174,11 @@ struct ir_engine {
 	 * nothing below is allocated or looked at. */
 	int node;
 	ir_node_cfg nc;
-	uint32_t P, K;           /* ranks per host; cores per host when shared (else 0) */
+	uint32_t K;              /* cores per host when some host is shared (else 0) */
 	int spin, block;         /* some host has more ranks than cores, and the rule */
 	uint32_t nhosts;
+	uint32_t *host, *pos;    /* [nranks] each rank's host, and its index among the host's ranks */
+	uint32_t *hsize;         /* [nhosts] ranks on each host */
 	uint64_t *core_free;     /* block: [nhosts * K] */
 	uint64_t *rem;           /* block: [nranks * C] work left of the calc in progress */
 	uint32_t *inprog;        /* block: [nranks * C] that calc (| IR_READY before its first slice), or NIL */
@@ -243,7 +245,7 @@ static void *xcalloc(size_t n, size_t sz, ir_err *e, const char *what)
 	return p;
 }
 
-static int node_init(ir_engine *en, const ir_node_cfg *nc, uint32_t C, ir_err *e);
+static int node_init(ir_engine *en, ir_err *e);
 
 ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 {
@@ -304,13 +306,12 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	if (ir_model_pw(&en->p) && !(en->held_end = xcalloc(s->nranks, 8, e, "rank counters")))
 		goto fail;
 	en->other_model = ir_model_pw(&en->p) || en->p.copy.n;
-	if (cfg->node && ir_node_active(cfg->node, s->nranks)) {
-		if (cfg->node->wait == IR_WAIT_BLOCK && ir_node_shared(cfg->node, s->nranks) && en->arrival) {
-			ir_errf(e, "cpu_wait = block with shared cores cannot be combined with async_progress");
-			goto fail;
-		}
-		if (node_init(en, cfg->node, C, e))
-			goto fail;
+	/* The node model, when some rule of it may change the run; the hosts are known when
+	 * the run starts (node_init). */
+	if (cfg->node && (ir_node_active(cfg->node, s->nranks) ||
+	                  (cfg->node->cores && !cfg->node->ranks_per_host_set && en->net->host_of))) {
+		en->node = 1;
+		en->nc = *cfg->node;
 	}
 	memset(en->rq_head, 0xff, (size_t)s->nranks * 4);
 	memset(en->rq_tail, 0xff, (size_t)s->nranks * 4);
@@ -366,6 +367,9 @@ void ir_engine_free(ir_engine *en)
 	free(en->nmsgs);
 	free(en->nbytes);
 	free(en->core_free);
+	free(en->host);
+	free(en->pos);
+	free(en->hsize);
 	free(en->rem);
 	free(en->inprog);
 	if (en->hd)
@@ -668,18 +672,41 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_
 
 /* ---- the node model (docs/loggops-semantics.md section 8) ---- */
 
-static int node_init(ir_engine *en, const ir_node_cfg *nc, uint32_t C, ir_err *e)
+/* Hosts: the network's placement when it has one and ranks_per_host is not given, else
+ * blocks of ranks_per_host ranks; a rank's position is its index among its host's ranks
+ * in rank order. Called when the run starts (the network is placed by then); leaves the
+ * node model off when, after all, nothing of it changes the run. */
+static int node_init(ir_engine *en, ir_err *e)
 {
-	uint32_t n = en->nranks;
-	en->node = 1;
-	en->nc = *nc;
-	en->P = nc->ranks_per_host;
-	en->nhosts = n ? (uint32_t)(((uint64_t)n + en->P - 1) / en->P) : 0;
-	if (ir_node_shared(nc, n)) {
+	const ir_node_cfg *nc = &en->nc;
+	uint32_t n = en->nranks, C = en->C, most = 0;
+	int placed = en->net->host_of && !nc->ranks_per_host_set;
+	if (!(en->host = xcalloc(n, 4, e, "rank hosts")) || !(en->pos = xcalloc(n, 4, e, "rank hosts")))
+		return -1;
+	en->nhosts = 0;
+	for (uint32_t r = 0; r < n; r++) {
+		en->host[r] = placed ? en->net->host_of(en->net_state, r) : r / nc->ranks_per_host;
+		if (en->host[r] >= en->nhosts)
+			en->nhosts = en->host[r] + 1;
+	}
+	if (!(en->hsize = xcalloc(en->nhosts, 4, e, "host sizes")))
+		return -1;
+	for (uint32_t r = 0; r < n; r++) {
+		en->pos[r] = en->hsize[en->host[r]]++;
+		if (en->hsize[en->host[r]] > most)
+			most = en->hsize[en->host[r]];
+	}
+	if (nc->cores && most > nc->cores) {
 		en->K = nc->cores;
 		en->spin = nc->wait == IR_WAIT_SPIN;
 		en->block = !en->spin;
 	}
+	if (!en->K && nc->cpu_scale == 1.0 && !(nc->perturb > 0) && !(nc->nz && nc->nz->nd)) {
+		en->node = 0; /* placed one rank per core after all: the plain rules */
+		return 0;
+	}
+	if (en->block && en->arrival)
+		return ir_errf(e, "cpu_wait = block with shared cores cannot be combined with async_progress");
 	if (en->block) {
 		if (!(en->core_free = xcalloc((size_t)en->nhosts * en->K, 8, e, "core times")) ||
 		    !(en->rem = xcalloc((size_t)n * C, 8, e, "calc slices")) ||
@@ -713,11 +740,7 @@ static int node_init(ir_engine *en, const ir_node_cfg *nc, uint32_t C, ir_err *e
 	return 0;
 }
 
-static inline uint32_t host_size(const ir_engine *en, uint32_t h)
-{
-	uint64_t left = (uint64_t)en->nranks - (uint64_t)h * en->P;
-	return left < en->P ? (uint32_t)left : en->P;
-}
+static inline uint32_t host_size(const ir_engine *en, uint32_t h) { return en->hsize[h]; }
 
 /* The host's cores are shared (more ranks than cores there). */
 static inline int host_shared(const ir_engine *en, uint32_t h)
@@ -760,7 +783,7 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
  * and, when sp (spin on a shared host), within one of its slots. */
 static uint64_t node_ready(ir_engine *en, uint32_t r, uint64_t t, int sp)
 {
-	uint32_t h = r / en->P, nh = host_size(en, h), p = r % en->P;
+	uint32_t h = en->host[r], nh = host_size(en, h), p = en->pos[r];
 	const ir_detour *d = en->hd ? en->hd[h] : NULL;
 	size_t n = en->hd ? en->hn[h] : 0;
 	for (;;) {
@@ -785,7 +808,7 @@ static uint64_t node_ready(ir_engine *en, uint32_t r, uint64_t t, int sp)
 /* When w of work of rank r that may start at t ends: it runs only while node_ready allows. */
 static uint64_t node_adv(ir_engine *en, uint32_t r, uint64_t t, uint64_t w, int sp)
 {
-	uint32_t h = r / en->P, nh = host_size(en, h);
+	uint32_t h = en->host[r], nh = host_size(en, h);
 	const ir_detour *d = en->hd ? en->hd[h] : NULL;
 	size_t n = en->hd ? en->hn[h] : 0;
 	uint64_t Q = en->nc.quantum;
@@ -842,7 +865,7 @@ static uint64_t core_at(const ir_engine *en, uint32_t h, uint64_t t, uint32_t *j
  * time to put it back to (no core, a detour, not the rank's slot). */
 static int node_take(ir_engine *en, uint32_t r, uint64_t t, uint64_t w, uint64_t *out)
 {
-	uint32_t h = r / en->P, j = NIL;
+	uint32_t h = en->host[r], j = NIL;
 	int sh = host_shared(en, h);
 	uint64_t a;
 	if (!w) {
@@ -890,7 +913,7 @@ static int node_calc(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32
 {
 	size_t rc = (size_t)r * en->C + c;
 	uint64_t *cf = &en->cpu_free[rc], a, w, q;
-	uint32_t h = r / en->P, j = NIL;
+	uint32_t h = en->host[r], j = NIL;
 	int sh = host_shared(en, h), first;
 	*mask = WALK_ALL;
 	if (!(sh && en->block)) {
@@ -1399,6 +1422,8 @@ int ir_engine_run(ir_engine *en, ir_err *e)
 		return ir_errf(e, "the engine has already run");
 	en->ran = 1;
 	if (en->net->init(&en->net_state, en, en->nranks, &en->p, en->net_arg, e))
+		return -1;
+	if (en->node && node_init(en, e))
 		return -1;
 	en->running = 1;
 	en->seq = en->ninit;

@@ -266,6 +266,7 @@ int ir_node_load(ir_node_cfg *c, const struct ir_params *ps, ir_err *e)
 		if (ir_parse_u64(v, &x, "ranks_per_host", NULL) || x < 1 || x > UINT32_MAX)
 			return bad_value(ps, "ranks_per_host", "a whole number of at least 1", e);
 		c->ranks_per_host = (uint32_t)x;
+		c->ranks_per_host_set = 1;
 	}
 	if ((v = ir_params_get(ps, "cpu_wait"))) {
 		if (strcmp(v, "spin") == 0)

@@ -56,6 +56,7 @@ int ir_noise_host(const ir_noise *nz, uint64_t h, ir_detour **out, size_t *n, ir
 typedef struct ir_node_cfg {
 	uint32_t cores;          /* cores per host; 0: as many as ranks (no sharing) */
 	uint32_t ranks_per_host; /* ranks h*P .. h*P+P-1 are host h */
+	int ranks_per_host_set;  /* given: it wins over the network's placement */
 	int wait;                /* enum ir_cpu_wait */
 	uint64_t quantum;        /* round-robin time slice, ps */
 	double cpu_scale;        /* every calc takes this factor as long */
@@ -74,7 +75,8 @@ int ir_node_load(ir_node_cfg *c, const struct ir_params *ps, ir_err *e);
 extern const char *const ir_node_keys[];
 /* Some rule of the node model changes the run of `nranks` ranks. */
 int ir_node_active(const ir_node_cfg *c, uint32_t nranks);
-/* Some host of `nranks` ranks has more ranks than cores. */
+/* Some host of `nranks` ranks has more ranks than cores, with ranks_per_host (a
+ * network's placement may put more ranks on one host: the engine looks at that). */
 int ir_node_shared(const ir_node_cfg *c, uint32_t nranks);
 
 /* The perturbation factor of op `op` of rank `rank`: 1 - A + 2*A*u with u uniform on [0, 1)

@@ -57,7 +57,8 @@ static void usage(void)
 	       "\n"
 	       "Nodes, compute and noise (docs/loggops-semantics.md section 8):\n"
 	       "      --cores N       cores per host, shared by its ranks (default: unlimited)\n"
-	       "      --ranks-per-host N  ranks N*h .. N*h+N-1 are host h (default 1)\n"
+	       "      --ranks-per-host N  ranks N*h .. N*h+N-1 are host h (default 1; --net ib:\n"
+	       "                      the hosts of --placement)\n"
 	       "      --cpu-wait MODE a rank blocked in MPI keeps its core (spin, default) or\n"
 	       "                      gives it up (block)\n"
 	       "      --quantum T     round-robin time slice of shared cores (default 4ms)\n"
@@ -765,10 +766,14 @@ int main(int argc, char **argv)
 				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " copy=yes");
 			if (cfg.progress == IR_PROGRESS_ARRIVAL)
 				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " async_progress=yes");
-			if (node.cores)
+			if (node.cores) {
+				char rph[32] = "placement"; /* the network placed the ranks on its hosts */
+				if (node.ranks_per_host_set || !nt->ops->host_of)
+					snprintf(rph, sizeof rph, "%" PRIu32, node.ranks_per_host);
 				snprintf(osend + strlen(osend), sizeof osend - strlen(osend),
-				         " cores=%" PRIu32 " ranks_per_host=%" PRIu32 " cpu_wait=%s quantum=%" PRIu64, node.cores,
-				         node.ranks_per_host, node.wait == IR_WAIT_BLOCK ? "block" : "spin", node.quantum);
+				         " cores=%" PRIu32 " ranks_per_host=%s cpu_wait=%s quantum=%" PRIu64, node.cores, rph,
+				         node.wait == IR_WAIT_BLOCK ? "block" : "spin", node.quantum);
+			}
 			if (node.cpu_scale != 1.0)
 				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " cpu_scale=%g", node.cpu_scale);
 			if (node.nz)

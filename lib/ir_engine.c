@@ -717,25 +717,37 @@ static int node_init(ir_engine *en, ir_err *e)
 	if (nc->nz && nc->nz->nd) {
 		const ir_noise *nz = nc->nz;
 		int shared_done = 0;
+		int64_t *own, run = 0; /* how many sections of their own name hosts: a difference array */
 		if (!(en->hd = xcalloc(en->nhosts, sizeof *en->hd, e, "host detours")) ||
-		    !(en->hn = xcalloc(en->nhosts, sizeof *en->hn, e, "host detours")))
+		    !(en->hn = xcalloc(en->nhosts, sizeof *en->hn, e, "host detours")) ||
+		    !(own = xcalloc((size_t)en->nhosts + 1, sizeof *own, e, "host detours")))
 			return -1;
+		for (size_t k = 0; k < nz->nsec; k++) {
+			const ir_noise_sec *sc = &nz->sec[k];
+			if ((sc->lo == 0 && sc->hi == UINT64_MAX) || sc->lo >= en->nhosts)
+				continue;
+			own[sc->lo]++;
+			own[sc->hi < en->nhosts ? sc->hi + 1 : en->nhosts]--;
+		}
 		for (uint32_t h = 0; h < en->nhosts; h++) {
-			int own = 0;
-			for (size_t k = 0; k < nz->nsec && !own; k++)
-				own = nz->sec[k].lo <= h && h <= nz->sec[k].hi && !(nz->sec[k].lo == 0 && nz->sec[k].hi == UINT64_MAX);
-			if (own) {
-				if (ir_noise_host(nz, h, &en->hd[h], &en->hn[h], e))
+			run += own[h];
+			if (run) {
+				if (ir_noise_host(nz, h, &en->hd[h], &en->hn[h], e)) {
+					free(own);
 					return -1;
+				}
 				continue;
 			}
 			/* named by no section of its own: the list every such host shares */
-			if (!shared_done && ir_noise_host(nz, h, &en->hshared, &en->nshared, e))
+			if (!shared_done && ir_noise_host(nz, h, &en->hshared, &en->nshared, e)) {
+				free(own);
 				return -1;
+			}
 			shared_done = 1;
 			en->hd[h] = en->hshared;
 			en->hn[h] = en->nshared;
 		}
+		free(own);
 	}
 	return 0;
 }

@@ -86,6 +86,15 @@ test_expect_success 'block: an overhead waits for a core a calc holds' '
 	printf "0 5100\n1 5200\n" >want && test_cmp want got
 '
 
+test_expect_success 'block: irequires dependents are released by the first slice' '
+	printf "num_ranks 2\nrank 0 {\nc: calc 5000\ns: send 1b to 1 tag 0 cpu 1\ns irequires c\n}\n" >ir.goal &&
+	printf "rank 1 {\nr: recv 1b from 0 tag 0\n}\n" >>ir.goal &&
+	# c takes the core at 0 and releases s, which finds no core; the second slice of c, queued
+	# first, runs [3000,5000); s runs [5000,5100); the message is handled at 6100, until 6200
+	ibsim -q $P --cores 1 --ranks-per-host 2 --quantum 3000 --cpu-wait block ir.goal >i.out && ends i.out >got &&
+	printf "0 5100\n1 6200\n" >want && test_cmp want got
+'
+
 test_expect_success 'no shared host: the results are unchanged, to the byte' '
 	goalgen dissemination 8 >d.goal &&
 	ibsim -q d.goal >plain.out &&

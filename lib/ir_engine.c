@@ -170,6 +170,22 @@ struct ir_engine {
 	int ran;
 	uint64_t next_progress;
 	rlist ra, rb, rm;        /* ready lists of the current event, and a merge buffer */
+	/* The node model (docs/loggops-semantics.md section 8); node == 0: none of it, and
+	 * nothing below is allocated or looked at. */
+	int node;
+	ir_node_cfg nc;
+	uint32_t K;              /* cores per host when some host is shared (else 0) */
+	int spin, block;         /* some host has more ranks than cores, and the rule */
+	uint32_t nhosts;
+	uint32_t *host, *pos;    /* [nranks] each rank's host, and its index among the host's ranks */
+	uint32_t *hsize;         /* [nhosts] ranks on each host */
+	uint64_t *core_free;     /* block: [nhosts * K] */
+	uint64_t *rem;           /* block: [nranks * C] work left of the calc in progress */
+	uint32_t *inprog;        /* block: [nranks * C] that calc (| IR_READY before its first slice), or NIL */
+	ir_detour **hd;          /* noise: [nhosts] each host's detours (hshared when no section names it) */
+	size_t *hn;
+	ir_detour *hshared;
+	size_t nshared;
 	uint32_t *tmp;           /* scratch for the start: receives and calcs of a rank */
 	size_t tmpcap;
 	ir_engine_stats st;
@@ -228,6 +244,8 @@ static void *xcalloc(size_t n, size_t sz, ir_err *e, const char *what)
 		ir_errf(e, "out of memory for %s (%zu x %zu bytes)", what, n, sz);
 	return p;
 }
+
+static int node_init(ir_engine *en, ir_err *e);
 
 ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 {
@@ -291,6 +309,13 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	if (ir_model_pw(&en->p) && !(en->held_end = xcalloc(s->nranks, 8, e, "rank counters")))
 		goto fail;
 	en->other_model = ir_model_pw(&en->p) || en->p.copy.n;
+	/* The node model, when some rule of it may change the run; the hosts are known when
+	 * the run starts (node_init). */
+	if (cfg->node && (ir_node_active(cfg->node, s->nranks) ||
+	                  (cfg->node->cores && !cfg->node->ranks_per_host_set && en->net->host_of))) {
+		en->node = 1;
+		en->nc = *cfg->node;
+	}
 	memset(en->rq_head, 0xff, (size_t)s->nranks * 4);
 	memset(en->rq_tail, 0xff, (size_t)s->nranks * 4);
 	memset(en->uq_head, 0xff, (size_t)s->nranks * 4);
@@ -344,6 +369,19 @@ void ir_engine_free(ir_engine *en)
 	free(en->held_end);
 	free(en->nmsgs);
 	free(en->nbytes);
+	free(en->core_free);
+	free(en->host);
+	free(en->pos);
+	free(en->hsize);
+	free(en->rem);
+	free(en->inprog);
+	if (en->hd)
+		for (uint32_t h = 0; h < en->nhosts; h++)
+			if (en->hd[h] != en->hshared)
+				free(en->hd[h]);
+	free(en->hd);
+	free(en->hn);
+	free(en->hshared);
 	pool_release(&en->mp);
 	ir_heap_release(&en->h);
 	free(en->ra.v);
@@ -634,6 +672,340 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_
 	return 0;
 }
 
+
+/* ---- the node model (docs/loggops-semantics.md section 8) ---- */
+
+/* Hosts: the network's placement when it has one and ranks_per_host is not given, else
+ * blocks of ranks_per_host ranks; a rank's position is its index among its host's ranks
+ * in rank order. Called when the run starts (the network is placed by then); leaves the
+ * node model off when, after all, nothing of it changes the run. */
+static int node_init(ir_engine *en, ir_err *e)
+{
+	const ir_node_cfg *nc = &en->nc;
+	uint32_t n = en->nranks, C = en->C, most = 0;
+	int placed = en->net->host_of && !nc->ranks_per_host_set;
+	if (!(en->host = xcalloc(n, 4, e, "rank hosts")) || !(en->pos = xcalloc(n, 4, e, "rank hosts")))
+		return -1;
+	en->nhosts = 0;
+	for (uint32_t r = 0; r < n; r++) {
+		en->host[r] = placed ? en->net->host_of(en->net_state, r) : r / nc->ranks_per_host;
+		if (en->host[r] >= en->nhosts)
+			en->nhosts = en->host[r] + 1;
+	}
+	if (!(en->hsize = xcalloc(en->nhosts, 4, e, "host sizes")))
+		return -1;
+	for (uint32_t r = 0; r < n; r++) {
+		en->pos[r] = en->hsize[en->host[r]]++;
+		if (en->hsize[en->host[r]] > most)
+			most = en->hsize[en->host[r]];
+	}
+	if (nc->cores && most > nc->cores) {
+		en->K = nc->cores;
+		en->spin = nc->wait == IR_WAIT_SPIN;
+		en->block = !en->spin;
+	}
+	if (!en->K && nc->cpu_scale == 1.0 && !(nc->perturb > 0) && !(nc->nz && nc->nz->nd)) {
+		en->node = 0; /* placed one rank per core after all: the plain rules */
+		return 0;
+	}
+	if (en->block && en->arrival)
+		return ir_errf(e, "cpu_wait = block with shared cores cannot be combined with async_progress");
+	if (en->block) {
+		if (!(en->core_free = xcalloc((size_t)en->nhosts * en->K, 8, e, "core times")) ||
+		    !(en->rem = xcalloc((size_t)n * C, 8, e, "calc slices")) ||
+		    !(en->inprog = xcalloc((size_t)n * C, 4, e, "calc slices")))
+			return -1;
+		memset(en->inprog, 0xff, (size_t)n * C * 4);
+	}
+	if (nc->nz && nc->nz->nd) {
+		const ir_noise *nz = nc->nz;
+		int shared_done = 0;
+		int64_t *own, run = 0; /* how many sections of their own name hosts: a difference array */
+		if (!(en->hd = xcalloc(en->nhosts, sizeof *en->hd, e, "host detours")) ||
+		    !(en->hn = xcalloc(en->nhosts, sizeof *en->hn, e, "host detours")) ||
+		    !(own = xcalloc((size_t)en->nhosts + 1, sizeof *own, e, "host detours")))
+			return -1;
+		for (size_t k = 0; k < nz->nsec; k++) {
+			const ir_noise_sec *sc = &nz->sec[k];
+			if ((sc->lo == 0 && sc->hi == UINT64_MAX) || sc->lo >= en->nhosts)
+				continue;
+			own[sc->lo]++;
+			own[sc->hi < en->nhosts ? sc->hi + 1 : en->nhosts]--;
+		}
+		for (uint32_t h = 0; h < en->nhosts; h++) {
+			run += own[h];
+			if (run) {
+				if (ir_noise_host(nz, h, &en->hd[h], &en->hn[h], e)) {
+					free(own);
+					return -1;
+				}
+				continue;
+			}
+			/* named by no section of its own: the list every such host shares */
+			if (!shared_done && ir_noise_host(nz, h, &en->hshared, &en->nshared, e)) {
+				free(own);
+				return -1;
+			}
+			shared_done = 1;
+			en->hd[h] = en->hshared;
+			en->hn[h] = en->nshared;
+		}
+		free(own);
+	}
+	return 0;
+}
+
+static inline uint32_t host_size(const ir_engine *en, uint32_t h) { return en->hsize[h]; }
+
+/* The host's cores are shared (more ranks than cores there). */
+static inline int host_shared(const ir_engine *en, uint32_t h)
+{
+	return en->K && host_size(en, h) > en->K;
+}
+
+/* The first detour of the list that ends after t (n when none). */
+static size_t dt_find(const ir_detour *d, size_t n, uint64_t t)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d[mid].end > t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* spin: position p of a host of nh ranks and k < nh cores runs in slot s. */
+static inline int in_slot(uint32_t p, uint32_t nh, uint32_t k, uint64_t s)
+{
+	uint64_t b = (s % nh) * (uint64_t)k % nh;
+	return (p + nh - b) % nh < k;
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t x = a % b;
+		a = b;
+		b = x;
+	}
+	return a;
+}
+
+/* The first time from t on at which rank r may use a core: not in a detour of its host
+ * and, when sp (spin on a shared host), within one of its slots. */
+static uint64_t node_ready(ir_engine *en, uint32_t r, uint64_t t, int sp)
+{
+	uint32_t h = en->host[r], nh = host_size(en, h), p = en->pos[r];
+	const ir_detour *d = en->hd ? en->hd[h] : NULL;
+	size_t n = en->hd ? en->hn[h] : 0;
+	for (;;) {
+		uint64_t t0 = t;
+		if (n) {
+			size_t i = dt_find(d, n, t);
+			if (i < n && d[i].start <= t)
+				t = d[i].end;
+		}
+		if (sp) {
+			uint64_t s = t / en->nc.quantum, s0 = s;
+			while (!in_slot(p, nh, en->K, s))
+				s++;
+			if (s != s0)
+				t = tmul(en, s, en->nc.quantum);
+		}
+		if (t == t0 || en->ovf)
+			return t;
+	}
+}
+
+/* When w of work of rank r that may start at t ends: it runs only while node_ready allows. */
+static uint64_t node_adv(ir_engine *en, uint32_t r, uint64_t t, uint64_t w, int sp)
+{
+	uint32_t h = en->host[r], nh = host_size(en, h);
+	const ir_detour *d = en->hd ? en->hd[h] : NULL;
+	size_t n = en->hd ? en->hn[h] : 0;
+	uint64_t Q = en->nc.quantum;
+	if (!w)
+		return t;
+	for (;;) {
+		uint64_t lim = UINT64_MAX;
+		t = node_ready(en, r, t, sp);
+		if (en->ovf)
+			return UINT64_MAX;
+		if (sp)
+			lim = tmul(en, t / Q + 1, Q);
+		if (n) {
+			size_t i = dt_find(d, n, t);
+			if (i < n && d[i].start < lim)
+				lim = d[i].start;
+		}
+		if (lim - t >= w)
+			return tadd(en, t, w);
+		w -= lim - t;
+		t = lim;
+		if (sp && !n) {
+			/* whole rotations at once: in every nh/g slots the rank has k/g of them */
+			uint64_t g = gcd64(nh, en->K), per = tmul(en, en->K / g, Q), k = w / per;
+			if (k > 1) {
+				k--;
+				t = tadd(en, t, tmul(en, tmul(en, k, nh / g), Q));
+				w -= k * per;
+			}
+		}
+		if (en->ovf)
+			return UINT64_MAX;
+	}
+}
+
+/* block: a core of host h free at t (its index in *j), else the earliest time one is. */
+static uint64_t core_at(const ir_engine *en, uint32_t h, uint64_t t, uint32_t *j)
+{
+	const uint64_t *cf = en->core_free + (size_t)h * en->K;
+	uint64_t m = UINT64_MAX;
+	*j = NIL;
+	for (uint32_t k = 0; k < en->K; k++) {
+		if (cf[k] <= t) {
+			*j = k;
+			return t;
+		}
+		if (cf[k] < m)
+			m = cf[k];
+	}
+	return m;
+}
+
+/* A CPU overhead w of rank r processed at t: 0 with *out its end, or 1 with *out the
+ * time to put it back to (no core, a detour, not the rank's slot). */
+static int node_take(ir_engine *en, uint32_t r, uint64_t t, uint64_t w, uint64_t *out)
+{
+	uint32_t h = en->host[r], j = NIL;
+	int sh = host_shared(en, h);
+	uint64_t a;
+	if (!w) {
+		*out = t;
+		return 0;
+	}
+	a = node_ready(en, r, t, sh && en->spin);
+	if (sh && en->block) {
+		uint64_t x = core_at(en, h, a, &j);
+		if (x > a)
+			a = x;
+	}
+	if (a > t) {
+		*out = a;
+		return 1;
+	}
+	*out = node_adv(en, r, t, w, sh && en->spin);
+	if (j != NIL)
+		en->core_free[(size_t)h * en->K + j] = *out;
+	return 0;
+}
+
+/* The work of calc op i of rank r of d picoseconds: scaled, perturbed, rounded. */
+static uint64_t calc_work(ir_engine *en, uint32_t r, uint32_t i, uint64_t d)
+{
+	double f = en->nc.cpu_scale * ir_node_factor(&en->nc, r, i), v;
+	if (f == 1.0)
+		return d;
+	v = (double)d * f + 0.5;
+	if (v >= 18446744073709551615.0) {
+		en->ovf = 1;
+		return UINT64_MAX;
+	}
+	return (uint64_t)v;
+}
+
+static int put_back(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ref, uint32_t r, uint32_t op, uint64_t nt,
+                    int in_heap, ir_err *e);
+
+/* A calc of rank r processed at t (node model on). Returns -1 on error; 1 when it was put
+ * back, or a slice of it ran and the rest is queued again (block); 0 when it runs to its
+ * end now: *end, *work (for the rank's calc total), *mask (which dependents it releases). */
+static int node_calc(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t r, uint32_t i, unsigned c,
+                     uint64_t size, int in_heap, uint64_t *end, uint64_t *work, unsigned *mask, ir_err *e)
+{
+	size_t rc = (size_t)r * en->C + c;
+	uint64_t *cf = &en->cpu_free[rc], a, w, q;
+	uint32_t h = en->host[r], j = NIL;
+	int sh = host_shared(en, h), first;
+	*mask = WALK_ALL;
+	if (!(sh && en->block)) {
+		if (*cf > t)
+			return put_back(en, t, seq, g, r, i, *cf, in_heap, e) ? -1 : 1;
+		w = calc_work(en, r, i, size);
+		if (w) {
+			a = node_ready(en, r, t, sh && en->spin);
+			if (a > t)
+				return put_back(en, t, seq, g, r, i, a, in_heap, e) ? -1 : 1;
+		}
+		*end = node_adv(en, r, t, w, sh && en->spin);
+		*work = w;
+		return 0;
+	}
+	/* block: round-robin slices of at most one quantum, each on a free core */
+	if ((en->inprog[rc] & ~IR_READY) != i) {
+		if (*cf > t)
+			return put_back(en, t, seq, g, r, i, *cf, in_heap, e) ? -1 : 1;
+		w = calc_work(en, r, i, size);
+		if (!w) {
+			*end = t;
+			*work = 0;
+			return 0;
+		}
+		en->rem[rc] = w;
+		en->inprog[rc] = IR_READY | i;
+		en->calc[r] = tadd(en, en->calc[r], w);
+	}
+	a = node_ready(en, r, t, 0);
+	q = core_at(en, h, a, &j);
+	if (q > a)
+		a = q;
+	if (a > t) {
+		/* the CPU is busy at least until this calc could end */
+		*cf = umax(*cf, tadd(en, a, en->rem[rc]));
+		return put_back(en, t, seq, g, r, i, a, in_heap, e) ? -1 : 1;
+	}
+	q = en->rem[rc] < en->nc.quantum ? en->rem[rc] : en->nc.quantum;
+	*end = node_adv(en, r, t, q, 0);
+	en->core_free[(size_t)h * en->K + j] = *end;
+	en->rem[rc] -= q;
+	first = (en->inprog[rc] & IR_READY) != 0;
+	en->inprog[rc] = i;
+	*work = 0;
+	if (!en->rem[rc]) {
+		en->inprog[rc] = NIL;
+		*mask = first ? WALK_ALL : WALK_REQ;
+		return 0;
+	}
+	/* more to do: the CPU is busy at least until then; the next slice queues anew */
+	*cf = tadd(en, *end, en->rem[rc]);
+	if (first && walk(en, r, i, WALK_IREQ, t, t, &en->ra, e))
+		return -1;
+	if (in_heap)
+		ir_heap_pop(&en->h);
+	en->state[g] = IR_READY | r;
+	if (qpush(en, *end, g, e))
+		return -1;
+	if (en->hk.event) {
+		ir_ev ev;
+		memset(&ev, 0, sizeof ev);
+		ev.kind = IR_EV_CALC;
+		ev.seq = seq;
+		ev.t = t;
+		ev.end = *end;
+		ev.rank = r;
+		ev.op = i;
+		ev.cpu = c;
+		ev.size = q;
+		ev.match_op = IR_NO_OP;
+		if (en->hk.event(en->hk.ctx, &ev, e))
+			return -1;
+	}
+	return 1;
+}
+
 /* ---- events ---- */
 
 static int put_back(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ref, uint32_t r, uint32_t op, uint64_t nt,
@@ -675,18 +1047,25 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 	ir_ev ev;
 
 	if (type == IR_OP_CALC) {
-		uint64_t end;
-		if (*cf > t)
-			return put_back(en, t, seq, g, r, i, *cf, in_heap, e);
+		uint64_t end, work = size;
+		unsigned mask = WALK_ALL;
+		if (en->node) {
+			int k = node_calc(en, t, seq, g, r, i, c, size, in_heap, &end, &work, &mask, e);
+			if (k)
+				return k < 0 ? -1 : 0;
+		} else {
+			if (*cf > t)
+				return put_back(en, t, seq, g, r, i, *cf, in_heap, e);
+			end = tadd(en, t, size);
+		}
 		if (in_heap)
 			ir_heap_pop(&en->h);
-		end = tadd(en, t, size);
 		*cf = end;
-		en->calc[r] = tadd(en, en->calc[r], size);
+		en->calc[r] = tadd(en, en->calc[r], work);
 		en->done[r]++;
 		en->st.ops_done++;
 		en->st.ops++;
-		if (walk(en, r, i, WALK_ALL, t, end, &en->ra, e))
+		if (walk(en, r, i, mask, t, end, &en->ra, e))
 			return -1;
 		if (en->hk.event) {
 			memset(&ev, 0, sizeof ev);
@@ -708,11 +1087,15 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 		int rndv, self = en->other_model && ir_model_self_copy(&en->p, r, dst);
 		if (avail > t)
 			return put_back(en, t, seq, g, r, i, avail, in_heap, e);
+		rndv = size > en->p.S;
+		cpu_end = en->other_model ? ir_model_send_cpu(&en->p, size, self) : ir_model_lg_send_cpu(&en->p, size);
+		if (!en->node)
+			cpu_end = tadd(en, t, cpu_end);
+		else if (node_take(en, r, t, cpu_end, &cpu_end))
+			return put_back(en, t, seq, g, r, i, cpu_end, in_heap, e);
 		if (in_heap)
 			ir_heap_pop(&en->h);
-		rndv = size > en->p.S;
-		busy = *cf > t ? *cf - t : 0;
-		cpu_end = tadd(en, t, en->other_model ? ir_model_send_cpu(&en->p, size, self) : ir_model_lg_send_cpu(&en->p, size));
+		busy = *cf > t ? *cf - t : 0; /* ARRIVAL: work the CPU still had at t */
 		*cf = busy ? tadd(en, cpu_end, busy) : cpu_end;
 		if (!self)
 			*sf = tadd(en, tadd(en, t, en->p.g), tmul(en, s1, en->p.G));
@@ -878,12 +1261,16 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err
 	avail = en->arrival ? *rf : umax(*cf, *rf);
 	if (avail > t)
 		return put_back(en, t, seq, IR_MSGBIT | mi, d, IR_NO_OP, avail, 1, e);
+	cpu_end = en->other_model ? ir_model_recv_cpu(&en->p, m->size, m->self, (en->net->flags & IR_NET_MODELS_BYTES) != 0)
+	                          : ir_model_lg_recv_cpu(&en->p, m->size, (en->net->flags & IR_NET_MODELS_BYTES) != 0);
+	if (!en->node || en->arrival)
+		cpu_end = tadd(en, t, cpu_end);
+	else if (node_take(en, d, t, cpu_end, &cpu_end))
+		return put_back(en, t, seq, IR_MSGBIT | mi, d, IR_NO_OP, cpu_end, 1, e);
 	busy = *cf > t ? *cf - t : 0; /* ARRIVAL: work the CPU still had at t */
 	ir_heap_pop(&en->h);
 	en->st.msgs++;
 	s1 = s1_of(m->size);
-	cpu_end = tadd(en, t, en->other_model ? ir_model_recv_cpu(&en->p, m->size, m->self, (en->net->flags & IR_NET_MODELS_BYTES) != 0)
-	                                      : ir_model_lg_recv_cpu(&en->p, m->size, (en->net->flags & IR_NET_MODELS_BYTES) != 0));
 	if (!(en->net->flags & IR_NET_MODELS_BYTES) && !m->self)
 		*rf = tadd(en, tadd(en, t, en->p.g), tmul(en, s1, en->p.G));
 	if (!handshake(en, m))
@@ -1054,6 +1441,8 @@ int ir_engine_run(ir_engine *en, ir_err *e)
 		return ir_errf(e, "the engine has already run");
 	en->ran = 1;
 	if (en->net->init(&en->net_state, en, en->nranks, &en->p, en->net_arg, e))
+		return -1;
+	if (en->node && node_init(en, e))
 		return -1;
 	en->running = 1;
 	en->seq = en->ninit;

@@ -92,6 +92,9 @@ typedef struct ir_net_ops {
 	void (*free)(void *state);
 	/* IR_NET_RNDV_HANDSHAKE only: rendezvous message `msg` met its receive at t. */
 	int (*matched)(void *state, uint32_t msg, uint64_t t, ir_err *e);
+	/* May be NULL: the host the network placed `rank` on (after init), for the engine's
+	 * node model (docs/loggops-semantics.md section 8). */
+	uint32_t (*host_of)(const void *state, uint32_t rank);
 } ir_net_ops;
 
 /* Services of the engine to its network (see the contract above). */

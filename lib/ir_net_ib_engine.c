@@ -245,6 +245,12 @@ static void en_free(void *state)
 		ir_ib_free(ib);
 }
 
+static uint32_t en_host_of(const void *state, uint32_t rank)
+{
+	const ir_ib *ib = state;
+	return ib->rank_host[rank];
+}
+
 const ir_net_ops ir_net_ib = {
 	.name = "ib",
 	.flags = IR_NET_MODELS_BYTES | IR_NET_RNDV_HANDSHAKE,
@@ -253,5 +259,6 @@ const ir_net_ops ir_net_ib = {
 	.wakeup = en_wakeup,
 	.matched = en_matched,
 	.free = en_free,
+	.host_of = en_host_of,
 };
 

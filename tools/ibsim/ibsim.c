@@ -23,6 +23,7 @@
 #include "ir_io.h"
 #include "ir_net.h"
 #include "ir_net_ib.h"
+#include "ir_node.h"
 #include "ir_num.h"
 #include "ir_params.h"
 #include "ir_strbuf.h"
@@ -54,6 +55,19 @@ static void usage(void)
 	       "                      ready, adding their overhead to the CPU's work (default:\n"
 	       "                      when the CPU is idle, as LogGOPSim)\n"
 	       "  -n, --net NAME      network model: loggops (default) or ib\n"
+	       "\n"
+	       "Nodes, compute and noise (docs/loggops-semantics.md section 8):\n"
+	       "      --cores N       cores per host, shared by its ranks (default: unlimited)\n"
+	       "      --ranks-per-host N  ranks N*h .. N*h+N-1 are host h (default 1; --net ib:\n"
+	       "                      the hosts of --placement)\n"
+	       "      --cpu-wait MODE a rank blocked in MPI keeps its core (spin, default) or\n"
+	       "                      gives it up (block)\n"
+	       "      --quantum T     round-robin time slice of shared cores (default 4ms)\n"
+	       "      --cpu-scale F   every calc takes F times as long (default 1)\n"
+	       "      --noise FILE    detours per host (formats/noise.md)\n"
+	       "      --noise-loggopsim FILE  detours in LogGOPSim's format, on every host\n"
+	       "      --perturb A     each calc times a factor uniform on [1-A, 1+A) (default 0)\n"
+	       "      --seed N        seed of the perturbation (default 1)\n"
 	       "\n"
 	       "InfiniBand network (--net ib; more in formats/params.md and docs/ib-model.md):\n"
 	       "      --topo SPEC     topology: a generator (star:N, fattree2:K, ...) or a file\n"
@@ -320,7 +334,8 @@ static int write_stats(const char *path, double load, double wall, const ir_engi
 /* Keys ibsim reads, and keys of other tools (trace2goal's pinning cost, written by
  * calib) that it ignores without a warning, so one params file serves all tools. */
 static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send", "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", "net", "async_progress",
-	                                      "pin_a", "pin_b", NULL };
+	                                      "pin_a", "pin_b", "cores", "ranks_per_host", "cpu_wait", "quantum", "cpu_scale",
+	                                      "perturb", "seed", "noise", "noise_loggopsim", NULL };
 
 static int is_key(const char *const *list, const char *k)
 {
@@ -332,7 +347,8 @@ static int is_key(const char *const *list, const char *k)
 
 static int get_params(const ir_params *ps, ir_loggops *p, const char **net, ir_err *e)
 {
-	if (ir_loggops_load(p, ps, e))
+	ir_node_cfg nc;
+	if (ir_loggops_load(p, ps, e) || ir_node_load(&nc, ps, e))
 		return -1;
 	*net = ir_params_get(ps, "net");
 	if (!*net)
@@ -344,7 +360,8 @@ static int get_params(const ir_params *ps, ir_loggops *p, const char **net, ir_e
 
 enum {
 	OPT_ORNDV = 256, OPT_ORNDV_BIG, OPT_OSEND, OPT_OSEND_RNDV, OPT_ASYNC, OPT_MSGLOG, OPT_TIMELINE, OPT_PROGRESS, OPT_VERSION, OPT_TOPO, OPT_ROUTING,
-	OPT_PLACEMENT, OPT_LINK, OPT_MTU, OPT_IB, OPT_LINKSTATS, OPT_DUMPLFT, OPT_DUMPNET, OPT_ROUTESTATS, OPT_RNDV, OPT_STATS
+	OPT_PLACEMENT, OPT_LINK, OPT_MTU, OPT_IB, OPT_LINKSTATS, OPT_DUMPLFT, OPT_DUMPNET, OPT_ROUTESTATS, OPT_RNDV, OPT_STATS,
+	OPT_CORES, OPT_RPH, OPT_CPUWAIT, OPT_QUANTUM, OPT_CPUSCALE, OPT_NOISE, OPT_NOISE_LG, OPT_PERTURB, OPT_SEED
 };
 #define MAXSET 64
 
@@ -377,6 +394,15 @@ int main(int argc, char **argv)
 		{ "route-stats", required_argument, NULL, OPT_ROUTESTATS },
 		{ "rndv", required_argument, NULL, OPT_RNDV },
 		{ "stats", required_argument, NULL, OPT_STATS },
+		{ "cores", required_argument, NULL, OPT_CORES },
+		{ "ranks-per-host", required_argument, NULL, OPT_RPH },
+		{ "cpu-wait", required_argument, NULL, OPT_CPUWAIT },
+		{ "quantum", required_argument, NULL, OPT_QUANTUM },
+		{ "cpu-scale", required_argument, NULL, OPT_CPUSCALE },
+		{ "noise", required_argument, NULL, OPT_NOISE },
+		{ "noise-loggopsim", required_argument, NULL, OPT_NOISE_LG },
+		{ "perturb", required_argument, NULL, OPT_PERTURB },
+		{ "seed", required_argument, NULL, OPT_SEED },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct { const char *key, *val, *opt; char buf[80]; } set[MAXSET];
@@ -392,6 +418,8 @@ int main(int argc, char **argv)
 	ir_sched *s = NULL;
 	ir_engine *en = NULL;
 	ir_engine_cfg cfg;
+	ir_node_cfg node;
+	ir_noise noise;
 	ir_err e;
 	out o;
 	double t0, tl, t1;
@@ -401,6 +429,7 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	ir_sb_init(&o.buf);
 	memset(&cfg, 0, sizeof cfg);
+	ir_noise_init(&noise);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:L:o:g:G:O:S:n:vqh", longopts, NULL)) != -1) {
 		const char *key = NULL, *opt = NULL;
@@ -429,6 +458,15 @@ int main(int argc, char **argv)
 		case OPT_DUMPNET: key = "dump_netfile"; opt = "--dump-netfile"; break;
 		case OPT_ROUTESTATS: key = "route_stats"; opt = "--route-stats"; break;
 		case OPT_RNDV: key = "rndv"; opt = "--rndv"; break;
+		case OPT_CORES: key = "cores"; opt = "--cores"; break;
+		case OPT_RPH: key = "ranks_per_host"; opt = "--ranks-per-host"; break;
+		case OPT_CPUWAIT: key = "cpu_wait"; opt = "--cpu-wait"; break;
+		case OPT_QUANTUM: key = "quantum"; opt = "--quantum"; break;
+		case OPT_CPUSCALE: key = "cpu_scale"; opt = "--cpu-scale"; break;
+		case OPT_NOISE: key = "noise"; opt = "--noise"; break;
+		case OPT_NOISE_LG: key = "noise_loggopsim"; opt = "--noise-loggopsim"; break;
+		case OPT_PERTURB: key = "perturb"; opt = "--perturb"; break;
+		case OPT_SEED: key = "seed"; opt = "--seed"; break;
 		case OPT_IB: {
 			const char *eq = strchr(optarg, '=');
 			if (!eq || eq == optarg || (size_t)(eq - optarg) >= sizeof set[0].buf)
@@ -555,10 +593,11 @@ int main(int argc, char **argv)
 			ir_params_free(ps);
 			return ir_cli_usage("%s", e.msg);
 		}
-	if (get_params(ps, &cfg.p, &net, &e)) {
+	if (get_params(ps, &cfg.p, &net, &e) || ir_node_load(&node, ps, &e)) {
 		ir_params_free(ps);
 		return ir_cli_fail(&e);
 	}
+
 	{
 		const char *ap = ir_params_get(ps, "async_progress");
 		if (ap && strcmp(ap, "yes") == 0) {
@@ -627,6 +666,15 @@ int main(int argc, char **argv)
 	}
 	cfg.net = nt->ops;
 	cfg.net_arg = ncfg;
+
+	if (node.noise) {
+		if (ir_noise_load(&noise, node.noise, node.noise_loggopsim, &e)) {
+			status = ir_cli_fail(&e);
+			goto done;
+		}
+		node.nz = &noise;
+	}
+	cfg.node = &node;
 
 	/* Load. */
 	t0 = ir_now();
@@ -717,7 +765,7 @@ int main(int argc, char **argv)
 		}
 		{
 			double wall = t1 - tl, eps = wall > 0 ? (double)st->events / wall : 0;
-			char tb[64], osend[128] = "";
+			char tb[64], osend[640] = "";
 			if (cfg.p.O_send != cfg.p.O || cfg.p.O_send_rndv != cfg.p.O_rndv)
 				snprintf(osend, sizeof osend, " O_send=%" PRIu64 " O_send_rndv=%" PRIu64, cfg.p.O_send,
 				         cfg.p.O_send_rndv);
@@ -727,6 +775,22 @@ int main(int argc, char **argv)
 				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " copy=yes");
 			if (cfg.progress == IR_PROGRESS_ARRIVAL)
 				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " async_progress=yes");
+			if (node.cores) {
+				char rph[32] = "placement"; /* the network placed the ranks on its hosts */
+				if (node.ranks_per_host_set || !nt->ops->host_of)
+					snprintf(rph, sizeof rph, "%" PRIu32, node.ranks_per_host);
+				snprintf(osend + strlen(osend), sizeof osend - strlen(osend),
+				         " cores=%" PRIu32 " ranks_per_host=%s cpu_wait=%s quantum=%" PRIu64, node.cores, rph,
+				         node.wait == IR_WAIT_BLOCK ? "block" : "spin", node.quantum);
+			}
+			if (node.cpu_scale != 1.0)
+				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " cpu_scale=%g", node.cpu_scale);
+			if (node.nz)
+				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " noise=%s detours=%zu",
+				         node.noise_loggopsim ? "loggopsim" : "yes", noise.nd);
+			if (node.perturb > 0)
+				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " perturb=%g seed=%" PRIu64,
+				         node.perturb, node.seed);
 			char fab[160] = "";
 			const ir_ib_stats *fs = ib ? ir_ib_get_stats(ib) : NULL;
 			if (fs)
@@ -784,5 +848,6 @@ done:
 		nt->cfg_free(ncfg);
 	ir_sched_free(s);
 	ir_params_free(ps);
+	ir_noise_release(&noise);
 	return ir_cli_finish(status);
 }

@@ -247,12 +247,15 @@ static int send_on(ir_ib *ib, uint32_t pi, uint32_t gp, uint64_t s, ir_err *e)
 		if (op == 0 || op == IR_LFT_NONE || op > ib->t->node[peer].nports)
 			return ir_errf(e, "fabric: switch '%s' has no route to LID %u", ir_topo_name(ib->t, peer), dl);
 		p->outp = ib->t->node[peer].port0 + op - 1;
-		c = p->vl % ib->lft.nclass;
-		c2 = ir_lft_next_class(&ib->lft, pgp, p->outp, c);
-		if (c2 >= ib->lft.nclass)
-			return ir_errf(e, "fabric: switch '%s' would move a packet to VL class %u of %u", ir_topo_name(ib->t, peer),
-			               c2, ib->lft.nclass);
-		p->ovl = (uint8_t)(p->vl - c + c2);
+		p->ovl = p->vl;
+		if (ib->lft.vlmode != IR_VLM_NONE) { /* the routing's VL class step (docs/ib-model.md section 7) */
+			c = p->vl % ib->lft.nclass;
+			c2 = ir_lft_next_class(&ib->lft, pgp, p->outp, c);
+			if (c2 >= ib->lft.nclass)
+				return ir_errf(e, "fabric: switch '%s' would move a packet to VL class %u of %u",
+				               ir_topo_name(ib->t, peer), c2, ib->lft.nclass);
+			p->ovl = (uint8_t)(p->vl - c + c2);
+		}
 		p->next = NIL;
 		if (b->head == NIL) {
 			b->head = b->tail = pi;

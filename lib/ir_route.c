@@ -761,7 +761,8 @@ int ir_route_cdg(const ir_lft *l, const ir_topo *t, ir_err *e)
 				ne = m;
 			}
 		}
-	qsort(ed, ne, sizeof *ed, by_u64);
+	if (ne)
+		qsort(ed, ne, sizeof *ed, by_u64);
 	first = calloc((size_t)nch + 1, sizeof *first);
 	col = calloc(nch ? nch : 1, 1);
 	st = malloc(((size_t)nch + 1) * 2 * sizeof *st);

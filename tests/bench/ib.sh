@@ -13,7 +13,7 @@
 #                  with 64 KiB when IB_BENCH_FULL=1 (minutes: ~2 G packet hops);
 #                  2 KiB on torus:16x16x16 (4096 hosts, dor, 2 VLs) and on
 #                  dragonfly:16,8,8,66 (CODES's 1,056 routers, 8,448 hosts,
-#                  minimal, 2 VLs): one packet per message
+#                  minimal, 2 VLs): one packet per message, about 2 minutes each
 # ibsim's own figures (its --stats file) are added when ibsim has --net ib.
 set -eu
 IR_BUILD=${IR_BUILD:-$TOP/build}

@@ -8,6 +8,15 @@
  * case since hosts of one leaf have consecutive LIDs), then give every switch
  * one port among its candidates. The per-port counters that balance minhop
  * and updn live in one array over all ports of the topology.
+ *
+ * dor and the dragonfly engines need no search: the generator's shape
+ * (ir_topo_shape) gives every switch's coordinates or group, so each entry is
+ * a few arithmetic steps, and they also set the VL class of every port
+ * (pcls) that the fabric and ir_route_cdg() step by. The dependency check
+ * walks paths rather than tables because a packet's class depends on the way
+ * it came, and because Valiant paths are two legs; it is quadratic in hosts
+ * and meant for tests and small fabrics (a table-based check over (switch,
+ * destination, class) states would scale further).
  */
 #include "ir_route.h"
 

@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!ir_topo_is_generator(spec) || ir_topo_generate(&t, spec, 4, &ld, &e))
 		return 0;
 	if (t->nnodes <= 400) {
-		static const char *const torus[] = { "dor", "minhop", NULL }, *const df[] = { "minimal", "valiant", "ugal", NULL },
+		static const char *const torus[] = { "dor", "minhop", NULL }, *const df[] = { "minimal", "valiant", "ugal", "ugal-g", NULL },
 		                         *const other[] = { "minhop", NULL };
 		const char *const *eng = t->shape.kind == IR_SHAPE_TORUS ? torus : t->shape.kind == IR_SHAPE_DRAGONFLY ? df : other;
 		for (; *eng; eng++) {

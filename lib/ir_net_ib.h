@@ -50,7 +50,7 @@ enum { IR_IB_RNDV_FABRIC = 0, IR_IB_RNDV_LOGGOPSIM = 1 };
 
 typedef struct ir_ib_cfg {
 	char *topo;          /* generator or file; "star": one switch with a port per rank */
-	char *routing;       /* minhop | updn | ftree | dor | minimal | valiant | ugal | lft:FILE */
+	char *routing;       /* minhop | updn | ftree | dor | minimal | valiant | ugal | ugal-g | lft:FILE */
 	char *placement;     /* seq | random[:SEED] | FILE */
 	char *dump_lft;      /* write the computed tables here (NULL: no) */
 	uint16_t width;      /* link: lanes */
@@ -132,7 +132,7 @@ typedef struct ir_ib_stats {
 	uint64_t loopback;      /* messages between ranks on one host */
 	uint64_t max_live;      /* most packets in switch buffers at once */
 	uint64_t pairs_max;     /* most (source, destination) entries of the pair-order table at once */
-	uint64_t nonminimal;    /* valiant, ugal: messages (and RTS/CTS) sent by way of an intermediate router */
+	uint64_t nonminimal;    /* valiant, ugal, ugal-g: messages (and RTS/CTS) sent by way of an intermediate router */
 } ir_ib_stats;
 const ir_ib_stats *ir_ib_get_stats(const ir_ib *ib);
 const ir_topo *ir_ib_topo(const ir_ib *ib);

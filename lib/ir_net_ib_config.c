@@ -23,8 +23,8 @@ typedef struct ib_key {
 static const ib_key keys[] = {
 	{ "topo", "star", "topology: star:N chain:S ring:S fattree2:K fattree3:K h8s2 h8s4 torus:AxB..[,h=N] "
 	                  "mesh:AxB..[,h=N] dragonfly:a,p,h[,g] or a file (star: N = ranks)" },
-	{ "routing", "minhop", "routing engine: minhop, updn, ftree, dor (torus, mesh), minimal, valiant, ugal "
-	                       "(dragonfly) or lft:FILE (an OpenSM LFT dump)" },
+	{ "routing", "minhop", "routing engine: minhop, updn, ftree, dor (torus, mesh), minimal, valiant, ugal, "
+	                       "ugal-g (dragonfly) or lft:FILE (an OpenSM LFT dump)" },
 	{ "placement", "seq", "rank to host: seq, random[:SEED] or a FILE of host names" },
 	{ "link", "4xDDR", "link width and speed: 1x..12x, SDR DDR QDR FDR10 FDR EDR HDR NDR" },
 	{ "mtu", "2048", "payload bytes per packet: 256, 512, 1024, 2048, 4096" },
@@ -119,10 +119,10 @@ int ir_ib_config_set(ir_ib_cfg *c, const char *key, const char *value, ir_err *e
 	}
 	if (strcmp(k, "routing") == 0) {
 		if (strcmp(value, "minhop") && strcmp(value, "updn") && strcmp(value, "ftree") && strcmp(value, "dor") &&
-		    strcmp(value, "minimal") && strcmp(value, "valiant") && strcmp(value, "ugal") &&
+		    strcmp(value, "minimal") && strcmp(value, "valiant") && strcmp(value, "ugal") && strcmp(value, "ugal-g") &&
 		    !(strncmp(value, "lft:", 4) == 0 && value[4]))
 			return ir_errf(e, "invalid routing for routing: '%s' (expected minhop, updn, ftree, dor, minimal, "
-			                  "valiant, ugal or lft:FILE)", ir_err_quote(q, sizeof q, value, strlen(value)));
+			                  "valiant, ugal, ugal-g or lft:FILE)", ir_err_quote(q, sizeof q, value, strlen(value)));
 		return set_str(&c->routing, value, e);
 	}
 	if (strcmp(k, "placement") == 0) {

@@ -475,13 +475,17 @@ static int msg_enter(ir_ib *ib, uint32_t mi, ir_err *e)
 	return host_try(ib, m->src, e);
 }
 
+static uint64_t out_load(const ir_ib *ib, uint32_t gp);
+
 /* Links from switch sw to host dst, going by way of switch via first when
- * it is not IR_TOPO_NONE; the first output port (global index) in *first. */
-static uint32_t path_hops(const ir_ib *ib, uint32_t sw, uint32_t dst, uint32_t via, uint32_t *first)
+ * it is not IR_TOPO_NONE; the first output port (global index) in *first,
+ * the sum of (load + 1) over the path's switch outputs in *sum. */
+static uint32_t path_hops(const ir_ib *ib, uint32_t sw, uint32_t dst, uint32_t via, uint32_t *first, uint64_t *sum)
 {
 	const ir_topo *t = ib->t;
 	uint32_t n = 1, lid = t->node[via != IR_TOPO_NONE ? via : dst].lid;
 	*first = NIL;
+	*sum = 0;
 	for (uint32_t steps = 0; steps < 16; steps++) {
 		unsigned p = ir_lft_get(&ib->lft, sw - t->nhosts, lid);
 		const ir_topo_port *x;
@@ -493,6 +497,7 @@ static uint32_t path_hops(const ir_ib *ib, uint32_t sw, uint32_t dst, uint32_t v
 			break;
 		if (*first == NIL)
 			*first = t->node[sw].port0 + p - 1;
+		*sum += out_load(ib, t->node[sw].port0 + p - 1) + 1;
 		x = ir_topo_portp(t, sw, p);
 		n++;
 		if (x->peer < t->nhosts)
@@ -514,18 +519,21 @@ static uint64_t out_load(const ir_ib *ib, uint32_t gp)
 	return q + (uint64_t)ib->out[gp].nreq * ((ib->full_wire + IR_IB_BLOCK - 1) / IR_IB_BLOCK);
 }
 
-/* UGAL at injection: the Valiant path when (load x hops) of its first switch
- * output is below the minimal path's (ties: minimal). */
+/* UGAL at injection: the Valiant path when (load + 1) x hops of its first
+ * switch output is below the minimal path's; UGAL-G: when the sum of
+ * (load + 1) over its outputs is (ties: minimal). */
 static int ugal_nonminimal(ir_ib *ib, uint32_t src, uint32_t dst, uint32_t via)
 {
 	uint32_t sw = ib->t->port[ib->h[src].gp].peer, fm, fv, hm, hv;
-	uint64_t lm, lv;
+	uint64_t lm, lv, sm, sv;
 	if (sw == IR_TOPO_NONE || sw < ib->t->nhosts)
 		return 0;
-	hm = path_hops(ib, sw, dst, IR_TOPO_NONE, &fm);
-	hv = path_hops(ib, sw, dst, via, &fv);
+	hm = path_hops(ib, sw, dst, IR_TOPO_NONE, &fm, &sm);
+	hv = path_hops(ib, sw, dst, via, &fv, &sv);
 	if (fm == NIL || fv == NIL)
 		return 0;
+	if (ib->lft.path == IR_PATH_UGAL_G)
+		return sv < sm;
 	lm = out_load(ib, fm) + 1;
 	lv = out_load(ib, fv) + 1;
 	return lv * hv < lm * hm;

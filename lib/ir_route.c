@@ -620,7 +620,10 @@ int ir_route_dragonfly(ir_lft *l, const ir_topo *t, int path, ir_err *e)
 	uint32_t H = t->nhosts, S = t->nswitches;
 	if (sh->kind != IR_SHAPE_DRAGONFLY)
 		return ir_errf(e, "routing %s needs a dragonfly:a,p,h[,g] generated topology",
-		               path == IR_PATH_DEST ? "minimal" : path == IR_PATH_VALIANT ? "valiant" : "ugal");
+		               path == IR_PATH_DEST      ? "minimal"
+		               : path == IR_PATH_VALIANT ? "valiant"
+		               : path == IR_PATH_UGAL    ? "ugal"
+		                                         : "ugal-g");
 	if (ir_lft_init(l, t, e))
 		return -1;
 	l->pcls = calloc(t->nports_total, 1);
@@ -838,6 +841,8 @@ int ir_route(ir_lft *l, const ir_topo *t, const char *engine, ir_err *e)
 		rc = ir_route_dragonfly(l, t, IR_PATH_VALIANT, e);
 	else if (strcmp(engine, "ugal") == 0)
 		rc = ir_route_dragonfly(l, t, IR_PATH_UGAL, e);
+	else if (strcmp(engine, "ugal-g") == 0)
+		rc = ir_route_dragonfly(l, t, IR_PATH_UGAL_G, e);
 	else if (strcmp(engine, "updn") == 0)
 		rc = ir_route_updn(l, t, e);
 	else if (strcmp(engine, "ftree") == 0)
@@ -845,8 +850,8 @@ int ir_route(ir_lft *l, const ir_topo *t, const char *engine, ir_err *e)
 	else if (strncmp(engine, "lft:", 4) == 0 && engine[4])
 		rc = ir_lft_load(l, t, engine + 4, e);
 	else
-		return ir_errf(e, "unknown routing engine '%s' (expected minhop, updn, ftree, dor, minimal, valiant, ugal "
-		                  "or lft:FILE)",
+		return ir_errf(e, "unknown routing engine '%s' (expected minhop, updn, ftree, dor, minimal, valiant, ugal, "
+		                  "ugal-g or lft:FILE)",
 		               ir_err_quote(q, sizeof q, engine, strlen(engine)));
 	if (rc)
 		return -1;

@@ -39,6 +39,8 @@
  *            (source, destination) pair, so runs repeat
  *   ugal     dragonfly: at injection, minimal or the Valiant path, whichever
  *            has the smaller (queue at the first router's output) x (hops)
+ *   ugal-g   the same choice by the sum of (queue + 1) over every output of
+ *            each path (global knowledge, as UGAL-G)
  *
  * Forwarding stays destination-based: Valiant and UGAL paths are two
  * destination-routed legs, source host to the intermediate router's LID and
@@ -72,7 +74,7 @@
 #define IR_LFT_NONE 255
 
 enum { IR_VLM_NONE = 0, IR_VLM_DATELINE = 1, IR_VLM_GLOBAL = 2 };
-enum { IR_PATH_DEST = 0, IR_PATH_VALIANT = 1, IR_PATH_UGAL = 2 };
+enum { IR_PATH_DEST = 0, IR_PATH_VALIANT = 1, IR_PATH_UGAL = 2, IR_PATH_UGAL_G = 3 };
 
 typedef struct ir_lft {
 	uint32_t nsw;   /* switches; switch i is topology node nhosts + i */
@@ -110,7 +112,7 @@ static inline unsigned ir_lft_next_class(const ir_lft *l, uint32_t in_gp, uint32
 int ir_lft_init(ir_lft *l, const ir_topo *t, ir_err *e); /* all entries IR_LFT_NONE */
 void ir_lft_release(ir_lft *l);
 
-/* "minhop", "updn", "ftree", "dor", "minimal", "valiant", "ugal" or "lft:FILE". */
+/* "minhop", "updn", "ftree", "dor", "minimal", "valiant", "ugal", "ugal-g" or "lft:FILE". */
 int ir_route(ir_lft *l, const ir_topo *t, const char *engine, ir_err *e);
 int ir_route_dor(ir_lft *l, const ir_topo *t, ir_err *e);
 /* minimal, valiant and ugal share the tables; `path` is IR_PATH_*. */

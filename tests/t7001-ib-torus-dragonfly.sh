@@ -1,6 +1,6 @@
 #!/bin/sh
 # ibsim --net ib on the torus, mesh and dragonfly generators with their
-# routings (dor, minimal, valiant, ugal): single-packet latencies against the
+# routings (dor, minimal, valiant, ugal, ugal-g): single-packet latencies against the
 # model's formula (docs/ib-model.md section 4, check 1: over S switches on
 # equal links, d + S (lat + d) + ser(W), plus o at each end), link classes
 # (local_* and global_* keys), schedules that finish with the routings' VLs
@@ -109,8 +109,8 @@ test_expect_success 'all-to-all on torus:4x4x4 with single-packet buffers: minho
 	ibsim -q --net ib --topo torus:4x4x4 --routing dor --ib vls=4 --ib buffer=33 --ib host_buffer=33 a64.goal >res4 &&
 	test "$(awk -F"\t" "NR > 2" res4 | wc -l)" = 64
 '
-test_expect_success 'all-to-all on dragonfly:4,2,2 with single-packet buffers: minimal, valiant and ugal finish' '
-	for r in minimal:2 valiant:3 ugal:3 ugal:6; do
+test_expect_success 'all-to-all on dragonfly:4,2,2 with single-packet buffers: minimal, valiant, ugal, ugal-g finish' '
+	for r in minimal:2 valiant:3 ugal:3 ugal:6 ugal-g:3; do
 		ibsim -q --net ib --topo dragonfly:4,2,2 --routing ${r%:*} --ib vls=${r#*:} --ib buffer=33 \
 			--ib host_buffer=33 a64.goal >$r.res &&
 		test "$(awk -F"\t" "NR > 2" $r.res | wc -l)" = 64 || return 1
@@ -119,6 +119,10 @@ test_expect_success 'all-to-all on dragonfly:4,2,2 with single-packet buffers: m
 	ibsim -q --net ib --topo dragonfly:4,2,2 --routing ugal --ib vls=3 --ib buffer=33 --ib host_buffer=33 \
 		--stats ug.st a64.goal >/dev/null &&
 	n=$(awk -F"\t" "\$1 == \"nonminimal\" { print \$2 }" ug.st) &&
+	test "$n" -gt 0 && test "$n" -lt 4032 &&
+	ibsim -q --net ib --topo dragonfly:4,2,2 --routing ugal-g --ib vls=3 --ib buffer=33 --ib host_buffer=33 \
+		--stats ugg.st a64.goal >/dev/null &&
+	n=$(awk -F"\t" "\$1 == \"nonminimal\" { print \$2 }" ugg.st) &&
 	test "$n" -gt 0 && test "$n" -lt 4032 &&
 	ibsim -q --net ib --topo dragonfly:4,2,2 --routing minimal --ib vls=2 --stats mi.st a64.goal >/dev/null &&
 	grep -qx "nonminimal	0" mi.st

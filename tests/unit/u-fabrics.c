@@ -260,13 +260,13 @@ int main(void)
 	is_str(e.msg, "routing dor needs a torus:AxB... or mesh:AxB... generated topology", "message");
 	ir_topo_free(t);
 
-	/* ---- dragonfly: minimal, valiant, ugal ---- */
+	/* ---- dragonfly: minimal, valiant, ugal, ugal-g ---- */
 	{
 		static const char *specs[] = { "dragonfly:4,2,2", "dragonfly:2,1,1", "dragonfly:4,2,2,5", "dragonfly:3,1,1,3",
 		                               "dragonfly:4,1,1", "dragonfly:4,2,2,1" };
-		static const char *eng[] = { "minimal", "valiant", "ugal" };
+		static const char *eng[] = { "minimal", "valiant", "ugal", "ugal-g" };
 		for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
-			for (size_t k = 0; k < 3; k++) {
+			for (size_t k = 0; k < 4; k++) {
 				int maxh = 0, bad = 0, nvia = 0, rc;
 				t = gen(specs[i]);
 				if (!t || ir_route(&l, t, eng[k], &e)) {

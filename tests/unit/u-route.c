@@ -163,7 +163,7 @@ int main(void)
 	ok(ir_route(&l, t, "ftree", &e) == -1, "ftree on a ring fails the route check");
 	ok(strstr(e.msg, "routes to 'h") == e.msg, "message names the destination: %s", e.msg);
 	ok(ir_route(&l, t, "dijkstra", &e) == -1, "unknown engine");
-	is_str(e.msg, "unknown routing engine 'dijkstra' (expected minhop, updn, ftree, dor, minimal, valiant, ugal or lft:FILE)", "message");
+	is_str(e.msg, "unknown routing engine 'dijkstra' (expected minhop, updn, ftree, dor, minimal, valiant, ugal, ugal-g or lft:FILE)", "message");
 	ir_topo_free(t);
 
 	/* ---- route checker ---- */

@@ -147,6 +147,40 @@ test_expect_success 'ugal keeps MPI order: messages of one pair, some by way of 
 	test "$(awk -F"\t" "NR > 2" ord.tsv | wc -l)" = 64
 '
 
+# The adversarial pattern of dragonflies: every host of group G sends to the
+# matching host of group G+1 (64 messages of 4 KiB, one each 4 us). Minimal
+# routing puts a group's 8 flows on its one global link to the next group:
+# 8 x 256 KiB x 500 ps/B = 1048576000 ps at least. Valiant spreads them over
+# other groups (per host pair, so unevenly); UGAL chooses per message by the
+# queues it sees and does better still.
+test_expect_success 'dragonfly adversarial shift: minimal bound by one global link; valiant, ugal, ugal-g faster' '
+	awk -v H=72 -v P=8 -v n=64 -v sz=4096 -v c=4000000 "BEGIN {
+		print \"num_ranks \" H
+		for (r = 0; r < H; r++) {
+			d = (r + P) % H; s = (r - P + H) % H
+			print \"rank \" r \" {\"
+			for (i = 0; i < n; i++) {
+				print \"s\" i \": send \" sz \"b to \" d \" tag \" i
+				print \"r\" i \": recv \" sz \"b from \" s \" tag \" i
+				if (i > 0) {
+					print \"c\" i \": calc \" c
+					print \"c\" i \" requires c\" (i - 1)
+					print \"s\" i \" requires c\" i
+				} else print \"c0: calc 0\"
+			}
+			print \"}\"
+		}
+	}" >adv.goal &&
+	for r in minimal:2 valiant:3 ugal:3 ugal-g:3; do
+		ibsim -q --net ib --topo dragonfly:4,2,2 --routing ${r%:*} --ib vls=${r#*:} adv.goal >adv.$r || return 1
+		awk -F"\t" "NR > 2 && \$2 > m { m = \$2 } END { print m }" adv.$r >end.$r
+	done &&
+	min=$(cat end.minimal:2) && val=$(cat end.valiant:3) && ug=$(cat end.ugal:3) && ugg=$(cat end.ugal-g:3) &&
+	test $min -ge 1048576000 && test $min -le $((1048576000 * 102 / 100)) &&
+	test $val -lt $((min * 90 / 100)) &&
+	test $ug -lt $((min * 75 / 100)) && test $ugg -lt $((min * 75 / 100))
+'
+
 test_expect_success 'help lists the generators, routings and link-class keys' '
 	ibsim --help >h &&
 	grep -q "torus:AxB" h && grep -q "dragonfly:a,p,h" h && grep -q "dor" h && grep -q "ugal" h &&

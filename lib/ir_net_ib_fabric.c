@@ -27,6 +27,14 @@
  * for the whole packet; outputs serve their requesting inputs round-robin,
  * VLs in weighted round-robin. Event order is (time, sequence number), so
  * runs are deterministic.
+ *
+ * A packet may leave a switch on another VL than it came in on, when the
+ * routing has VL classes (datelines on a torus, a class per global hop on a
+ * dragonfly: ir_lft_next_class): it waits in the buffer of its input VL and
+ * needs credits of its output VL, so an output's request set for a VL has a
+ * bit per (input port, input VL). Valiant and UGAL paths are two
+ * destination-routed legs: the message names its intermediate switch's LID
+ * and its packets follow the tables to that LID first (pkt.leg).
  */
 #include "ir_net_ib_internal.h"
 
@@ -514,8 +522,10 @@ static uint64_t out_load(const ir_ib *ib, uint32_t gp)
 {
 	const ir_topo_port *x = &ib->t->port[gp];
 	uint64_t cap = x->peer < ib->t->nhosts ? ib->cfg.host_buffer : ib->cfg.buffer, q = 0;
-	for (uint32_t v = 0; v < ib->nvl; v++)
-		q += cap - (uint64_t)(ib->cred[gp * ib->nvl + v] > 0 ? ib->cred[gp * ib->nvl + v] : 0);
+	for (uint32_t v = 0; v < ib->nvl; v++) {
+		int32_t c = ib->cred[gp * ib->nvl + v];
+		q += c <= 0 ? cap : (uint64_t)c >= cap ? 0 : cap - (uint64_t)c;
+	}
 	return q + (uint64_t)ib->out[gp].nreq * ((ib->full_wire + IR_IB_BLOCK - 1) / IR_IB_BLOCK);
 }
 

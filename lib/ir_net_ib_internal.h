@@ -108,7 +108,7 @@ struct ir_ib {
 	int32_t *cred;      /* [gp * nvl + v] */
 	cring *cr;          /* [gp * nvl + v] */
 	inbuf *in;          /* [gp * nvl + v] */
-	uint64_t *req;      /* [(gp * nvl + v) * W] */
+	uint64_t *req;      /* [(gp * nvl + v) * W]: bit (input port - 1) * nvl + input VL */
 	uint32_t *rr;       /* [gp * nvl + v]: last served input port (0-based) */
 	host *h;            /* [nhosts] */
 	pkt *pk;

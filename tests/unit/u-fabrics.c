@@ -246,6 +246,23 @@ int main(void)
 			ir_topo_free(t);
 		}
 	}
+	/* the library check agrees with u-route.c's table-based one on the fabrics it judges */
+	{
+		static const struct {
+			const char *spec, *eng;
+			int cyc;
+		} k[] = {
+			{ "ring:5", "minhop", 1 },    { "ring:5", "updn", 0 },     { "ring:7", "updn", 0 },
+			{ "fattree3:4", "ftree", 0 }, { "fattree2:8", "updn", 0 }, { "h8s4", "updn", 0 },
+		};
+		for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+			t = gen(k[i].spec);
+			ok(t && ir_route(&l, t, k[i].eng, &e) == 0 && ir_route_cdg(&l, t, &e) == k[i].cyc, "%s on %s: %s",
+			   k[i].eng, k[i].spec, k[i].cyc ? "a dependency cycle" : "acyclic");
+			ir_lft_release(&l);
+			ir_topo_free(t);
+		}
+	}
 	t = gen("torus:4x4");
 	ok(ir_route(&l, t, "minhop", &e) == 0 && ir_route_cdg(&l, t, &e) == 1, "minhop on torus:4x4: a dependency cycle");
 	ok(strstr(e.msg, "channel dependency cycle through switch 's") == e.msg, "the cycle is named: %s", e.msg);

@@ -14,7 +14,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const ir_topo_linkdef ld = { 4, 16000, 5000 };
+	static const ir_topo_linkdef ld = { 4, 16000, 5000, NULL, NULL };
 	ir_topo *t = NULL;
 	ir_err e;
 	ir_lft l, l2;

@@ -12,7 +12,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const ir_topo_linkdef ld = { 4, 16000, 5000 };
+	static const ir_topo_linkdef ld = { 4, 16000, 5000, NULL, NULL };
 	static ir_topo *t;
 	ir_lft l, l2;
 	ir_err e;

@@ -13,7 +13,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const ir_topo_linkdef ld = { 4, 16000, 5000 };
+	static const ir_topo_linkdef ld = { 4, 16000, 5000, NULL, NULL };
 	ir_topo *t = NULL, *t2 = NULL;
 	ir_err e;
 	ir_sb sb = IR_SB_INIT;

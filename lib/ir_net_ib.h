@@ -50,7 +50,7 @@ enum { IR_IB_RNDV_FABRIC = 0, IR_IB_RNDV_LOGGOPSIM = 1 };
 
 typedef struct ir_ib_cfg {
 	char *topo;          /* generator or file; "star": one switch with a port per rank */
-	char *routing;       /* minhop | updn | ftree | lft:FILE */
+	char *routing;       /* minhop | updn | ftree | dor | minimal | valiant | ugal | ugal-g | lft:FILE */
 	char *placement;     /* seq | random[:SEED] | FILE */
 	char *dump_lft;      /* write the computed tables here (NULL: no) */
 	char *dump_netfile;  /* write the topology as an ibsim-utils net file here (NULL: no) */
@@ -63,6 +63,13 @@ typedef struct ir_ib_cfg {
 	uint32_t buffer;     /* switch input buffer per port and VL, blocks of 64 bytes */
 	uint32_t host_buffer;/* host receive buffer per VL, blocks */
 	uint64_t delay;      /* propagation delay per link direction, ps */
+	/* link classes of the torus, mesh and dragonfly generators: local
+	 * (switch to switch; dragonfly: inside a group) and global (dragonfly,
+	 * between groups); a flag 0 means as `link` / `delay` */
+	uint16_t local_width, global_width;
+	uint32_t local_mbps, global_mbps;
+	uint64_t local_delay, global_delay;
+	uint8_t local_link_set, global_link_set, local_delay_set, global_delay_set;
 	uint64_t switch_latency; /* ps from header arrival to forwarding */
 	uint64_t pcie;       /* host bus, bytes per second */
 	int rndv;            /* IR_IB_RNDV_FABRIC or IR_IB_RNDV_LOGGOPSIM */
@@ -127,6 +134,7 @@ typedef struct ir_ib_stats {
 	uint64_t loopback;      /* messages between ranks on one host */
 	uint64_t max_live;      /* most packets in switch buffers at once */
 	uint64_t pairs_max;     /* most (source, destination) entries of the pair-order table at once */
+	uint64_t nonminimal;    /* valiant, ugal, ugal-g: messages (and RTS/CTS) sent by way of an intermediate router */
 } ir_ib_stats;
 const ir_ib_stats *ir_ib_get_stats(const ir_ib *ib);
 const ir_topo *ir_ib_topo(const ir_ib *ib);

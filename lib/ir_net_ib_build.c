@@ -150,7 +150,7 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 {
 	ir_ib *ib = calloc(1, sizeof *ib);
 	ir_ib_cfg def;
-	ir_topo_linkdef ld;
+	ir_topo_linkdef ld, lld, gld;
 	const ir_topo *t;
 	uint32_t nb, maxp = 1;
 	if (!ib) {
@@ -191,6 +191,22 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 	ld.width = ib->cfg.width;
 	ld.mbps = ib->cfg.mbps;
 	ld.delay = ib->cfg.delay;
+	ld.local = &lld;
+	ld.global = &gld;
+	lld = gld = ld;
+	lld.local = lld.global = gld.local = gld.global = NULL;
+	if (ib->cfg.local_link_set) {
+		lld.width = ib->cfg.local_width;
+		lld.mbps = ib->cfg.local_mbps;
+	}
+	if (ib->cfg.local_delay_set)
+		lld.delay = ib->cfg.local_delay;
+	if (ib->cfg.global_link_set) {
+		gld.width = ib->cfg.global_width;
+		gld.mbps = ib->cfg.global_mbps;
+	}
+	if (ib->cfg.global_delay_set)
+		gld.delay = ib->cfg.global_delay;
 	if (ir_topo_load(&ib->t, ib->cfg.topo, nranks, &ld, e))
 		goto fail;
 	t = ib->t;
@@ -200,6 +216,11 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 		goto fail;
 	if (ir_route(&ib->lft, t, ib->cfg.routing, e))
 		goto fail;
+	if (ib->nvl < ib->lft.nclass) {
+		ir_errf(e, "routing %s on '%s' needs %u VLs to be deadlock-free (vls = %u; set vls=%u)", ib->cfg.routing,
+		        ib->cfg.topo, ib->lft.nclass, ib->nvl, ib->lft.nclass);
+		goto fail;
+	}
 	if (ib->cfg.dump_lft && dump(ib->cfg.dump_lft, 'l', &ib->lft, t, e))
 		goto fail;
 	if (ib->cfg.route_stats && dump(ib->cfg.route_stats, 'r', &ib->lft, t, e))
@@ -214,7 +235,7 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 	for (uint32_t i = 0; i < t->nnodes; i++)
 		if (t->node[i].nports > maxp)
 			maxp = t->node[i].nports;
-	ib->W = (maxp + 63) / 64;
+	ib->W = (maxp * ib->nvl + 63) / 64;
 	ib->full_wire = ib->cfg.mtu + IR_IB_HEADER_BYTES;
 	ib->bus_full = 0;
 	{
@@ -254,7 +275,7 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 			for (uint32_t v = 0; v < ib->nvl; v++) {
 				uint32_t k = gp * ib->nvl + v;
 				ib->in[k].head = ib->in[k].tail = NIL;
-				ib->rr[k] = maxp; /* first search starts at port 0 */
+				ib->rr[k] = maxp * ib->nvl; /* first search starts at port 0 */
 				ib->cred[k] = x->peer == IR_TOPO_NONE ? 0
 				            : (int32_t)(x->peer < t->nhosts ? ib->cfg.host_buffer : ib->cfg.buffer);
 			}

@@ -21,8 +21,10 @@ typedef struct ib_key {
 } ib_key;
 
 static const ib_key keys[] = {
-	{ "topo", "star", "topology: star:N chain:S ring:S fattree2:K fattree3:K h8s2 h8s4 or a file (star: N = ranks)" },
-	{ "routing", "minhop", "routing engine: minhop, updn, ftree or lft:FILE (an OpenSM LFT dump)" },
+	{ "topo", "star", "topology: star:N chain:S ring:S fattree2:K fattree3:K h8s2 h8s4 torus:AxB..[,h=N] "
+	                  "mesh:AxB..[,h=N] dragonfly:a,p,h[,g] or a file (star: N = ranks)" },
+	{ "routing", "minhop", "routing engine: minhop, updn, ftree, dor (torus, mesh), minimal, valiant, ugal, "
+	                       "ugal-g (dragonfly) or lft:FILE (an OpenSM LFT dump)" },
 	{ "placement", "seq", "rank to host: seq, random[:SEED] or a FILE of host names" },
 	{ "link", "4xDDR", "link width and speed: 1x..12x, SDR DDR QDR FDR10 FDR EDR HDR NDR" },
 	{ "mtu", "2048", "payload bytes per packet: 256, 512, 1024, 2048, 4096" },
@@ -31,6 +33,10 @@ static const ib_key keys[] = {
 	{ "buffer", "128", "switch input buffer per port and VL, 64-byte blocks" },
 	{ "host_buffer", "128", "host receive buffer per VL, 64-byte blocks" },
 	{ "delay", "5ns", "propagation delay per link" },
+	{ "local_link", "", "torus/mesh links, dragonfly links inside a group (-: as link)" },
+	{ "local_delay", "", "their propagation delay (-: as delay)" },
+	{ "global_link", "", "dragonfly links between groups (-: as link)" },
+	{ "global_delay", "", "their propagation delay (-: as delay)" },
 	{ "switch_latency", "100ns", "switch latency from header arrival to forwarding" },
 	{ "pcie", "4GB/s", "host bus rate (send and receive side each)" },
 	{ "rndv", "fabric", "rendezvous: fabric (RTS/CTS cross the network) or loggopsim (data at once)" },
@@ -114,10 +120,11 @@ int ir_ib_config_set(ir_ib_cfg *c, const char *key, const char *value, ir_err *e
 		return set_str(&c->topo, value, e);
 	}
 	if (strcmp(k, "routing") == 0) {
-		if (strcmp(value, "minhop") && strcmp(value, "updn") && strcmp(value, "ftree") &&
+		if (strcmp(value, "minhop") && strcmp(value, "updn") && strcmp(value, "ftree") && strcmp(value, "dor") &&
+		    strcmp(value, "minimal") && strcmp(value, "valiant") && strcmp(value, "ugal") && strcmp(value, "ugal-g") &&
 		    !(strncmp(value, "lft:", 4) == 0 && value[4]))
-			return ir_errf(e, "invalid routing for routing: '%s' (expected minhop, updn, ftree or lft:FILE)",
-			               ir_err_quote(q, sizeof q, value, strlen(value)));
+			return ir_errf(e, "invalid routing for routing: '%s' (expected minhop, updn, ftree, dor, minimal, "
+			                  "valiant, ugal, ugal-g or lft:FILE)", ir_err_quote(q, sizeof q, value, strlen(value)));
 		return set_str(&c->routing, value, e);
 	}
 	if (strcmp(k, "placement") == 0) {
@@ -138,6 +145,29 @@ int ir_ib_config_set(ir_ib_cfg *c, const char *key, const char *value, ir_err *e
 	}
 	if (strcmp(k, "link") == 0)
 		return ir_topo_parse_link(value, &c->width, &c->mbps, "link", e);
+	if (strcmp(k, "local_link") == 0 || strcmp(k, "global_link") == 0) {
+		int g = k[0] == 'g';
+		uint8_t *set = g ? &c->global_link_set : &c->local_link_set;
+		*set = 0;
+		if (!*value)
+			return 0;
+		if (ir_topo_parse_link(value, g ? &c->global_width : &c->local_width, g ? &c->global_mbps : &c->local_mbps, k,
+		                       e))
+			return -1;
+		*set = 1;
+		return 0;
+	}
+	if (strcmp(k, "local_delay") == 0 || strcmp(k, "global_delay") == 0) {
+		int g = k[0] == 'g';
+		uint8_t *set = g ? &c->global_delay_set : &c->local_delay_set;
+		*set = 0;
+		if (!*value)
+			return 0;
+		if (ir_parse_time(value, g ? &c->global_delay : &c->local_delay, k, e))
+			return -1;
+		*set = 1;
+		return 0;
+	}
 	if (strcmp(k, "mtu") == 0) {
 		if (ir_parse_u64(value, &x, "mtu", NULL) || (x != 256 && x != 512 && x != 1024 && x != 2048 && x != 4096))
 			return ir_errf(e, "invalid MTU for mtu: '%s' (expected 256, 512, 1024, 2048 or 4096)",

@@ -27,6 +27,14 @@
  * for the whole packet; outputs serve their requesting inputs round-robin,
  * VLs in weighted round-robin. Event order is (time, sequence number), so
  * runs are deterministic.
+ *
+ * A packet may leave a switch on another VL than it came in on, when the
+ * routing has VL classes (datelines on a torus, a class per global hop on a
+ * dragonfly: ir_lft_next_class): it waits in the buffer of its input VL and
+ * needs credits of its output VL, so an output's request set for a VL has a
+ * bit per (input port, input VL). Valiant and UGAL paths are two
+ * destination-routed legs: the message names its intermediate switch's LID
+ * and its packets follow the tables to that LID first (pkt.leg).
  */
 #include "ir_net_ib_internal.h"
 
@@ -232,12 +240,30 @@ static int send_on(ir_ib *ib, uint32_t pi, uint32_t gp, uint64_t s, ir_err *e)
 	/* into the next switch's input buffer */
 	{
 		uint32_t sw = peer - ib->t->nhosts, dl = ib->t->node[ib->m[p->msg].dst].lid;
-		unsigned op = ir_lft_get(&ib->lft, sw, dl);
+		unsigned op, c, c2;
 		uint32_t bi = pgp * ib->nvl + p->vl;
 		inbuf *b = &ib->in[bi];
+		if (p->leg) { /* first leg of a Valiant path: to the intermediate switch, then on */
+			op = ir_lft_get(&ib->lft, sw, ib->m[p->msg].via_lid);
+			if (op == 0)
+				p->leg = 0;
+			else
+				dl = ib->m[p->msg].via_lid;
+		}
+		if (!p->leg)
+			op = ir_lft_get(&ib->lft, sw, dl);
 		if (op == 0 || op == IR_LFT_NONE || op > ib->t->node[peer].nports)
 			return ir_errf(e, "fabric: switch '%s' has no route to LID %u", ir_topo_name(ib->t, peer), dl);
 		p->outp = ib->t->node[peer].port0 + op - 1;
+		p->ovl = p->vl;
+		if (ib->lft.vlmode != IR_VLM_NONE) { /* the routing's VL class step (docs/ib-model.md section 7) */
+			c = p->vl % ib->lft.nclass;
+			c2 = ir_lft_next_class(&ib->lft, pgp, p->outp, c);
+			if (c2 >= ib->lft.nclass)
+				return ir_errf(e, "fabric: switch '%s' would move a packet to VL class %u of %u",
+				               ir_topo_name(ib->t, peer), c2, ib->lft.nclass);
+			p->ovl = (uint8_t)(p->vl - c + c2);
+		}
 		p->next = NIL;
 		if (b->head == NIL) {
 			b->head = b->tail = pi;
@@ -264,9 +290,10 @@ static int head_ready(ir_ib *ib, uint32_t bi, ir_err *e)
 	if (el > ib->now && el > ib->out[p->outp].busy)
 		return ib_qpush(ib, el, EV_ELIG, bi, e);
 	{
-		uint32_t gp = bi / ib->nvl, vl = bi % ib->nvl, ob = p->outp * ib->nvl + vl;
-		uint32_t inport = gp - ib->t->node[ib->out[gp].node].port0;
-		ib->req[(size_t)ob * ib->W + inport / 64] |= (uint64_t)1 << (inport % 64);
+		uint32_t gp = bi / ib->nvl, ob = p->outp * ib->nvl + p->ovl;
+		/* request bit: input port and VL of the buffer, (port - 1) * nvl + vl */
+		uint32_t inb = bi - ib->t->node[ib->out[gp].node].port0 * ib->nvl;
+		ib->req[(size_t)ob * ib->W + inb / 64] |= (uint64_t)1 << (inb % 64);
 		ib->out[p->outp].nreq++;
 		return out_try(ib, p->outp, e);
 	}
@@ -327,6 +354,7 @@ static int host_try(ir_ib *ib, uint32_t hn, ir_err *e)
 	ib->pk[pi].payload = payload;
 	ib->pk[pi].blocks = blocks;
 	ib->pk[pi].vl = m->vl;
+	ib->pk[pi].leg = m->via_lid != 0;
 	ib->st.packets++;
 	if (++ib->live > ib->st.max_live)
 		ib->st.max_live = ib->live;
@@ -368,7 +396,7 @@ static int out_try(ir_ib *ib, uint32_t gp, ir_err *e)
 	if (o->busy > ib->now)
 		return ensure_wake(ib, gp, o->busy, e);
 	nd = &ib->t->node[o->node];
-	nports = nd->nports;
+	nports = nd->nports * nvl; /* request bits: one per input port and VL */
 	for (uint32_t k = 0; k < nvl; k++) {
 		uint32_t vl = (o->cur_vl + k) % nvl, ob = gp * nvl + vl, bi, pi;
 		uint64_t *set = &ib->req[(size_t)ob * W];
@@ -376,7 +404,7 @@ static int out_try(ir_ib *ib, uint32_t gp, ir_err *e)
 		uint64_t nx;
 		if (ip < 0)
 			continue;
-		bi = (nd->port0 + (uint32_t)ip) * nvl + vl;
+		bi = nd->port0 * nvl + (uint32_t)ip;
 		pi = ib->in[bi].head;
 		nx = cr_absorb(ib, gp, vl);
 		if (ib->cred[ob] < (int32_t)ib->pk[pi].blocks) {
@@ -390,7 +418,7 @@ static int out_try(ir_ib *ib, uint32_t gp, ir_err *e)
 			inbuf *b = &ib->in[bi];
 			pkt *p = &ib->pk[pi];
 			uint64_t s = ser(ib, gp, p->wire);
-			uint32_t ingp = nd->port0 + (uint32_t)ip, upgp = ib->out[ingp].peer_gp;
+			uint32_t ingp = nd->port0 + (uint32_t)ip / nvl, upgp = ib->out[ingp].peer_gp, vin = (uint32_t)ip % nvl;
 			ib->rr[ob] = (uint32_t)ip;
 			set[ip / 64] &= ~((uint64_t)1 << (ip % 64));
 			o->nreq--;
@@ -412,8 +440,9 @@ static int out_try(ir_ib *ib, uint32_t gp, ir_err *e)
 				b->tail = NIL;
 			b->read_free = ib->now + s;
 			/* the buffer's blocks go back upstream once the tail has left */
-			if (cr_push(ib, upgp, vl, ib->now + s + ib->t->port[ingp].delay, p->blocks, e))
+			if (cr_push(ib, upgp, vin, ib->now + s + ib->t->port[ingp].delay, p->blocks, e))
 				return -1;
+			p->vl = (uint8_t)vl;
 			if (send_on(ib, pi, gp, s, e))
 				return -1;
 			if (b->head != NIL && head_ready(ib, bi, e))
@@ -454,6 +483,72 @@ static int msg_enter(ir_ib *ib, uint32_t mi, ir_err *e)
 	return host_try(ib, m->src, e);
 }
 
+static uint64_t out_load(const ir_ib *ib, uint32_t gp);
+
+/* Links from switch sw to host dst, going by way of switch via first when
+ * it is not IR_TOPO_NONE; the first output port (global index) in *first,
+ * the sum of (load + 1) over the path's switch outputs in *sum. */
+static uint32_t path_hops(const ir_ib *ib, uint32_t sw, uint32_t dst, uint32_t via, uint32_t *first, uint64_t *sum)
+{
+	const ir_topo *t = ib->t;
+	uint32_t n = 1, lid = t->node[via != IR_TOPO_NONE ? via : dst].lid;
+	*first = NIL;
+	*sum = 0;
+	for (uint32_t steps = 0; steps < 16; steps++) {
+		unsigned p = ir_lft_get(&ib->lft, sw - t->nhosts, lid);
+		const ir_topo_port *x;
+		if (p == 0 && lid != t->node[dst].lid) {
+			lid = t->node[dst].lid;
+			continue;
+		}
+		if (p == 0 || p == IR_LFT_NONE)
+			break;
+		if (*first == NIL)
+			*first = t->node[sw].port0 + p - 1;
+		*sum += out_load(ib, t->node[sw].port0 + p - 1) + 1;
+		x = ir_topo_portp(t, sw, p);
+		n++;
+		if (x->peer < t->nhosts)
+			break;
+		sw = x->peer;
+	}
+	return n;
+}
+
+/* Load on an output of a switch: blocks held in the buffers downstream on
+ * all its VLs (credits as last absorbed) plus a full packet for each input
+ * waiting for it. */
+static uint64_t out_load(const ir_ib *ib, uint32_t gp)
+{
+	const ir_topo_port *x = &ib->t->port[gp];
+	uint64_t cap = x->peer < ib->t->nhosts ? ib->cfg.host_buffer : ib->cfg.buffer, q = 0;
+	for (uint32_t v = 0; v < ib->nvl; v++) {
+		int32_t c = ib->cred[gp * ib->nvl + v];
+		q += c <= 0 ? cap : (uint64_t)c >= cap ? 0 : cap - (uint64_t)c;
+	}
+	return q + (uint64_t)ib->out[gp].nreq * ((ib->full_wire + IR_IB_BLOCK - 1) / IR_IB_BLOCK);
+}
+
+/* UGAL at injection: the Valiant path when (load + 1) x hops of its first
+ * switch output is below the minimal path's; UGAL-G: when the sum of
+ * (load + 1) over its outputs is (ties: minimal). */
+static int ugal_nonminimal(ir_ib *ib, uint32_t src, uint32_t dst, uint32_t via)
+{
+	uint32_t sw = ib->t->port[ib->h[src].gp].peer, fm, fv, hm, hv;
+	uint64_t lm, lv, sm, sv;
+	if (sw == IR_TOPO_NONE || sw < ib->t->nhosts)
+		return 0;
+	hm = path_hops(ib, sw, dst, IR_TOPO_NONE, &fm, &sm);
+	hv = path_hops(ib, sw, dst, via, &fv, &sv);
+	if (fm == NIL || fv == NIL)
+		return 0;
+	if (ib->lft.path == IR_PATH_UGAL_G)
+		return sv < sm;
+	lm = out_load(ib, fm) + 1;
+	lv = out_load(ib, fv) + 1;
+	return lv * hv < lm * hm;
+}
+
 static uint32_t new_msg(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, uint64_t size, unsigned kind,
                         ir_err *e)
 {
@@ -477,8 +572,18 @@ static uint32_t new_msg(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, 
 	m->size = size;
 	m->npk = (uint32_t)np;
 	m->kind = (uint8_t)kind;
-	m->vl = (uint8_t)((src + dst) % ib->nvl);
+	/* the VL class starts at 0; the base VL spreads host pairs over the
+	 * nvl / nclass copies of the classes (all of them without classes) */
+	m->vl = (uint8_t)(ib->lft.nclass * ((src + dst) % (ib->nvl / ib->lft.nclass)));
 	m->data = NIL;
+	m->via_lid = 0;
+	if (ib->lft.path != IR_PATH_DEST) {
+		uint32_t via = ir_route_via(&ib->lft, ib->t, src, dst);
+		if (via != IR_TOPO_NONE && (ib->lft.path == IR_PATH_VALIANT || ugal_nonminimal(ib, src, dst, via))) {
+			m->via_lid = ib->t->node[via].lid;
+			ib->st.nonminimal++;
+		}
+	}
 	return mi;
 }
 
@@ -594,7 +699,7 @@ static int deadlock(ir_ib *ib, ir_err *e)
 	while (cur != NIL && !seen[cur]) {
 		seen[cur] = ++steps;
 		pkt *p = &ib->pk[ib->in[cur].head];
-		uint32_t nxt = ib->out[p->outp].peer_gp * ib->nvl + p->vl;
+		uint32_t nxt = ib->out[p->outp].peer_gp * ib->nvl + p->ovl;
 		cur = ib->in[nxt].head != NIL ? nxt : NIL;
 	}
 	if (cur != NIL) {
@@ -604,7 +709,7 @@ static int deadlock(ir_ib *ib, ir_err *e)
 			pkt *p = &ib->pk[ib->in[c].head];
 			ir_sb_addf(&sb, "%s%s port %u vl %u", sb.len ? " -> " : "", ir_topo_name(t, ib->out[gp].node),
 			           ib->out[gp].port, c % ib->nvl);
-			c = ib->out[p->outp].peer_gp * ib->nvl + p->vl;
+			c = ib->out[p->outp].peer_gp * ib->nvl + p->ovl;
 		} while (c != cur && sb.len < 300);
 		ir_sb_addf(&sb, " -> %s port %u vl %u", ir_topo_name(t, ib->out[cur / ib->nvl].node),
 		           ib->out[cur / ib->nvl].port, cur % ib->nvl);

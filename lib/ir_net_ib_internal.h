@@ -48,7 +48,9 @@ typedef struct pkt {
 	uint32_t outp;   /* output port (global index) at the switch that holds it */
 	uint64_t t_arr;  /* header arrival at the current buffer */
 	uint64_t t_tail; /* tail arrival */
-	uint8_t vl;
+	uint8_t vl;      /* VL of the link it arrived on (its input buffer's) */
+	uint8_t ovl;     /* VL on its output link (the routing's VL class step) */
+	uint8_t leg;     /* 1 while it heads for its message's intermediate switch */
 } pkt;
 
 typedef struct ibmsg {
@@ -57,6 +59,7 @@ typedef struct ibmsg {
 	uint32_t npk, sent, drained;
 	uint32_t next, prev; /* send ring of the source host; free list */
 	uint32_t data;       /* RTS/CTS: the data message */
+	uint32_t via_lid;    /* Valiant/UGAL: LID of the intermediate switch, 0: direct */
 	uint8_t kind, vl, matched_wait;
 	uint64_t size;
 } ibmsg;
@@ -99,13 +102,13 @@ struct ir_ib {
 	ir_topo *t;
 	ir_lft lft;
 	ir_ib_client cl;
-	uint32_t nranks, nvl, W; /* W: 64-bit words of a request set */
+	uint32_t nranks, nvl, W; /* W: 64-bit words of a request set (a bit per input port and VL) */
 	uint32_t *rank_host;
 	outp *out;          /* [nports_total] */
 	int32_t *cred;      /* [gp * nvl + v] */
 	cring *cr;          /* [gp * nvl + v] */
 	inbuf *in;          /* [gp * nvl + v] */
-	uint64_t *req;      /* [(gp * nvl + v) * W] */
+	uint64_t *req;      /* [(gp * nvl + v) * W]: bit (input port - 1) * nvl + input VL */
 	uint32_t *rr;       /* [gp * nvl + v]: last served input port (0-based) */
 	host *h;            /* [nhosts] */
 	pkt *pk;

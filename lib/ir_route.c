@@ -8,6 +8,15 @@
  * case since hosts of one leaf have consecutive LIDs), then give every switch
  * one port among its candidates. The per-port counters that balance minhop
  * and updn live in one array over all ports of the topology.
+ *
+ * dor and the dragonfly engines need no search: the generator's shape
+ * (ir_topo_shape) gives every switch's coordinates or group, so each entry is
+ * a few arithmetic steps, and they also set the VL class of every port
+ * (pcls) that the fabric and ir_route_cdg() step by. The dependency check
+ * walks paths rather than tables because a packet's class depends on the way
+ * it came, and because Valiant paths are two legs; it is quadratic in hosts
+ * and meant for tests and small fabrics (a table-based check over (switch,
+ * destination, class) states would scale further).
  */
 #include "ir_route.h"
 
@@ -15,10 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir_grow.h"
 #include "ir_hmap.h"
 #include "ir_io.h"
 
 #define INF IR_TOPO_NONE
+#define NIL32 0xFFFFFFFFu
 
 int ir_lft_init(ir_lft *l, const ir_topo *t, ir_err *e)
 {
@@ -29,13 +40,20 @@ int ir_lft_init(ir_lft *l, const ir_topo *t, ir_err *e)
 	if (!l->port)
 		return ir_errf(e, "out of memory for forwarding tables (%u switches x %u LIDs)", l->nsw, l->nlid);
 	memset(l->port, IR_LFT_NONE, n);
+	l->vlmode = IR_VLM_NONE;
+	l->nclass = 1;
+	l->pcls = NULL;
+	l->path = IR_PATH_DEST;
+	l->seed = 1;
 	return 0;
 }
 
 void ir_lft_release(ir_lft *l)
 {
 	free(l->port);
+	free(l->pcls);
 	l->port = NULL;
+	l->pcls = NULL;
 }
 
 static inline void lft_set(ir_lft *l, uint32_t sw, uint32_t lid, unsigned p)
@@ -479,12 +497,353 @@ int ir_route_ftree(ir_lft *l, const ir_topo *t, ir_err *e)
 	return 0;
 }
 
+/* ---- torus and mesh: dimension-order routing ---- */
+
+int ir_route_dor(ir_lft *l, const ir_topo *t, ir_err *e)
+{
+	const ir_topo_shape *sh = &t->shape;
+	uint32_t H = t->nhosts, S = t->nswitches, hp0 = sh->hps, nd = sh->ndims, *co;
+	if (sh->kind != IR_SHAPE_TORUS)
+		return ir_errf(e, "routing dor needs a torus:AxB... or mesh:AxB... generated topology");
+	if (ir_lft_init(l, t, e))
+		return -1;
+	co = malloc((size_t)S * nd * sizeof *co);
+	if (!sh->mesh)
+		l->pcls = calloc(t->nports_total, 1);
+	if (!co || (!sh->mesh && !l->pcls)) {
+		free(co);
+		ir_lft_release(l);
+		return ir_errf(e, "out of memory for routing");
+	}
+	for (uint32_t i = 0; i < S; i++) {
+		uint32_t x = i;
+		for (unsigned d = 0; d < nd; d++) {
+			uint32_t c = x % sh->dim[d];
+			co[(size_t)i * nd + d] = c;
+			x /= sh->dim[d];
+			if (l->pcls) {
+				uint32_t p0 = t->node[H + i].port0 + hp0 + 2 * d;
+				l->pcls[p0] = (uint8_t)((d + 1) | (c + 1 == sh->dim[d] ? 0x80 : 0));
+				l->pcls[p0 + 1] = (uint8_t)((d + 1) | (c == 0 ? 0x80 : 0));
+			}
+		}
+	}
+	if (!sh->mesh) {
+		l->vlmode = IR_VLM_DATELINE;
+		l->nclass = 2;
+	}
+	for (uint32_t lid = 1; lid <= t->max_lid; lid++) {
+		uint32_t n = t->lid_node[lid], a;
+		unsigned hp;
+		if (n == IR_TOPO_NONE || (a = dst_switch(t, n, &hp)) == INF)
+			continue;
+		for (uint32_t s = 0; s < S; s++) {
+			const uint32_t *cs = &co[(size_t)s * nd], *ca = &co[(size_t)a * nd];
+			unsigned d = 0, p;
+			if (s == a) {
+				lft_set(l, s, lid, hp);
+				continue;
+			}
+			while (cs[d] == ca[d])
+				d++;
+			if (sh->mesh)
+				p = ca[d] > cs[d] ? 1 : 2;
+			else {
+				uint32_t k = sh->dim[d], delta = (ca[d] + k - cs[d]) % k;
+				p = 2 * delta <= k ? 1 : 2;
+			}
+			lft_set(l, s, lid, hp0 + 2 * d + p);
+		}
+	}
+	free(co);
+	return 0;
+}
+
+/* ---- dragonfly: minimal, valiant, ugal ---- */
+
+/* Global channel j of a group: offset o = j mod (g-1) to group G + o + 1; its
+ * peer is channel q(g-1) + g-2-o of that group (unconnected when >= a*h). */
+static uint32_t df_peer_channel(const ir_topo_shape *sh, uint32_t j)
+{
+	uint32_t G = sh->g, q = j / (G - 1), o = j % (G - 1);
+	return q * (G - 1) + (G - 2 - o);
+}
+
+/* Port of router r towards router D (indices 0..R-1), spreading ties by key;
+ * 0 when r == D. Cost of a global channel: 2 if it starts at another router
+ * of r's group (a local hop first) + 1 if it lands on another router than D,
+ * so a router with a channel to D's group always takes one of its own: at
+ * most one local hop in each group. */
+static unsigned df_port(const ir_topo_shape *sh, uint32_t r, uint32_t D, uint32_t key)
+{
+	uint32_t A = sh->a, P = sh->hps, Hh = sh->h, G = sh->g, C = A * Hh;
+	uint32_t gr = r / A, gd = D / A, o, best = 4, nb = 0, pick = 0;
+	if (r == D)
+		return 0;
+	if (gr == gd) {
+		uint32_t x = r % A, y = D % A;
+		return P + 1 + (y < x ? y : y - 1);
+	}
+	o = (gd + G - gr - 1) % G;
+	/* two passes: count the cheapest, then take the (key mod count)-th */
+	for (int pass = 0; pass < 2; pass++) {
+		uint32_t k = 0;
+		for (uint32_t j = o; j < C; j += G - 1) {
+			uint32_t j2 = df_peer_channel(sh, j), cost;
+			if (j2 >= C)
+				continue;
+			cost = 2 * (gr * A + j / Hh != r) + (gd * A + j2 / Hh != D);
+			if (pass == 0) {
+				if (cost < best) {
+					best = cost;
+					nb = 0;
+				}
+				nb += cost == best;
+			} else if (cost == best && k++ == pick) {
+				if (gr * A + j / Hh == r)
+					return P + A + j % Hh;
+				{
+					uint32_t x = r % A, y = j / Hh;
+					return P + 1 + (y < x ? y : y - 1);
+				}
+			}
+		}
+		if (!nb)
+			return IR_LFT_NONE;
+		pick = key % nb;
+	}
+	return IR_LFT_NONE;
+}
+
+int ir_route_dragonfly(ir_lft *l, const ir_topo *t, int path, ir_err *e)
+{
+	const ir_topo_shape *sh = &t->shape;
+	uint32_t H = t->nhosts, S = t->nswitches;
+	if (sh->kind != IR_SHAPE_DRAGONFLY)
+		return ir_errf(e, "routing %s needs a dragonfly:a,p,h[,g] generated topology",
+		               path == IR_PATH_DEST      ? "minimal"
+		               : path == IR_PATH_VALIANT ? "valiant"
+		               : path == IR_PATH_UGAL    ? "ugal"
+		                                         : "ugal-g");
+	if (ir_lft_init(l, t, e))
+		return -1;
+	l->pcls = calloc(t->nports_total, 1);
+	if (!l->pcls) {
+		ir_lft_release(l);
+		return ir_errf(e, "out of memory for routing");
+	}
+	for (uint32_t s = 0; s < S; s++)
+		for (uint32_t k = 0; k < sh->h; k++)
+			l->pcls[t->node[H + s].port0 + sh->hps + sh->a - 1 + k] = 0x80;
+	l->vlmode = IR_VLM_GLOBAL;
+	l->nclass = path == IR_PATH_DEST ? 2 : 3;
+	l->path = path;
+	for (uint32_t lid = 1; lid <= t->max_lid; lid++) {
+		uint32_t n = t->lid_node[lid], a;
+		unsigned hp;
+		if (n == IR_TOPO_NONE || (a = dst_switch(t, n, &hp)) == INF)
+			continue;
+		for (uint32_t s = 0; s < S; s++) {
+			unsigned p = df_port(sh, s, a, n < H ? n : a);
+			lft_set(l, s, lid, s == a ? hp : p);
+		}
+	}
+	return 0;
+}
+
+static uint64_t mix64(uint64_t z)
+{
+	z += 0x9E3779B97F4A7C15ull;
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+uint32_t ir_route_via(const ir_lft *l, const ir_topo *t, uint32_t src, uint32_t dst)
+{
+	const ir_topo_shape *sh = &t->shape;
+	uint32_t A = sh->a, Hh = sh->h, G = sh->g, C = A * Hh, H = t->nhosts, rs, rd, gs, gd, gi, o, n = 0, own = 0, k = 0;
+	unsigned hp;
+	uint64_t x;
+	if (l->path == IR_PATH_DEST || sh->kind != IR_SHAPE_DRAGONFLY || G < 3 || src >= H || dst >= H)
+		return IR_TOPO_NONE;
+	rs = dst_switch(t, src, &hp);
+	rd = dst_switch(t, dst, &hp);
+	if (rs == INF || rd == INF || (gs = rs / A) == (gd = rd / A))
+		return IR_TOPO_NONE;
+	x = mix64(l->seed ^ ((uint64_t)src << 32 | dst));
+	gi = (uint32_t)(x % (G - 2));
+	/* the G-2 groups other than gs and gd, in order */
+	if (gi >= (gs < gd ? gs : gd))
+		gi++;
+	if (gi >= (gs < gd ? gd : gs))
+		gi++;
+	/* the intermediate router: where a channel from gs to gi lands; one of
+	 * rs's own channels when it has any (no local hop before the global) */
+	o = (gi + G - gs - 1) % G;
+	for (uint32_t j = o; j < C; j += G - 1)
+		if (df_peer_channel(sh, j) < C) {
+			n++;
+			own += gs * A + j / Hh == rs;
+		}
+	if (!n)
+		return IR_TOPO_NONE;
+	x = mix64(x) % (own ? own : n);
+	for (uint32_t j = o; j < C; j += G - 1) {
+		uint32_t j2 = df_peer_channel(sh, j);
+		if (j2 >= C || (own && gs * A + j / Hh != rs))
+			continue;
+		if (k++ == x)
+			return H + gi * A + j2 / Hh;
+	}
+	return IR_TOPO_NONE;
+}
+
+/* ---- channel dependency check ---- */
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int ir_route_cdg(const ir_lft *l, const ir_topo *t, ir_err *e)
+{
+	uint32_t H = t->nhosts, nc = l->nclass ? l->nclass : 1, nch = t->nports_total * nc, lim = 4 * t->nswitches + 8;
+	uint64_t *ed = NULL;
+	size_t ne = 0, cap = 0;
+	uint32_t *first = NULL, *st = NULL;
+	uint8_t *col = NULL;
+	int rc = -1;
+	for (uint32_t s = 0; s < H; s++)
+		for (uint32_t d = 0; d < H; d++) {
+			unsigned hp;
+			uint32_t x, in_gp, via, target, prev = NIL32, steps = 0, c = 0;
+			if (s == d || (x = attach(t, s, &hp)) == IR_TOPO_NONE || x < H)
+				continue;
+			in_gp = t->node[x].port0 + hp - 1;
+			via = ir_route_via(l, t, s, d);
+			target = via != IR_TOPO_NONE ? t->node[via].lid : t->node[d].lid;
+			for (;;) {
+				unsigned p = ir_lft_get(l, x - H, target), c2;
+				uint32_t out_gp;
+				const ir_topo_port *pp;
+				if (p == 0 && target != t->node[d].lid) {
+					target = t->node[d].lid;
+					continue;
+				}
+				if (p == 0 || p == IR_LFT_NONE || p > t->node[x].nports || ++steps > lim) {
+					ir_errf(e, "route from '%s' to '%s' breaks or loops at switch '%s'", ir_topo_name(t, s),
+					        ir_topo_name(t, d), ir_topo_name(t, x));
+					goto out;
+				}
+				out_gp = t->node[x].port0 + p - 1;
+				pp = &t->port[out_gp];
+				if (pp->peer == IR_TOPO_NONE)
+					break;
+				if (pp->peer < H)
+					break;
+				c2 = ir_lft_next_class(l, in_gp, out_gp, c);
+				if (c2 >= nc) {
+					ir_errf(e, "route from '%s' to '%s' needs VL class %u of %u at switch '%s'", ir_topo_name(t, s),
+					        ir_topo_name(t, d), c2, nc, ir_topo_name(t, x));
+					goto out;
+				}
+				{
+					uint32_t ch = out_gp * nc + c2;
+					if (prev != NIL32) {
+						if (IR_GROW(ed, ne + 1, cap)) {
+							ir_errf(e, "out of memory for the dependency graph");
+							goto out;
+						}
+						ed[ne++] = (uint64_t)prev << 32 | ch;
+					}
+					prev = ch;
+				}
+				c = c2;
+				x = pp->peer;
+				in_gp = t->node[x].port0 + pp->peer_port - 1;
+			}
+			/* keep the edge list small: dedupe now and then */
+			if (ne > ((size_t)1 << 22)) {
+				size_t m = 0;
+				qsort(ed, ne, sizeof *ed, by_u64);
+				for (size_t i = 0; i < ne; i++)
+					if (!m || ed[m - 1] != ed[i])
+						ed[m++] = ed[i];
+				ne = m;
+			}
+		}
+	if (ne)
+		qsort(ed, ne, sizeof *ed, by_u64);
+	first = calloc((size_t)nch + 1, sizeof *first);
+	col = calloc(nch ? nch : 1, 1);
+	st = malloc(((size_t)nch + 1) * 2 * sizeof *st);
+	if (!first || !col || !st) {
+		ir_errf(e, "out of memory for the dependency graph");
+		goto out;
+	}
+	for (size_t i = 0; i < ne; i++)
+		first[(ed[i] >> 32) + 1]++;
+	for (uint32_t i = 0; i < nch; i++)
+		first[i + 1] += first[i];
+	/* edges are sorted by source: ed[first[u] .. first[u+1]) are u's (with repeats) */
+	rc = 0;
+	for (uint32_t r = 0; r < nch && !rc; r++) {
+		uint32_t sp = 0;
+		if (col[r])
+			continue;
+		st[sp++] = r;
+		st[sp++] = first[r];
+		col[r] = 1;
+		while (sp && !rc) {
+			uint32_t u = st[sp - 2], i = st[sp - 1], v;
+			if (i == first[u + 1]) {
+				col[u] = 2;
+				sp -= 2;
+				continue;
+			}
+			st[sp - 1]++;
+			v = (uint32_t)ed[i];
+			if (col[v] == 1) {
+				uint32_t gp = v / nc;
+				uint32_t node = 0;
+				while (node + 1 < t->nnodes && t->node[node + 1].port0 <= gp)
+					node++;
+				ir_errf(e, "channel dependency cycle through switch '%s' port %u VL class %u", ir_topo_name(t, node),
+				        gp - t->node[node].port0 + 1, v % nc);
+				rc = 1;
+			} else if (!col[v]) {
+				col[v] = 1;
+				st[sp++] = v;
+				st[sp++] = first[v];
+			}
+		}
+	}
+out:
+	free(ed);
+	free(first);
+	free(col);
+	free(st);
+	return rc;
+}
+
 int ir_route(ir_lft *l, const ir_topo *t, const char *engine, ir_err *e)
 {
 	int rc;
 	char q[80];
 	if (strcmp(engine, "minhop") == 0)
 		rc = ir_route_minhop(l, t, e);
+	else if (strcmp(engine, "dor") == 0)
+		rc = ir_route_dor(l, t, e);
+	else if (strcmp(engine, "minimal") == 0)
+		rc = ir_route_dragonfly(l, t, IR_PATH_DEST, e);
+	else if (strcmp(engine, "valiant") == 0)
+		rc = ir_route_dragonfly(l, t, IR_PATH_VALIANT, e);
+	else if (strcmp(engine, "ugal") == 0)
+		rc = ir_route_dragonfly(l, t, IR_PATH_UGAL, e);
+	else if (strcmp(engine, "ugal-g") == 0)
+		rc = ir_route_dragonfly(l, t, IR_PATH_UGAL_G, e);
 	else if (strcmp(engine, "updn") == 0)
 		rc = ir_route_updn(l, t, e);
 	else if (strcmp(engine, "ftree") == 0)
@@ -492,7 +851,8 @@ int ir_route(ir_lft *l, const ir_topo *t, const char *engine, ir_err *e)
 	else if (strncmp(engine, "lft:", 4) == 0 && engine[4])
 		rc = ir_lft_load(l, t, engine + 4, e);
 	else
-		return ir_errf(e, "unknown routing engine '%s' (expected minhop, updn, ftree or lft:FILE)",
+		return ir_errf(e, "unknown routing engine '%s' (expected minhop, updn, ftree, dor, minimal, valiant, ugal, "
+		                  "ugal-g or lft:FILE)",
 		               ir_err_quote(q, sizeof q, engine, strlen(engine)));
 	if (rc)
 		return -1;

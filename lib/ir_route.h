@@ -28,6 +28,34 @@
  *            (host / d) mod u, where u is its number of up ports and d the
  *            product of up-port counts of the levels below.
  *   lft:FILE an OpenSM opensm-lfts.dump or ibroute/dump_lfts output
+ *   dor      dimension-order routing on torus:/mesh: generators: dimension
+ *            0 first, each the shorter way round its ring (ties: +);
+ *            datelines on VLs (below)
+ *   minimal  dragonfly: local, global, local (at most 3 router hops), the
+ *            global link that saves a local hop preferred
+ *   valiant  dragonfly: minimal to a random intermediate group's router
+ *            (the one its global link from the source group lands on), then
+ *            minimal to the destination; the choice is a seeded hash of the
+ *            (source, destination) pair, so runs repeat
+ *   ugal     dragonfly: at injection, minimal or the Valiant path, whichever
+ *            has the smaller (queue at the first router's output) x (hops)
+ *   ugal-g   the same choice by the sum of (queue + 1) over every output of
+ *            each path (global knowledge, as UGAL-G)
+ *
+ * Forwarding stays destination-based: Valiant and UGAL paths are two
+ * destination-routed legs, source host to the intermediate router's LID and
+ * on to the destination; the fabric carries the intermediate LID in the
+ * packet (ir_route_via()), as a source-routed header would.
+ *
+ * VL classes: a routing that needs virtual lanes to be deadlock-free says
+ * how a packet's VL class changes at each switch (ir_lft_next_class): dor on
+ * a torus moves a packet to class 1 when it crosses a ring's wrap-around
+ * link (the dateline) and back to 0 when it turns into another dimension (2
+ * classes; a mesh needs 1); the dragonfly routings add one class at each
+ * global hop (minimal 2, valiant and ugal 3). The fabric's VL is
+ * base + class, base a multiple of the class count chosen by the host pair.
+ * ir_route_cdg() checks the dependency graph of (link, VL class) channels
+ * over every host pair's path.
  *
  * ir_lft_check() follows every route and fails on a missing entry, a dead
  * port or a loop, so a bad table file is an error before the run, never a
@@ -45,10 +73,21 @@
 
 #define IR_LFT_NONE 255
 
+enum { IR_VLM_NONE = 0, IR_VLM_DATELINE = 1, IR_VLM_GLOBAL = 2 };
+enum { IR_PATH_DEST = 0, IR_PATH_VALIANT = 1, IR_PATH_UGAL = 2, IR_PATH_UGAL_G = 3 };
+
 typedef struct ir_lft {
 	uint32_t nsw;   /* switches; switch i is topology node nhosts + i */
 	uint32_t nlid;  /* max_lid + 1 */
 	uint8_t *port;  /* [nsw * nlid] */
+	/* VL classes (IR_VLM_*): how many, and per topology port its class
+	 * bits: low 7 bits a group (torus: dimension + 1; 0 host link), bit 7
+	 * the port starts a wrap-around (torus) or global (dragonfly) link */
+	int vlmode;
+	unsigned nclass;
+	uint8_t *pcls;  /* [nports_total], NULL for IR_VLM_NONE */
+	int path;       /* IR_PATH_*: destination-based, or two legs by ir_route_via() */
+	uint64_t seed;  /* of the Valiant choice */
 } ir_lft;
 
 static inline unsigned ir_lft_get(const ir_lft *l, uint32_t sw, uint32_t lid)
@@ -56,11 +95,40 @@ static inline unsigned ir_lft_get(const ir_lft *l, uint32_t sw, uint32_t lid)
 	return l->port[(size_t)sw * l->nlid + lid];
 }
 
+/* The VL class of a packet that entered a switch on port in_gp with class c
+ * and leaves on out_gp (global port indices). */
+static inline unsigned ir_lft_next_class(const ir_lft *l, uint32_t in_gp, uint32_t out_gp, unsigned c)
+{
+	unsigned a, b;
+	if (l->vlmode == IR_VLM_NONE)
+		return c;
+	a = l->pcls[in_gp];
+	b = l->pcls[out_gp];
+	if (l->vlmode == IR_VLM_DATELINE)
+		return ((a & 0x7f) == (b & 0x7f) ? c : 0) | (b >> 7);
+	return c + (b >> 7);
+}
+
 int ir_lft_init(ir_lft *l, const ir_topo *t, ir_err *e); /* all entries IR_LFT_NONE */
 void ir_lft_release(ir_lft *l);
 
-/* "minhop", "updn", "ftree" or "lft:FILE". */
+/* "minhop", "updn", "ftree", "dor", "minimal", "valiant", "ugal", "ugal-g" or "lft:FILE". */
 int ir_route(ir_lft *l, const ir_topo *t, const char *engine, ir_err *e);
+int ir_route_dor(ir_lft *l, const ir_topo *t, ir_err *e);
+/* minimal, valiant and ugal share the tables; `path` is IR_PATH_*. */
+int ir_route_dragonfly(ir_lft *l, const ir_topo *t, int path, ir_err *e);
+
+/* The intermediate switch (topology node) of the Valiant leg from host
+ * src to host dst, IR_TOPO_NONE when the path is direct (one group, or
+ * l->path is IR_PATH_DEST). */
+uint32_t ir_route_via(const ir_lft *l, const ir_topo *t, uint32_t src, uint32_t dst);
+
+/* Channel dependency check over (link direction, VL class) channels, walking
+ * every host pair's path (both legs when there is a via). Returns 0 when
+ * acyclic, 1 with a message naming a channel on a cycle in e, -1 on error
+ * (no route, a class beyond nclass, out of memory). O(hosts^2 x hops): for
+ * tests and small fabrics. */
+int ir_route_cdg(const ir_lft *l, const ir_topo *t, ir_err *e);
 int ir_route_minhop(ir_lft *l, const ir_topo *t, ir_err *e);
 int ir_route_updn(ir_lft *l, const ir_topo *t, ir_err *e);
 int ir_route_ftree(ir_lft *l, const ir_topo *t, ir_err *e);

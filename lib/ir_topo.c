@@ -330,14 +330,113 @@ uint32_t ir_topo_find(const ir_topo *t, const char *name)
 
 /* ---- generators ---- */
 
-enum { G_STAR, G_CHAIN, G_RING, G_FT2, G_FT3, G_H8S2, G_H8S4 };
+enum { G_STAR, G_CHAIN, G_RING, G_FT2, G_FT3, G_H8S2, G_H8S4, G_TORUS, G_MESH, G_DF };
 static const struct {
 	const char *name;
 	int kind, has_arg;
 } gens[] = {
 	{ "star", G_STAR, 1 },       { "chain", G_CHAIN, 1 }, { "ring", G_RING, 1 }, { "fattree2", G_FT2, 1 },
 	{ "fattree3", G_FT3, 1 },    { "h8s2", G_H8S2, 0 },   { "h8s4", G_H8S4, 0 },
+	{ "torus", G_TORUS, 1 },     { "mesh", G_MESH, 1 },   { "dragonfly", G_DF, 1 },
 };
+
+/* One number of a generator's argument: digits only, lo..hi. */
+static int gen_num(const char **p, uint64_t lo, uint64_t hi, uint64_t *v)
+{
+	const char *s = *p;
+	uint64_t x = 0;
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		x = x * 10 + (uint64_t)(*s - '0');
+		if (x > 100000000)
+			return -1;
+	}
+	*p = s;
+	if (x < lo || x > hi)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* "AxBxC[,h=N]" into the shape; the node count (saturating) into *nodes. */
+static int parse_torus(const char *spec, const char *a, int mesh, ir_topo_shape *sh, uint64_t *nodes, ir_err *e)
+{
+	const char *p = a, *kind = mesh ? "mesh" : "torus";
+	uint64_t v, nsw = 1, hps = 1;
+	char q[80];
+	memset(sh, 0, sizeof *sh);
+	sh->kind = IR_SHAPE_TORUS;
+	sh->mesh = mesh;
+	for (;;) {
+		if (sh->ndims == IR_TOPO_MAX_DIMS || gen_num(&p, 2, 100000, &v))
+			goto bad;
+		sh->dim[sh->ndims++] = (uint32_t)v;
+		nsw = nsw * v > 100000000 ? 100000000 : nsw * v;
+		if (*p != 'x')
+			break;
+		p++;
+	}
+	if (strncmp(p, ",h=", 3) == 0) {
+		p += 3;
+		if (gen_num(&p, 1, IR_TOPO_MAX_PORTS, &v))
+			goto bad;
+		hps = v;
+	}
+	if (*p)
+		goto bad;
+	if (hps + 2 * sh->ndims > IR_TOPO_MAX_PORTS)
+		return ir_errf(e, "%.60s: %llu hosts and %u dimensions need %llu ports per switch (at most %u)",
+		               spec, (unsigned long long)hps, sh->ndims,
+		               (unsigned long long)(hps + 2 * sh->ndims), IR_TOPO_MAX_PORTS);
+	sh->hps = (uint32_t)hps;
+	*nodes = nsw * (1 + hps) > 100000000 ? 100000000 : nsw * (1 + hps);
+	return 0;
+bad:
+	return ir_errf(e, "invalid %s '%s' (expected %s:AxB... with 1 to %u sizes 2..100000, optionally ,h=N "
+	                  "hosts per switch)", kind, ir_err_quote(q, sizeof q, spec, strlen(spec)), kind, IR_TOPO_MAX_DIMS);
+}
+
+/* "a,p,h[,g]" into the shape. */
+static int parse_dragonfly(const char *spec, const char *s, ir_topo_shape *sh, uint64_t *nodes, ir_err *e)
+{
+	const char *p = s;
+	uint64_t v[4] = { 0, 0, 0, 0 };
+	unsigned n = 0;
+	char q[80];
+	memset(sh, 0, sizeof *sh);
+	sh->kind = IR_SHAPE_DRAGONFLY;
+	for (;;) {
+		if (n == 4 || gen_num(&p, 1, 100000, &v[n]))
+			goto bad;
+		n++;
+		if (*p != ',')
+			break;
+		p++;
+	}
+	if (*p || n < 3)
+		goto bad;
+	if (v[1] + v[0] - 1 + v[2] > IR_TOPO_MAX_PORTS)
+		return ir_errf(e, "%.60s: a router needs p + a - 1 + h = %llu ports (at most %u)",
+		               spec, (unsigned long long)(v[1] + v[0] - 1 + v[2]),
+		               IR_TOPO_MAX_PORTS);
+	if (n == 3)
+		v[3] = v[0] * v[2] + 1;
+	else if (v[3] > v[0] * v[2] + 1)
+		return ir_errf(e, "%.60s: %llu groups, but a group has a*h = %llu global links (at most a*h+1 = %llu groups)",
+		               spec, (unsigned long long)v[3],
+		               (unsigned long long)(v[0] * v[2]), (unsigned long long)(v[0] * v[2] + 1));
+	sh->a = (uint32_t)v[0];
+	sh->hps = (uint32_t)v[1];
+	sh->h = (uint32_t)v[2];
+	sh->g = (uint32_t)v[3];
+	*nodes = v[3] * v[0] * (1 + v[1]) > 100000000 ? 100000000 : v[3] * v[0] * (1 + v[1]);
+	return 0;
+bad:
+	return ir_errf(e, "invalid dragonfly '%s' (expected dragonfly:a,p,h[,g], each 1..100000: a routers per group, "
+	                  "p hosts per router, h global links per router, g groups)",
+	               ir_err_quote(q, sizeof q, spec, strlen(spec)));
+}
 
 static int gen_lookup(const char *spec, size_t *arglen)
 {
@@ -378,11 +477,24 @@ int ir_topo_generate(ir_topo **out, const char *spec, uint32_t nhosts_hint, cons
 	uint64_t k = 0;
 	ir_topo *t;
 	char nm[64], q[80];
+	ir_topo_shape sh;
 	*out = NULL;
+	memset(&sh, 0, sizeof sh);
 	if (g < 0)
 		return ir_errf(e, "unknown topology generator '%s' (expected star:N, chain:S, ring:S, fattree2:K, "
-		                  "fattree3:K, h8s2, h8s4)", ir_err_quote(q, sizeof q, spec, strlen(spec)));
-	if (gens[g].has_arg) {
+		                  "fattree3:K, h8s2, h8s4, torus:AxB..., mesh:AxB..., dragonfly:a,p,h[,g])",
+		               ir_err_quote(q, sizeof q, spec, strlen(spec)));
+	if (gens[g].kind == G_TORUS || gens[g].kind == G_MESH || gens[g].kind == G_DF) {
+		const char *a = strchr(spec, ':');
+		uint64_t nodes = 0;
+		if (gens[g].kind == G_DF ? parse_dragonfly(spec, a ? a + 1 : "", &sh, &nodes, e)
+		                         : parse_torus(spec, a ? a + 1 : "", gens[g].kind == G_MESH, &sh, &nodes, e))
+			return -1;
+		if (nodes > IR_TOPO_MAX_LID)
+			return ir_errf(e, "%.60s: %llu%s hosts and switches do not fit in %u unicast LIDs",
+			               spec, (unsigned long long)nodes,
+			               nodes >= 100000000 ? " or more" : "", IR_TOPO_MAX_LID);
+	} else if (gens[g].has_arg) {
 		const char *a = strchr(spec, ':');
 		if (!a && gens[g].kind == G_STAR && nhosts_hint) {
 			k = nhosts_hint;
@@ -512,9 +624,72 @@ int ir_topo_generate(ir_topo **out, const char *spec, uint32_t nhosts_hint, cons
 			for (uint32_t b = a + 1; b < 4; b++)
 				LINK(8 + a, 3 + (b - 1), 8 + b, 3 + a);
 		break;
+	case G_TORUS:
+	case G_MESH: {
+		const ir_topo_linkdef *lo = ld->local ? ld->local : ld;
+		uint32_t S = 1, hp = sh.hps, H, np = sh.hps + 2 * sh.ndims;
+		for (unsigned d = 0; d < sh.ndims; d++)
+			S *= sh.dim[d];
+		H = S * hp;
+		for (uint32_t i = 0; i < H; i++)
+			ADD(0, 1, "h%u", i);
+		for (uint32_t i = 0; i < S; i++)
+			ADD(1, np, "s%u", i);
+		for (uint32_t i = 0; i < S; i++) {
+			uint32_t stride = 1;
+			for (uint32_t j = 0; j < hp; j++)
+				LINK(i * hp + j, 1, H + i, j + 1);
+			/* the + link of each dimension, to the neighbour's - port */
+			for (unsigned d = 0; d < sh.ndims; d++) {
+				uint32_t c = (i / stride) % sh.dim[d], nb;
+				if (c + 1 < sh.dim[d])
+					nb = i + stride;
+				else if (!sh.mesh)
+					nb = i - c * stride;
+				else
+					nb = IR_TOPO_NONE;
+				if (nb != IR_TOPO_NONE && ir_topo_link(t, H + i, hp + 2 * d + 1, H + nb, hp + 2 * d + 2, lo, e))
+					goto fail;
+				stride *= sh.dim[d];
+			}
+		}
+		break;
+	}
+	case G_DF: {
+		const ir_topo_linkdef *lo = ld->local ? ld->local : ld, *gl = ld->global ? ld->global : ld;
+		uint32_t A = sh.a, P = sh.hps, Hh = sh.h, G = sh.g, R = G * A, H = R * P, C = A * Hh;
+		for (uint32_t i = 0; i < H; i++)
+			ADD(0, 1, "h%u", i);
+		for (uint32_t i = 0; i < R; i++)
+			ADD(1, P + A - 1 + Hh, "g%ur%u", i / A, i % A);
+		for (uint32_t i = 0; i < R; i++)
+			for (uint32_t j = 0; j < P; j++)
+				LINK(i * P + j, 1, H + i, j + 1);
+		/* groups: all-to-all; router x's port for router y: p + 1 + (index of y among the others) */
+		for (uint32_t gr = 0; gr < G; gr++)
+			for (uint32_t x = 0; x < A; x++)
+				for (uint32_t y = x + 1; y < A; y++)
+					if (ir_topo_link(t, H + gr * A + x, P + y, H + gr * A + y, P + 1 + x, lo, e))
+						goto fail;
+		/* global channel j of group gr: round q = j / (g-1), offset o = j mod (g-1) goes to group
+		 * gr + o + 1 (mod g), its channel q(g-1) + g-2-o; linked once, from the lower group */
+		if (G > 1)
+			for (uint32_t gr = 0; gr < G; gr++)
+				for (uint32_t j = 0; j < C; j++) {
+					uint32_t qd = j / (G - 1), o = j % (G - 1), g2 = (gr + o + 1) % G;
+					uint32_t j2 = qd * (G - 1) + (G - 2 - o);
+					if (j2 >= C || g2 < gr)
+						continue;
+					if (ir_topo_link(t, H + gr * A + j / Hh, P + A + j % Hh, H + g2 * A + j2 / Hh, P + A + j2 % Hh,
+					                 gl, e))
+						goto fail;
+				}
+		break;
+	}
 	}
 	if (ir_topo_finish(t, spec, e))
 		goto fail;
+	t->shape = sh;
 	*out = t;
 	return 0;
 fail:

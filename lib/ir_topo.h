@@ -13,6 +13,7 @@
  *
  * Sources (formats/topology.md):
  *   generators  star:N chain:S ring:S fattree2:K fattree3:K h8s2 h8s4
+ *               torus:AxB..[,h=N] mesh:AxB..[,h=N] dragonfly:a,p,h[,g]
  *   files       ibreplay's own text format ("# ibreplay topology 1"), or
  *               the output of ibnetdiscover (detected by its "Switch"/"Ca"
  *               blocks)
@@ -35,6 +36,7 @@
 #define IR_TOPO_MAX_PORTS 254     /* ports per node (LFT entries are one byte, 255 = no route) */
 #define IR_TOPO_MAX_NODES 1000000 /* hosts + switches */
 #define IR_TOPO_MAX_LID 0xBFFF    /* unicast LIDs */
+#define IR_TOPO_MAX_DIMS 16       /* torus and mesh dimensions */
 
 /* One direction of a link, seen from the port it leaves. */
 typedef struct ir_topo_port {
@@ -56,8 +58,30 @@ typedef struct ir_topo_node {
 	uint64_t guid;
 } ir_topo_node;
 
+/* What a generator knows about the shape, for the routing engines that need
+ * it (dor, minimal, valiant, ugal); IR_SHAPE_NONE for files and the other
+ * generators. Port layout (formats/topology.md):
+ *  torus/mesh: switch i has coordinates c_d = (i / prod_{e<d} dim[e]) mod
+ *    dim[d]; ports 1..hps its hosts, then per dimension d port hps+2d+1
+ *    towards c_d+1 and hps+2d+2 towards c_d-1 (a mesh leaves the ports at
+ *    its edges unconnected).
+ *  dragonfly: router r of group G is switch G*a + r; ports 1..p hosts,
+ *    p+1..p+a-1 the other routers of the group (in router order, itself
+ *    skipped), p+a..p+a+h-1 its global links; global channel j = r*h + k of
+ *    a group (k its global port) is wired by the consecutive scheme. */
+enum { IR_SHAPE_NONE = 0, IR_SHAPE_TORUS = 1, IR_SHAPE_DRAGONFLY = 2 };
+typedef struct ir_topo_shape {
+	int kind;
+	int mesh;                        /* torus kind: no wrap-around links */
+	unsigned ndims;
+	uint32_t dim[IR_TOPO_MAX_DIMS];
+	uint32_t hps;                    /* hosts per switch (torus) or router (dragonfly p) */
+	uint32_t a, h, g;                /* dragonfly: routers per group, global links per router, groups */
+} ir_topo_shape;
+
 typedef struct ir_topo {
 	uint32_t nnodes, nhosts, nswitches;
+	ir_topo_shape shape;
 	ir_topo_node *node;
 	ir_topo_port *port;
 	uint32_t nports_total;
@@ -69,11 +93,15 @@ typedef struct ir_topo {
 	int finished;
 } ir_topo;
 
-/* Defaults for links that do not say otherwise. */
+/* Defaults for links that do not say otherwise. Generators with link classes
+ * use `local` for switch-to-switch links (torus and mesh links, dragonfly
+ * links inside a group) and `global` for dragonfly links between groups;
+ * NULL means the same as the host links. */
 typedef struct ir_topo_linkdef {
 	uint16_t width;
 	uint32_t mbps;
 	uint64_t delay;
+	const struct ir_topo_linkdef *local, *global;
 } ir_topo_linkdef;
 
 ir_topo *ir_topo_new(void); /* NULL if out of memory */

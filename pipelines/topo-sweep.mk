@@ -12,7 +12,9 @@
 #               communication pattern is what matters here, not the times)
 #   SCHED       an existing schedule (text or binary) instead of APP
 #   TOPOS       topologies (ibsim --topo): generators or topology files
-#   ROUTINGS    routing engines: minhop updn ftree (ftree needs a fat tree)
+#   ROUTINGS    routing engines: minhop updn ftree (ftree needs a fat tree), dor
+#               (torus:, mesh:), minimal valiant ugal ugal-g (dragonfly:; these
+#               and dor on a torus need IBFLAGS="--ib vls=2" or 3)
 #   PLACEMENTS  seq, random:SEED or placement files
 #   PARAMS      a parameter file for ibsim -p (e.g. demo-out/calib/ib.params)
 #   IBFLAGS     more ibsim options (--link 4xQDR --mtu 4096 ...)

@@ -10,7 +10,10 @@
 #   ring           fattree2:32 (512 hosts), 45 messages of 1000 bytes per host,
 #                  each send after the previous receive
 #   alltoall       fattree2:16 64 KiB; fattree3:24 (3456 hosts) with 2 KiB, and
-#                  with 64 KiB when IB_BENCH_FULL=1 (minutes: ~2 G packet hops)
+#                  with 64 KiB when IB_BENCH_FULL=1 (minutes: ~2 G packet hops);
+#                  2 KiB on torus:16x16x16 (4096 hosts, dor, 2 VLs) and on
+#                  dragonfly:16,8,8,66 (CODES's 1,056 routers, 8,448 hosts,
+#                  minimal, 2 VLs): one packet per message, about 2 minutes each
 # ibsim's own figures (its --stats file) are added when ibsim has --net ib.
 set -eu
 IR_BUILD=${IR_BUILD:-$TOP/build}
@@ -21,6 +24,8 @@ T=$BENCH_TMP
 "$D" bench ring fattree2:32 512 45 1000
 "$D" bench alltoall fattree2:16 128 65536 4
 "$D" bench alltoall fattree3:24 3456 2048 4
+"$D" bench alltoall torus:16x16x16 4096 2048 4 dor 2
+"$D" bench alltoall dragonfly:16,8,8,66 8448 2048 4 minimal 2
 if [ "${IB_BENCH_FULL:-}" = 1 ]; then
 	"$D" bench alltoall fattree3:24 3456 65536 4
 fi

@@ -7,7 +7,9 @@
  * With arguments it is the benchmark driver of tests/bench/ib.sh:
  *   u-ib-engine bench dissem TOPO N SIZE          dissemination, N ranks
  *   u-ib-engine bench ring TOPO N ROUNDS SIZE     ring, each send after the previous receive
- *   u-ib-engine bench alltoall TOPO N SIZE [W]    standalone fabric, pairwise, W in flight per host
+ *   u-ib-engine bench alltoall TOPO N SIZE [W [ROUTING [VLS]]]
+ *                                                 standalone fabric, pairwise, W in flight per host
+ *                                                 (default 4, ftree, 1 VL)
  * and prints TSV lines: ib <TAB> benchmark <TAB> metric <TAB> value <TAB> unit.
  */
 #include <stdio.h>
@@ -215,14 +217,16 @@ static int a2a_deliver(void *ctx, uint32_t h, uint64_t t, ir_err *e)
 	return 0;
 }
 
-static int bench_alltoall(const char *topo, uint32_t n, uint64_t size, uint32_t w)
+static int bench_alltoall(const char *topo, uint32_t n, uint64_t size, uint32_t w, const char *routing,
+                          const char *vls)
 {
 	ir_err e;
 	ir_ib_cfg ic;
 	ir_ib_client cl = { .ctx = NULL, .deliver = a2a_deliver, .rts = NULL };
 	double t0, t1;
 	ir_ib_config_init(&ic);
-	if (ir_ib_config_set(&ic, "topo", topo, &e) || ir_ib_config_set(&ic, "routing", "ftree", &e)) {
+	if (ir_ib_config_set(&ic, "topo", topo, &e) || ir_ib_config_set(&ic, "routing", routing, &e) ||
+	    ir_ib_config_set(&ic, "vls", vls, &e)) {
 		fprintf(stderr, "u-ib-engine: %s\n", e.msg);
 		return 1;
 	}
@@ -254,12 +258,16 @@ static int bench_alltoall(const char *topo, uint32_t n, uint64_t size, uint32_t 
 	{
 		const ir_ib_stats *st = ir_ib_get_stats(A.ib);
 		char name[64];
-		snprintf(name, sizeof name, "alltoall_%s_%llu", topo, (unsigned long long)size);
+		if (strcmp(routing, "ftree") == 0)
+			snprintf(name, sizeof name, "alltoall_%s_%llu", topo, (unsigned long long)size);
+		else
+			snprintf(name, sizeof name, "alltoall_%s_%s_%llu", topo, routing, (unsigned long long)size);
 		printf("ib\t%s\twall\t%.3f\ts\n", name, t1 - t0);
 		printf("ib\t%s\tmessages\t%llu\tmessages\n", name, (unsigned long long)A.done);
 		printf("ib\t%s\tevents\t%llu\tevents\n", name, (unsigned long long)st->events);
 		printf("ib\t%s\tevents_per_s\t%.0f\tevents/s\n", name, (double)st->events / (t1 - t0));
 		printf("ib\t%s\tpacket_hops_per_s\t%.0f\thops/s\n", name, (double)st->packet_hops / (t1 - t0));
+		printf("ib\t%s\tpackets_per_s\t%.0f\tpackets/s\n", name, (double)st->packets / (t1 - t0));
 		printf("ib\t%s\tsimulated_end\t%.3f\tms\n", name, (double)ir_ib_now(A.ib) / 1e9);
 		printf("ib\t%s\tpeak_rss\t%ld\tKiB\n", name, peak_kb());
 	}
@@ -286,7 +294,8 @@ static int bench(int argc, char **argv)
 		rc = bench_engine(name, argv[3], &sb, n);
 	} else if (argc >= 6 && strcmp(argv[2], "alltoall") == 0) {
 		rc = bench_alltoall(argv[3], (uint32_t)strtoul(argv[4], NULL, 10), strtoull(argv[5], NULL, 10),
-		                    argc > 6 ? (uint32_t)strtoul(argv[6], NULL, 10) : 4);
+		                    argc > 6 ? (uint32_t)strtoul(argv[6], NULL, 10) : 4, argc > 7 ? argv[7] : "ftree",
+		                    argc > 8 ? argv[8] : "1");
 	} else {
 		fprintf(stderr, "usage: u-ib-engine bench dissem|ring|alltoall TOPO N ...\n");
 		rc = 2;

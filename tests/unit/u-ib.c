@@ -143,7 +143,7 @@ int main(void)
 					all = 0;
 				ir_ib_config_release(&d2);
 			}
-			ok(n == 16 && all, "16 keys, normalized with '_'");
+			ok(n == 20 && all, "20 keys, normalized with '_'");
 		}
 		ir_sb_release(&sb);
 		ir_ib_config_release(&c);

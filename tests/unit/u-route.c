@@ -11,7 +11,7 @@
 #include "ir_route.h"
 #include "tap.h"
 
-static const ir_topo_linkdef LD = { 4, 16000, 5000 };
+static const ir_topo_linkdef LD = { 4, 16000, 5000, NULL, NULL };
 
 static ir_topo *gen(const char *spec)
 {
@@ -163,7 +163,7 @@ int main(void)
 	ok(ir_route(&l, t, "ftree", &e) == -1, "ftree on a ring fails the route check");
 	ok(strstr(e.msg, "routes to 'h") == e.msg, "message names the destination: %s", e.msg);
 	ok(ir_route(&l, t, "dijkstra", &e) == -1, "unknown engine");
-	is_str(e.msg, "unknown routing engine 'dijkstra' (expected minhop, updn, ftree or lft:FILE)", "message");
+	is_str(e.msg, "unknown routing engine 'dijkstra' (expected minhop, updn, ftree, dor, minimal, valiant, ugal, ugal-g or lft:FILE)", "message");
 	ir_topo_free(t);
 
 	/* ---- route checker ---- */

@@ -11,7 +11,7 @@
 #include "ir_topo.h"
 #include "tap.h"
 
-static const ir_topo_linkdef LD = { 4, 16000, 5000 };
+static const ir_topo_linkdef LD = { 4, 16000, 5000, NULL, NULL };
 
 static ir_topo *gen(const char *spec, ir_err *e)
 {
@@ -122,7 +122,7 @@ int main(void)
 	is_str(e.msg, "topology 'chain' needs a size (e.g. chain:4)", "message");
 	ok(gen("star:x", &e) == NULL, "star:x refused");
 	ok(gen("star:300", &e) == NULL, "star:300 exceeds the ports of a switch");
-	ok(gen("torus:4x4", &e) == NULL && !ir_topo_is_generator("torus:4x4"), "torus is not a generator (yet)");
+	ok(gen("tor:4x4", &e) == NULL && ir_topo_is_generator("torus:4x4") && !ir_topo_is_generator("tor:4x4"), "torus is a generator, tor is not");
 
 	/* ---- link rates ---- */
 	{

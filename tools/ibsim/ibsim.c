@@ -315,6 +315,8 @@ static int write_stats(const char *path, double load, double wall, const ir_engi
 		                     "\nfabric_ev_per_s\t%.0f\n",
 		                 fs->packet_hops, wall > 0 ? (double)fs->packet_hops / wall : 0, fs->events,
 		                 wall > 0 ? (double)fs->events / wall : 0);
+	if (fs)
+		rc |= ir_sb_addf(&b, "nonminimal\t%" PRIu64 "\n", fs->nonminimal);
 	if (rc) {
 		ir_sb_release(&b);
 		return ir_errf(e, "out of memory");

@@ -1419,7 +1419,9 @@ static int fit_netcal(const ir_calib_data *d, ir_calib_fit *f, ir_err *e)
 		v = d->p[i].real_ps - (double)ir_pw_eval(&f->term[IR_CT_RECV_O].pw.pw, s);
 		sz[k] = s;
 		y[k] = v > 0 ? v : 0;
-		fl[k] = d->p[i].real_ps / 20 > floor_ps ? d->p[i].real_ps / 20 : floor_ps;
+		/* residuals relative to the one-way time, which net_L + recv_o must reproduce: a
+		 * net_L of a few percent of it (rendezvous) does not outweigh the eager sizes */
+		fl[k] = d->p[i].real_ps > floor_ps ? d->p[i].real_ps : floor_ps;
 		k++;
 	}
 	if (fit_term(&f->term[IR_CT_NET_L], sz, y, fl, k, brk, d->source, "net_L", e))

@@ -209,9 +209,7 @@ typedef struct gstate {
 	uint64_t tmplen;
 	uint32_t nstarted;
 	uint64_t sync_wild; /* wildcard receives that could not be matched for --sync */
-	int sync_failed;  /* out of memory or a write error inside a callback */
 	int no_dur;       /* the call's own duration is not replayed (probes without --sync) */
-	ir_err sync_err;
 } gstate;
 
 /* Output lines are formatted straight into the buffer: one capacity check per line (a line

@@ -72,23 +72,21 @@ void t2g_sync_drop(gstate *g)
 }
 
 /* A resolved post-call calc: its length is the call's return minus the zero-cost completion
- * (minus the modelled network time, folded into `base`). */
-static void sync_done(void *ctx, int64_t t, uint64_t u0, uint64_t u1)
+ * (minus the modelled network time, folded into `base`). An error (out of memory, a failed
+ * spill) stops the dataflow's callbacks; the merge reads it with ir_ts_error(). */
+static int sync_done(void *ctx, int64_t t, uint64_t u0, uint64_t u1, ir_err *e)
 {
 	gstate *g = ctx;
 	rstate *save = g->R;
 	int64_t v = (int64_t)u1 - t;
+	int rc = 0;
 	g->R = &g->rs[u0 >> 32];
-	if (def_calc(g, (uint32_t)u0, scale_calc(g, v > 0 ? (double)v : 0))) {
-		if (!g->sync_failed)
-			ir_errf(&g->sync_err, "out of memory");
-		g->sync_failed = 1;
-	} else if (g->R->out.len >= SPILL_AT) {
-		ir_err tmp;
-		if (t2g_flush_out(g, g->sync_failed ? &tmp : &g->sync_err))
-			g->sync_failed = 1;
-	}
+	if (def_calc(g, (uint32_t)u0, scale_calc(g, v > 0 ? (double)v : 0)))
+		rc = ir_errf(e, "out of memory");
+	else if (g->R->out.len >= SPILL_AT && t2g_flush_out(g, e))
+		rc = -1;
 	g->R = save;
+	return rc;
 }
 
 /* Nodes for the staged ops (post and done of each, linked by the call's dependencies and
@@ -192,9 +190,7 @@ int t2g_sync_call(gstate *g, const ir_rec *r, int blocking, double model, uint32
 	ir_ts_notify(ts, P, ((uint64_t)g->R->rank << 32) | plabel, (uint64_t)(r->t_ret - (int64_t)llround(model)));
 	ir_ts_release(ts, P);
 	ir_ts_unref(ts, P);
-	if (g->sync_failed)
-		return ir_errf(e, "%s", g->sync_err.msg);
-	return 0;
+	return ir_ts_error(ts, e);
 }
 
 /* --sync: the leading calc (this rank's start relative to the earliest start), defined for
@@ -337,10 +333,8 @@ int t2g_convert_sync(gstate *g, const ir_trace_files *files, int64_t epoch, ir_e
 		g->R = &g->rs[i];
 		if (t2g_rank_record(g, &g->R->rec, e))
 			goto done;
-		if (g->sync_failed) {
-			ir_errf(e, "%s", g->sync_err.msg);
+		if (ir_ts_error(g->ts, e))
 			goto done;
-		}
 		r = sync_next(g, e);
 		if (r < 0)
 			goto done;
@@ -354,10 +348,8 @@ int t2g_convert_sync(gstate *g, const ir_trace_files *files, int64_t epoch, ir_e
 	}
 	ir_ts_finish(g->ts); /* unmatched messages: reported by the pair check */
 	t2g_sync_drop(g);
-	if (g->sync_failed) {
-		ir_errf(e, "%s", g->sync_err.msg);
+	if (ir_ts_error(g->ts, e))
 		goto done;
-	}
 	if (fflush(g->tmp) != 0) {
 		ir_errf(e, "cannot write the temporary file: %s", strerror(errno));
 		goto done;

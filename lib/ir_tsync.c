@@ -58,9 +58,27 @@ struct ir_ts {
 	uint32_t free_ch;
 	ir_hmap tab; /* (src << 32 | dst, tag) -> channel index */
 	int oom;
+	int failed; /* a callback returned -1: no more callbacks; err says why */
+	ir_err err;
 };
 
 #define ND(s, h) ((s)->nd[(h) - 1])
+
+/* Report a resolved, notified node, unless a callback failed before. */
+static void report(ir_ts *s, int64_t t, uint64_t u0, uint64_t u1)
+{
+	if (s->fn && !s->failed && s->fn(s->ctx, t, u0, u1, &s->err))
+		s->failed = 1;
+}
+
+int ir_ts_error(const ir_ts *s, ir_err *e)
+{
+	if (!s->failed)
+		return 0;
+	if (e)
+		*e = s->err;
+	return -1;
+}
 
 ir_ts *ir_ts_new(ir_ts_done_fn fn, void *ctx)
 {
@@ -173,8 +191,8 @@ static void run(ir_ts *s)
 		n->t = t;
 		n->add = 0;
 		n->done = 1;
-		if (n->notify && s->fn)
-			s->fn(s->ctx, t, n->u0, n->u1);
+		if (n->notify)
+			report(s, t, n->u0, n->u1);
 		n = &ND(s, h);
 		for (uint32_t i = 0; i < nd; i++) {
 			ir_tn d = i < 2 ? n->inl[i] : n->dep[i - 2];
@@ -256,8 +274,8 @@ void ir_ts_notify(ir_ts *s, ir_tn h, uint64_t u0, uint64_t u1)
 	n->notify = 1;
 	n->u0 = u0;
 	n->u1 = u1;
-	if (n->done && s->fn)
-		s->fn(s->ctx, n->t, u0, u1);
+	if (n->done)
+		report(s, n->t, u0, u1);
 }
 
 uint64_t ir_ts_live(const ir_ts *s)

@@ -40,21 +40,30 @@
  * (tests/t4006-trace2goal-recorded.sh derives and checks the bound). Exact
  * agreement would need each rank's calc boundaries and ibsim's event order.
  *
- * Ownership: ir_ts is opaque (ir_ts_new / ir_ts_free). Errors: only running
- * out of memory (functions return -1; the engine is then unusable).
+ * Ownership: ir_ts is opaque (ir_ts_new / ir_ts_free). Errors: running out of
+ * memory (functions return -1; the engine is then unusable) and a failing
+ * callback: the first callback that returns -1 stops all later callbacks, and
+ * ir_ts_error() then reports its message (as ferror does for a stream), so
+ * callers check it after the calls that may resolve nodes.
  */
 #ifndef IR_TSYNC_H
 #define IR_TSYNC_H
 
 #include <stdint.h>
 
+#include "ir_err.h"
+
 typedef struct ir_ts ir_ts;
 typedef uint32_t ir_tn; /* node handle; 0 = none */
 
-/* on_done(ctx, time, user0, user1) for every notified node when it resolves. */
-typedef void (*ir_ts_done_fn)(void *ctx, int64_t t, uint64_t user0, uint64_t user1);
+/* on_done(ctx, time, user0, user1, e) for every notified node when it resolves; returns 0,
+ * or -1 with e filled (ir_ts_error). */
+typedef int (*ir_ts_done_fn)(void *ctx, int64_t t, uint64_t user0, uint64_t user1, ir_err *e);
 
 ir_ts *ir_ts_new(ir_ts_done_fn fn, void *ctx);
+/* -1 and the first failing callback's message in e (if not NULL) once a callback failed;
+ * 0 otherwise. */
+int ir_ts_error(const ir_ts *s, ir_err *e);
 void ir_ts_free(ir_ts *s); /* NULL is a no-op */
 
 /* A new open node with time `floor`: the caller holds one reference and the

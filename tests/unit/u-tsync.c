@@ -8,20 +8,23 @@
 
 #include "ir_tsync.h"
 #include "tap.h"
+#include <string.h>
 
 static int64_t got[4096];
 static int ngot;
 static uint64_t got_user[4096];
 
-static void on_done(void *ctx, int64_t t, uint64_t u0, uint64_t u1)
+static int on_done(void *ctx, int64_t t, uint64_t u0, uint64_t u1, ir_err *e)
 {
-	(void)ctx;
 	(void)u1;
 	if (ngot < 4096) {
 		got[ngot] = t;
 		got_user[ngot] = u0;
 		ngot++;
 	}
+	if (ctx && u0 == *(const uint64_t *)ctx)
+		return ir_errf(e, "callback for node %llu failed", (unsigned long long)u0);
+	return 0;
 }
 
 static uint64_t rng = 0x2545F4914F6CDD1DULL;
@@ -287,5 +290,30 @@ int main(void)
 	}
 	ir_ts_free(s);
 	ir_ts_free(NULL);
+	/* a failing callback stops later callbacks; ir_ts_error reports its message */
+	{
+		static const uint64_t fail_at = 2;
+		ir_ts *f = ir_ts_new(on_done, (void *)&fail_at);
+		ir_tn x[4];
+		ir_err e2;
+		ok(f && ir_ts_error(f, &e2) == 0, "no error before a callback fails");
+		ngot = 0;
+		for (int i = 0; f && i < 4; i++) {
+			x[i] = ir_ts_node(f, 10 * (i + 1));
+			if (i)
+				ir_ts_input(f, x[i], x[i - 1]);
+			ir_ts_notify(f, x[i], (uint64_t)(i + 1), 0);
+		}
+		for (int i = 0; f && i < 4; i++)
+			ir_ts_release(f, x[i]);
+		ok(f && ngot == 2 && got_user[0] == 1 && got_user[1] == 2, "callbacks stop after the failing one (%d ran)",
+		   ngot);
+		ok(f && ir_ts_error(f, &e2) == -1 && strcmp(e2.msg, "callback for node 2 failed") == 0 &&
+		       ir_ts_error(f, NULL) == -1,
+		   "ir_ts_error reports the first failure: %s", f ? e2.msg : "");
+		for (int i = 0; f && i < 4; i++)
+			ir_ts_unref(f, x[i]);
+		ir_ts_free(f);
+	}
 	return tap_done();
 }

@@ -20,6 +20,10 @@
 #               (with both given and MPI=no, no real run: no real curve)
 #   IBFLAGS     more ibsim options for the ib curve (--link 4xQDR ...)
 #   OUT         output directory (default pipelines/out/size-sweep)
+#   SUBMIT      a prefix for each simulation's command, e.g. "srun -N1 -n1
+#               --exclusive" with -j64 (SRUN is another name); the target
+#               `commands` lists the simulations instead, for a Slurm job array
+#               (pipelines/submit.mk, pipelines/slurm-array.sh)
 #
 # Outputs: $(OUT)/curves.tsv (size_bytes real_us loggops_us ib_us, printed)
 # and $(OUT)/size-sweep.png, .svg. Rerunning redoes only what changed.

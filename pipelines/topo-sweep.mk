@@ -19,6 +19,10 @@
 #   PARAMS      a parameter file for ibsim -p (e.g. demo-out/calib/ib.params)
 #   IBFLAGS     more ibsim options (--link 4xQDR --mtu 4096 ...)
 #   OUT         output directory (default pipelines/out/topo-sweep)
+#   SUBMIT      a prefix for each simulation's command, e.g. "srun -N1 -n1
+#               --exclusive" with -j64 (SRUN is another name); the target
+#               `commands` lists the simulations instead, for a Slurm job array
+#               (pipelines/submit.mk, pipelines/slurm-array.sh)
 #
 # Outputs: $(OUT)/app.goalb, $(OUT)/runs/<topo>__<routing>__<placement>.tsv
 # (ibsim results, with .links.tsv; ':' in names becomes '+'), .err for a

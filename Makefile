@@ -160,10 +160,12 @@ demo:
 # plots: gnuplot-nox; fuzzing: clang; tests and benchmarks: zstd, time and bc (the commands), real MPI
 # programs to trace (hpcc lammps lammps-examples netpipe-openmpi mumps-test meep-openmpi yorick-mpy-openmpi
 # nwchem-openmpi: pipelines/apps.mk); real OpenSM fabrics (ibsim-utils, whose fabric simulator is
-# /usr/bin/ibsim, not ours; opensm; infiniband-diags for ibnetdiscover: pipelines/opensm.mk).
+# /usr/bin/ibsim, not ours; opensm; infiniband-diags for ibnetdiscover: pipelines/opensm.mk); a
+# one-node Slurm on localhost for the sweeps' srun and job-array modes (slurmctld slurmd slurm-client:
+# tests/t8006-slurm-sweep.sh, pipelines/submit.mk).
 DEPS_PKGS := libzstd-dev libpcre2-dev zlib1g-dev libopenmpi-dev openmpi-bin mpich libmpich-dev gfortran gnuplot-nox \
              clang zstd time bc man-db hpcc lammps lammps-examples netpipe-openmpi mumps-test meep-openmpi \
-             yorick-mpy-openmpi nwchem-openmpi ibsim-utils opensm infiniband-diags
+             yorick-mpy-openmpi nwchem-openmpi ibsim-utils opensm infiniband-diags slurmctld slurmd slurm-client
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 	  missing=""; for p in $(DEPS_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

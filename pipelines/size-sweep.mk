@@ -20,6 +20,10 @@
 #               (with both given and MPI=no, no real run: no real curve)
 #   IBFLAGS     more ibsim options for the ib curve (--link 4xQDR ...)
 #   OUT         output directory (default pipelines/out/size-sweep)
+#   SUBMIT      a prefix for each simulation's command, e.g. "srun -N1 -n1
+#               --exclusive" with -j64 (SRUN is another name); the target
+#               `commands` lists the simulations instead, for a Slurm job array
+#               (pipelines/submit.mk, pipelines/slurm-array.sh)
 #
 # Outputs: $(OUT)/curves.tsv (size_bytes real_us loggops_us ib_us, printed)
 # and $(OUT)/size-sweep.png, .svg. Rerunning redoes only what changed.
@@ -87,13 +91,17 @@ $(O)/sim/%.pp.goalb: $(O)/.sim
 	@mkdir -p $(@D)
 	@$(B)/goalgen pingpong 2 --reps $(SIMREPS) --size $* | $(B)/goalc -q -o $@
 
+# One target and one command line per simulation, run here or under SUBMIT, or
+# listed by `make ... commands` for a job array (pipelines/submit.mk).
+SIMS := $(foreach s,$(SIZES),$(O)/sim/$(s).loggops $(O)/sim/$(s).ib)
+include $(dir $(lastword $(MAKEFILE_LIST)))submit.mk
 oneway = awk -v r=$(SIMREPS) '!/^\#/ && $$1 == "0" {printf "%.3f\n", $$2 / (2e6 * r)}'
 $(O)/sim/%.loggops: $(O)/sim/%.pp.goalb $(P_LG)
-	@$(B)/ibsim -q -p $(P_LG) --net loggops $< | $(oneway) > $@
+	@$(call submit,$(B)/ibsim -q -p $(abspath $(P_LG)) --net loggops $< | $(oneway) > $@)
 $(O)/sim/%.ib: $(O)/sim/%.pp.goalb $(P_IB)
-	@$(B)/ibsim -q -p $(P_IB) --net ib --topo $(TOPO) --placement $(PLACEMENT) $(IBFLAGS) $< | $(oneway) > $@
+	@$(call submit,$(B)/ibsim -q -p $(abspath $(P_IB)) --net ib --topo $(TOPO) --placement $(PLACEMENT) $(IBFLAGS) $< | $(oneway) > $@)
 
-$(O)/curves.tsv: $(O)/real.tsv $(foreach s,$(SIZES),$(O)/sim/$(s).loggops $(O)/sim/$(s).ib)
+$(O)/curves.tsv: $(O)/real.tsv $(SIMS)
 	@{ printf 'size_bytes\treal_us\tloggops_us\tib_us\n'; \
 	  for s in $(SIZES); do \
 	    r=$$(awk -v s=$$s '$$1 == s {print $$2}' $(O)/real.tsv); \

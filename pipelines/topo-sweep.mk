@@ -19,6 +19,10 @@
 #   PARAMS      a parameter file for ibsim -p (e.g. demo-out/calib/ib.params)
 #   IBFLAGS     more ibsim options (--link 4xQDR --mtu 4096 ...)
 #   OUT         output directory (default pipelines/out/topo-sweep)
+#   SUBMIT      a prefix for each simulation's command, e.g. "srun -N1 -n1
+#               --exclusive" with -j64 (SRUN is another name); the target
+#               `commands` lists the simulations instead, for a Slurm job array
+#               (pipelines/submit.mk, pipelines/slurm-array.sh)
 #
 # Outputs: $(OUT)/app.goalb, $(OUT)/runs/<topo>__<routing>__<placement>.tsv
 # (ibsim results, with .links.tsv; ':' in names becomes '+'), .err for a
@@ -86,19 +90,24 @@ $(O)/app.goalb: $(O)/.source
 endif
 
 # ---- one simulation per combination; a refused combination leaves its .err ----
+# One target and one command line per simulation, run here or under SUBMIT, or
+# listed by `make ... commands` for a job array (pipelines/submit.mk).
+SIMS := $(addprefix $(O)/runs/,$(addsuffix .tsv,$(RUNS)))
+include $(dir $(lastword $(MAKEFILE_LIST)))submit.mk
+combo = --topo $(call dec,$(word 1,$(subst __, ,$*))) --routing $(word 2,$(subst __, ,$*)) --placement $(call dec,$(word 3,$(subst __, ,$*)))
+simulate = if $(B)/ibsim -q $(if $(PARAMS),-p $(abspath $(PARAMS))) --net ib $(combo) $(IBFLAGS) \
+	  --linkstats $(@D)/$*.links.tsv $< > $@.tmp 2> $(@D)/$*.err; \
+	then mv $@.tmp $@; rm -f $(@D)/$*.err; \
+	else rm -f $@.tmp $(@D)/$*.links.tsv; sed 's/^/   /' $(@D)/$*.err; printf '\# failed\n' > $@; fi
 $(O)/runs/%.tsv: $(O)/app.goalb $(O)/.flags $(PARAMS)
 	@mkdir -p $(@D)
-	@set -- $(subst __, ,$*); \
-	echo "ibsim --topo $$(echo $$1 | tr + :) --routing $$2 --placement $$(echo $$3 | tr + :)"; \
-	if $(B)/ibsim -q $(if $(PARAMS),-p $(PARAMS)) --net ib --topo "$$(echo $$1 | tr + :)" --routing $$2 \
-	     --placement "$$(echo $$3 | tr + :)" $(IBFLAGS) --linkstats $(@D)/$*.links.tsv $< > $@.tmp 2> $(@D)/$*.err; \
-	then mv $@.tmp $@; rm -f $(@D)/$*.err; \
-	else rm -f $@.tmp $(@D)/$*.links.tsv; sed 's/^/   /' $(@D)/$*.err; printf '# failed\n' > $@; fi
+	@$(if $(SUBMIT_LIST),,echo "ibsim $(combo)")
+	@$(call submit,$(simulate))
 
 # The table: per combination the simulated run time (slowest rank), its
 # slowdown against the fastest combination, the busiest link's share of the
 # run and the time all links spent stalled for credits.
-$(O)/table.tsv: $(addprefix $(O)/runs/,$(addsuffix .tsv,$(RUNS)))
+$(O)/table.tsv: $(SIMS)
 	@for r in $(RUNS); do \
 	  set -- $$(echo $$r | sed 's/__/ /g'); \
 	  f=$(O)/runs/$$r.tsv; \

@@ -1,0 +1,47 @@
+/*
+ * ir_otf2.h: reading an OTF2 archive (Score-P and the tools built on it)
+ * as the per-rank traces of one run.
+ *
+ * The reader does not convert OTF2 to GOAL itself: it turns each MPI rank's
+ * event stream into the text of an allprof trace (formats/trace.md), held in
+ * memory, so that trace2goal's whole conversion (collectives, --sync,
+ * --durations, --from/--to, the checks across ranks) runs unchanged on it.
+ * formats/trace.md section 7 gives the mapping: which events are read, the
+ * fields OTF2 lacks (datatypes: every count is in MPI_BYTE; reduction
+ * operations: SUM; buffers: 0) and the calls an archive cannot express,
+ * which are counted and reported, never guessed.
+ *
+ * Costs: the text of every rank is held in memory at once (about 80 bytes
+ * per MPI call), because OTF2 delivers a receive's source, tag and size only
+ * at its completion while an allprof line names them at the MPI_Irecv; the
+ * alternative, temporary files, would leave names of files the user never
+ * gave in the messages. Times are exact: ticks become picoseconds since the
+ * archive's global offset, written with six decimals of microseconds.
+ */
+#ifndef IR_OTF2_H
+#define IR_OTF2_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir_err.h"
+#include "ir_trace.h"
+
+/* 1 if path names an OTF2 archive: a file whose name ends in ".otf2", or a directory holding
+ * one (*anchor is then the malloc'd path of that anchor file, or of `path` itself); else 0. */
+int ir_otf2_detect(const char *path, char **anchor);
+
+typedef struct ir_otf2_stats {
+	uint64_t ranks, events, calls;
+	/* calls the reader did not convert, by MPI function, in order of first sight */
+	struct ir_otf2_skip { char *name; uint64_t count; } *skipped;
+	size_t nskipped;
+} ir_otf2_stats;
+
+void ir_otf2_stats_release(ir_otf2_stats *st);
+
+/* Read the archive with anchor file `anchor` into out (one ir_trace_file per MPI rank, each
+ * with its allprof text in data/len; path "<anchor>[rank N]"). Errors: "<anchor>: message". */
+int ir_otf2_load(ir_trace_files *out, const char *anchor, ir_otf2_stats *st, ir_err *e);
+
+#endif

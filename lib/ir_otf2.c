@@ -272,6 +272,7 @@ typedef struct req {
 /* An MPI_Irecv line waiting for its completion. */
 typedef struct pend {
 	uint64_t tc, tr, id;
+	int init;      /* an MPI_Recv_init line (a persistent receive), else MPI_Irecv */
 	int done;
 	int64_t src, tag;
 	uint64_t len;
@@ -295,6 +296,8 @@ typedef struct rstate {
 	size_t np, capp;
 	req *rq;
 	size_t nrq, caprq;
+	req *pq;           /* persistent requests: the tracer's id -> allprof id (never retired) */
+	size_t npq, cappq;
 	uint64_t nextid;
 	/* the MPI call being read */
 	int in_call;
@@ -429,7 +432,7 @@ static int complete(rstate *R, const ev *v, uint64_t *id, char *status, size_t s
 	*id = q->id;
 	if (v->k == EV_CANCELLED) {
 		snprintf(status, ss, "-1,-1,0");
-		if (q->pend != SIZE_MAX) {
+		if (q->pend != SIZE_MAX && !R->p[q->pend].done) {
 			pend *p = &R->p[q->pend];
 			p->done = 2;
 		}
@@ -440,7 +443,7 @@ static int complete(rstate *R, const ev *v, uint64_t *id, char *status, size_t s
 		if (!c || q->pend == SIZE_MAX)
 			return 1;
 		snprintf(status, ss, "%u,%u,%" PRIu64, v->peer, v->tag, v->len);
-		{
+		if (!R->p[q->pend].done) {
 			pend *p = &R->p[q->pend];
 			p->done = 1;
 			p->src = v->peer;
@@ -527,7 +530,7 @@ static int emit_completion(rstate *R, const char *name, uint64_t tc, uint64_t tr
 	size_t ndone = 0, ntest = 0;
 	int rc = 0;
 	int is_test = !strncmp(name, "MPI_Test", 8);
-	const char *kind = name + (is_test ? 8 : 8); /* "", "all", "any", "some" */
+	const char *kind = name + 8; /* "", "all", "any", "some" */
 	for (size_t i = 0; i < R->nev; i++) {
 		const ev *v = &R->ev[i];
 		if (is_done_ev(v)) {
@@ -547,6 +550,21 @@ static int emit_completion(rstate *R, const char *name, uint64_t tc, uint64_t tr
 			continue;
 		ir_sb_addf(&reqs, "%sr%" PRIu64, reqs.len ? "," : "", q->id);
 		ntest++;
+	}
+	if (!rc && ndone == 0 && ntest == 0 && !is_test) {
+		/* a wait that completed nothing: only null requests (or none) */
+		static const struct { const char *k, *f; } empty[] = {
+			{ "", ":r0:-1,-1,0" }, { "all", ":0:-:-" }, { "any", ":0:-:-1:-1,-1,0" }, { "some", ":0:-:-1:-:-" },
+		};
+		ir_sb_release(&reqs);
+		ir_sb_release(&sts);
+		for (size_t i = 0; i < sizeof empty / sizeof empty[0]; i++)
+			if (!strcmp(kind, empty[i].k)) {
+				begin_line(R, name, tc);
+				ir_sb_adds(&R->sb, empty[i].f);
+				return end_line(R, tr) ? -1 : 0;
+			}
+		return 1;
 	}
 	if (rc || (ndone == 0 && ntest == 0) || (!is_test && ntest)) {
 		ir_sb_release(&reqs);
@@ -689,22 +707,75 @@ static int emit_p2p(rstate *R, const char *name, uint64_t tc, uint64_t tr)
 		return emit_irecv(R, v, tc, tr);
 	}
 	if (!strcmp(name, "MPI_Start") || !strcmp(name, "MPI_Startall")) {
-		/* a persistent request's start: an Isend or Irecv of its own (section 7) */
-		int any = 0;
+		/* a persistent request's first start writes its MPI_Send_init or MPI_Recv_init line
+		 * (zero duration, at the start's call time), then the start (section 7) */
+		ir_sb ids = IR_SB_INIT;
+		size_t k = 0;
 		for (size_t i = 0; i < R->nev; i++) {
-			int rc;
-			if (R->ev[i].k == EV_ISEND)
-				rc = emit_isend(R, "MPI_Isend", &R->ev[i], tc, tr);
-			else if (R->ev[i].k == EV_IRECV_REQ)
-				rc = emit_irecv(R, &R->ev[i], tc, tr);
-			else
+			const ev *v = &R->ev[i];
+			req *pq = NULL, *q;
+			if (v->k != EV_ISEND && v->k != EV_IRECV_REQ)
 				continue;
-			if (rc < 0)
+			for (size_t j = 0; j < R->npq; j++)
+				if (R->pq[j].otf2 == v->req)
+					pq = &R->pq[j];
+			if (!pq) {
+				const rcomm *pc = v->k == EV_ISEND ? comm_of(R, v->comm) : NULL;
+				if (v->k == EV_ISEND && !pc) {
+					ir_sb_release(&ids);
+					return 1;
+				}
+				if (IR_GROW(R->pq, R->npq + 1, R->cappq)) {
+					ir_sb_release(&ids);
+					return -1;
+				}
+				pq = &R->pq[R->npq++];
+				pq->otf2 = v->req;
+				pq->id = ++R->nextid;
+				pq->pend = SIZE_MAX;
+				if (v->k == EV_ISEND) {
+					begin_line(R, "MPI_Send_init", tc);
+					ir_sb_addf(&R->sb, ":0:%" PRIu64 ":13,1,1:%u:%u:", v->len, v->peer, v->tag);
+					put_comm(&R->sb, pc);
+					ir_sb_addf(&R->sb, ":r%" PRIu64, pq->id);
+					if (end_line(R, tc)) {
+						ir_sb_release(&ids);
+						return -1;
+					}
+				} else {
+					if (IR_GROW(R->p, R->np + 1, R->capp) || add_line(R, NULL, R->np)) {
+						ir_sb_release(&ids);
+						return -1;
+					}
+					memset(&R->p[R->np], 0, sizeof R->p[R->np]);
+					R->p[R->np].tc = R->p[R->np].tr = tc;
+					R->p[R->np].id = pq->id;
+					R->p[R->np].init = 1;
+					pq->pend = R->np++;
+					R->calls++;
+				}
+			}
+			q = req_find(R, v->req);
+			if (q)
+				req_drop(R, q);
+			if (IR_GROW(R->rq, R->nrq + 1, R->caprq)) {
+				ir_sb_release(&ids);
 				return -1;
-			if (rc == 0)
-				any = 1;
+			}
+			R->rq[R->nrq++] = *pq;
+			ir_sb_addf(&ids, "%sr%" PRIu64, k++ ? "," : "", pq->id);
 		}
-		return any ? 0 : 1;
+		if (k == 0 || (name[9] == 0 && k != 1)) {
+			ir_sb_release(&ids);
+			return 1;
+		}
+		begin_line(R, name, tc);
+		if (name[9] == 0)
+			ir_sb_addf(&R->sb, ":%s", ids.buf);
+		else
+			ir_sb_addf(&R->sb, ":%zu:%s", k, ids.buf);
+		ir_sb_release(&ids);
+		return end_line(R, tr) ? -1 : 0;
 	}
 	return 2; /* not a point-to-point call */
 }
@@ -906,7 +977,7 @@ static int rank_text(rstate *R, ir_trace_file *tf)
 		} else {
 			const pend *p = &R->p[R->l[i].p];
 			const rcomm *c = p->done == 1 ? comm_of(R, p->comm) : NULL;
-			ir_sb_adds(&out, "MPI_Irecv:");
+			ir_sb_adds(&out, p->init ? "MPI_Recv_init:" : "MPI_Irecv:");
 			put_time(&out, p->tc);
 			if (c) {
 				ir_sb_addf(&out, ":0:%" PRIu64 ":13,1,1:%" PRId64 ":%" PRId64 ":", p->len, p->src, p->tag);
@@ -934,6 +1005,7 @@ static void rstate_release(rstate *R)
 	free(R->l);
 	free(R->p);
 	free(R->rq);
+	free(R->pq);
 	free(R->ev);
 	free(R->comms);
 	ir_sb_release(&R->sb);

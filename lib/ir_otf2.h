@@ -44,4 +44,9 @@ void ir_otf2_stats_release(ir_otf2_stats *st);
  * with its allprof text in data/len; path "<anchor>[rank N]"). Errors: "<anchor>: message". */
 int ir_otf2_load(ir_trace_files *out, const char *anchor, ir_otf2_stats *st, ir_err *e);
 
+/* Write the allprof traces `files` as the OTF2 archive dir/<name>.otf2 (with dir/<name>.def and
+ * dir/<name>/), times with the traces' clock corrections unless no_clock (formats/trace.md
+ * section 7.2). The archive must not exist. Errors: "file:line: message" for a trace. */
+int ir_otf2_write(const ir_trace_files *files, const char *dir, const char *name, int no_clock, ir_err *e);
+
 #endif

@@ -1029,6 +1029,23 @@ static OTF2_ErrorCode quiet_error(void *ud, const char *file, uint64_t line, con
 	return code;
 }
 
+void ir_otf2_quiet_errors(void)
+{
+	last_err[0] = 0;
+	OTF2_Error_RegisterCallback(quiet_error, NULL);
+}
+
+int ir_otf2_archive_exists(const char *dir, const char *name)
+{
+	char p[4096];
+	struct stat sb;
+	snprintf(p, sizeof p, "%s/%s.otf2", dir, name);
+	if (stat(p, &sb) == 0)
+		return 1;
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	return stat(p, &sb) == 0;
+}
+
 static int otf2_fail(ir_err *e, const char *anchor, const char *what, OTF2_ErrorCode code)
 {
 	if (last_err[0])
@@ -1054,8 +1071,7 @@ int ir_otf2_load(ir_trace_files *out, const char *anchor, ir_otf2_stats *st, ir_
 	memset(st, 0, sizeof *st);
 	out->f = NULL;
 	out->n = 0;
-	last_err[0] = 0;
-	OTF2_Error_RegisterCallback(quiet_error, NULL);
+	ir_otf2_quiet_errors();
 	if (stat(anchor, &sb) != 0)
 		return ir_errf(e, "%s: cannot open OTF2 archive: no such file", anchor);
 	if (!S_ISREG(sb.st_mode))

@@ -44,6 +44,12 @@ void ir_otf2_stats_release(ir_otf2_stats *st);
  * with its allprof text in data/len; path "<anchor>[rank N]"). Errors: "<anchor>: message". */
 int ir_otf2_load(ir_trace_files *out, const char *anchor, ir_otf2_stats *st, ir_err *e);
 
+/* libotf2 prints its errors on stderr unless told otherwise: after this call it reports them to
+ * the library, which keeps the last one for its messages (every function here calls it). */
+void ir_otf2_quiet_errors(void);
+/* 1 if dir/<name>.otf2 or dir/<name> exists (libotf2 will not write an archive over them). */
+int ir_otf2_archive_exists(const char *dir, const char *name);
+
 /* Write the allprof traces `files` as the OTF2 archive dir/<name>.otf2 (with dir/<name>.def and
  * dir/<name>/), times with the traces' clock corrections unless no_clock (formats/trace.md
  * section 7.2). The archive must not exist. Errors: "file:line: message" for a trace. */

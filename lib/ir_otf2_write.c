@@ -669,10 +669,13 @@ int ir_otf2_write(const ir_trace_files *files, const char *dir, const char *name
 		return ir_errf(e, "no traces to write");
 	if (ir_trace_epoch_file(&files->f[0], &epoch, e))
 		return -1;
+	ir_otf2_quiet_errors();
+	if (ir_otf2_archive_exists(dir, name))
+		return ir_errf(e, "%s/%s.otf2: an OTF2 archive is already there", dir, name);
 	ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
 	                       OTF2_COMPRESSION_NONE);
 	if (!ar)
-		return ir_errf(e, "%s/%s.otf2: cannot create the OTF2 archive (does it exist already?)", dir, name);
+		return ir_errf(e, "%s/%s.otf2: cannot create the OTF2 archive", dir, name);
 	OTF2_Archive_SetFlushCallbacks(ar, &flush_cbs, NULL);
 	OTF2_Archive_SetSerialCollectiveCallbacks(ar);
 	OTF2_Archive_OpenEvtFiles(ar);

@@ -1015,6 +1015,9 @@ static void rstate_release(rstate *R)
 
 static char last_err[300];
 
+static OTF2_ErrorCode quiet_error(void *ud, const char *file, uint64_t ln, const char *fn, OTF2_ErrorCode code,
+                                  const char *fmt, va_list va) __attribute__((format(printf, 6, 0)));
+
 static OTF2_ErrorCode quiet_error(void *ud, const char *file, uint64_t line, const char *fn, OTF2_ErrorCode code,
                                   const char *fmt, va_list va)
 {

@@ -56,24 +56,31 @@ int ir_otf2_detect(const char *path, char **anchor)
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		DIR *d = opendir(path);
 		struct dirent *de;
-		char *found = NULL;
+		char *best = NULL;
+		int text = 0;
 		if (!d)
 			return 0;
 		while ((de = readdir(d))) {
+			if (!strncmp(de->d_name, "rank-", 5) && strstr(de->d_name, ".trace"))
+				text = 1; /* allprof --format both: its text traces are the fuller record */
 			if (de->d_name[0] == '.' || !ends_with(de->d_name, ".otf2"))
 				continue;
-			free(found);
-			found = malloc(strlen(path) + strlen(de->d_name) + 2);
-			if (!found)
-				break;
-			sprintf(found, "%s/%s", path, de->d_name);
-			break;
+			if (!best || strcmp(de->d_name, best) < 0) {
+				free(best);
+				if (!(best = strdup(de->d_name)))
+					break;
+			}
 		}
 		closedir(d);
-		if (!found)
+		if (!best || text) {
+			free(best);
 			return 0;
-		*anchor = found;
-		return 1;
+		}
+		*anchor = malloc(strlen(path) + strlen(best) + 2);
+		if (*anchor)
+			sprintf(*anchor, "%s/%s", path, best);
+		free(best);
+		return *anchor != NULL;
 	}
 	if (!ends_with(path, ".otf2"))
 		return 0;

@@ -28,7 +28,9 @@
 #include "ir_trace.h"
 
 /* 1 if path names an OTF2 archive: a file whose name ends in ".otf2", or a directory holding
- * one (*anchor is then the malloc'd path of that anchor file, or of `path` itself); else 0. */
+ * one (the first by name) and no allprof text traces (rank-*.trace*: `allprof --format both`
+ * leaves both, and the text is the fuller record); *anchor is then the malloc'd path of the
+ * anchor file. Else 0. */
 int ir_otf2_detect(const char *path, char **anchor);
 
 typedef struct ir_otf2_stats {

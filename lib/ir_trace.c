@@ -105,7 +105,12 @@ static int scan_dir(ir_trace_files *out, size_t *cap, const char *dir, pcre2_cod
 	while ((de = readdir(d))) {
 		char *p;
 		struct stat st;
+		size_t dl = strlen(de->d_name);
 		if (de->d_name[0] == '.')
+			continue;
+		/* an OTF2 archive beside the traces (allprof --format both) is no trace: its anchor
+		 * "traces.otf2" and definitions "traces.def" would otherwise be read as ranks */
+		if ((dl > 5 && !strcmp(de->d_name + dl - 5, ".otf2")) || (dl > 4 && !strcmp(de->d_name + dl - 4, ".def")))
 			continue;
 		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0) {
 			rc = ir_errf(e, "out of memory");

@@ -33,6 +33,10 @@ test_expect_success 'ring: the same GOAL; the local calls are listed' '
 	same ring &&
 	grep -qx "trace2goal: warning: ring/traces.otf2: 6 calls the archive cannot express or the reader does not convert (their time counts as computation): MPI_Comm_rank (3), MPI_Comm_size (3)" ring.warn
 '
+test_expect_success 'a directory with both: its text traces are read' '
+	trace2goal ring >dir.goal 2>dir.err &&
+	test_cmp ring.text.goal dir.goal && test ! -s dir.err
+'
 test_expect_success 'nonblock: the same GOAL' '
 	allprof -q --format both -o nb -- mpirun -np 2 "$SAMPLES/nonblock" >nb.out 2>nb.err &&
 	same nb

@@ -28,8 +28,11 @@ BIN       ?= build/san/bin
 endif
 
 WARN      := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wformat=2 -Wvla
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DIR_VERSION='"$(VERSION)"' -I$(LIBDIR) $(WARN) $(CFLAGS)
-LDLIBS    := -lzstd -lz -lpcre2-8 -lm
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DIR_VERSION='"$(VERSION)"' -I$(LIBDIR) $(OTF2_CFLAGS) $(WARN) $(CFLAGS)
+# OTF2 (libotf2-trace-dev): the flags its pkg-config file gives, -lotf2 if it has none
+OTF2_LIBS := $(or $(shell pkg-config --libs otf2 2>/dev/null),-lotf2)
+OTF2_CFLAGS := $(shell pkg-config --cflags otf2 2>/dev/null)
+LDLIBS    := -lzstd -lz -lpcre2-8 $(OTF2_LIBS) -lm
 ifneq ($(WERROR),)
 ALL_CFLAGS += -Werror
 endif
@@ -71,9 +74,9 @@ $(BUILD)/lib/%.o: $(LIBDIR)/%.c $(LIB_HDRS) $(FLAGS_STAMP)
 # Say which Debian package is missing instead of failing in the middle of the build.
 $(BUILD)/.deps-ok:
 	@missing=""; \
-	for h in zstd.h:libzstd-dev zlib.h:zlib1g-dev pcre2.h:libpcre2-dev; do \
+	for h in zstd.h:libzstd-dev zlib.h:zlib1g-dev pcre2.h:libpcre2-dev otf2/otf2.h:libotf2-trace-dev; do \
 	  f=$${h%%:*}; p=$${h#*:}; \
-	  echo "#include <$$f>" | $(CC) -DPCRE2_CODE_UNIT_WIDTH=8 -E -x c - >/dev/null 2>&1 || missing="$$missing $$p"; \
+	  echo "#include <$$f>" | $(CC) -DPCRE2_CODE_UNIT_WIDTH=8 $(OTF2_CFLAGS) -E -x c - >/dev/null 2>&1 || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "missing Debian packages:$$missing (run 'make deps' as root, or: sudo apt-get install$$missing)" >&2; \
@@ -155,7 +158,8 @@ demo:
 	@$(MAKE) -s all
 	@$(MAKE) -s -f pipelines/demo.mk BIN=$(abspath $(BIN))
 
-# build: libzstd-dev libpcre2-dev zlib1g-dev; MPI: libopenmpi-dev openmpi-bin gfortran, and MPICH
+# build: libzstd-dev libpcre2-dev zlib1g-dev libotf2-trace-dev (OTF2 archives; otf2-tools for otf2-print
+# in the tests); MPI: libopenmpi-dev openmpi-bin gfortran, and MPICH
 # beside it for the MPICH tracer (mpich libmpich-dev; Open MPI stays the default mpicc/mpirun);
 # plots: gnuplot-nox; fuzzing: clang; tests and benchmarks: zstd, time and bc (the commands), real MPI
 # programs to trace (hpcc lammps lammps-examples netpipe-openmpi mumps-test meep-openmpi yorick-mpy-openmpi
@@ -163,7 +167,7 @@ demo:
 # /usr/bin/ibsim, not ours; opensm; infiniband-diags for ibnetdiscover: pipelines/opensm.mk); a
 # one-node Slurm on localhost for the sweeps' srun and job-array modes (slurmctld slurmd slurm-client:
 # tests/t8006-slurm-sweep.sh, pipelines/submit.mk).
-DEPS_PKGS := libzstd-dev libpcre2-dev zlib1g-dev libopenmpi-dev openmpi-bin mpich libmpich-dev gfortran gnuplot-nox \
+DEPS_PKGS := libzstd-dev libpcre2-dev zlib1g-dev libotf2-trace-dev otf2-tools libopenmpi-dev openmpi-bin mpich libmpich-dev gfortran gnuplot-nox \
              clang zstd time bc man-db hpcc lammps lammps-examples netpipe-openmpi mumps-test meep-openmpi \
              yorick-mpy-openmpi nwchem-openmpi ibsim-utils opensm infiniband-diags slurmctld slurmd slurm-client
 deps:

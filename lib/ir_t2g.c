@@ -168,7 +168,7 @@ int ir_t2g_convert(const ir_trace_files *files, const ir_t2g_opts *o, ir_writer 
 		ir_errf(e, "out of memory");
 		goto done;
 	}
-	if (ir_trace_epoch(files->f[0].path, &epoch, e))
+	if (ir_trace_epoch_file(&files->f[0], &epoch, e))
 		goto done;
 	{
 		char head[40];

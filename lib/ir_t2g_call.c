@@ -498,7 +498,7 @@ int t2g_rank_begin(gstate *g, const ir_trace_file *tf, int64_t epoch, ir_err *e)
 	R->self.n = 1;
 	R->self.key = 1;
 	R->self.members = &R->rank;
-	R->t = ir_trace_open(tf->path, &to, e);
+	R->t = ir_trace_open_file(tf, &to, e);
 	if (!R->t)
 		return -1;
 	if (!g->rs && (put(g, "rank ", 5) || putu(g, tf->rank) || put(g, " {\n", 3)))

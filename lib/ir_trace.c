@@ -84,6 +84,8 @@ static int add_file(ir_trace_files *out, size_t *cap, const char *path, uint64_t
 	if (!out->f[out->n].path)
 		return ir_errf(e, "out of memory");
 	out->f[out->n].rank = (uint32_t)rank;
+	out->f[out->n].data = NULL;
+	out->f[out->n].len = 0;
 	out->n++;
 	return 0;
 }
@@ -103,7 +105,12 @@ static int scan_dir(ir_trace_files *out, size_t *cap, const char *dir, pcre2_cod
 	while ((de = readdir(d))) {
 		char *p;
 		struct stat st;
+		size_t dl = strlen(de->d_name);
 		if (de->d_name[0] == '.')
+			continue;
+		/* an OTF2 archive beside the traces (allprof --format both) is no trace: its anchor
+		 * "traces.otf2" and definitions "traces.def" would otherwise be read as ranks */
+		if ((dl > 5 && !strcmp(de->d_name + dl - 5, ".otf2")) || (dl > 4 && !strcmp(de->d_name + dl - 4, ".def")))
 			continue;
 		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0) {
 			rc = ir_errf(e, "out of memory");
@@ -216,8 +223,10 @@ void ir_trace_files_release(ir_trace_files *f)
 {
 	if (!f)
 		return;
-	for (size_t i = 0; i < f->n; i++)
+	for (size_t i = 0; i < f->n; i++) {
 		free(f->f[i].path);
+		free(f->f[i].data);
+	}
 	free(f->f);
 	f->f = NULL;
 	f->n = 0;
@@ -551,6 +560,13 @@ ir_trace *ir_trace_open_mem(const void *data, size_t len, const char *name, cons
 	return t;
 }
 
+ir_trace *ir_trace_open_file(const ir_trace_file *tf, const ir_trace_opts *o, ir_err *e)
+{
+	if (tf->data)
+		return ir_trace_open_mem(tf->data, tf->len, tf->path, o, e);
+	return ir_trace_open(tf->path, o, e);
+}
+
 void ir_trace_free(ir_trace *t)
 {
 	if (!t)
@@ -750,9 +766,22 @@ int ir_trace_next(ir_trace *t, ir_rec *r, ir_err *e)
 	}
 }
 
+static int epoch_of(ir_reader *r, const char *rank0_path, int64_t *epoch_us, ir_err *e);
+
 int ir_trace_epoch(const char *rank0_path, int64_t *epoch_us, ir_err *e)
 {
-	ir_reader *r = ir_reader_open(rank0_path, e);
+	return epoch_of(ir_reader_open(rank0_path, e), rank0_path, epoch_us, e);
+}
+
+int ir_trace_epoch_file(const ir_trace_file *rank0, int64_t *epoch_us, ir_err *e)
+{
+	if (rank0->data)
+		return epoch_of(ir_reader_open_mem(rank0->data, rank0->len, rank0->path, e), rank0->path, epoch_us, e);
+	return ir_trace_epoch(rank0->path, epoch_us, e);
+}
+
+static int epoch_of(ir_reader *r, const char *rank0_path, int64_t *epoch_us, ir_err *e)
+{
 	char *l;
 	size_t n;
 	int rc;

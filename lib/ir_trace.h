@@ -44,6 +44,9 @@
 typedef struct ir_trace_file {
 	char *path;
 	uint32_t rank;
+	char *data; /* NULL: read the file at path; else the trace's text (an OTF2 archive's rank,
+	             * ir_otf2.h), len bytes, path only names it in messages; freed on release */
+	size_t len;
 } ir_trace_file;
 
 typedef struct ir_trace_files {
@@ -100,6 +103,8 @@ ir_trace *ir_trace_open(const char *path, const ir_trace_opts *o, ir_err *e);
 /* Open a trace held in memory (fuzzing, tests); no tail scan unless the data is plain. */
 ir_trace *ir_trace_open_mem(const void *data, size_t len, const char *name, const ir_trace_opts *o,
                             ir_err *e);
+/* Open tf: its file, or its text when tf->data is set. */
+ir_trace *ir_trace_open_file(const ir_trace_file *tf, const ir_trace_opts *o, ir_err *e);
 void ir_trace_free(ir_trace *t); /* NULL is a no-op */
 
 /* Next record: 1, 0 at the end of the trace, -1 on error (message "file:line: ...").
@@ -115,6 +120,8 @@ int ir_trace_has_fini_offset(const ir_trace *t);
 /* The usual epoch for a set: the integer microseconds of the first time in rank 0's trace
  * (its MPI_Init return), uncorrected; 0 if it has no timed call. */
 int ir_trace_epoch(const char *rank0_path, int64_t *epoch_us, ir_err *e);
+/* The same for a trace given as an ir_trace_file (its file or its text). */
+int ir_trace_epoch_file(const ir_trace_file *rank0, int64_t *epoch_us, ir_err *e);
 
 /* ---- field helpers for converters (all strict: the whole field must parse) ---- */
 

@@ -43,6 +43,8 @@
 #include "ir_err.h"
 #include "ir_grow.h"
 #include "ir_io.h"
+#include "ir_otf2.h"
+#include "ir_trace.h"
 
 #ifndef ALLPROF_BUILD_LIB
 #define ALLPROF_BUILD_LIB ""
@@ -53,7 +55,7 @@
 #endif
 
 static const char usage_text[] =
-	"Usage: allprof [-o DIR] [-z] [-q] [--] COMMAND [ARG...]\n"
+	"Usage: allprof [-o DIR] [-z] [-q] [--format FORMAT] [--] COMMAND [ARG...]\n"
 	"   or: allprof --print-lib [--mpi MPI] [--] [COMMAND [ARG...]]\n"
 	"Run COMMAND (usually mpirun ...) with the PMPI tracer preloaded into every\n"
 	"MPI rank; each rank writes DIR/rank-<N>.trace.\n"
@@ -61,6 +63,9 @@ static const char usage_text[] =
 	"  -o, --output DIR   directory for the traces (default allprof-<date>-<time>)\n"
 	"  -z, --compress     compress the traces with zstd (rank-<N>.trace.zst)\n"
 	"  -q, --quiet        no summary on standard error\n"
+	"      --format FORMAT  text (default), otf2 (the OTF2 archive DIR/traces.otf2\n"
+	"                     made from the text traces after the run, which are then\n"
+	"                     removed) or both\n"
 	"      --mpi MPI      the MPI the job uses: openmpi, mpich or auto (default):\n"
 	"                     by the launcher's name, else the MPI library the\n"
 	"                     program needs, else the system's mpirun\n"
@@ -559,6 +564,28 @@ static int summarise(const char *dir, int quiet)
 	return bad;
 }
 
+/* --format otf2/both: the complete text traces of the run become DIR/traces.otf2
+ * (lib/ir_otf2_write.c; formats/trace.md section 7.2); with otf2 alone the text traces are
+ * then removed. Converting after the run keeps libotf2 out of the preloaded tracer. */
+static int to_otf2(const char *absdir, const char *dir, int keep_text, int quiet)
+{
+	ir_trace_files f = { NULL, 0 };
+	char *args[1] = { (char *)absdir };
+	ir_err e;
+	if (ir_trace_discover(&f, args, 1, NULL, &e) || ir_otf2_write(&f, absdir, "traces", 0, &e)) {
+		ir_cli_fail(&e);
+		ir_trace_files_release(&f);
+		return -1;
+	}
+	if (!keep_text)
+		for (size_t i = 0; i < f.n; i++)
+			unlink(f.f[i].path);
+	if (!quiet)
+		fprintf(stderr, "%s: OTF2 archive: %s/traces.otf2\n", ir_cli_prog(), dir);
+	ir_trace_files_release(&f);
+	return 0;
+}
+
 static void env_append(const char *name, const char *value, const char *sep)
 {
 	const char *old = getenv(name);
@@ -577,19 +604,20 @@ static void env_append(const char *name, const char *value, const char *sep)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_VERSION = 256, OPT_PRINT_LIB, OPT_MPI };
+	enum { OPT_VERSION = 256, OPT_PRINT_LIB, OPT_MPI, OPT_FORMAT };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "compress", no_argument, NULL, 'z' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "mpi", required_argument, NULL, OPT_MPI },
+		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "print-lib", no_argument, NULL, OPT_PRINT_LIB },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = NULL;
-	int compress = 0, quiet = 0, print_lib = 0, mpi = K_NONE, c;
+	int compress = 0, quiet = 0, print_lib = 0, mpi = K_NONE, c, text = 1, otf2 = 0;
 	char lib[PATH_MAX];
 
 	ir_cli_init(argv[0]);
@@ -608,6 +636,16 @@ int main(int argc, char **argv)
 			break;
 		case OPT_PRINT_LIB:
 			print_lib = 1;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "text"))
+				text = 1, otf2 = 0;
+			else if (!strcmp(optarg, "otf2"))
+				text = 0, otf2 = 1;
+			else if (!strcmp(optarg, "both"))
+				text = 1, otf2 = 1;
+			else
+				return ir_cli_usage("unknown format '%s' (text, otf2 or both)", optarg);
 			break;
 		case OPT_MPI:
 			if (!strcmp(optarg, "openmpi"))
@@ -697,6 +735,8 @@ int main(int argc, char **argv)
 	}
 	int bad = summarise(absdir, quiet);
 	if (rc == 0 && bad)
+		rc = IR_EXIT_BAD;
+	if (otf2 && !bad && to_otf2(absdir, dir, text, quiet))
 		rc = IR_EXIT_BAD;
 	return ir_cli_finish(rc);
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibsim_otf2.h"
 #include "ir_cli.h"
 #include "ir_engine.h"
 #include "ir_goal.h"
@@ -99,6 +100,8 @@ static void usage(void)
 	       "Outputs:\n"
 	       "      --msglog FILE   one TSV line per matched message\n"
 	       "      --timeline FILE Chrome/Perfetto trace-event JSON of spans and messages\n"
+	       "      --otf2 DIR      the simulated run as the OTF2 archive DIR/traces.otf2: calcs,\n"
+	       "                      sends and message charges as regions, with the messages\n"
 	       "      --stats FILE    run statistics (seconds, events per second) as TSV\n"
 	       "  -v, --verbose       trace every event on standard error\n"
 	       "      --progress      always show a progress bar on standard error\n"
@@ -119,6 +122,7 @@ static void usage(void)
 typedef struct out {
 	const ir_sched *s;
 	ir_writer *msglog, *timeline;
+	ibsim_otf2 *otf2;
 	int verbose;
 	ir_sb buf;       /* pending bytes of the timeline */
 	uint64_t nspans;
@@ -269,6 +273,8 @@ static int on_event(void *ctx, const ir_ev *ev, ir_err *e)
 	out *o = ctx;
 	if (o->verbose)
 		trace_event(o, ev);
+	if (o->otf2 && ibsim_otf2_event(o->otf2, ev, e))
+		return -1;
 	if (!o->timeline)
 		return 0;
 	if (ev->kind == IR_EV_CALC) {
@@ -361,7 +367,7 @@ static int get_params(const ir_params *ps, ir_loggops *p, const char **net, ir_e
 /* ---- main ---- */
 
 enum {
-	OPT_ORNDV = 256, OPT_ORNDV_BIG, OPT_OSEND, OPT_OSEND_RNDV, OPT_ASYNC, OPT_MSGLOG, OPT_TIMELINE, OPT_PROGRESS, OPT_VERSION, OPT_TOPO, OPT_ROUTING,
+	OPT_ORNDV = 256, OPT_ORNDV_BIG, OPT_OSEND, OPT_OSEND_RNDV, OPT_ASYNC, OPT_MSGLOG, OPT_TIMELINE, OPT_OTF2, OPT_PROGRESS, OPT_VERSION, OPT_TOPO, OPT_ROUTING,
 	OPT_PLACEMENT, OPT_LINK, OPT_MTU, OPT_IB, OPT_LINKSTATS, OPT_DUMPLFT, OPT_DUMPNET, OPT_ROUTESTATS, OPT_RNDV, OPT_STATS,
 	OPT_CORES, OPT_RPH, OPT_CPUWAIT, OPT_QUANTUM, OPT_CPUSCALE, OPT_NOISE, OPT_NOISE_LG, OPT_PERTURB, OPT_SEED
 };
@@ -379,6 +385,7 @@ int main(int argc, char **argv)
 		{ "net", required_argument, NULL, 'n' },
 		{ "msglog", required_argument, NULL, OPT_MSGLOG },
 		{ "timeline", required_argument, NULL, OPT_TIMELINE },
+		{ "otf2", required_argument, NULL, OPT_OTF2 },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -415,7 +422,7 @@ int main(int argc, char **argv)
 	ir_ib_cfg ibc = { 0 }; /* a copy of it for the summary line when the network is ib */
 	ir_ib *ib = NULL;
 	int nset = 0, c, status = IR_EXIT_BAD, verbose = 0, progress = -1, quiet = 0, rc;
-	const char *pfile = NULL, *msglog = NULL, *timeline = NULL, *path, *net = NULL, *stats = NULL;
+	const char *pfile = NULL, *msglog = NULL, *timeline = NULL, *otf2 = NULL, *path, *net = NULL, *stats = NULL;
 	ir_params *ps = NULL;
 	ir_sched *s = NULL;
 	ir_engine *en = NULL;
@@ -487,6 +494,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_MSGLOG:
 			msglog = optarg;
+			break;
+		case OPT_OTF2:
+			otf2 = optarg;
 			break;
 		case OPT_TIMELINE:
 			timeline = optarg;
@@ -700,8 +710,12 @@ int main(int argc, char **argv)
 			goto done;
 		}
 	}
+	if (otf2 && !(o.otf2 = ibsim_otf2_open(otf2, s->nranks, &e))) {
+		status = ir_cli_fail(&e);
+		goto done;
+	}
 	cfg.hooks.ctx = &o;
-	cfg.hooks.event = (verbose || timeline) ? on_event : NULL;
+	cfg.hooks.event = (verbose || timeline || otf2) ? on_event : NULL;
 	cfg.hooks.message = msglog ? on_message : NULL;
 	ir_progress_init(&o.prog, progress, "simulating");
 	cfg.hooks.progress = o.prog.mode ? on_progress : NULL;
@@ -724,6 +738,14 @@ int main(int argc, char **argv)
 		goto done;
 	}
 	o.timeline = NULL;
+	{
+		ibsim_otf2 *x = o.otf2;
+		o.otf2 = NULL;
+		if (ibsim_otf2_close(x, &e)) {
+			status = ir_cli_fail(&e);
+			goto done;
+		}
+	}
 	if (linkstats && ib) {
 		ir_writer *w = ir_writer_open(linkstats, 0, &e);
 		ir_sb ls = IR_SB_INIT;
@@ -839,6 +861,12 @@ done:
 	if (o.msglog) {
 		ir_err e2;
 		if (ir_writer_close(o.msglog, &e2))
+			status = ir_cli_fail(&e2);
+	}
+	if (o.otf2) {
+		/* like the timeline: what was simulated before a failure stays readable */
+		ir_err e2;
+		if (ibsim_otf2_close(o.otf2, &e2))
 			status = ir_cli_fail(&e2);
 	}
 	ir_sb_release(&o.buf);

@@ -172,6 +172,7 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 	ib->freepk = ib->freem = NIL;
 	ir_heap_init(&ib->q);
 	ir_hmap_init(&ib->po, sizeof(struct pairo), 1024, 0);
+	ir_hmap_init(&ib->ccf, sizeof(struct ccflow), 64, IR_HMAP_PAIR);
 	ib->qpeek = TMAX;
 	ib->nranks = nranks;
 	ib->nvl = ib->cfg.vls ? ib->cfg.vls : 1;
@@ -221,6 +222,24 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 		        ib->cfg.topo, ib->lft.nclass, ib->nvl, ib->lft.nclass);
 		goto fail;
 	}
+	/* SL to VL: one table for every port; its VLs are base VLs, each a copy
+	 * of the routing's classes (docs/ib-model.md section 9) */
+	for (uint32_t sl = 0, nbase = ib->nvl / ib->lft.nclass; sl < 16; sl++) {
+		uint32_t v = ib->cfg.sl2vl_set ? ib->cfg.sl2vl[sl] : sl % nbase;
+		if (v >= nbase) {
+			ir_errf(e, "sl2vl maps SL %u to VL %u, but there are %u data VLs%s (vls = %u)", sl, v, nbase,
+			        ib->lft.nclass > 1 ? " for the routing's classes" : "", ib->nvl);
+			goto fail;
+		}
+		ib->sl2vl[sl] = (uint8_t)v;
+	}
+	if (!ib->cfg.sl_hash && ib->cfg.sl > 15) {
+		ir_errf(e, "invalid service level %u", ib->cfg.sl);
+		goto fail;
+	}
+	for (uint32_t v = 0; v < ib->nvl; v++)
+		if (ib->cfg.vlarb_high[v])
+			ib->hp = 1;
 	if (ib->cfg.dump_lft && dump(ib->cfg.dump_lft, 'l', &ib->lft, t, e))
 		goto fail;
 	if (ib->cfg.route_stats && dump(ib->cfg.route_stats, 'r', &ib->lft, t, e))
@@ -253,6 +272,21 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 	if (!ib->out || !ib->cred || !ib->cr || !ib->in || !ib->rr || !ib->req || !ib->h) {
 		ir_errf(e, "out of memory for the fabric's ports");
 		goto fail;
+	}
+	if (ib->cfg.cc) {
+		if (ib->cfg.cc_ncct < 2 || ib->cfg.cc_limit >= ib->cfg.cc_ncct) {
+			ir_errf(e, "cc_limit %u is past the last index of the congestion control table (cc_cct has %u "
+			           "entries)", ib->cfg.cc_limit, ib->cfg.cc_ncct);
+			goto fail;
+		}
+		ib->cc = 1;
+		ib->cc_thr = (uint32_t)(ib->cfg.cc_threshold * ib->cfg.buffer);
+		ib->oq = calloc(nb, sizeof *ib->oq);
+		ib->mk = calloc(nb, sizeof *ib->mk);
+		if (!ib->oq || !ib->mk) {
+			ir_errf(e, "out of memory for congestion control");
+			goto fail;
+		}
 	}
 	if ((uint64_t)nb > EV_MASK) {
 		ir_errf(e, "fabric too large: %u port VLs", nb);
@@ -317,6 +351,9 @@ void ir_ib_free(ir_ib *ib)
 	free(ib->hmode);
 	free(ib->ho);
 	ir_hmap_release(&ib->po);
+	ir_hmap_release(&ib->ccf);
+	free(ib->oq);
+	free(ib->mk);
 	free(ib->retire);
 	ir_heap_release(&ib->q);
 	ir_lft_release(&ib->lft);

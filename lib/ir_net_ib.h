@@ -77,7 +77,8 @@ typedef struct ir_ib_cfg {
 	/* service levels (docs/ib-model.md section 9): the SL of a message and the
 	 * SL-to-VL table of every port; VL arbitration's high-priority table */
 	uint8_t sl_hash;     /* 1: SL = (source host + destination host) mod the base VLs */
-	uint8_t sl;          /* the SL of every message when !sl_hash */
+	uint8_t sl;          /* the SL of every message when !sl_hash and !sl_file */
+	char *sl_file;       /* SL per rank pair: lines "SRC DST SL" (NULL: none) */
 	uint8_t sl2vl_set;   /* 0: VL = SL mod the base VLs */
 	uint8_t sl2vl[16];
 	uint32_t vlarb_high[IR_IB_MAX_VLS]; /* packets per turn in the high-priority table, 0: not in it */

@@ -70,6 +70,64 @@ file: {
 }
 }
 
+/* sl = FILE: one line per rule "SRC DST SL", ranks or "*", SL 0..15; '#'
+ * comments. docs/ib-model.md section 9. */
+static int sl_read(ir_ib *ib, ir_err *e)
+{
+	const char *fn = ib->cfg.sl_file;
+	ir_reader *r = ir_reader_open(fn, e);
+	char *line;
+	size_t len;
+	int k;
+	char q[120];
+	if (!r)
+		return -1;
+	while ((k = ir_reader_line(r, &line, &len, e)) == 1) {
+		char *f[4], *x, *save = NULL;
+		uint64_t v[3];
+		int n = 0, isnew = 0;
+		uint8_t *slot;
+		if ((x = strchr(line, '#')))
+			*x = 0;
+		for (char *t = strtok_r(line, " \t", &save); t && n < 4; t = strtok_r(NULL, " \t", &save))
+			f[n++] = t;
+		if (n == 0)
+			continue;
+		if (n != 3) {
+			k = ir_errf_at(e, fn, ir_reader_lineno(r), "expected SRC DST SL (ranks or *, SL 0..15)");
+			break;
+		}
+		for (int i = 0; i < 3; i++) {
+			if (i < 2 && strcmp(f[i], "*") == 0) {
+				v[i] = 0;
+				continue;
+			}
+			if (ir_parse_u64(f[i], &v[i], "sl", NULL) || v[i] >= (i < 2 ? ib->nranks : 16)) {
+				k = ir_errf_at(e, fn, ir_reader_lineno(r), "invalid %s '%s' (expected %s)",
+				               i == 0 ? "source" : i == 1 ? "destination" : "SL", ir_err_quote(q, sizeof q, f[i], strlen(f[i])),
+				               i < 2 ? "a rank or *" : "0..15");
+				break;
+			}
+			if (i < 2)
+				v[i]++;
+		}
+		if (k < 0)
+			break;
+		slot = ir_hmap_put(&ib->slmap, v[0], v[1], &isnew);
+		if (!slot) {
+			k = ir_errf(e, "out of memory for %s", fn);
+			break;
+		}
+		if (!isnew) {
+			k = ir_errf_at(e, fn, ir_reader_lineno(r), "a second rule for this pair");
+			break;
+		}
+		*slot = (uint8_t)v[2];
+	}
+	ir_reader_free(r);
+	return k < 0 ? -1 : 0;
+}
+
 int ir_ib_placement_read(ir_reader *r, const ir_topo *t, uint32_t n, uint32_t *rank_host, ir_err *e)
 {
 	/* one line per rank: a host name or host index; '#' comments */
@@ -167,19 +225,22 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 	ib->cfg.dump_lft = c->dump_lft ? strdup(c->dump_lft) : NULL;
 	ib->cfg.dump_netfile = c->dump_netfile ? strdup(c->dump_netfile) : NULL;
 	ib->cfg.route_stats = c->route_stats ? strdup(c->route_stats) : NULL;
+	ib->cfg.sl_file = c->sl_file ? strdup(c->sl_file) : NULL;
 	ir_ib_config_release(&def);
 	ib->keep = c->keep != NULL;
 	ib->freepk = ib->freem = NIL;
 	ir_heap_init(&ib->q);
 	ir_hmap_init(&ib->po, sizeof(struct pairo), 1024, 0);
 	ir_hmap_init(&ib->ccf, sizeof(struct ccflow), 64, IR_HMAP_PAIR);
+	ir_hmap_init(&ib->slmap, 1, 16, IR_HMAP_PAIR);
 	ib->qpeek = TMAX;
 	ib->nranks = nranks;
 	ib->nvl = ib->cfg.vls ? ib->cfg.vls : 1;
 	if (cl)
 		ib->cl = *cl;
 	if (!ib->cfg.topo || !ib->cfg.routing || !ib->cfg.placement || (c->dump_lft && !ib->cfg.dump_lft) ||
-	    (c->dump_netfile && !ib->cfg.dump_netfile) || (c->route_stats && !ib->cfg.route_stats)) {
+	    (c->dump_netfile && !ib->cfg.dump_netfile) || (c->route_stats && !ib->cfg.route_stats) ||
+	    (c->sl_file && !ib->cfg.sl_file)) {
 		ir_errf(e, "out of memory for the fabric");
 		goto fail;
 	}
@@ -250,6 +311,8 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 		goto fail;
 	}
 	if (place(ib, e))
+		goto fail;
+	if (ib->cfg.sl_file && sl_read(ib, e))
 		goto fail;
 	for (uint32_t i = 0; i < t->nnodes; i++)
 		if (t->node[i].nports > maxp)
@@ -352,6 +415,7 @@ void ir_ib_free(ir_ib *ib)
 	free(ib->ho);
 	ir_hmap_release(&ib->po);
 	ir_hmap_release(&ib->ccf);
+	ir_hmap_release(&ib->slmap);
 	free(ib->oq);
 	free(ib->mk);
 	free(ib->retire);

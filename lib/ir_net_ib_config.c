@@ -32,7 +32,7 @@ static const ib_key keys[] = {
 	{ "vlarb", "1", "packets per VL turn, comma-separated per VL (the last repeats)" },
 	{ "vlarb_high", "", "high-priority VL arbitration: packets per turn per VL, 0: not in the table (-: none)" },
 	{ "vlarb_high_limit", "4", "high-priority packets in a row while a low-priority one waits (255: no limit)" },
-	{ "sl", "hash", "service level of a message: hash (of its host pair) or 0..15" },
+	{ "sl", "hash", "service level of a message: hash (of its host pair), 0..15, or a FILE of SRC DST SL" },
 	{ "sl2vl", "", "VL of SL 0, 1, .., 15, comma-separated, the last repeats (-: SL mod the VLs)" },
 	{ "buffer", "128", "switch input buffer per port and VL, 64-byte blocks" },
 	{ "host_buffer", "128", "host receive buffer per VL, 64-byte blocks" },
@@ -311,10 +311,20 @@ int ir_ib_config_set(ir_ib_cfg *c, const char *key, const char *value, ir_err *e
 		return 0;
 	}
 	if (strcmp(k, "sl") == 0) {
-		if (strcmp(value, "hash") == 0) {
+		if (strcmp(value, "hash") == 0 || !*value) {
 			c->sl_hash = 1;
+			free(c->sl_file);
+			c->sl_file = NULL;
 			return 0;
 		}
+		if (strspn(value, "0123456789") != strlen(value)) { /* a file of rank pairs */
+			if (set_str(&c->sl_file, value, e))
+				return -1;
+			c->sl_hash = 0;
+			return 0;
+		}
+		free(c->sl_file);
+		c->sl_file = NULL;
 		if (ir_parse_range(value, 0, 15, &x, "sl", NULL))
 			return ir_errf(e, "invalid service level for sl: '%s' (expected hash or 0..15)",
 			               ir_err_quote(q, sizeof q, value, strlen(value)));
@@ -403,6 +413,7 @@ void ir_ib_config_release(ir_ib_cfg *c)
 	free(c->dump_lft);
 	free(c->dump_netfile);
 	free(c->route_stats);
+	free(c->sl_file);
 	memset(c, 0, sizeof *c);
 }
 

@@ -749,7 +749,7 @@ static int ugal_nonminimal(ir_ib *ib, uint32_t src, uint32_t dst, uint32_t via)
 	return lv * hv < lm * hm;
 }
 
-static uint32_t new_msg(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, uint64_t size, unsigned kind,
+static uint32_t new_msg(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, uint64_t size, unsigned kind, int sl,
                         ir_err *e)
 {
 	uint32_t mi = msg_new(ib);
@@ -775,10 +775,10 @@ static uint32_t new_msg(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, 
 	/* the VL class starts at 0; the base VL is the SL's in the SL-to-VL
 	 * table, one of the nvl / nclass copies of the classes (all VLs without
 	 * classes); sl = hash spreads host pairs over them */
-	{
-		uint32_t sl = ib->cfg.sl_hash ? (src + dst) % (ib->nvl / ib->lft.nclass) : ib->cfg.sl;
-		m->vl = (uint8_t)(ib->lft.nclass * ib->sl2vl[sl]);
-	}
+	if (sl < 0)
+		sl = ib->cfg.sl_hash ? (int)((src + dst) % (ib->nvl / ib->lft.nclass)) : ib->cfg.sl;
+	m->sl = (uint8_t)sl;
+	m->vl = (uint8_t)(ib->lft.nclass * ib->sl2vl[sl]);
 	m->data = NIL;
 	m->via_lid = 0;
 	if (ib->lft.path != IR_PATH_DEST) {
@@ -789,6 +789,18 @@ static uint32_t new_msg(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, 
 		}
 	}
 	return mi;
+}
+
+/* sl = FILE: the SL of rank pair (src, dst): its own line, else (src, *),
+ * else (*, dst), else (*, *), else 0. */
+static int sl_of(const ir_ib *ib, uint32_t src, uint32_t dst)
+{
+	const uint8_t *v;
+	if ((v = ir_hmap_get(&ib->slmap, (uint64_t)src + 1, (uint64_t)dst + 1)) ||
+	    (v = ir_hmap_get(&ib->slmap, (uint64_t)src + 1, 0)) || (v = ir_hmap_get(&ib->slmap, 0, (uint64_t)dst + 1)) ||
+	    (v = ir_hmap_get(&ib->slmap, 0, 0)))
+		return *v;
+	return 0;
 }
 
 int ir_ib_inject(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, uint64_t size, int rndv, uint64_t t,
@@ -810,11 +822,11 @@ int ir_ib_inject(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, uint64_
 			return ir_errf(e, "time overflow in the fabric");
 		return ib->cl.deliver(ib->cl.ctx, handle, t + d, e);
 	}
-	mi = new_msg(ib, handle, hs, hd, size, K_DATA, e);
+	mi = new_msg(ib, handle, hs, hd, size, K_DATA, ib->cfg.sl_file ? sl_of(ib, src, dst) : -1, e);
 	if (mi == NIL)
 		return -1;
 	if (rndv && ib->cfg.rndv == IR_IB_RNDV_FABRIC) {
-		uint32_t r = new_msg(ib, handle, hs, hd, 0, K_RTS, e);
+		uint32_t r = new_msg(ib, handle, hs, hd, 0, K_RTS, ib->m[mi].sl, e);
 		if (r == NIL)
 			return -1;
 		ib->m[r].data = mi;
@@ -836,7 +848,7 @@ static int park(ir_ib *ib, uint32_t mi, ir_err *e)
 static int send_cts(ir_ib *ib, uint32_t mi, ir_err *e)
 {
 	ibmsg *m = &ib->m[mi];
-	uint32_t data = m->data, c = new_msg(ib, m->handle, m->dst, m->src, 0, K_CTS, e);
+	uint32_t data = m->data, c = new_msg(ib, m->handle, m->dst, m->src, 0, K_CTS, m->sl, e);
 	if (c == NIL)
 		return -1;
 	ib->m[c].data = data;

@@ -61,7 +61,7 @@ typedef struct ibmsg {
 	uint32_t next, prev; /* send ring of the source host; free list */
 	uint32_t data;       /* RTS/CTS: the data message */
 	uint32_t via_lid;    /* Valiant/UGAL: LID of the intermediate switch, 0: direct */
-	uint8_t kind, vl, matched_wait;
+	uint8_t kind, vl, matched_wait, sl;
 	uint64_t size;
 } ibmsg;
 
@@ -146,6 +146,7 @@ struct ir_ib {
 	int keep;
 	uint8_t sl2vl[16];   /* base VL (times the routing's classes) of each SL */
 	uint8_t hp;          /* a high-priority VL arbitration table is set */
+	ir_hmap slmap;       /* sl = FILE: (source rank + 1, destination rank + 1) -> SL; 0 stands for "*" */
 	/* congestion control (cc on; docs/ib-model.md section 8) */
 	uint8_t cc;
 	uint32_t cc_thr;     /* blocks queued for an output VL above which it marks */

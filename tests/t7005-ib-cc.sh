@@ -215,6 +215,33 @@ test_expect_success 'the SL-to-VL table moves an SL to the high-priority VL' '
 	test "$(arr z.log 0)" = 1061208500 && test "$(arr z.log 1)" = 1062245500
 '
 
+test_expect_success 'an SL file gives a rank pair its SL, and the rest SL 0' '
+	printf "# rank pairs\n1 2 1\n* * 0\n" >sl.txt &&
+	ibsim -q --net ib --topo star:3 --ib vls=2 --ib sl=sl.txt --ib vlarb_high=0,1 --ib vlarb_high_limit=255 --msglog f.log two.goal >/dev/null &&
+	test "$(arr f.log 1)" = 532338500 && test "$(arr f.log 0)" = 1062245500 &&
+	printf "0 * 1\n" >sl1.txt &&
+	ibsim -q --net ib --topo star:3 --ib vls=2 --ib sl=sl1.txt --ib vlarb_high=0,1 --ib vlarb_high_limit=255 --msglog g.log two.goal >/dev/null &&
+	a=$(arr g.log 0) && test $a -le 532338500 && test $a -ge $((532338500 - 1037000))
+'
+
+test_expect_success 'SL file errors name the file and line' '
+	printf "1 2 1\n1 2 0\n" >d.txt &&
+	expect_fail 1 ibsim -q --net ib --topo star:3 --ib sl=d.txt two.goal &&
+	expect_err "ibsim: d.txt:2: a second rule for this pair" &&
+	printf "\n1 x 1\n" >x.txt &&
+	expect_fail 1 ibsim -q --net ib --topo star:3 --ib sl=x.txt two.goal &&
+	expect_err "ibsim: x.txt:2: invalid destination ${Q}x${Q} (expected a rank or *)" &&
+	printf "3 0 1\n" >r.txt &&
+	expect_fail 1 ibsim -q --net ib --topo star:3 --ib sl=r.txt two.goal &&
+	expect_err "ibsim: r.txt:1: invalid source ${Q}3${Q} (expected a rank or *)" &&
+	printf "0 1 16\n" >s.txt &&
+	expect_fail 1 ibsim -q --net ib --topo star:3 --ib sl=s.txt two.goal &&
+	expect_err "ibsim: s.txt:1: invalid SL ${Q}16${Q} (expected 0..15)" &&
+	printf "1 2\n" >n.txt &&
+	expect_fail 1 ibsim -q --net ib --topo star:3 --ib sl=n.txt two.goal &&
+	expect_err "ibsim: n.txt:1: expected SRC DST SL (ranks or *, SL 0..15)"
+'
+
 test_expect_success 'SL and arbitration errors' '
 	expect_fail 2 ibsim -q --net ib --ib sl=16 ping.goal &&
 	expect_err "ibsim: invalid service level for sl: ${Q}16${Q} (expected hash or 0..15)" &&

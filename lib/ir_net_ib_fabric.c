@@ -346,7 +346,7 @@ static int send_on(ir_ib *ib, uint32_t pi, uint32_t gp, uint64_t s, ir_err *e)
 			return ir_errf(e, "fabric: a packet for '%s' reached host '%s' (routing tables are wrong)",
 			               ir_topo_name(ib->t, ib->m[mi].dst), ir_topo_name(ib->t, peer));
 		h->drain_free = de;
-		if (p->fecn && cc_cnp(ib, ib->m[mi].src, peer, de, e))
+		if (IB_RARE(p->fecn) && cc_cnp(ib, ib->m[mi].src, peer, de, e))
 			return -1;
 		if (cr_push(ib, gp, p->vl, de + ib->t->port[pgp].delay, p->blocks, e))
 			return -1;
@@ -383,7 +383,7 @@ static int send_on(ir_ib *ib, uint32_t pi, uint32_t gp, uint64_t s, ir_err *e)
 				               ir_topo_name(ib->t, peer), c2, ib->lft.nclass);
 			p->ovl = (uint8_t)(p->vl - c + c2);
 		}
-		if (ib->cc)
+		if (IB_RARE(ib->cc))
 			ib->oq[p->outp * ib->nvl + p->ovl] += p->blocks;
 		p->next = NIL;
 		if (b->head == NIL) {
@@ -456,7 +456,7 @@ static int host_try(ir_ib *ib, uint32_t hn, ir_err *e)
 	if (o->busy > ib->now || h->bus_free > ib->now)
 		return ensure_wake(ib, gp, umax(o->busy, h->bus_free), e);
 	mi = h->cur;
-	if (ib->cc) {
+	if (IB_RARE(ib->cc)) {
 		uint64_t tw = TMAX;
 		mi = cc_pick(ib, h, &tw);
 		if (mi == NIL)
@@ -503,7 +503,7 @@ static int host_try(ir_ib *ib, uint32_t hn, ir_err *e)
 		h->cur = m->next;
 	}
 	s = ser(ib, gp, wire);
-	if (ib->cc && m->kind == K_DATA) {
+	if (IB_RARE(ib->cc) && m->kind == K_DATA) {
 		/* the flow's next packet waits for the delay of its CCT entry */
 		struct ccflow *f = ir_hmap_get(&ib->ccf, m->src, m->dst);
 		if (f)
@@ -518,9 +518,12 @@ static int host_try(ir_ib *ib, uint32_t hn, ir_err *e)
 
 /* Output gp forwards the head packet of its request bit ip on output VL vl
  * (ob = gp * nvl + vl, set its request set); cur, sent and w: the weighted
- * round robin of the arbitration table that chose the VL. */
-static inline int fwd(ir_ib *ib, uint32_t gp, uint32_t vl, uint32_t ob, uint32_t ip, uint64_t *set, uint8_t *cur,
-               uint8_t *sent, const uint32_t *w, ir_err *e)
+ * round robin of the arbitration table that chose the VL. Inlined in both
+ * arbitrations, so the plain one forwards without a call, as before the
+ * high-priority table existed; out_try_prio stays out of out_try. */
+static inline __attribute__((always_inline)) int fwd(ir_ib *ib, uint32_t gp, uint32_t vl, uint32_t ob, uint32_t ip,
+                                                     uint64_t *set, uint8_t *cur, uint8_t *sent, const uint32_t *w,
+                                                     ir_err *e)
 {
 	outp *o = &ib->out[gp];
 	const ir_topo_node *nd = &ib->t->node[o->node];
@@ -553,7 +556,7 @@ static inline int fwd(ir_ib *ib, uint32_t gp, uint32_t vl, uint32_t ob, uint32_t
 	if (cr_push(ib, upgp, vin, ib->now + s + ib->t->port[ingp].delay, p->blocks, e))
 		return -1;
 	p->vl = (uint8_t)vl;
-	if (ib->cc)
+	if (IB_RARE(ib->cc))
 		cc_mark(ib, o, ob, p);
 	if (send_on(ib, pi, gp, s, e))
 		return -1;
@@ -571,7 +574,7 @@ static inline int fwd(ir_ib *ib, uint32_t gp, uint32_t vl, uint32_t ob, uint32_t
  * vlarb_high_limit high-priority packets in a row the low-priority VLs go
  * first once (255: never). A table that cannot send (no request, no
  * credits) gives way to the other. */
-static int out_try_prio(ir_ib *ib, uint32_t gp, ir_err *e)
+static __attribute__((noinline)) int out_try_prio(ir_ib *ib, uint32_t gp, ir_err *e)
 {
 	outp *o = &ib->out[gp];
 	const ir_topo_node *nd = &ib->t->node[o->node];
@@ -631,7 +634,7 @@ static int out_try(ir_ib *ib, uint32_t gp, ir_err *e)
 		return 0;
 	if (o->busy > ib->now)
 		return ensure_wake(ib, gp, o->busy, e);
-	if (ib->hp)
+	if (IB_RARE(ib->hp))
 		return out_try_prio(ib, gp, e);
 	nd = &ib->t->node[o->node];
 	nports = nd->nports * nvl; /* request bits: one per input port and VL */

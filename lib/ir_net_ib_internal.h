@@ -207,6 +207,11 @@ struct pairo {
  * (rndv = loggopsim, or both ranks on one host) and completes at its match. */
 enum { HM_NONE = 0, HM_FABRIC = 1, HM_WHOLE = 2 };
 
+/* Congestion control and the high-priority arbitration table are off in
+ * most runs: their tests on the per-packet paths are marked so, and the
+ * compiler keeps their code out of the straight line. */
+#define IB_RARE(x) __builtin_expect(!!(x), 0)
+
 static inline uint64_t umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
 static inline uint64_t bus_time(const ir_ib *ib, uint64_t bytes)

@@ -94,6 +94,12 @@ test_expect_success 'with cc the hot spot link still carries everything, within 
 	test $e -le $((7440475000 * 120 / 100))
 '
 
+test_expect_success 'cc runs repeat to the byte' '
+	ibsim -q --net ib --topo hs.topo --ib cc=on --msglog m1 hs.goal >r1 &&
+	ibsim -q --net ib --topo hs.topo --ib cc=on --msglog m2 hs.goal >r2 &&
+	test_cmp r1 r2 && test_cmp m1 m2 && test_cmp on r1
+'
+
 # A run whose queues never pass the threshold marks nothing: cc=on changes no
 # time, and cc=off is the default.
 test_expect_success 'cc off is the default; cc on without congestion changes nothing' '

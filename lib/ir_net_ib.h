@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "ir_err.h"
+#include "ir_hmap.h"
 #include "ir_io.h"
 #include "ir_net.h"
 #include "ir_route.h"
@@ -122,6 +123,12 @@ typedef struct ir_ib_client {
 /* Read a placement file (one line per rank: a host name of t or a host index; '#'
  * comments, blank lines skipped) into rank_host[0..n). Errors name the line. */
 int ir_ib_placement_read(ir_reader *r, const ir_topo *t, uint32_t n, uint32_t *rank_host, ir_err *e);
+
+/* Read an SL file (sl = FILE; docs/ib-model.md section 9): rules "SRC DST SL",
+ * ranks below nranks or "*", SL 0..15, '#' comments. Into `map` (an
+ * IR_HMAP_PAIR map of 1-byte values): key (SRC + 1, DST + 1), 0 for "*".
+ * Errors name the line; a second rule for a pair is one. */
+int ir_ib_sl_read(ir_reader *r, uint32_t nranks, ir_hmap *map, ir_err *e);
 
 /* Build the fabric: topology, routes (checked), placement of `nranks` ranks. */
 ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir_err *e);

@@ -70,18 +70,13 @@ file: {
 }
 }
 
-/* sl = FILE: one line per rule "SRC DST SL", ranks or "*", SL 0..15; '#'
- * comments. docs/ib-model.md section 9. */
-static int sl_read(ir_ib *ib, ir_err *e)
+int ir_ib_sl_read(ir_reader *r, uint32_t nranks, ir_hmap *map, ir_err *e)
 {
-	const char *fn = ib->cfg.sl_file;
-	ir_reader *r = ir_reader_open(fn, e);
+	const char *fn = ir_reader_name(r);
 	char *line;
 	size_t len;
 	int k;
 	char q[120];
-	if (!r)
-		return -1;
 	while ((k = ir_reader_line(r, &line, &len, e)) == 1) {
 		char *f[4], *x, *save = NULL;
 		uint64_t v[3];
@@ -89,43 +84,44 @@ static int sl_read(ir_ib *ib, ir_err *e)
 		uint8_t *slot;
 		if ((x = strchr(line, '#')))
 			*x = 0;
-		for (char *t = strtok_r(line, " \t", &save); t && n < 4; t = strtok_r(NULL, " \t", &save))
+		for (char *t = strtok_r(line, " \t\r", &save); t && n < 4; t = strtok_r(NULL, " \t\r", &save))
 			f[n++] = t;
 		if (n == 0)
 			continue;
-		if (n != 3) {
-			k = ir_errf_at(e, fn, ir_reader_lineno(r), "expected SRC DST SL (ranks or *, SL 0..15)");
-			break;
-		}
+		if (n != 3)
+			return ir_errf_at(e, fn, ir_reader_lineno(r), "expected SRC DST SL (ranks or *, SL 0..15)");
 		for (int i = 0; i < 3; i++) {
 			if (i < 2 && strcmp(f[i], "*") == 0) {
 				v[i] = 0;
 				continue;
 			}
-			if (ir_parse_u64(f[i], &v[i], "sl", NULL) || v[i] >= (i < 2 ? ib->nranks : 16)) {
-				k = ir_errf_at(e, fn, ir_reader_lineno(r), "invalid %s '%s' (expected %s)",
-				               i == 0 ? "source" : i == 1 ? "destination" : "SL", ir_err_quote(q, sizeof q, f[i], strlen(f[i])),
-				               i < 2 ? "a rank or *" : "0..15");
-				break;
-			}
+			if (ir_parse_u64(f[i], &v[i], "sl", NULL) || v[i] >= (i < 2 ? nranks : 16))
+				return ir_errf_at(e, fn, ir_reader_lineno(r), "invalid %s '%s' (expected %s)",
+				                  i == 0 ? "source" : i == 1 ? "destination" : "SL",
+				                  ir_err_quote(q, sizeof q, f[i], strlen(f[i])), i < 2 ? "a rank or *" : "0..15");
 			if (i < 2)
 				v[i]++;
 		}
-		if (k < 0)
-			break;
-		slot = ir_hmap_put(&ib->slmap, v[0], v[1], &isnew);
-		if (!slot) {
-			k = ir_errf(e, "out of memory for %s", fn);
-			break;
-		}
-		if (!isnew) {
-			k = ir_errf_at(e, fn, ir_reader_lineno(r), "a second rule for this pair");
-			break;
-		}
+		slot = ir_hmap_put(map, v[0], v[1], &isnew);
+		if (!slot)
+			return ir_errf(e, "out of memory for %s", fn);
+		if (!isnew)
+			return ir_errf_at(e, fn, ir_reader_lineno(r), "a second rule for this pair");
 		*slot = (uint8_t)v[2];
 	}
-	ir_reader_free(r);
 	return k < 0 ? -1 : 0;
+}
+
+/* sl = FILE (docs/ib-model.md section 9) */
+static int sl_read(ir_ib *ib, ir_err *e)
+{
+	ir_reader *r = ir_reader_open(ib->cfg.sl_file, e);
+	int rc;
+	if (!r)
+		return -1;
+	rc = ir_ib_sl_read(r, ib->nranks, &ib->slmap, e);
+	ir_reader_free(r);
+	return rc;
 }
 
 int ir_ib_placement_read(ir_reader *r, const ir_topo *t, uint32_t n, uint32_t *rank_host, ir_err *e)

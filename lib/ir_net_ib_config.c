@@ -285,7 +285,13 @@ int ir_ib_config_set(ir_ib_cfg *c, const char *key, const char *value, ir_err *e
 			char b[32];
 			const char *comma = strchr(p, ',');
 			size_t l = comma ? (size_t)(comma - p) : strlen(p);
-			if (nw == cap || l == 0 || l >= sizeof b || (memcpy(b, p, l), b[l] = 0, ir_parse_range(b, 0, hi, &x, k, NULL)))
+			int bad = nw == cap || l == 0 || l >= sizeof b;
+			if (!bad) {
+				memcpy(b, p, l);
+				b[l] = 0;
+				bad = ir_parse_range(b, 0, hi, &x, k, NULL) != 0;
+			}
+			if (bad)
 				return ir_errf(e, "invalid %s for %s: '%s' (expected 1 to %u comma-separated %s 0..%u)",
 				               isv ? "SL-to-VL table" : "VL weights", k, ir_err_quote(q, sizeof q, value, strlen(value)),
 				               cap, isv ? "VLs" : "weights", hi);

@@ -530,5 +530,61 @@ int main(void)
 		       "message");
 		ir_ib_config_release(&c);
 	}
+
+	/* ---- service levels and VL arbitration (docs/ib-model.md section 9) ---- */
+	{
+		ir_ib_cfg c;
+		ir_ib_config_init(&c);
+		ok(c.sl_hash == 1 && c.sl2vl_set == 0 && c.vlarb_high[0] == 0 && c.vlarb_high_limit == 4, "SL/VL defaults");
+		ok(ir_ib_config_set(&c, "sl", "3", &e) == 0 && c.sl_hash == 0 && c.sl == 3 && !c.sl_file, "sl=3");
+		ok(ir_ib_config_set(&c, "sl", "16", &e) == -1, "sl=16 refused");
+		ok(ir_ib_config_set(&c, "sl", "rules.txt", &e) == 0 && c.sl_file && strcmp(c.sl_file, "rules.txt") == 0,
+		   "sl=FILE");
+		ok(ir_ib_config_set(&c, "sl", "hash", &e) == 0 && c.sl_hash == 1 && !c.sl_file, "sl=hash");
+		ok(ir_ib_config_set(&c, "sl2vl", "1,0,2", &e) == 0 && c.sl2vl_set && c.sl2vl[0] == 1 && c.sl2vl[1] == 0 &&
+		       c.sl2vl[15] == 2,
+		   "sl2vl, the last entry repeating");
+		ok(ir_ib_config_set(&c, "sl2vl", "15", &e) == -1, "sl2vl past VL 14 refused");
+		ok(ir_ib_config_set(&c, "vlarb-high", "0,2", &e) == 0 && c.vlarb_high[0] == 0 && c.vlarb_high[1] == 2 &&
+		       c.vlarb_high[14] == 2,
+		   "vlarb_high");
+		ok(ir_ib_config_set(&c, "vlarb_high", ",1", &e) == -1, "an empty weight refused");
+		ir_ib_config_release(&c);
+	}
+	{
+		/* 1 MiB each from h0 (VL 0) and h1 (VL 1) into h2; VL 1 high-priority with limit 2:
+		 * its 512 packets go in groups of 2 with a VL 0 packet between groups, 255 of them
+		 * before its last, and the first VL 0 packet may lead (the two first packets reach
+		 * the switch together, the first found eligible goes): it ends 255 or 256 x
+		 * ser(2074) = 1037000 ps after it would alone (256 here) */
+		static const char *kv1[] = { "topo=star:3", "vls=2", NULL };
+		static const char *kv2[] = { "topo=star:3", "vls=2", "vlarb_high=0,1", "vlarb_high_limit=2", NULL };
+		static const char *kv3[] = { "topo=star:3", "vls=2", "vlarb_high=0,1", "vlarb_high_limit=255", NULL };
+		uint64_t alone, lim;
+		ib = mk(3, kv1, &e);
+		ok(ib && ir_ib_inject(ib, 1, 1, 2, 1u << 20, 0, 0, &e) == 0 && ir_ib_run(ib, &e) == 0, "VL 1 alone");
+		alone = arr[1];
+		ir_ib_free(ib);
+		ib = mk(3, kv2, &e);
+		ok(ib && ir_ib_inject(ib, 0, 0, 2, 1u << 20, 0, 0, &e) == 0 && ir_ib_inject(ib, 1, 1, 2, 1u << 20, 0, 0, &e) == 0 &&
+		       ir_ib_run(ib, &e) == 0,
+		   "high-priority VL with limit 2 runs");
+		lim = arr[1];
+		ok(lim >= alone + 255 * 1037000ull && lim <= alone + 256 * 1037000ull,
+		   "limit 2: %llu ps, alone %llu + 255..256 x 1037000", (unsigned long long)lim, (unsigned long long)alone);
+		ir_ib_free(ib);
+		ib = mk(3, kv3, &e);
+		ok(ib && ir_ib_inject(ib, 0, 0, 2, 1u << 20, 0, 0, &e) == 0 && ir_ib_inject(ib, 1, 1, 2, 1u << 20, 0, 0, &e) == 0 &&
+		       ir_ib_run(ib, &e) == 0,
+		   "high-priority VL without limit runs");
+		ok(arr[1] <= alone + 1037000 && arr[0] > arr[1], "no limit: as alone (%llu, alone %llu), VL 0 after",
+		   (unsigned long long)arr[1], (unsigned long long)alone);
+		ir_ib_free(ib);
+	}
+	{
+		static const char *kv[] = { "topo=star:2", "sl2vl=0,1", NULL };
+		ok(mk(2, kv, &e) == NULL, "an SL mapped past the VLs is refused");
+		is_str(e.msg, "sl2vl maps SL 1 to VL 1, but there are 1 data VLs (vls = 1)", "message");
+	}
 	return tap_done();
 }

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "ir_err.h"
+#include "ir_hmap.h"
 #include "ir_io.h"
 #include "ir_net.h"
 #include "ir_route.h"
@@ -47,6 +48,7 @@ enum { IR_IB_RNDV_FABRIC = 0, IR_IB_RNDV_LOGGOPSIM = 1 };
 #define IR_IB_MAX_VLS 15
 #define IR_IB_HEADER_BYTES 26 /* LRH 8 + BTH 12 + ICRC 4 + VCRC 2 */
 #define IR_IB_BLOCK 64        /* credit unit */
+#define IR_IB_CCT_MAX 256     /* congestion control table entries at most */
 
 typedef struct ir_ib_cfg {
 	char *topo;          /* generator or file; "star": one switch with a port per rank */
@@ -73,6 +75,24 @@ typedef struct ir_ib_cfg {
 	uint64_t switch_latency; /* ps from header arrival to forwarding */
 	uint64_t pcie;       /* host bus, bytes per second */
 	int rndv;            /* IR_IB_RNDV_FABRIC or IR_IB_RNDV_LOGGOPSIM */
+	/* service levels (docs/ib-model.md section 9): the SL of a message and the
+	 * SL-to-VL table of every port; VL arbitration's high-priority table */
+	uint8_t sl_hash;     /* 1: SL = (source host + destination host) mod the base VLs */
+	uint8_t sl;          /* the SL of every message when !sl_hash and !sl_file */
+	char *sl_file;       /* SL per rank pair: lines "SRC DST SL" (NULL: none) */
+	uint8_t sl2vl_set;   /* 0: VL = SL mod the base VLs */
+	uint8_t sl2vl[16];
+	uint32_t vlarb_high[IR_IB_MAX_VLS]; /* packets per turn in the high-priority table, 0: not in it */
+	uint32_t vlarb_high_limit; /* high-priority packets sent while a low-priority one waits */
+	/* congestion control (docs/ib-model.md section 8), off unless cc */
+	uint8_t cc;
+	double cc_threshold;       /* fraction of `buffer`: an output VL's queue above it marks FECN */
+	uint32_t cc_marking_rate;  /* mark every n-th packet leaving such an output */
+	uint64_t cc_timer;         /* ps: every period each flow's CCTI drops by one */
+	uint32_t cc_increase;      /* CCTI_Increase per notification */
+	uint32_t cc_limit;         /* CCTI_Limit (< cc_ncct) */
+	uint32_t cc_ncct;          /* entries of cc_cct */
+	uint64_t cc_cct[IR_IB_CCT_MAX]; /* inter-packet delay per index, ps */
 	/* Not settable by key: if set, ir_net_ib's init stores the instance
 	 * here and its free() leaves it to the caller, who reads link
 	 * statistics and then calls ir_ib_free(). */
@@ -103,6 +123,12 @@ typedef struct ir_ib_client {
 /* Read a placement file (one line per rank: a host name of t or a host index; '#'
  * comments, blank lines skipped) into rank_host[0..n). Errors name the line. */
 int ir_ib_placement_read(ir_reader *r, const ir_topo *t, uint32_t n, uint32_t *rank_host, ir_err *e);
+
+/* Read an SL file (sl = FILE; docs/ib-model.md section 9): rules "SRC DST SL",
+ * ranks below nranks or "*", SL 0..15, '#' comments. Into `map` (an
+ * IR_HMAP_PAIR map of 1-byte values): key (SRC + 1, DST + 1), 0 for "*".
+ * Errors name the line; a second rule for a pair is one. */
+int ir_ib_sl_read(ir_reader *r, uint32_t nranks, ir_hmap *map, ir_err *e);
 
 /* Build the fabric: topology, routes (checked), placement of `nranks` ranks. */
 ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir_err *e);
@@ -135,11 +161,18 @@ typedef struct ir_ib_stats {
 	uint64_t max_live;      /* most packets in switch buffers at once */
 	uint64_t pairs_max;     /* most (source, destination) entries of the pair-order table at once */
 	uint64_t nonminimal;    /* valiant, ugal, ugal-g: messages (and RTS/CTS) sent by way of an intermediate router */
+	uint64_t fecn;          /* cc: packets marked with FECN */
+	uint64_t becn;          /* cc: congestion notifications that reached their source */
+	uint64_t ccti_max;      /* cc: the highest CCTI any flow reached */
 } ir_ib_stats;
 const ir_ib_stats *ir_ib_get_stats(const ir_ib *ib);
 const ir_topo *ir_ib_topo(const ir_ib *ib);
 const ir_lft *ir_ib_lft(const ir_ib *ib);
 uint32_t ir_ib_rank_host(const ir_ib *ib, uint32_t rank); /* host node of a rank */
+/* Congestion control: the CCT index of the flow from rank src's host to rank
+ * dst's host at time t (>= the time of its last notification; the timer's
+ * decrements up to t applied); 0 for a flow never notified or with cc off. */
+uint32_t ir_ib_cc_index(const ir_ib *ib, uint32_t src, uint32_t dst, uint64_t t);
 /* Per link direction, TSV with a header line:
  * from port to port link bytes packets busy_ps stall_ps */
 int ir_ib_linkstats(const ir_ib *ib, ir_sb *out);

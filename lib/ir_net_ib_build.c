@@ -70,6 +70,60 @@ file: {
 }
 }
 
+int ir_ib_sl_read(ir_reader *r, uint32_t nranks, ir_hmap *map, ir_err *e)
+{
+	const char *fn = ir_reader_name(r);
+	char *line;
+	size_t len;
+	int k;
+	char q[120];
+	while ((k = ir_reader_line(r, &line, &len, e)) == 1) {
+		char *f[4], *x, *save = NULL;
+		uint64_t v[3];
+		int n = 0, isnew = 0;
+		uint8_t *slot;
+		if ((x = strchr(line, '#')))
+			*x = 0;
+		for (char *t = strtok_r(line, " \t\r", &save); t && n < 4; t = strtok_r(NULL, " \t\r", &save))
+			f[n++] = t;
+		if (n == 0)
+			continue;
+		if (n != 3)
+			return ir_errf_at(e, fn, ir_reader_lineno(r), "expected SRC DST SL (ranks or *, SL 0..15)");
+		for (int i = 0; i < 3; i++) {
+			if (i < 2 && strcmp(f[i], "*") == 0) {
+				v[i] = 0;
+				continue;
+			}
+			if (ir_parse_u64(f[i], &v[i], "sl", NULL) || v[i] >= (i < 2 ? nranks : 16))
+				return ir_errf_at(e, fn, ir_reader_lineno(r), "invalid %s '%s' (expected %s)",
+				                  i == 0 ? "source" : i == 1 ? "destination" : "SL",
+				                  ir_err_quote(q, sizeof q, f[i], strlen(f[i])), i < 2 ? "a rank or *" : "0..15");
+			if (i < 2)
+				v[i]++;
+		}
+		slot = ir_hmap_put(map, v[0], v[1], &isnew);
+		if (!slot)
+			return ir_errf(e, "out of memory for %s", fn);
+		if (!isnew)
+			return ir_errf_at(e, fn, ir_reader_lineno(r), "a second rule for this pair");
+		*slot = (uint8_t)v[2];
+	}
+	return k < 0 ? -1 : 0;
+}
+
+/* sl = FILE (docs/ib-model.md section 9) */
+static int sl_read(ir_ib *ib, ir_err *e)
+{
+	ir_reader *r = ir_reader_open(ib->cfg.sl_file, e);
+	int rc;
+	if (!r)
+		return -1;
+	rc = ir_ib_sl_read(r, ib->nranks, &ib->slmap, e);
+	ir_reader_free(r);
+	return rc;
+}
+
 int ir_ib_placement_read(ir_reader *r, const ir_topo *t, uint32_t n, uint32_t *rank_host, ir_err *e)
 {
 	/* one line per rank: a host name or host index; '#' comments */
@@ -167,18 +221,22 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 	ib->cfg.dump_lft = c->dump_lft ? strdup(c->dump_lft) : NULL;
 	ib->cfg.dump_netfile = c->dump_netfile ? strdup(c->dump_netfile) : NULL;
 	ib->cfg.route_stats = c->route_stats ? strdup(c->route_stats) : NULL;
+	ib->cfg.sl_file = c->sl_file ? strdup(c->sl_file) : NULL;
 	ir_ib_config_release(&def);
 	ib->keep = c->keep != NULL;
 	ib->freepk = ib->freem = NIL;
 	ir_heap_init(&ib->q);
 	ir_hmap_init(&ib->po, sizeof(struct pairo), 1024, 0);
+	ir_hmap_init(&ib->ccf, sizeof(struct ccflow), 64, IR_HMAP_PAIR);
+	ir_hmap_init(&ib->slmap, 1, 16, IR_HMAP_PAIR);
 	ib->qpeek = TMAX;
 	ib->nranks = nranks;
 	ib->nvl = ib->cfg.vls ? ib->cfg.vls : 1;
 	if (cl)
 		ib->cl = *cl;
 	if (!ib->cfg.topo || !ib->cfg.routing || !ib->cfg.placement || (c->dump_lft && !ib->cfg.dump_lft) ||
-	    (c->dump_netfile && !ib->cfg.dump_netfile) || (c->route_stats && !ib->cfg.route_stats)) {
+	    (c->dump_netfile && !ib->cfg.dump_netfile) || (c->route_stats && !ib->cfg.route_stats) ||
+	    (c->sl_file && !ib->cfg.sl_file)) {
 		ir_errf(e, "out of memory for the fabric");
 		goto fail;
 	}
@@ -221,6 +279,24 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 		        ib->cfg.topo, ib->lft.nclass, ib->nvl, ib->lft.nclass);
 		goto fail;
 	}
+	/* SL to VL: one table for every port; its VLs are base VLs, each a copy
+	 * of the routing's classes (docs/ib-model.md section 9) */
+	for (uint32_t sl = 0, nbase = ib->nvl / ib->lft.nclass; sl < 16; sl++) {
+		uint32_t v = ib->cfg.sl2vl_set ? ib->cfg.sl2vl[sl] : sl % nbase;
+		if (v >= nbase) {
+			ir_errf(e, "sl2vl maps SL %u to VL %u, but there are %u data VLs%s (vls = %u)", sl, v, nbase,
+			        ib->lft.nclass > 1 ? " for the routing's classes" : "", ib->nvl);
+			goto fail;
+		}
+		ib->sl2vl[sl] = (uint8_t)v;
+	}
+	if (!ib->cfg.sl_hash && ib->cfg.sl > 15) {
+		ir_errf(e, "invalid service level %u", ib->cfg.sl);
+		goto fail;
+	}
+	for (uint32_t v = 0; v < ib->nvl; v++)
+		if (ib->cfg.vlarb_high[v])
+			ib->hp = 1;
 	if (ib->cfg.dump_lft && dump(ib->cfg.dump_lft, 'l', &ib->lft, t, e))
 		goto fail;
 	if (ib->cfg.route_stats && dump(ib->cfg.route_stats, 'r', &ib->lft, t, e))
@@ -231,6 +307,8 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 		goto fail;
 	}
 	if (place(ib, e))
+		goto fail;
+	if (ib->cfg.sl_file && sl_read(ib, e))
 		goto fail;
 	for (uint32_t i = 0; i < t->nnodes; i++)
 		if (t->node[i].nports > maxp)
@@ -253,6 +331,21 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 	if (!ib->out || !ib->cred || !ib->cr || !ib->in || !ib->rr || !ib->req || !ib->h) {
 		ir_errf(e, "out of memory for the fabric's ports");
 		goto fail;
+	}
+	if (ib->cfg.cc) {
+		if (ib->cfg.cc_ncct < 2 || ib->cfg.cc_limit >= ib->cfg.cc_ncct) {
+			ir_errf(e, "cc_limit %u is past the last index of the congestion control table (cc_cct has %u "
+			           "entries)", ib->cfg.cc_limit, ib->cfg.cc_ncct);
+			goto fail;
+		}
+		ib->cc = 1;
+		ib->cc_thr = (uint32_t)(ib->cfg.cc_threshold * ib->cfg.buffer);
+		ib->oq = calloc(nb, sizeof *ib->oq);
+		ib->mk = calloc(nb, sizeof *ib->mk);
+		if (!ib->oq || !ib->mk) {
+			ir_errf(e, "out of memory for congestion control");
+			goto fail;
+		}
 	}
 	if ((uint64_t)nb > EV_MASK) {
 		ir_errf(e, "fabric too large: %u port VLs", nb);
@@ -317,6 +410,10 @@ void ir_ib_free(ir_ib *ib)
 	free(ib->hmode);
 	free(ib->ho);
 	ir_hmap_release(&ib->po);
+	ir_hmap_release(&ib->ccf);
+	ir_hmap_release(&ib->slmap);
+	free(ib->oq);
+	free(ib->mk);
 	free(ib->retire);
 	ir_heap_release(&ib->q);
 	ir_lft_release(&ib->lft);

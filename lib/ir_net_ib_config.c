@@ -30,6 +30,10 @@ static const ib_key keys[] = {
 	{ "mtu", "2048", "payload bytes per packet: 256, 512, 1024, 2048, 4096" },
 	{ "vls", "1", "data virtual lanes, 1..15" },
 	{ "vlarb", "1", "packets per VL turn, comma-separated per VL (the last repeats)" },
+	{ "vlarb_high", "", "high-priority VL arbitration: packets per turn per VL, 0: not in the table (-: none)" },
+	{ "vlarb_high_limit", "4", "high-priority packets in a row while a low-priority one waits (255: no limit)" },
+	{ "sl", "hash", "service level of a message: hash (of its host pair), 0..15, or a FILE of SRC DST SL" },
+	{ "sl2vl", "", "VL of SL 0, 1, .., 15, comma-separated, the last repeats (-: SL mod the VLs)" },
 	{ "buffer", "128", "switch input buffer per port and VL, 64-byte blocks" },
 	{ "host_buffer", "128", "host receive buffer per VL, 64-byte blocks" },
 	{ "delay", "5ns", "propagation delay per link" },
@@ -40,6 +44,14 @@ static const ib_key keys[] = {
 	{ "switch_latency", "100ns", "switch latency from header arrival to forwarding" },
 	{ "pcie", "4GB/s", "host bus rate (send and receive side each)" },
 	{ "rndv", "fabric", "rendezvous: fabric (RTS/CTS cross the network) or loggopsim (data at once)" },
+	{ "cc", "off", "congestion control (FECN/BECN, CCT): on or off" },
+	{ "cc_threshold", "0.5", "cc: fraction of buffer an output VL's queue must exceed to mark FECN" },
+	{ "cc_marking_rate", "1", "cc: mark every n-th packet leaving a congested output" },
+	{ "cc_timer", "10us", "cc: CCTI_Timer, each flow's CCT index drops by one per period" },
+	{ "cc_increase", "1", "cc: CCTI_Increase, CCT index steps per notification" },
+	{ "cc_limit", "127", "cc: CCTI_Limit, the highest CCT index (below the CCT's size)" },
+	{ "cc_cct", "linear:100ns", "cc: inter-packet delays: linear:STEP[:N] (N entries i*STEP, N 128) or "
+	                            "a comma list" },
 	{ "dump_lft", "", "write the forwarding tables to FILE (OpenSM dump layout)" },
 	{ "dump_netfile", "", "write the topology to FILE as a net file of ibsim-utils' fabric simulator" },
 	{ "route_stats", "", "write routes per link direction to FILE (TSV; balance summary)" },
@@ -103,6 +115,57 @@ static int parse_rate(const char *v, uint64_t *out, const char *what, ir_err *e)
 bad:
 	return ir_errf(e, "invalid rate for %s: '%s' (expected bytes per second, e.g. 4GB/s, 500MB/s, 4G)", what,
 	               ir_err_quote(q, sizeof q, v, strlen(v)));
+}
+
+/* The congestion control table: "linear:STEP[:N]" (N entries, entry i =
+ * i * STEP; N 128 by default) or a comma list of non-decreasing delays.
+ * The specification's entries are a 14-bit multiplier and a 2-bit shift
+ * of a packet time; the model takes the delays themselves (docs/ib-model.md
+ * section 8). */
+static int parse_cct(ir_ib_cfg *c, const char *v, ir_err *e)
+{
+	char q[80], b[40];
+	uint64_t d[IR_IB_CCT_MAX], x, n = 0;
+	if (strncmp(v, "linear:", 7) == 0) {
+		const char *p = v + 7, *colon = strchr(p, ':');
+		size_t l = colon ? (size_t)(colon - p) : strlen(p);
+		uint64_t cnt = 128;
+		if (l == 0 || l >= sizeof b)
+			goto bad;
+		memcpy(b, p, l);
+		b[l] = 0;
+		if (ir_parse_time(b, &x, "cc_cct", NULL) || x > UINT64_MAX / IR_IB_CCT_MAX)
+			goto bad;
+		if (colon && ir_parse_range(colon + 1, 2, IR_IB_CCT_MAX, &cnt, "cc_cct", NULL))
+			goto bad;
+		for (n = 0; n < cnt; n++)
+			d[n] = n * x;
+	} else {
+		const char *p = v;
+		for (;;) {
+			const char *comma = strchr(p, ',');
+			size_t l = comma ? (size_t)(comma - p) : strlen(p);
+			if (n == IR_IB_CCT_MAX || l == 0 || l >= sizeof b)
+				goto bad;
+			memcpy(b, p, l);
+			b[l] = 0;
+			if (ir_parse_time(b, &x, "cc_cct", NULL) || (n && x < d[n - 1]))
+				goto bad;
+			d[n++] = x;
+			if (!comma)
+				break;
+			p = comma + 1;
+		}
+		if (n < 2)
+			goto bad;
+	}
+	memcpy(c->cc_cct, d, n * sizeof *d);
+	c->cc_ncct = (uint32_t)n;
+	return 0;
+bad:
+	return ir_errf(e, "invalid congestion control table for cc_cct: '%s' (expected linear:STEP[:N] with N 2..%u, "
+	                  "or 2 to %u non-decreasing comma-separated delays)",
+	               ir_err_quote(q, sizeof q, v, strlen(v)), IR_IB_CCT_MAX, IR_IB_CCT_MAX);
 }
 
 int ir_ib_config_set(ir_ib_cfg *c, const char *key, const char *value, ir_err *e)
@@ -205,6 +268,76 @@ int ir_ib_config_set(ir_ib_cfg *c, const char *key, const char *value, ir_err *e
 			c->vlarb[i] = w[i < nw ? i : nw - 1];
 		return 0;
 	}
+	if (strcmp(k, "vlarb_high") == 0 || strcmp(k, "sl2vl") == 0) {
+		/* comma lists, the last entry repeating: high-priority weights 0..255, or a VL per SL */
+		int isv = k[0] == 's';
+		unsigned cap = isv ? 16 : IR_IB_MAX_VLS, hi = isv ? IR_IB_MAX_VLS - 1 : 255, nw = 0;
+		uint32_t w[16];
+		const char *p = value;
+		if (!*value) {
+			if (isv)
+				c->sl2vl_set = 0;
+			else
+				memset(c->vlarb_high, 0, sizeof c->vlarb_high);
+			return 0;
+		}
+		for (;;) {
+			char b[32];
+			const char *comma = strchr(p, ',');
+			size_t l = comma ? (size_t)(comma - p) : strlen(p);
+			int bad = nw == cap || l == 0 || l >= sizeof b;
+			if (!bad) {
+				memcpy(b, p, l);
+				b[l] = 0;
+				bad = ir_parse_range(b, 0, hi, &x, k, NULL) != 0;
+			}
+			if (bad)
+				return ir_errf(e, "invalid %s for %s: '%s' (expected 1 to %u comma-separated %s 0..%u)",
+				               isv ? "SL-to-VL table" : "VL weights", k, ir_err_quote(q, sizeof q, value, strlen(value)),
+				               cap, isv ? "VLs" : "weights", hi);
+			w[nw++] = (uint32_t)x;
+			if (!comma)
+				break;
+			p = comma + 1;
+		}
+		for (unsigned i = 0; i < cap; i++) {
+			if (isv)
+				c->sl2vl[i] = (uint8_t)w[i < nw ? i : nw - 1];
+			else
+				c->vlarb_high[i] = w[i < nw ? i : nw - 1];
+		}
+		if (isv)
+			c->sl2vl_set = 1;
+		return 0;
+	}
+	if (strcmp(k, "vlarb_high_limit") == 0) {
+		if (ir_parse_range(value, 1, 255, &x, k, e))
+			return -1;
+		c->vlarb_high_limit = (uint32_t)x;
+		return 0;
+	}
+	if (strcmp(k, "sl") == 0) {
+		if (strcmp(value, "hash") == 0 || !*value) {
+			c->sl_hash = 1;
+			free(c->sl_file);
+			c->sl_file = NULL;
+			return 0;
+		}
+		if (strspn(value, "0123456789") != strlen(value)) { /* a file of rank pairs */
+			if (set_str(&c->sl_file, value, e))
+				return -1;
+			c->sl_hash = 0;
+			return 0;
+		}
+		free(c->sl_file);
+		c->sl_file = NULL;
+		if (ir_parse_range(value, 0, 15, &x, "sl", NULL))
+			return ir_errf(e, "invalid service level for sl: '%s' (expected hash or 0..15)",
+			               ir_err_quote(q, sizeof q, value, strlen(value)));
+		c->sl_hash = 0;
+		c->sl = (uint8_t)x;
+		return 0;
+	}
 	if (strcmp(k, "buffer") == 0 || strcmp(k, "host_buffer") == 0) {
 		/* at least one packet of the largest MTU must fit, or nothing could ever move */
 		if (ir_parse_range(value, 1, 1u << 20, &x, k, e))
@@ -228,6 +361,44 @@ int ir_ib_config_set(ir_ib_cfg *c, const char *key, const char *value, ir_err *e
 			               ir_err_quote(q, sizeof q, value, strlen(value)));
 		return 0;
 	}
+	if (strcmp(k, "cc") == 0) {
+		if (strcmp(value, "on") && strcmp(value, "off"))
+			return ir_errf(e, "invalid congestion control for cc: '%s' (expected on or off)",
+			               ir_err_quote(q, sizeof q, value, strlen(value)));
+		c->cc = value[1] == 'n';
+		return 0;
+	}
+	if (strcmp(k, "cc_threshold") == 0) {
+		double d;
+		if (ir_parse_double(value, &d, k, NULL) || !(d > 0 && d <= 1))
+			return ir_errf(e, "invalid fraction for cc_threshold: '%s' (expected a number in (0, 1])",
+			               ir_err_quote(q, sizeof q, value, strlen(value)));
+		c->cc_threshold = d;
+		return 0;
+	}
+	if (strcmp(k, "cc_marking_rate") == 0 || strcmp(k, "cc_increase") == 0) {
+		if (ir_parse_range(value, 1, 65535, &x, k, e))
+			return -1;
+		*(k[3] == 'm' ? &c->cc_marking_rate : &c->cc_increase) = (uint32_t)x;
+		return 0;
+	}
+	if (strcmp(k, "cc_limit") == 0) {
+		if (ir_parse_range(value, 0, IR_IB_CCT_MAX - 1, &x, k, e))
+			return -1;
+		c->cc_limit = (uint32_t)x;
+		return 0;
+	}
+	if (strcmp(k, "cc_timer") == 0) {
+		if (ir_parse_time(value, &x, k, e))
+			return -1;
+		if (x == 0)
+			return ir_errf(e, "invalid time for cc_timer: '%s' (expected a period above 0)",
+			               ir_err_quote(q, sizeof q, value, strlen(value)));
+		c->cc_timer = x;
+		return 0;
+	}
+	if (strcmp(k, "cc_cct") == 0)
+		return parse_cct(c, value, e);
 	ir_errf(e, "unknown ib parameter '%s'", ir_err_quote(q, sizeof q, key, n));
 	return -2;
 }
@@ -248,6 +419,7 @@ void ir_ib_config_release(ir_ib_cfg *c)
 	free(c->dump_lft);
 	free(c->dump_netfile);
 	free(c->route_stats);
+	free(c->sl_file);
 	memset(c, 0, sizeof *c);
 }
 

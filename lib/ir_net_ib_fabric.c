@@ -35,6 +35,18 @@
  * bit per (input port, input VL). Valiant and UGAL paths are two
  * destination-routed legs: the message names its intermediate switch's LID
  * and its packets follow the tables to that LID first (pkt.leg).
+ *
+ * The message's SL picks its VL through one SL-to-VL table; an output with
+ * a high-priority arbitration table (vlarb_high) arbitrates in
+ * out_try_prio, else in out_try's plain weighted round robin. Congestion
+ * control (cc = on, the specification's annex A10) counts each output VL's
+ * queue in the switch's input buffers, marks packets (FECN) at outputs that
+ * are roots of congestion, returns a notification to the source when a
+ * marked packet is drained (a control event, not a packet: it loads no
+ * link), and throttles the flow (source host, destination host) by the
+ * inter-packet delay of its CCT index; the index timer is applied lazily,
+ * so cc adds no events but the notifications. With cc off and no
+ * high-priority table each costs one flag test where it would act.
  */
 #include "ir_net_ib_internal.h"
 
@@ -179,6 +191,111 @@ static uint64_t cr_absorb(ir_ib *ib, uint32_t gp, unsigned vl)
 	return c->n ? c->t[c->head] : TMAX;
 }
 
+/* ---- congestion control (docs/ib-model.md section 8) ---- */
+
+/* The unloaded latency of a 26-byte packet from host `from` to host `to`
+ * along the routes: the time a congestion notification takes. */
+static uint64_t cnp_latency(const ir_ib *ib, uint32_t from, uint32_t to)
+{
+	const ir_topo *t = ib->t;
+	uint32_t gp = ib->h[from].gp, lid = t->node[to].lid, n = t->port[gp].peer;
+	uint64_t lat = t->port[gp].delay + ser(ib, gp, IR_IB_HEADER_BYTES);
+	for (unsigned steps = 0; n != IR_TOPO_NONE && n >= t->nhosts && steps < 64; steps++) {
+		unsigned op = ir_lft_get(&ib->lft, n - t->nhosts, lid);
+		if (op == 0 || op == IR_LFT_NONE || op > t->node[n].nports)
+			break;
+		gp = t->node[n].port0 + op - 1;
+		lat += ib->cfg.switch_latency + t->port[gp].delay;
+		n = t->port[gp].peer;
+	}
+	return lat;
+}
+
+/* A packet with FECN from host src has been drained at host dst at t: the
+ * destination returns a notification (BECN) that reaches src later. */
+static int cc_cnp(ir_ib *ib, uint32_t src, uint32_t dst, uint64_t t, ir_err *e)
+{
+	uint32_t mi = msg_new(ib);
+	ibmsg *m;
+	if (mi == NIL)
+		return ir_errf(e, "out of memory for congestion notifications");
+	m = &ib->m[mi];
+	memset(m, 0, sizeof *m);
+	m->kind = K_CNP;
+	m->src = src;
+	m->dst = dst;
+	m->data = NIL;
+	return ib_qpush(ib, t + cnp_latency(ib, dst, src), EV_CTRL, mi, e);
+}
+
+/* The notification of flow (src, dst) has reached src: its index rises. */
+static int cc_becn(ir_ib *ib, uint32_t src, uint32_t dst, ir_err *e)
+{
+	int isnew = 0;
+	struct ccflow *f = ir_hmap_put(&ib->ccf, src, dst, &isnew);
+	uint32_t c;
+	if (!f)
+		return ir_errf(e, "out of memory for congestion control flows");
+	c = cc_index_at(ib, f, ib->now) + ib->cfg.cc_increase;
+	if (c > ib->cfg.cc_limit)
+		c = ib->cfg.cc_limit;
+	f->ccti = c;
+	f->t_upd = ib->now;
+	ib->st.becn++;
+	if (c > ib->st.ccti_max)
+		ib->st.ccti_max = c;
+	return 0;
+}
+
+/* A switch output forwards packet p on output VL ob: it leaves the output's
+ * queue, and is marked when that queue was above the threshold and the
+ * output is a root of congestion (it did not wait for credits: an output
+ * that waits is a victim of congestion further on, and does not mark, as
+ * the specification's Victim_Mask off). Every cc_marking_rate-th such
+ * packet is marked. */
+static void cc_mark(ir_ib *ib, const outp *o, uint32_t ob, pkt *p)
+{
+	uint32_t q = ib->oq[ob];
+	ib->oq[ob] = q - p->blocks;
+	if (q <= ib->cc_thr || o->stall_since != TMAX)
+		return;
+	if (++ib->mk[ob] >= ib->cfg.cc_marking_rate) {
+		ib->mk[ob] = 0;
+		if (!p->fecn) {
+			p->fecn = 1;
+			ib->st.fecn++;
+		}
+	}
+}
+
+/* The next message of host h whose flow may send now (control packets are
+ * not throttled); NIL with *tw the earliest time one may. */
+static uint32_t cc_pick(ir_ib *ib, const host *h, uint64_t *tw)
+{
+	uint32_t mi = h->cur;
+	uint64_t w = TMAX;
+	do {
+		const ibmsg *m = &ib->m[mi];
+		const struct ccflow *f;
+		if (m->kind != K_DATA || !(f = ir_hmap_get(&ib->ccf, m->src, m->dst)) || f->t_next <= ib->now)
+			return mi;
+		if (f->t_next < w)
+			w = f->t_next;
+		mi = m->next;
+	} while (mi != h->cur);
+	*tw = w;
+	return NIL;
+}
+
+uint32_t ir_ib_cc_index(const ir_ib *ib, uint32_t src, uint32_t dst, uint64_t t)
+{
+	const struct ccflow *f;
+	if (!ib->cc || src >= ib->nranks || dst >= ib->nranks)
+		return 0;
+	f = ir_hmap_get(&ib->ccf, ib->rank_host[src], ib->rank_host[dst]);
+	return f && t >= f->t_upd ? cc_index_at(ib, f, t) : 0;
+}
+
 /* ---- moving packets ---- */
 
 static int head_ready(ir_ib *ib, uint32_t bi, ir_err *e);
@@ -229,6 +346,8 @@ static int send_on(ir_ib *ib, uint32_t pi, uint32_t gp, uint64_t s, ir_err *e)
 			return ir_errf(e, "fabric: a packet for '%s' reached host '%s' (routing tables are wrong)",
 			               ir_topo_name(ib->t, ib->m[mi].dst), ir_topo_name(ib->t, peer));
 		h->drain_free = de;
+		if (IB_RARE(p->fecn) && cc_cnp(ib, ib->m[mi].src, peer, de, e))
+			return -1;
 		if (cr_push(ib, gp, p->vl, de + ib->t->port[pgp].delay, p->blocks, e))
 			return -1;
 		pkt_free(ib, pi);
@@ -264,6 +383,8 @@ static int send_on(ir_ib *ib, uint32_t pi, uint32_t gp, uint64_t s, ir_err *e)
 				               ir_topo_name(ib->t, peer), c2, ib->lft.nclass);
 			p->ovl = (uint8_t)(p->vl - c + c2);
 		}
+		if (IB_RARE(ib->cc))
+			ib->oq[p->outp * ib->nvl + p->ovl] += p->blocks;
 		p->next = NIL;
 		if (b->head == NIL) {
 			b->head = b->tail = pi;
@@ -335,6 +456,13 @@ static int host_try(ir_ib *ib, uint32_t hn, ir_err *e)
 	if (o->busy > ib->now || h->bus_free > ib->now)
 		return ensure_wake(ib, gp, umax(o->busy, h->bus_free), e);
 	mi = h->cur;
+	if (IB_RARE(ib->cc)) {
+		uint64_t tw = TMAX;
+		mi = cc_pick(ib, h, &tw);
+		if (mi == NIL)
+			return ensure_wake(ib, gp, tw, e);
+		h->cur = mi;
+	}
 	m = &ib->m[mi];
 	payload = m->sent + 1 < m->npk ? ib->cfg.mtu : (uint32_t)(m->size - (uint64_t)(m->npk - 1) * ib->cfg.mtu);
 	wire = payload + IR_IB_HEADER_BYTES;
@@ -355,6 +483,7 @@ static int host_try(ir_ib *ib, uint32_t hn, ir_err *e)
 	ib->pk[pi].blocks = blocks;
 	ib->pk[pi].vl = m->vl;
 	ib->pk[pi].leg = m->via_lid != 0;
+	ib->pk[pi].fecn = 0;
 	ib->st.packets++;
 	if (++ib->live > ib->st.max_live)
 		ib->st.max_live = ib->live;
@@ -374,10 +503,120 @@ static int host_try(ir_ib *ib, uint32_t hn, ir_err *e)
 		h->cur = m->next;
 	}
 	s = ser(ib, gp, wire);
+	if (IB_RARE(ib->cc) && m->kind == K_DATA) {
+		/* the flow's next packet waits for the delay of its CCT entry */
+		struct ccflow *f = ir_hmap_get(&ib->ccf, m->src, m->dst);
+		if (f)
+			f->t_next = ib->now + s + ib->cfg.cc_cct[cc_index_at(ib, f, ib->now)];
+	}
 	if (send_on(ib, pi, gp, s, e))
 		return -1;
 	if (h->cur != NIL)
 		return ensure_wake(ib, gp, umax(ib->out[gp].busy, h->bus_free), e);
+	return 0;
+}
+
+/* Output gp forwards the head packet of its request bit ip on output VL vl
+ * (ob = gp * nvl + vl, set its request set); cur, sent and w: the weighted
+ * round robin of the arbitration table that chose the VL. Inlined in both
+ * arbitrations, so the plain one forwards without a call, as before the
+ * high-priority table existed; out_try_prio stays out of out_try. */
+static inline __attribute__((always_inline)) int fwd(ir_ib *ib, uint32_t gp, uint32_t vl, uint32_t ob, uint32_t ip,
+                                                     uint64_t *set, uint8_t *cur, uint8_t *sent, const uint32_t *w,
+                                                     ir_err *e)
+{
+	outp *o = &ib->out[gp];
+	const ir_topo_node *nd = &ib->t->node[o->node];
+	uint32_t nvl = ib->nvl, bi = nd->port0 * nvl + ip, pi = ib->in[bi].head;
+	inbuf *b = &ib->in[bi];
+	pkt *p = &ib->pk[pi];
+	uint64_t s = ser(ib, gp, p->wire);
+	uint32_t ingp = nd->port0 + ip / nvl, upgp = ib->out[ingp].peer_gp, vin = ip % nvl;
+	ib->rr[ob] = ip;
+	set[ip / 64] &= ~((uint64_t)1 << (ip % 64));
+	o->nreq--;
+	if (vl == *cur) {
+		if (++*sent >= w[vl]) {
+			*cur = (uint8_t)((vl + 1) % nvl);
+			*sent = 0;
+		}
+	} else {
+		*cur = (uint8_t)vl;
+		*sent = 1;
+		if (*sent >= w[vl]) {
+			*cur = (uint8_t)((vl + 1) % nvl);
+			*sent = 0;
+		}
+	}
+	b->head = p->next;
+	if (b->head == NIL)
+		b->tail = NIL;
+	b->read_free = ib->now + s;
+	/* the buffer's blocks go back upstream once the tail has left */
+	if (cr_push(ib, upgp, vin, ib->now + s + ib->t->port[ingp].delay, p->blocks, e))
+		return -1;
+	p->vl = (uint8_t)vl;
+	if (IB_RARE(ib->cc))
+		cc_mark(ib, o, ob, p);
+	if (send_on(ib, pi, gp, s, e))
+		return -1;
+	if (b->head != NIL && head_ready(ib, bi, e))
+		return -1;
+	o = &ib->out[gp];
+	if (o->nreq)
+		return ensure_wake(ib, gp, o->busy, e);
+	return 0;
+}
+
+/* Arbitration with a high-priority table (vlarb_high; docs/ib-model.md
+ * section 9): the VLs with a high-priority weight are served first, in
+ * weighted round robin among themselves, the others by vlarb; after
+ * vlarb_high_limit high-priority packets in a row the low-priority VLs go
+ * first once (255: never). A table that cannot send (no request, no
+ * credits) gives way to the other. */
+static __attribute__((noinline)) int out_try_prio(ir_ib *ib, uint32_t gp, ir_err *e)
+{
+	outp *o = &ib->out[gp];
+	const ir_topo_node *nd = &ib->t->node[o->node];
+	uint32_t nvl = ib->nvl, W = ib->W, nports = nd->nports * nvl;
+	uint64_t earliest = TMAX;
+	int stalled = 0;
+	int first = ib->cfg.vlarb_high_limit == 255 || o->hp_run < ib->cfg.vlarb_high_limit;
+	for (int pass = 0; pass < 2; pass++) {
+		int high = pass == 0 ? first : !first;
+		uint8_t *cur = high ? &o->hcur_vl : &o->cur_vl;
+		for (uint32_t k = 0; k < nvl; k++) {
+			uint32_t vl = (*cur + k) % nvl, ob = gp * nvl + vl, pi;
+			uint64_t *set, nx;
+			int ip;
+			if ((ib->cfg.vlarb_high[vl] != 0) != high)
+				continue;
+			set = &ib->req[(size_t)ob * W];
+			ip = next_req(set, W, nports, ib->rr[ob]);
+			if (ip < 0)
+				continue;
+			pi = ib->in[nd->port0 * nvl + (uint32_t)ip].head;
+			nx = cr_absorb(ib, gp, vl);
+			if (ib->cred[ob] < (int32_t)ib->pk[pi].blocks) {
+				stalled = 1;
+				if (nx < earliest)
+					earliest = nx;
+				continue;
+			}
+			if (!high)
+				o->hp_run = 0;
+			else if (o->hp_run < 255)
+				o->hp_run++;
+			return fwd(ib, gp, vl, ob, (uint32_t)ip, set, cur, high ? &o->hvl_sent : &o->vl_sent,
+			           high ? ib->cfg.vlarb_high : ib->cfg.vlarb, e);
+		}
+	}
+	if (stalled) {
+		if (o->stall_since == TMAX)
+			o->stall_since = ib->now;
+		if (earliest != TMAX)
+			return ensure_wake(ib, gp, earliest, e);
+	}
 	return 0;
 }
 
@@ -395,6 +634,8 @@ static int out_try(ir_ib *ib, uint32_t gp, ir_err *e)
 		return 0;
 	if (o->busy > ib->now)
 		return ensure_wake(ib, gp, o->busy, e);
+	if (IB_RARE(ib->hp))
+		return out_try_prio(ib, gp, e);
 	nd = &ib->t->node[o->node];
 	nports = nd->nports * nvl; /* request bits: one per input port and VL */
 	for (uint32_t k = 0; k < nvl; k++) {
@@ -413,45 +654,7 @@ static int out_try(ir_ib *ib, uint32_t gp, ir_err *e)
 				earliest = nx;
 			continue;
 		}
-		/* forward */
-		{
-			inbuf *b = &ib->in[bi];
-			pkt *p = &ib->pk[pi];
-			uint64_t s = ser(ib, gp, p->wire);
-			uint32_t ingp = nd->port0 + (uint32_t)ip / nvl, upgp = ib->out[ingp].peer_gp, vin = (uint32_t)ip % nvl;
-			ib->rr[ob] = (uint32_t)ip;
-			set[ip / 64] &= ~((uint64_t)1 << (ip % 64));
-			o->nreq--;
-			if (vl == o->cur_vl) {
-				if (++o->vl_sent >= ib->cfg.vlarb[vl]) {
-					o->cur_vl = (uint8_t)((vl + 1) % nvl);
-					o->vl_sent = 0;
-				}
-			} else {
-				o->cur_vl = (uint8_t)vl;
-				o->vl_sent = 1;
-				if (o->vl_sent >= ib->cfg.vlarb[vl]) {
-					o->cur_vl = (uint8_t)((vl + 1) % nvl);
-					o->vl_sent = 0;
-				}
-			}
-			b->head = p->next;
-			if (b->head == NIL)
-				b->tail = NIL;
-			b->read_free = ib->now + s;
-			/* the buffer's blocks go back upstream once the tail has left */
-			if (cr_push(ib, upgp, vin, ib->now + s + ib->t->port[ingp].delay, p->blocks, e))
-				return -1;
-			p->vl = (uint8_t)vl;
-			if (send_on(ib, pi, gp, s, e))
-				return -1;
-			if (b->head != NIL && head_ready(ib, bi, e))
-				return -1;
-			o = &ib->out[gp];
-			if (o->nreq)
-				return ensure_wake(ib, gp, o->busy, e);
-			return 0;
-		}
+		return fwd(ib, gp, vl, ob, (uint32_t)ip, set, &o->cur_vl, &o->vl_sent, ib->cfg.vlarb, e);
 	}
 	if (stalled) {
 		if (o->stall_since == TMAX)
@@ -549,7 +752,7 @@ static int ugal_nonminimal(ir_ib *ib, uint32_t src, uint32_t dst, uint32_t via)
 	return lv * hv < lm * hm;
 }
 
-static uint32_t new_msg(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, uint64_t size, unsigned kind,
+static uint32_t new_msg(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, uint64_t size, unsigned kind, int sl,
                         ir_err *e)
 {
 	uint32_t mi = msg_new(ib);
@@ -572,9 +775,13 @@ static uint32_t new_msg(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, 
 	m->size = size;
 	m->npk = (uint32_t)np;
 	m->kind = (uint8_t)kind;
-	/* the VL class starts at 0; the base VL spreads host pairs over the
-	 * nvl / nclass copies of the classes (all of them without classes) */
-	m->vl = (uint8_t)(ib->lft.nclass * ((src + dst) % (ib->nvl / ib->lft.nclass)));
+	/* the VL class starts at 0; the base VL is the SL's in the SL-to-VL
+	 * table, one of the nvl / nclass copies of the classes (all VLs without
+	 * classes); sl = hash spreads host pairs over them */
+	if (sl < 0)
+		sl = ib->cfg.sl_hash ? (int)((src + dst) % (ib->nvl / ib->lft.nclass)) : ib->cfg.sl;
+	m->sl = (uint8_t)sl;
+	m->vl = (uint8_t)(ib->lft.nclass * ib->sl2vl[sl]);
 	m->data = NIL;
 	m->via_lid = 0;
 	if (ib->lft.path != IR_PATH_DEST) {
@@ -585,6 +792,18 @@ static uint32_t new_msg(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, 
 		}
 	}
 	return mi;
+}
+
+/* sl = FILE: the SL of rank pair (src, dst): its own line, else (src, *),
+ * else (*, dst), else (*, *), else 0. */
+static int sl_of(const ir_ib *ib, uint32_t src, uint32_t dst)
+{
+	const uint8_t *v;
+	if ((v = ir_hmap_get(&ib->slmap, (uint64_t)src + 1, (uint64_t)dst + 1)) ||
+	    (v = ir_hmap_get(&ib->slmap, (uint64_t)src + 1, 0)) || (v = ir_hmap_get(&ib->slmap, 0, (uint64_t)dst + 1)) ||
+	    (v = ir_hmap_get(&ib->slmap, 0, 0)))
+		return *v;
+	return 0;
 }
 
 int ir_ib_inject(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, uint64_t size, int rndv, uint64_t t,
@@ -606,11 +825,11 @@ int ir_ib_inject(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, uint64_
 			return ir_errf(e, "time overflow in the fabric");
 		return ib->cl.deliver(ib->cl.ctx, handle, t + d, e);
 	}
-	mi = new_msg(ib, handle, hs, hd, size, K_DATA, e);
+	mi = new_msg(ib, handle, hs, hd, size, K_DATA, ib->cfg.sl_file ? sl_of(ib, src, dst) : -1, e);
 	if (mi == NIL)
 		return -1;
 	if (rndv && ib->cfg.rndv == IR_IB_RNDV_FABRIC) {
-		uint32_t r = new_msg(ib, handle, hs, hd, 0, K_RTS, e);
+		uint32_t r = new_msg(ib, handle, hs, hd, 0, K_RTS, ib->m[mi].sl, e);
 		if (r == NIL)
 			return -1;
 		ib->m[r].data = mi;
@@ -632,7 +851,7 @@ static int park(ir_ib *ib, uint32_t mi, ir_err *e)
 static int send_cts(ir_ib *ib, uint32_t mi, ir_err *e)
 {
 	ibmsg *m = &ib->m[mi];
-	uint32_t data = m->data, c = new_msg(ib, m->handle, m->dst, m->src, 0, K_CTS, e);
+	uint32_t data = m->data, c = new_msg(ib, m->handle, m->dst, m->src, 0, K_CTS, m->sl, e);
 	if (c == NIL)
 		return -1;
 	ib->m[c].data = data;
@@ -661,6 +880,11 @@ static int ctrl_done(ir_ib *ib, uint32_t mi, ir_err *e)
 {
 	ibmsg *m = &ib->m[mi];
 	uint32_t data = m->data;
+	if (m->kind == K_CNP) {
+		uint32_t s = m->src, d = m->dst;
+		msg_free(ib, mi);
+		return cc_becn(ib, s, d, e);
+	}
 	if (m->kind == K_RTS) {
 		/* the receiver answers clear-to-send: at once, or when the match is
 		 * reported (a parked RTS comes back here with matched_wait set) */

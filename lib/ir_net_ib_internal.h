@@ -34,7 +34,7 @@
 
 /* ---- state ---- */
 
-enum { K_DATA = 0, K_RTS, K_CTS };
+enum { K_DATA = 0, K_RTS, K_CTS, K_CNP };
 enum { EV_OUT = 0, EV_ELIG = 1, EV_MSG = 2, EV_CTRL = 3 };
 #define EV_SHIFT 30
 #define EV_MASK ((1u << EV_SHIFT) - 1)
@@ -51,6 +51,7 @@ typedef struct pkt {
 	uint8_t vl;      /* VL of the link it arrived on (its input buffer's) */
 	uint8_t ovl;     /* VL on its output link (the routing's VL class step) */
 	uint8_t leg;     /* 1 while it heads for its message's intermediate switch */
+	uint8_t fecn;    /* cc: marked by a congested switch output */
 } pkt;
 
 typedef struct ibmsg {
@@ -60,7 +61,7 @@ typedef struct ibmsg {
 	uint32_t next, prev; /* send ring of the source host; free list */
 	uint32_t data;       /* RTS/CTS: the data message */
 	uint32_t via_lid;    /* Valiant/UGAL: LID of the intermediate switch, 0: direct */
-	uint8_t kind, vl, matched_wait;
+	uint8_t kind, vl, matched_wait, sl;
 	uint64_t size;
 } ibmsg;
 
@@ -82,6 +83,9 @@ typedef struct outp {
 	uint16_t port;
 	uint8_t cur_vl;
 	uint8_t vl_sent;
+	uint8_t hcur_vl;     /* the same for the high-priority table (vlarb_high) */
+	uint8_t hvl_sent;
+	uint8_t hp_run;      /* high-priority packets in a row */
 } outp;
 
 typedef struct inbuf { /* one (input port, VL) of a switch */
@@ -140,7 +144,34 @@ struct ir_ib {
 	uint64_t *retire;    /* keys of drained pairs whose last delivery lies ahead (ring buffer) */
 	uint32_t nretire, capretire, retire_head;
 	int keep;
+	uint8_t sl2vl[16];   /* base VL (times the routing's classes) of each SL */
+	uint8_t hp;          /* a high-priority VL arbitration table is set */
+	ir_hmap slmap;       /* sl = FILE: (source rank + 1, destination rank + 1) -> SL; 0 stands for "*" */
+	/* congestion control (cc on; docs/ib-model.md section 8) */
+	uint8_t cc;
+	uint32_t cc_thr;     /* blocks queued for an output VL above which it marks */
+	uint32_t *oq;        /* [gp * nvl + v]: blocks in switch inputs waiting for this output VL */
+	uint32_t *mk;        /* [gp * nvl + v]: packets over the threshold since the last mark */
+	ir_hmap ccf;         /* (source host, destination host) -> struct ccflow */
 };
+
+/* Congestion control state of a flow (source host, destination host): its
+ * CCT index as of t_upd (the timer's periods since then not yet applied)
+ * and the earliest start of its next packet. */
+struct ccflow {
+	uint32_t ccti;
+	uint64_t t_upd;
+	uint64_t t_next;
+};
+
+/* The CCT index of flow f at t: the timer lowers every index by one at each
+ * multiple of cc_timer (one clock for all flows, as the port's timer in the
+ * specification), applied lazily. */
+static inline uint32_t cc_index_at(const ir_ib *ib, const struct ccflow *f, uint64_t t)
+{
+	uint64_t ticks = t / ib->cfg.cc_timer - f->t_upd / ib->cfg.cc_timer;
+	return ticks >= f->ccti ? 0 : f->ccti - (uint32_t)ticks;
+}
 
 /* MPI's non-overtaking rule: messages between one pair of ranks are matched
  * in the order they were sent. The fabric may deliver them out of that order
@@ -175,6 +206,11 @@ struct pairo {
  * match, the data's arrival completes it; HM_WHOLE: it arrives whole
  * (rndv = loggopsim, or both ranks on one host) and completes at its match. */
 enum { HM_NONE = 0, HM_FABRIC = 1, HM_WHOLE = 2 };
+
+/* Congestion control and the high-priority arbitration table are off in
+ * most runs: their tests on the per-packet paths are marked so, and the
+ * compiler keeps their code out of the straight line. */
+#define IB_RARE(x) __builtin_expect(!!(x), 0)
 
 static inline uint64_t umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 

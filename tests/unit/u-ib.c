@@ -3,7 +3,9 @@
  * the six checks of docs/ib-model.md section 4, each against the analytic
  * expectation written next to it (and in docs/ib-model.md), deadlock
  * detection on a cyclic minhop ring, rendezvous through the fabric, link
- * statistics, and the configuration table.
+ * statistics, the configuration table, and congestion control (marks,
+ * notifications, throttling by the CCT, the timer's recovery of the index:
+ * docs/ib-model.md section 8).
  *
  * Notation: d = propagation delay per link, lat = switch latency,
  * ser(n, link) = ceil(n * 8e6 / Mb/s) ps, W(s) = wire bytes of s payload bytes
@@ -143,7 +145,7 @@ int main(void)
 					all = 0;
 				ir_ib_config_release(&d2);
 			}
-			ok(n == 20 && all, "20 keys, normalized with '_'");
+			ok(n == 31 && all, "31 keys, normalized with '_'");
 		}
 		ir_sb_release(&sb);
 		ir_ib_config_release(&c);
@@ -437,6 +439,152 @@ int main(void)
 		ok(arr[0] < arr[1], "the VL with weight 3 finishes first (%llu < %llu)", (unsigned long long)arr[0],
 		   (unsigned long long)arr[1]);
 		ir_ib_free(ib);
+	}
+
+	/* ---- congestion control ---- */
+	{
+		/* an incast of 4 x 1 MiB on star:5: the output to h4 queues, packets are marked */
+		static const char *kv[] = { "topo=star:5", "cc=on", NULL };
+		const ir_ib_stats *st;
+		uint64_t t0, T = 10000000, cmax = 0;
+		uint32_t fmax = 0, c;
+		int all0 = 1;
+		ib = mk(5, kv, &e);
+		ok(ib != NULL, "cc fabric builds");
+		for (uint32_t i = 0; ib && i < 4; i++)
+			ir_ib_inject(ib, i, i, 4, 1u << 20, 0, 0, &e);
+		ok(ib && ir_ib_run(ib, &e) == 0 && ndel == 4, "cc incast runs");
+		st = ir_ib_get_stats(ib);
+		ok(st->fecn > 0 && st->becn == st->fecn, "every mark comes back: %llu FECN, %llu BECN",
+		   (unsigned long long)st->fecn, (unsigned long long)st->becn);
+		ok(st->ccti_max > 0 && st->ccti_max <= 127, "index raised, at most the limit: %llu",
+		   (unsigned long long)st->ccti_max);
+		/* after the last event, each index falls by one per timer period: c at t0 is 0 at t0 + c T */
+		t0 = ir_ib_now(ib);
+		for (uint32_t i = 0; i < 4; i++)
+			if ((c = ir_ib_cc_index(ib, i, 4, t0)) > cmax) {
+				cmax = c;
+				fmax = i;
+			}
+		ok(cmax > 0, "a flow still has an index at the end: %llu", (unsigned long long)cmax);
+		is_u64(ir_ib_cc_index(ib, fmax, 4, t0 + (cmax - 1) * T), 1, "one period before its end it is 1");
+		is_u64(ir_ib_cc_index(ib, fmax, 4, t0 + cmax * T), 0, "it is 0 after c periods");
+		for (uint32_t i = 0; i < 4; i++)
+			if (ir_ib_cc_index(ib, i, 4, t0 + 127 * T) != 0)
+				all0 = 0;
+		ok(all0, "every index is 0 after limit x timer");
+		is_u64(ir_ib_cc_index(ib, 4, 0, t0), 0, "a flow never notified has index 0");
+		ir_ib_free(ib);
+	}
+	{
+		/* the index stops at the limit */
+		static const char *kv[] = { "topo=star:5", "cc=on", "cc_limit=5", "cc_increase=2", NULL };
+		ib = mk(5, kv, &e);
+		for (uint32_t i = 0; ib && i < 4; i++)
+			ir_ib_inject(ib, i, i, 4, 1u << 20, 0, 0, &e);
+		ok(ib && ir_ib_run(ib, &e) == 0 && ndel == 4, "cc with a low limit runs");
+		is_u64(ib ? ir_ib_get_stats(ib)->ccti_max : 0, 5, "the index stops at cc_limit");
+		ir_ib_free(ib);
+	}
+	{
+		/* throttling: table {0, 10 us}, limit 1 and a timer that never fires: once notified
+		 * a flow sends a packet each ser(2074) + 10 us = 11037000 ps. 4 flows of 512 packets;
+		 * a flow is notified within its first packets (marks start once the queue holds 2
+		 * packets), so the last arrival lies between 500 and 512 such periods. */
+		static const char *kv[] = { "topo=star:5", "cc=on", "cc_cct=0,10us", "cc_limit=1", "cc_timer=1s", NULL };
+		uint64_t last = 0, per = 11037000;
+		ib = mk(5, kv, &e);
+		for (uint32_t i = 0; ib && i < 4; i++)
+			ir_ib_inject(ib, i, i, 4, 1u << 20, 0, 0, &e);
+		ok(ib && ir_ib_run(ib, &e) == 0 && ndel == 4, "throttled incast runs");
+		for (int i = 0; i < 4; i++)
+			if (arr[i] > last)
+				last = arr[i];
+		ok(last >= 500 * per && last <= 512 * per + 20000000, "throttled: last arrival %llu ps, 500..512 x %llu",
+		   (unsigned long long)last, (unsigned long long)per);
+		ir_ib_free(ib);
+	}
+	{
+		/* cc on without congestion: check 1 unchanged (173000 ps) */
+		static const char *kv[] = { "topo=star:2", "cc=on", NULL };
+		ib = mk(2, kv, &e);
+		ok(ib && ir_ib_inject(ib, 0, 0, 1, 100, 0, 0, &e) == 0 && ir_ib_run(ib, &e) == 0, "cc one packet");
+		is_u64(arr[0], 173000, "cc on, idle: one packet as without cc");
+		ir_ib_free(ib);
+	}
+	{
+		ir_ib_cfg c;
+		ir_ib_config_init(&c);
+		ok(c.cc == 0 && c.cc_ncct == 128 && c.cc_cct[1] == 100000 && c.cc_cct[127] == 12700000 && c.cc_limit == 127 &&
+		       c.cc_timer == 10000000 && c.cc_marking_rate == 1 && c.cc_increase == 1 && c.cc_threshold == 0.5,
+		   "cc defaults");
+		ok(ir_ib_config_set(&c, "cc-cct", "linear:1us:4", &e) == 0 && c.cc_ncct == 4 && c.cc_cct[3] == 3000000,
+		   "linear table with a size");
+		ok(ir_ib_config_set(&c, "cc_cct", "0,1us,1us,5us", &e) == 0 && c.cc_ncct == 4 && c.cc_cct[3] == 5000000,
+		   "table as a list");
+		ok(ir_ib_config_set(&c, "cc_cct", "1us,0", &e) == -1, "a decreasing table is refused");
+		c.cc = 1;
+		c.cc_limit = 4;
+		ok(ir_ib_new(&c, 2, &client, &e) == NULL, "a limit past the table is refused");
+		is_str(e.msg, "cc_limit 4 is past the last index of the congestion control table (cc_cct has 4 entries)",
+		       "message");
+		ir_ib_config_release(&c);
+	}
+
+	/* ---- service levels and VL arbitration (docs/ib-model.md section 9) ---- */
+	{
+		ir_ib_cfg c;
+		ir_ib_config_init(&c);
+		ok(c.sl_hash == 1 && c.sl2vl_set == 0 && c.vlarb_high[0] == 0 && c.vlarb_high_limit == 4, "SL/VL defaults");
+		ok(ir_ib_config_set(&c, "sl", "3", &e) == 0 && c.sl_hash == 0 && c.sl == 3 && !c.sl_file, "sl=3");
+		ok(ir_ib_config_set(&c, "sl", "16", &e) == -1, "sl=16 refused");
+		ok(ir_ib_config_set(&c, "sl", "rules.txt", &e) == 0 && c.sl_file && strcmp(c.sl_file, "rules.txt") == 0,
+		   "sl=FILE");
+		ok(ir_ib_config_set(&c, "sl", "hash", &e) == 0 && c.sl_hash == 1 && !c.sl_file, "sl=hash");
+		ok(ir_ib_config_set(&c, "sl2vl", "1,0,2", &e) == 0 && c.sl2vl_set && c.sl2vl[0] == 1 && c.sl2vl[1] == 0 &&
+		       c.sl2vl[15] == 2,
+		   "sl2vl, the last entry repeating");
+		ok(ir_ib_config_set(&c, "sl2vl", "15", &e) == -1, "sl2vl past VL 14 refused");
+		ok(ir_ib_config_set(&c, "vlarb-high", "0,2", &e) == 0 && c.vlarb_high[0] == 0 && c.vlarb_high[1] == 2 &&
+		       c.vlarb_high[14] == 2,
+		   "vlarb_high");
+		ok(ir_ib_config_set(&c, "vlarb_high", ",1", &e) == -1, "an empty weight refused");
+		ir_ib_config_release(&c);
+	}
+	{
+		/* 1 MiB each from h0 (VL 0) and h1 (VL 1) into h2; VL 1 high-priority with limit 2:
+		 * its 512 packets go in groups of 2 with a VL 0 packet between groups, 255 of them
+		 * before its last, and the first VL 0 packet may lead (the two first packets reach
+		 * the switch together, the first found eligible goes): it ends 255 or 256 x
+		 * ser(2074) = 1037000 ps after it would alone (256 here) */
+		static const char *kv1[] = { "topo=star:3", "vls=2", NULL };
+		static const char *kv2[] = { "topo=star:3", "vls=2", "vlarb_high=0,1", "vlarb_high_limit=2", NULL };
+		static const char *kv3[] = { "topo=star:3", "vls=2", "vlarb_high=0,1", "vlarb_high_limit=255", NULL };
+		uint64_t alone, lim;
+		ib = mk(3, kv1, &e);
+		ok(ib && ir_ib_inject(ib, 1, 1, 2, 1u << 20, 0, 0, &e) == 0 && ir_ib_run(ib, &e) == 0, "VL 1 alone");
+		alone = arr[1];
+		ir_ib_free(ib);
+		ib = mk(3, kv2, &e);
+		ok(ib && ir_ib_inject(ib, 0, 0, 2, 1u << 20, 0, 0, &e) == 0 && ir_ib_inject(ib, 1, 1, 2, 1u << 20, 0, 0, &e) == 0 &&
+		       ir_ib_run(ib, &e) == 0,
+		   "high-priority VL with limit 2 runs");
+		lim = arr[1];
+		ok(lim >= alone + 255 * 1037000ull && lim <= alone + 256 * 1037000ull,
+		   "limit 2: %llu ps, alone %llu + 255..256 x 1037000", (unsigned long long)lim, (unsigned long long)alone);
+		ir_ib_free(ib);
+		ib = mk(3, kv3, &e);
+		ok(ib && ir_ib_inject(ib, 0, 0, 2, 1u << 20, 0, 0, &e) == 0 && ir_ib_inject(ib, 1, 1, 2, 1u << 20, 0, 0, &e) == 0 &&
+		       ir_ib_run(ib, &e) == 0,
+		   "high-priority VL without limit runs");
+		ok(arr[1] <= alone + 1037000 && arr[0] > arr[1], "no limit: as alone (%llu, alone %llu), VL 0 after",
+		   (unsigned long long)arr[1], (unsigned long long)alone);
+		ir_ib_free(ib);
+	}
+	{
+		static const char *kv[] = { "topo=star:2", "sl2vl=0,1", NULL };
+		ok(mk(2, kv, &e) == NULL, "an SL mapped past the VLs is refused");
+		is_str(e.msg, "sl2vl maps SL 1 to VL 1, but there are 1 data VLs (vls = 1)", "message");
 	}
 	return tap_done();
 }

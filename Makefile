@@ -64,7 +64,7 @@ FLAGS_STAMP := $(BUILD)/.flags
 FLAGS_NOW   := $(CC) $(ALL_CFLAGS) $(LDFLAGS)
 $(shell mkdir -p $(BUILD); [ "`cat $(FLAGS_STAMP) 2>/dev/null`" = "$(FLAGS_NOW)" ] || echo "$(FLAGS_NOW)" > $(FLAGS_STAMP))
 
-.PHONY: all check bench demo deps install uninstall fuzz clean unit-bins gen-calls
+.PHONY: all check bench bench-record demo deps install uninstall fuzz clean unit-bins gen-calls
 all: $(LIB_A) $(TOOLS) $(UNIT_BINS) special-tools
 
 $(BUILD)/lib/%.o: $(LIBDIR)/%.c $(LIB_HDRS) $(FLAGS_STAMP)
@@ -148,8 +148,14 @@ TESTS ?= $(sort $(wildcard tests/t[0-9]*.sh))
 check: all $(FUZZ_REPLAY)
 	prove -j$(PROVE_JOBS) --exec '' $(UNIT_BINS) $(TESTS)
 
+# make bench: the figures, each against the last recorded row of this machine in
+# tests/bench/history.tsv (formats/bench-history.md); make bench-record (or make bench
+# RECORD=1) appends them to it. Never pass/fail on a timing.
 bench: all
-	@tests/bench/run-all.sh
+	@RECORD=$(RECORD) tests/bench/run-all.sh
+
+bench-record: all
+	@RECORD=1 tests/bench/run-all.sh
 
 # make demo: the README's first command. As root it first installs missing
 # Debian packages (make deps); then it builds and runs pipelines/demo.mk.

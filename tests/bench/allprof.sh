@@ -3,12 +3,14 @@
 #   allprof <benchmark> <metric> <value> <unit>
 # - overhead per intercepted call: samples/apps/apbench (tight loops of
 #   MPI_Comm_rank, zero-byte Isend/Irecv/Waitall to self, unsuccessful
-#   MPI_Iprobe) on one rank, with and without the tracer, best of 3 runs;
+#   MPI_Iprobe) on one rank, with and without the tracer, BENCH_RUNS runs
+#   (default 3) interleaved, a line per run (the driver makes min/median/max);
 #   "traced" includes formatting the text at flush time (in the same
 #   thread), "traced_64k" the same with ALLPROF_BUFSIZE=64K (many spills);
 # - trace bytes per call of those loops;
 # - third-party programs (LAMMPS in.melt, MUMPS dsimpletest, HPCC, NetPIPE)
-#   traced: wall time traced and untraced, calls, trace bytes per call.
+#   traced: wall time traced and untraced, BENCH_RUNS runs; calls and trace
+#   bytes per call of the first traced run.
 # Programs that are not installed are left out. Never pass/fail.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -22,11 +24,13 @@ trap 'rm -rf "$T"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 command -v mpirun >/dev/null 2>&1 && [ -x "$S/apbench" ] && command -v allprof >/dev/null 2>&1 || exit 0
 N=${ALLPROF_BENCH_N:-1000000}
+RUNS=${BENCH_RUNS:-3}
+RUNLIST=$(awk -v n="$RUNS" 'BEGIN { for (i = 1; i <= n; i++) printf "%d ", i }')
 
-# best NAME FILE...: smallest value of NAME over the runs' outputs
-best() { n=$1; shift; cat "$@" | awk -v n="$n" '$1 == n && (m == "" || $2 < m) { m = $2 } END { print m }'; }
+# val NAME FILE: the value of NAME in one run's output
+val() { awk -v n="$1" '$1 == n { print $2; exit }' "$2"; }
 
-for i in 1 2 3; do
+for i in $RUNLIST; do
 	mpirun -np 1 "$S/apbench" "$N" >plain.$i 2>/dev/null
 	rm -rf tr.$i
 	allprof -q -o tr.$i -- mpirun -np 1 "$S/apbench" "$N" >traced.$i 2>/dev/null
@@ -34,13 +38,16 @@ for i in 1 2 3; do
 	ALLPROF_BUFSIZE=64K allprof -q -o sm -- mpirun -np 1 "$S/apbench" "$N" >small.$i 2>/dev/null
 done
 for b in comm_rank isend_irecv_waitall iprobe_miss; do
-	p=$(best $b plain.1 plain.2 plain.3)
-	t=$(best $b traced.1 traced.2 traced.3)
-	printf 'allprof\t%s\tuntraced\t%s\tns/call\n' "$b" "$p"
-	printf 'allprof\t%s\ttraced\t%s\tns/call\n' "$b" "$t"
-	printf 'allprof\t%s\tadded\t%s\tns/call\n' "$b" "$(echo "$t $p" | awk '{ printf "%.1f", $1 - $2 }')"
-	s=$(best $b small.1 small.2 small.3)
-	printf 'allprof\t%s\ttraced_64k\t%s\tns/call\n' "$b" "$s"
+	for i in $RUNLIST; do
+		p=$(val $b plain.$i)
+		t=$(val $b traced.$i)
+		s=$(val $b small.$i)
+		[ -n "$p" ] && printf 'allprof\t%s\tuntraced\t%s\tns/call\n' "$b" "$p"
+		[ -n "$t" ] && printf 'allprof\t%s\ttraced\t%s\tns/call\n' "$b" "$t"
+		# the cost added, run by run (the runs are interleaved)
+		[ -n "$p" ] && [ -n "$t" ] && printf 'allprof\t%s\tadded\t%s\tns/call\n' "$b" "$(echo "$t $p" | awk '{ printf "%.1f", $1 - $2 }')"
+		[ -n "$s" ] && printf 'allprof\t%s\ttraced_64k\t%s\tns/call\n' "$b" "$s"
+	done
 done
 f=tr.1/rank-0.trace
 if [ -f "$f" ]; then
@@ -57,17 +64,22 @@ fi
 app() {
 	name=$1 np=$2
 	shift 2
-	t0=$(date +%s.%N)
-	mpirun -np "$np" "$@" >/dev/null 2>&1 </dev/null || return 0
-	t1=$(date +%s.%N)
 	rm -rf "$name"
-	allprof -q -o "$name" -- mpirun -np "$np" "$@" >/dev/null 2>&1 </dev/null || return 0
-	t2=$(date +%s.%N)
+	for i in $RUNLIST; do
+		t0=$(date +%s.%N)
+		mpirun -np "$np" "$@" >/dev/null 2>&1 </dev/null || return 0
+		t1=$(date +%s.%N)
+		out=$name
+		[ $i = 1 ] || { out=$name.again; rm -rf "$out"; }
+		allprof -q -o "$out" -- mpirun -np "$np" "$@" >/dev/null 2>&1 </dev/null || return 0
+		t2=$(date +%s.%N)
+		printf 'allprof\t%s\twall_untraced\t%s\ts\n' "$name" "$(echo "$t1 $t0" | awk '{ printf "%.3f", $1 - $2 }')"
+		printf 'allprof\t%s\twall_traced\t%s\ts\n' "$name" "$(echo "$t2 $t1" | awk '{ printf "%.3f", $1 - $2 }')"
+	done
+	rm -rf "$name.again"
 	calls=$(cat "$name"/rank-*.trace | awk '/^# calls / { c += $3 } END { print c + 0 }')
 	lines=$(cat "$name"/rank-*.trace | awk '/^# calls / { c += $5 } END { print c + 0 }')
 	bytes=$(cat "$name"/rank-*.trace | wc -c)
-	printf 'allprof\t%s\twall_untraced\t%s\ts\n' "$name" "$(echo "$t1 $t0" | awk '{ printf "%.3f", $1 - $2 }')"
-	printf 'allprof\t%s\twall_traced\t%s\ts\n' "$name" "$(echo "$t2 $t1" | awk '{ printf "%.3f", $1 - $2 }')"
 	printf 'allprof\t%s\tcalls\t%s\tcalls\n' "$name" "$calls"
 	printf 'allprof\t%s\tlines\t%s\tlines\n' "$name" "$lines"
 	printf 'allprof\t%s\ttrace_bytes_per_call\t%s\tB\n' "$name" "$(awk -v c="$calls" -v b="$bytes" 'BEGIN { if (c) printf "%.1f", b / c; else print 0 }')"

@@ -4,16 +4,18 @@
 #   tsv-100k      calib on a TSV of 100,000 rows (40 sizes x 2,500 repetitions),
 #                 network times simulated: wall seconds, rows per second
 #   pingpong      pipelines/calibrate.mk on this machine (2 ranks, REPS=20, up to
-#                 1 MiB), CALIB_RUNS times (default 3): per run the fitted o, O,
-#                 o_rndv, O_rndv and S, then min/median/max over the runs (the
-#                 spread says how much a calibration on a loaded machine moves)
+#                 1 MiB): the fitted o, O, o_rndv, O_rndv and S (metrics fit-o,
+#                 ...: parameters, not costs; formats/bench-history.md §4)
+# Both run CALIB_RUNS times (default BENCH_RUNS, 3), a line per run; the driver
+# makes min/median/max (the spread of the fit says how much a calibration on a
+# loaded machine moves).
 # The ping-pong part needs mpirun and the sample programs ($IR_BUILD/samples).
 set -eu
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 IR_BIN=${IR_BIN:-$TOP/bin}
 IR_BUILD=${IR_BUILD:-$TOP/build}
 BENCH_TMP=${BENCH_TMP:-$(mktemp -d /tmp/bench-calib.XXXXXX)}
-RUNS=${CALIB_RUNS:-3}
+RUNS=${CALIB_RUNS:-${BENCH_RUNS:-3}}
 line() { printf 'calib\t%s\t%s\t%s\t%s\n' "$@"; }
 now() { date +%s.%N; }
 
@@ -21,17 +23,20 @@ now() { date +%s.%N; }
 awk 'BEGIN { srand(7); for (k = 0; k < 40; k++) { s = int(2 ^ (k / 2)); for (r = 0; r < 2500; r++) {
 	t = s <= 65536 ? 0.2 + s * 0.0001 : 2 + s * 0.00015; printf "%d %.6f\n", s, t * (0.98 + 0.04 * rand()) } } }' \
 	>"$BENCH_TMP/big.tsv"
-t0=$(now)
-"$IR_BIN/calib" -q -o "$BENCH_TMP/big.params" "$BENCH_TMP/big.tsv"
-t1=$(now)
-line tsv-100k wall "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" s
-line tsv-100k rows-per-s "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", 100000 / (b - a) }')" rows/s
+i=0
+while [ $i -lt "$RUNS" ]; do
+	i=$((i + 1))
+	t0=$(now)
+	"$IR_BIN/calib" -q -o "$BENCH_TMP/big.params" "$BENCH_TMP/big.tsv"
+	t1=$(now)
+	line tsv-100k wall "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" s
+	line tsv-100k rows-per-s "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", 100000 / (b - a) }')" rows/s
+done
 
 # 2. the calibration of this machine, repeated
 command -v mpirun >/dev/null 2>&1 && [ -x "$IR_BUILD/samples/pingpong" ] || exit 0
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 i=0
-: >"$BENCH_TMP/cal.tsv"
 while [ $i -lt "$RUNS" ]; do
 	i=$((i + 1))
 	rm -rf "$BENCH_TMP/cal"
@@ -42,13 +47,6 @@ while [ $i -lt "$RUNS" ]; do
 		# in picoseconds (S in bytes)
 		ps=$(printf '%s\n' "$v" | awk '{ v = $1; u = v; sub(/^[0-9.]+/, "", u); sub(/[a-z]+$/, "", v)
 			m = u == "ns" ? 1e3 : u == "us" ? 1e6 : u == "ms" ? 1e9 : 1; printf "%.0f", v * m }')
-		line pingpong "run$i-$k" "$ps" "$([ $k = S ] && echo B || echo ps)"
-		printf '%s\t%s\n' "$k" "$ps" >>"$BENCH_TMP/cal.tsv"
+		if [ -n "$ps" ]; then line pingpong "fit-$k" "$ps" "$([ $k = S ] && echo B || echo ps)"; fi
 	done
-done
-for k in o O o_rndv O_rndv S; do
-	awk -F'\t' -v k=$k '$1 == k { print $2 }' "$BENCH_TMP/cal.tsv" | sort -g | awk -v k=$k '{ v[++n] = $1 }
-		END { printf "calib\tpingpong\t%s-min\t%s\t%s\n", k, v[1], k == "S" ? "B" : "ps"
-		      printf "calib\tpingpong\t%s-median\t%s\t%s\n", k, v[int((n + 1) / 2)], k == "S" ? "B" : "ps"
-		      printf "calib\tpingpong\t%s-max\t%s\t%s\n", k, v[n], k == "S" ? "B" : "ps" }'
 done

@@ -10,10 +10,13 @@
 #          edge, acyclicity); rss is the compile's peak memory (it streams, so
 #          it follows one rank, not the file).
 #   ranks: 200 000 small ranks (the per-rank cost).
+# Each timed step runs BENCH_RUNS times (default 3) and prints a line per run
+# (the driver makes min/median/max); sizes are printed once.
 # The generator is a small C program compiled here, so the figure does not
 # depend on another tool. Files are deleted as soon as they are measured.
 set -eu
 MB=${GOALC_BENCH_MB:-1100}
+RUNS=${BENCH_RUNS:-3}
 T=$BENCH_TMP
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { t = b - a; printf "%.3f", (t > 0 ? t : 1e-9) }'; }
@@ -56,31 +59,42 @@ bytes=$(wc -c <"$T/big.goal")
 line big text "$(awk -v s="$bytes" 'BEGIN { printf "%.0f", s / 1e6 }')" MB
 line big ops "$((32 * ops))" ops
 
-t0=$(now); goalc --check "$T/big.goal"; t1=$(now)
-line big check-speed "$(mbps "$bytes" "$(secs "$t0" "$t1")")" MB/s
-
-if [ -x /usr/bin/time ]; then
-	t0=$(now); /usr/bin/time -f '%M' -o "$T/rss" goalc -o "$T/big.goalb" "$T/big.goal"; t1=$(now)
-	line big compile-rss "$(awk '{ printf "%.0f", $1 / 1024 }' "$T/rss")" MB
-else
-	t0=$(now); goalc -o "$T/big.goalb" "$T/big.goal"; t1=$(now)
-fi
-line big compile-speed "$(mbps "$bytes" "$(secs "$t0" "$t1")")" MB/s
+i=0
+while [ $i -lt "$RUNS" ]; do
+	i=$((i + 1))
+	t0=$(now); goalc --check "$T/big.goal"; t1=$(now)
+	line big check-speed "$(mbps "$bytes" "$(secs "$t0" "$t1")")" MB/s
+	if [ -x /usr/bin/time ]; then
+		t0=$(now); /usr/bin/time -f '%M' -o "$T/rss" goalc -o "$T/big.goalb" "$T/big.goal"; t1=$(now)
+		line big compile-rss "$(awk '{ printf "%.0f", $1 / 1024 }' "$T/rss")" MB
+	else
+		t0=$(now); goalc -o "$T/big.goalb" "$T/big.goal"; t1=$(now)
+	fi
+	line big compile-speed "$(mbps "$bytes" "$(secs "$t0" "$t1")")" MB/s
+done
 bbytes=$(wc -c <"$T/big.goalb")
 line big binary "$(awk -v s="$bbytes" 'BEGIN { printf "%.0f", s / 1e6 }')" MB
 line big binary-per-op "$(awk -v s="$bbytes" -v n="$((32 * ops))" 'BEGIN { printf "%.2f", s / n }')" bytes
 rm -f "$T/big.goal"
 
-t0=$(now); goalc --check "$T/big.goalb"; t1=$(now)
-line big load-binary-speed "$(mbps "$bbytes" "$(secs "$t0" "$t1")")" MB/s
-t0=$(now); goalc -d "$T/big.goalb" >/dev/null; t1=$(now)
-line big decompile-speed "$(mbps "$bytes" "$(secs "$t0" "$t1")")" MB/s
+i=0
+while [ $i -lt "$RUNS" ]; do
+	i=$((i + 1))
+	t0=$(now); goalc --check "$T/big.goalb"; t1=$(now)
+	line big load-binary-speed "$(mbps "$bbytes" "$(secs "$t0" "$t1")")" MB/s
+	t0=$(now); goalc -d "$T/big.goalb" >/dev/null; t1=$(now)
+	line big decompile-speed "$(mbps "$bytes" "$(secs "$t0" "$t1")")" MB/s
+done
 rm -f "$T/big.goalb"
 
 "$T/goalc-gen" 200000 8 >"$T/ranks.goal"
 bytes=$(wc -c <"$T/ranks.goal")
-t0=$(now); goalc -o "$T/ranks.goalb" "$T/ranks.goal"; t1=$(now)
-s=$(secs "$t0" "$t1")
-line ranks compile-speed "$(mbps "$bytes" "$s")" MB/s
-line ranks per-rank "$(awk -v t="$s" 'BEGIN { printf "%.2f", t / 200000 * 1e6 }')" us
+i=0
+while [ $i -lt "$RUNS" ]; do
+	i=$((i + 1))
+	t0=$(now); goalc -o "$T/ranks.goalb" "$T/ranks.goal"; t1=$(now)
+	s=$(secs "$t0" "$t1")
+	line ranks compile-speed "$(mbps "$bytes" "$s")" MB/s
+	line ranks per-rank "$(awk -v t="$s" 'BEGIN { printf "%.2f", t / 200000 * 1e6 }')" us
+done
 rm -f "$T/ranks.goal" "$T/ranks.goalb" "$T/goalc-gen" "$T/goalc-gen.c" "$T/rss"

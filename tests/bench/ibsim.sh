@@ -9,8 +9,11 @@
 #                 pages included), from /usr/bin/time -v when present
 # Schedules come from goalgen, compiled to GOAL binary by goalc (ibsim maps
 # it). BENCH_HUGE=1 adds the 16,777,216-rank dissemination (about 21 GB of
-# binary schedule in $BENCH_TMP and several minutes).
+# binary schedule in $BENCH_TMP and several minutes). Each schedule is
+# simulated BENCH_RUNS times (default 3), a line per run (the driver makes
+# min/median/max).
 set -eu
+RUNS=${BENCH_RUNS:-3}
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 line() { printf 'ibsim\t%s\t%s\t%s\t%s\n' "$@"; }
@@ -18,6 +21,13 @@ field() { sed -n 1p "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 statval() { awk -F'\t' -v k="$1" '$1 == k { print $2 }' "$2"; }
 
 bench() {
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		i=$((i + 1))
+		bench1 "$@"
+	done
+}
+bench1() {
 	name=$1
 	sched=$2
 	shift 2

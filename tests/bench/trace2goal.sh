@@ -1,8 +1,13 @@
 #!/bin/sh
 # trace2goal throughput: MB/s of trace text converted on one core, on a synthetic
 # liballprof ping-pong of 2 ranks (Isend/Irecv/Waitall and Allreduce mixed in),
-# about 2 x 40 MB. Prints TSV: tool benchmark metric value unit.
+# about 2 x 40 MB. Prints TSV: tool benchmark metric value unit. Every
+# conversion runs BENCH_RUNS times (default 3) under /usr/bin/time, a line per
+# run for each figure (the driver makes min/median/max): wall throughput, CPU
+# throughput (user + system, less sensitive to other load than the wall
+# clock) and peak memory (it stays flat with trace length).
 set -u
+RUNS=${BENCH_RUNS:-3}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${IR_BIN:-$TOP/bin}
 T=$(mktemp -d "${TMPDIR:-/tmp}/bench-t2g.XXXXXX") || exit 1
@@ -27,30 +32,34 @@ for r in 0 1; do
 	}' >"$T/pmpi-trace-rank-$r.txt"
 done
 bytes=$(cat "$T"/*.txt | wc -c)
-best=
-for k in 1 2 3; do
-	s=$(date +%s.%N)
-	"$BIN/trace2goal" -q "$T" >/dev/null || exit 1
-	e=$(date +%s.%N)
-	d=$(echo "$e - $s" | bc -l)
-	if [ -z "$best" ] || [ "$(echo "$d < $best" | bc -l)" = 1 ]; then best=$d; fi
-done
-printf 'trace2goal\tpingpong-2x%s\tthroughput\t%.1f\tMB/s\n' "$N" "$(echo "$bytes / $best / 1000000" | bc -l)"
+# conv NAME BYTES [WHAT] -- ARGS...: RUNS conversions; WHAT lists the figures
+# (wall cpu rss, default all of them)
+conv() {
+	name=$1 nb=$2
+	shift 2
+	what="wall cpu rss"
+	[ "$1" = -- ] || { what=$1; shift; }
+	shift
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		i=$((i + 1))
+		s=$(date +%s.%N)
+		/usr/bin/time -f "%U %S %M" -o "$T/time" "$BIN/trace2goal" -q "$@" >/dev/null || exit 1
+		e=$(date +%s.%N)
+		awk -v s="$s" -v e="$e" -v b="$nb" -v n="$name" -v what="$what" '{
+			if (what ~ /wall/) {
+				printf "trace2goal\t%s\tthroughput\t%.1f\tMB/s\n", n, b / (e - s) / 1e6
+				if (what ~ /walls/) printf "trace2goal\t%s\twall\t%.3f\ts\n", n, e - s
+			}
+			if (what ~ /cpu/ && $1 + $2 > 0) printf "trace2goal\t%s\tcpu_throughput\t%.1f\tMB/s\n", n, b / ($1 + $2) / 1e6
+			if (what ~ /rss/) printf "trace2goal\t%s\tmax_rss\t%s\tKiB\n", n, $3
+		}' "$T/time"
+	done
+}
 printf 'trace2goal\tpingpong-2x%s\ttrace_bytes\t%s\tB\n' "$N" "$bytes"
-printf 'trace2goal\tpingpong-2x%s\twall\t%.3f\ts\n' "$N" "$best"
-# CPU time (user + system), less sensitive to other load on the machine than the wall clock
-c=$( { /usr/bin/time -f "%U %S" "$BIN/trace2goal" -q "$T" >/dev/null; } 2>&1 | tail -1)
-printf 'trace2goal\tpingpong-2x%s\tcpu_throughput\t%.1f\tMB/s\n' "$N" "$(echo "$bytes / ($(echo "$c" | tr ' ' '+')) / 1000000" | bc -l)"
-# peak memory (KiB) stays flat with trace length
-m=$( { /usr/bin/time -f %M "$BIN/trace2goal" -q "$T" >/dev/null; } 2>&1 | tail -1)
-printf 'trace2goal\tpingpong-2x%s\tmax_rss\t%s\tKiB\n' "$N" "$m"
+conv "pingpong-2x$N" "$bytes" "walls cpu rss" -- "$T"
 # --durations --sync: all ranks read together, text spilled per rank and assembled
-s=$(date +%s.%N); "$BIN/trace2goal" -q --durations --sync "$T" >/dev/null || exit 1; e=$(date +%s.%N)
-printf 'trace2goal\tpingpong-2x%s-sync\tthroughput\t%.1f\tMB/s\n' "$N" "$(echo "$bytes / ($e - $s) / 1000000" | bc -l)"
-c=$( { /usr/bin/time -f "%U %S" "$BIN/trace2goal" -q --durations --sync "$T" >/dev/null; } 2>&1 | tail -1)
-printf 'trace2goal\tpingpong-2x%s-sync\tcpu_throughput\t%.1f\tMB/s\n' "$N" "$(echo "$bytes / ($(echo "$c" | tr ' ' '+')) / 1000000" | bc -l)"
-m=$( { /usr/bin/time -f %M "$BIN/trace2goal" -q --durations --sync "$T" >/dev/null; } 2>&1 | tail -1)
-printf 'trace2goal\tpingpong-2x%s-sync\tmax_rss\t%s\tKiB\n' "$N" "$m"
+conv "pingpong-2x$N-sync" "$bytes" -- --durations --sync "$T"
 # --pin on distinct buffers: every call registers a new one (the interval set grows to ~1M)
 for r in 0 1; do
 	awk -v r=$r -v n=$((N * 5)) 'BEGIN {
@@ -66,9 +75,7 @@ for r in 0 1; do
 done
 mkdir "$T/pin" && mv "$T"/pin-*.txt "$T/pin/"
 pbytes=$(cat "$T"/pin/*.txt | wc -c)
-s=$(date +%s.%N); "$BIN/trace2goal" -q --pin 166us,3ns "$T/pin" >/dev/null || exit 1; e=$(date +%s.%N)
-printf 'trace2goal\tpin-distinct-2x%s\tthroughput\t%.1f\tMB/s\n' "$((N * 10))" "$(echo "$pbytes / ($e - $s) / 1000000" | bc -l)"
+conv "pin-distinct-2x$((N * 10))" "$pbytes" wall -- --pin 166us,3ns "$T/pin"
 gzip -1 -c "$T/pmpi-trace-rank-0.txt" >"$T/g-0.txt.gz" && gzip -1 -c "$T/pmpi-trace-rank-1.txt" >"$T/g-1.txt.gz"
 rm "$T"/pmpi-trace-rank-*.txt
-s=$(date +%s.%N); "$BIN/trace2goal" -q "$T" >/dev/null; e=$(date +%s.%N)
-printf 'trace2goal\tpingpong-2x%s-gzip\tthroughput\t%.1f\tMB/s\n' "$N" "$(echo "$bytes / ($e - $s) / 1000000" | bc -l)"
+conv "pingpong-2x$N-gzip" "$bytes" wall -- "$T"

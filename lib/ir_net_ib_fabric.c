@@ -359,7 +359,7 @@ static int send_on(ir_ib *ib, uint32_t pi, uint32_t gp, uint64_t s, ir_err *e)
 	/* into the next switch's input buffer */
 	{
 		uint32_t sw = peer - ib->t->nhosts, dl = ib->t->node[ib->m[p->msg].dst].lid;
-		unsigned op, c, c2;
+		unsigned op = 0, c, c2;
 		uint32_t bi = pgp * ib->nvl + p->vl;
 		inbuf *b = &ib->in[bi];
 		if (p->leg) { /* first leg of a Valiant path: to the intermediate switch, then on */

@@ -227,7 +227,7 @@ void ir_node_defaults(ir_node_cfg *c)
 {
 	memset(c, 0, sizeof *c);
 	c->ranks_per_host = 1;
-	c->wait = IR_WAIT_SPIN;
+	c->wait = IR_WAIT_BLOCK;
 	c->quantum = 4000000000ULL; /* 4 ms */
 	c->cpu_scale = 1.0;
 	c->seed = 1;

@@ -67,7 +67,7 @@ typedef struct ir_node_cfg {
 	const ir_noise *nz;      /* the parsed file, set by the caller; NULL: none */
 } ir_node_cfg;
 
-/* No cores limit, one rank per host, spin, quantum 4 ms, scale 1, no noise, seed 1. */
+/* No cores limit, one rank per host, block, quantum 4 ms, scale 1, no noise, seed 1. */
 void ir_node_defaults(ir_node_cfg *c);
 /* Defaults, then the keys of the set (ir_node_keys); errors name the origin of the value.
  * Does not read the noise file (c->noise names it). */

@@ -19,7 +19,7 @@ EOF2
 test_expect_success 'the worked example, spin: a fixed rotation of 3000 ps slots' '
 	# rank 0 owns [0,3000) [6000,9000) [12000,15000) [18000,...): 9000 done at 15000, the
 	# last 1000 at 19000; rank 1 owns the odd slots: 9000 at 18000, the rest in [21000,22000)
-	ibsim -q --cores 1 --ranks-per-host 2 --quantum 3000 two.goal >s.out && ends s.out >got &&
+	ibsim -q --cores 1 --ranks-per-host 2 --quantum 3000 --cpu-wait spin two.goal >s.out && ends s.out >got &&
 	printf "0 19000\n1 22000\n" >want && test_cmp want got &&
 	head -n 1 s.out | grep -q " O_rndv=0 cores=1 ranks_per_host=2 cpu_wait=spin quantum=3000 ranks=2 "
 '
@@ -35,7 +35,7 @@ test_expect_success 'three ranks on two cores' '
 	printf "num_ranks 3\nrank 0 {\nc: calc 2000\n}\nrank 1 {\nc: calc 2000\n}\nrank 2 {\nc: calc 2000\n}\n" >three.goal &&
 	# spin, slot s runs positions 2s and 2s+1 mod 3: rank 0 slots 0 1, rank 1 slots 0 2,
 	# rank 2 slots 1 2
-	ibsim -q --cores 2 --ranks-per-host 3 --quantum 1000 three.goal >t.out && ends t.out >got &&
+	ibsim -q --cores 2 --ranks-per-host 3 --quantum 1000 --cpu-wait spin three.goal >t.out && ends t.out >got &&
 	printf "0 2000\n1 3000\n2 3000\n" >want && test_cmp want got &&
 	# block: ranks 0 and 1 take the cores at 0; rank 2 waits until 1000 and goes before
 	# their second slices; rank 1 runs its second slice at 2000
@@ -46,11 +46,11 @@ test_expect_success 'three ranks on two cores' '
 test_expect_success 'hosts are blocks of ranks_per_host ranks' '
 	printf "num_ranks 4\n" >four.goal &&
 	for r in 0 1 2 3; do printf "rank $r {\nc: calc 10000\n}\n" >>four.goal || return 1; done &&
-	ibsim -q --cores 1 --ranks-per-host 2 --quantum 3000 four.goal >f.out && ends f.out >got &&
+	ibsim -q --cores 1 --ranks-per-host 2 --quantum 3000 --cpu-wait spin four.goal >f.out && ends f.out >got &&
 	printf "0 19000\n1 22000\n2 19000\n3 22000\n" >want && test_cmp want got &&
 	# one host of four ranks, one core: rank r owns slots r, r+4, ...; 10000 is three
 	# slots and a third: rank 0 ends at 24000 + 1000
-	ibsim -q --cores 1 --ranks-per-host 4 --quantum 3000 four.goal >f.out && ends f.out >got &&
+	ibsim -q --cores 1 --ranks-per-host 4 --quantum 3000 --cpu-wait spin four.goal >f.out && ends f.out >got &&
 	printf "0 37000\n1 40000\n2 43000\n3 46000\n" >want && test_cmp want got
 '
 
@@ -68,7 +68,7 @@ P="-L 1000 -o 100 -g 0 -G 0 -O 0"
 test_expect_success 'spin: a message waits for the slot of its receiver' '
 	# rank 0 sends in its slot [0,10000) (CPU until 100); the message arrives at 1100,
 	# in rank 0s slot: rank 1 handles it at 10000, until 10100
-	ibsim -q $P --cores 1 --ranks-per-host 2 --quantum 10000 msg.goal >m.out && ends m.out >got &&
+	ibsim -q $P --cores 1 --ranks-per-host 2 --quantum 10000 --cpu-wait spin msg.goal >m.out && ends m.out >got &&
 	printf "0 100\n1 10100\n" >want && test_cmp want got
 '
 
@@ -110,7 +110,7 @@ test_expect_success 'no shared host: the results are unchanged, to the byte' '
 test_expect_success 'all ranks on two cores: the work is shared, nothing is lost' '
 	goalgen dissemination 8 >d.goal &&
 	ibsim -q -p /dev/null d.goal >plain.out &&
-	ibsim -q --cores 2 --ranks-per-host 8 --quantum 1us d.goal >spin.out &&
+	ibsim -q --cores 2 --ranks-per-host 8 --quantum 1us --cpu-wait spin d.goal >spin.out &&
 	ibsim -q --cores 2 --ranks-per-host 8 --quantum 1us --cpu-wait block d.goal >block.out &&
 	p=$(awk "NR == 3 { print \$2 }" plain.out) &&
 	s=$(awk "NR == 3 { print \$2 }" spin.out) &&
@@ -127,6 +127,13 @@ EOF2
 cat >err-quantum <<'EOF2'
 ibsim: --quantum: invalid quantum '0' (expected a time of at least 1 ps)
 EOF2
+
+test_expect_success 'block is the default (MPI libraries yield on oversubscribed hosts)' '
+	ibsim -q --cores 1 --ranks-per-host 2 --quantum 3000 two.goal >def.out &&
+	head -n 1 def.out | grep -q " cpu_wait=block quantum=3000 " &&
+	ibsim -q --cores 1 --ranks-per-host 2 --quantum 3000 --cpu-wait block two.goal >blk.out &&
+	cmp def.out blk.out
+'
 
 test_expect_success 'keys in a parameter file; bad values name their origin' '
 	printf "cores = 1\nranks_per_host = 2\nquantum = 3ns\ncpu_wait = block\n" >n.params &&

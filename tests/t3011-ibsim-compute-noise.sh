@@ -88,7 +88,7 @@ test_expect_success 'noise with shared cores: the slots and the detours both sto
 	# on host 0 leaves it 2000 in its first slot: 8000 done at 15000, 2000 more at 20000;
 	# rank 1 (the same host) owns [3000,6000) ..., which no detour touches: 22000 as without
 	printf "1000 1000\n" >o.txt &&
-	ibsim -q --noise o.txt --cores 1 --ranks-per-host 2 --quantum 3000 two.goal >o.out && ends o.out >got &&
+	ibsim -q --noise o.txt --cores 1 --ranks-per-host 2 --quantum 3000 --cpu-wait spin two.goal >o.out && ends o.out >got &&
 	printf "0 20000 10000\n1 22000 10000\n" >want && test_cmp want got
 '
 

@@ -120,6 +120,7 @@ static void spin_brute(void)
 				d[r] = xr() % 4 ? xr() % 20000 : xr() % 5;
 			s = calcs(nh, d);
 			ir_node_defaults(&nc);
+			nc.wait = IR_WAIT_SPIN;
 			nc.cores = k;
 			nc.ranks_per_host = nh;
 			nc.quantum = Q;

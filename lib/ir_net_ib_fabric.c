@@ -568,6 +568,17 @@ static inline __attribute__((always_inline)) int fwd(ir_ib *ib, uint32_t gp, uin
 	return 0;
 }
 
+/* Nothing could be forwarded: when a packet waited for credits, the stall starts now (if it
+ * had not) and the output wakes at the earliest credit return. */
+static inline int stall_wait(ir_ib *ib, uint32_t gp, outp *o, int stalled, uint64_t earliest, ir_err *e)
+{
+	if (!stalled)
+		return 0;
+	if (o->stall_since == TMAX)
+		o->stall_since = ib->now;
+	return earliest != TMAX ? ensure_wake(ib, gp, earliest, e) : 0;
+}
+
 /* Arbitration with a high-priority table (vlarb_high; docs/ib-model.md
  * section 9): the VLs with a high-priority weight are served first, in
  * weighted round robin among themselves, the others by vlarb; after
@@ -611,13 +622,7 @@ static __attribute__((noinline)) int out_try_prio(ir_ib *ib, uint32_t gp, ir_err
 			           high ? ib->cfg.vlarb_high : ib->cfg.vlarb, e);
 		}
 	}
-	if (stalled) {
-		if (o->stall_since == TMAX)
-			o->stall_since = ib->now;
-		if (earliest != TMAX)
-			return ensure_wake(ib, gp, earliest, e);
-	}
-	return 0;
+	return stall_wait(ib, gp, o, stalled, earliest, e);
 }
 
 /* Output gp of a switch arbitrates at ib->now. */
@@ -656,13 +661,7 @@ static int out_try(ir_ib *ib, uint32_t gp, ir_err *e)
 		}
 		return fwd(ib, gp, vl, ob, (uint32_t)ip, set, &o->cur_vl, &o->vl_sent, ib->cfg.vlarb, e);
 	}
-	if (stalled) {
-		if (o->stall_since == TMAX)
-			o->stall_since = ib->now;
-		if (earliest != TMAX)
-			return ensure_wake(ib, gp, earliest, e);
-	}
-	return 0;
+	return stall_wait(ib, gp, o, stalled, earliest, e);
 }
 
 /* ---- messages ---- */

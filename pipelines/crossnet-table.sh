@@ -12,15 +12,22 @@
 #   app ranks real_a_ms spread_a_pct real_b_ms spread_b_pct naive_abs_dev_pct
 #   default_ms default_abs_dev_pct default_within sync_ms sync_abs_dev_pct
 #   sync_within same_b_default_abs_dev_pct same_b_sync_abs_dev_pct
-#   same_a_default_abs_dev_pct same_a_sync_abs_dev_pct
+#   same_a_default_abs_dev_pct same_a_sync_abs_dev_pct same_work
 # (real: the median over the runs; spread: (max - min) / median; naive: |A -
 # B| / B, the guess that B takes as long as A; default and sync: A's median
 # run predicted for B, against B's median, and whether that lies within B's
 # spread; same_b and same_a: each network's own median run predicted with
-# its own parameters), then '#' lines: the networks, and per mode the median
-# and largest |deviation| over all applications, over those whose naive
-# error is at least 5 %, how often the mode beats the naive guess and lies
-# within B's spread, and the same-network medians.
+# its own parameters; same_work: yes when every rank of A's median run sends
+# as many messages and bytes as in B's median run, after conversion, from
+# the results files RUNDIR/APP/SRC-on-B.default.sim.tsv: a program whose work
+# depends on the network, such as a benchmark that repeats a test until a
+# time has passed, does other work on B than the trace of A holds, and no
+# replay of that trace can predict B's run), then '#' lines: the networks,
+# and per mode the median and largest |deviation| over all applications,
+# over those whose naive error is at least 5 %, how often the mode beats
+# the naive guess and lies within B's spread, the same-network medians, and
+# the same over the runs of 50 ms or more, and over those that also do the
+# same work on both networks (docs/validation.md: the target set).
 set -eu
 
 if [ "$1" = md ]; then
@@ -28,15 +35,15 @@ if [ "$1" = md ]; then
 	b=$3
 	awk -F'\t' -v a="$a" -v b="$b" '
 		NR == 1 {
-			printf "| app | ranks | real %s (ms) | real %s (ms) | %s spread %% | naive \\|dev\\| %% | default: predicted ms, \\|dev\\| %% | sync: predicted ms, \\|dev\\| %% | within %s spread | same network %s: default, sync \\|dev\\| %% | same network %s: default, sync \\|dev\\| %% |\n", a, b, b, b, b, a
-			print "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"
+			printf "| app | ranks | real %s (ms) | real %s (ms) | %s spread %% | naive \\|dev\\| %% | default: predicted ms, \\|dev\\| %% | sync: predicted ms, \\|dev\\| %% | within %s spread | same network %s: default, sync \\|dev\\| %% | same network %s: default, sync \\|dev\\| %% | same work |\n", a, b, b, b, b, a
+			print "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|"
 			next
 		}
 		/^#/ { sub(/^# /, ""); foot = foot "- " $0 "\n"; next }
 		{
 			w = ($10 == "yes" && $13 == "yes") ? "both" : $10 == "yes" ? "default" : $13 == "yes" ? "sync" : "neither"
-			printf "| %s | %s | %s | %s | %s | %s | %s, %s | %s, %s | %s | %s, %s | %s, %s |\n", $1, $2, $3, $5, $6, $7,
-				$8, $9, $11, $12, w, $14, $15, $16, $17
+			printf "| %s | %s | %s | %s | %s | %s | %s, %s | %s, %s | %s | %s, %s | %s, %s | %s |\n", $1, $2, $3, $5, $6, $7,
+				$8, $9, $11, $12, w, $14, $15, $16, $17, $18
 		}
 		END { printf "\n%s", foot }' "$4"
 	exit 0
@@ -61,7 +68,7 @@ trap 'rm -f "$rows" "$one"' EXIT
 
 printf 'app\tranks\treal_a_ms\tspread_a_pct\treal_b_ms\tspread_b_pct\tnaive_abs_dev_pct\t'
 printf 'default_ms\tdefault_abs_dev_pct\tdefault_within\tsync_ms\tsync_abs_dev_pct\tsync_within\t'
-printf 'same_b_default_abs_dev_pct\tsame_b_sync_abs_dev_pct\tsame_a_default_abs_dev_pct\tsame_a_sync_abs_dev_pct\n'
+printf 'same_b_default_abs_dev_pct\tsame_b_sync_abs_dev_pct\tsame_a_default_abs_dev_pct\tsame_a_sync_abs_dev_pct\tsame_work\n'
 for app in "$@"; do
 	d=$dir/$app
 	{
@@ -71,7 +78,15 @@ for app in "$@"; do
 		for m in default sync; do all "$d/$b-on-$b.$m.cmp.tsv"; done
 		for m in default sync; do all "$d/$a-on-$a.$m.cmp.tsv"; done
 	} >"$one"
-	awk -F'\t' -v app="$app" -v np="$np" '
+	# the work: msgs_sent and bytes_sent of every rank (formats/results.md), A's run against B's
+	work=$(awk -F'\t' '
+		FNR == 1 { f++ }
+		/^#/ || $1 == "rank" || $1 == "all" { next }
+		{ w[f, $1] = $4 "/" $5; r[$1] = 1 }
+		END { for (k in r) if (w[1, k] != w[2, k]) { print "no"; exit } print "yes" }' \
+		"$d/$a-on-$b.default.sim.tsv" "$d/$b-on-$b.default.sim.tsv") ||
+		{ echo "crossnet-table.sh: $d: cannot read the results files" >&2; exit 1; }
+	awk -F'\t' -v app="$app" -v np="$np" -v work="$work" '
 		function abs(x) { return x < 0 ? -x : x }
 		{ row[NR] = $0; n = split($0, f, "\t"); for (i = 1; i <= n; i++) v[NR, i] = f[i] }
 		END {
@@ -82,7 +97,7 @@ for app in "$@"; do
 				printf "\t%.3f\t%.2f\t%s", v[r, 6] / 1e9, abs(v[r, 7]), v[r, 8]
 			for (r = 5; r <= 8; r++)
 				printf "\t%.2f", abs(v[r, 7])
-			printf "\n"
+			printf "\t%s\n", work
 		}' "$one" >>"$rows"
 done
 cat "$rows"
@@ -97,12 +112,15 @@ awk -F'\t' -v a="$a" -v b="$b" -v np="$np" '
 	# a run of at least 50 ms on both networks: shorter ones are dominated by noise (their
 	# spread is tens of percent) and by the start-up of the MPI library
 	function long_run(i) { return col[i, 3] >= 50 && col[i, 5] >= 50 }
-	# summary COLUMN NAME [LONG]: median and largest over all rows (LONG: the runs of at least
-	# 50 ms) and over those rows with naive >= 5
+	# the rows a set keeps: 0 all, 1 the runs of at least 50 ms, 2 those that also do the same
+	# work on both networks
+	function keep(i, lng) { return !lng || long_run(i) && (lng < 2 || col[i, 18] == "yes") }
+	# summary COLUMN NAME [LONG]: median and largest over the rows keep() keeps and over
+	# those rows with naive >= 5
 	function summary(c, name, lng,   i, k, kb, all, big, beats, within) {
 		k = kb = beats = within = 0
 		for (i = 1; i <= n; i++) {
-			if (lng && !long_run(i))
+			if (!keep(i, lng))
 				continue
 			all[++k] = col[i, c]
 			if (col[i, 7] >= 5) big[++kb] = col[i, c]
@@ -118,7 +136,7 @@ awk -F'\t' -v a="$a" -v b="$b" -v np="$np" '
 	function same(c, name, lng,   i, k, x) {
 		k = 0
 		for (i = 1; i <= n; i++)
-			if (!lng || long_run(i))
+			if (keep(i, lng))
 				x[++k] = col[i, c]
 		if (!k) { printf "# %s: no apps\n", name; return }
 		printf "# %s: median_abs_dev_pct=%.2f max_abs_dev_pct=%.2f over %d apps\n", name, med(x, k), mx(x, k), k
@@ -141,4 +159,14 @@ awk -F'\t' -v a="$a" -v b="$b" -v np="$np" '
 		same(15, "runs of 50 ms or more: same network " b " sync", 1)
 		same(16, "runs of 50 ms or more: same network " a " default", 1)
 		same(17, "runs of 50 ms or more: same network " a " sync", 1)
+		k = 0; dl = ""
+		for (i = 1; i <= n; i++) if (col[i, 18] == "yes") k++; else dl = dl " " col[i, 1]
+		printf "# same work on both networks (every rank sends as many messages and bytes): %d of %d apps%s\n", k, n, dl == "" ? "" : "; differs:" dl
+		s = "same work, runs of 50 ms or more: "
+		summary(9, s "default " a "->" b, 2)
+		summary(12, s "sync " a "->" b, 2)
+		same(14, s "same network " b " default", 2)
+		same(15, s "same network " b " sync", 2)
+		same(16, s "same network " a " default", 2)
+		same(17, s "same network " a " sync", 2)
 	}' "$rows"

@@ -47,10 +47,11 @@ test_expect_success 'the table: header, one row with every number, summaries' '
 	head -n 1 x/crossnet.tsv | tr "\t" "\n" >cols &&
 	printf "%s\n" app ranks real_a_ms spread_a_pct real_b_ms spread_b_pct naive_abs_dev_pct \
 		default_ms default_abs_dev_pct default_within sync_ms sync_abs_dev_pct sync_within \
-		same_b_default_abs_dev_pct same_b_sync_abs_dev_pct same_a_default_abs_dev_pct same_a_sync_abs_dev_pct >want &&
+		same_b_default_abs_dev_pct same_b_sync_abs_dev_pct same_a_default_abs_dev_pct same_a_sync_abs_dev_pct \
+		same_work >want &&
 	test_cmp want cols &&
 	test "$(grep -vc "^#" x/crossnet.tsv)" = 2 &&
-	awk -F"\t" "NR == 2 { ok = NF == 17 && \$1 == \"ring\" && \$2 == 2
+	awk -F"\t" "NR == 2 { ok = NF == 18 && \$1 == \"ring\" && \$2 == 2 && \$18 == \"yes\"
 		for (i = 3; i <= 17; i++) if (i != 10 && i != 13 && \$i !~ /^[0-9]+(\\.[0-9]+)?\$/) ok = 0
 		if (\$10 !~ /^(yes|no)\$/ || \$13 !~ /^(yes|no)\$/) ok = 0
 		if (\$3 <= 0 || \$5 <= 0 || \$8 <= 0 || \$11 <= 0) ok = 0
@@ -63,11 +64,28 @@ test_expect_success 'the table: header, one row with every number, summaries' '
 		grep -q "^# same network shm $m: median_abs_dev_pct=[0-9.]* max_abs_dev_pct=[0-9.]* over 1 apps$" x/crossnet.tsv &&
 		# the ring of this test lasts milliseconds: no run counts as long
 		grep -q "^# runs of 50 ms or more: $m shm->tcp: no apps$" x/crossnet.tsv &&
-		grep -q "^# runs of 50 ms or more: same network tcp $m: no apps$" x/crossnet.tsv ||
+		grep -q "^# runs of 50 ms or more: same network tcp $m: no apps$" x/crossnet.tsv &&
+		grep -q "^# same work, runs of 50 ms or more: $m shm->tcp: no apps$" x/crossnet.tsv ||
 		return 1
 	done &&
+	grep -q "^# same work on both networks (every rank sends as many messages and bytes): 1 of 1 apps$" x/crossnet.tsv &&
 	grep -q "^| app | ranks | real shm (ms) | real tcp (ms) | tcp spread % |" x/crossnet.md &&
-	grep -q "^| ring | 2 | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]*, [0-9.]* | [0-9.]*, [0-9.]* | [a-z]* | [0-9.]*, [0-9.]* | [0-9.]*, [0-9.]* |$" x/crossnet.md
+	grep -q "^| ring | 2 | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]*, [0-9.]* | [0-9.]*, [0-9.]* | [a-z]* | [0-9.]*, [0-9.]* | [0-9.]*, [0-9.]* | yes |$" x/crossnet.md
+'
+
+# A program whose work depends on the network (it repeats a test until a time has passed) sends
+# other messages on B than in A'"'"'s trace: the table says so and leaves it out of the target set.
+test_expect_success 'a program that does other work on B: same_work no, out of the target set' '
+	rm -rf w && mkdir -p w/runs && cp -R x/runs/ring w/runs/ring && cp -R x/runs/ring w/runs/ring2 &&
+	awk -F"\t" -v OFS="\t" "\$1 == 0 { \$4 = \$4 + 1 } { print }" x/runs/ring/shm-on-tcp.default.sim.tsv \
+		>w/runs/ring2/shm-on-tcp.default.sim.tsv &&
+	sh "$TOP/pipelines/crossnet-table.sh" tsv w/runs shm tcp 2 ring ring2 >w.tsv &&
+	test "$(awk -F"\t" "\$1 == \"ring\" { print \$18 }" w.tsv)" = yes &&
+	test "$(awk -F"\t" "\$1 == \"ring2\" { print \$18 }" w.tsv)" = no &&
+	grep -q "^# same work on both networks (every rank sends as many messages and bytes): 1 of 2 apps; differs: ring2$" w.tsv &&
+	rm w/runs/ring/shm-on-tcp.default.sim.tsv &&
+	! sh "$TOP/pipelines/crossnet-table.sh" tsv w/runs shm tcp 2 ring >/dev/null 2>err &&
+	grep -q "crossnet-table.sh: w/runs/ring: cannot read the results files" err
 '
 
 # The cross-network numbers are cmp-real's: shm's median run predicted for tcp against both tcp runs.

@@ -17,12 +17,18 @@
  *
  * Request tables and communicator tables are hash maps (ir_hmap.h), sized to
  * the in-flight set.
- * Per-rank state lives in an rstate (g->R is the rank being converted): one,
- * reused rank after rank, or with --sync one per rank, all live at once, the
- * records merged by time (a binary heap of ranks). With --sync each call also
- * gets zero-cost time nodes (ir_tsync.h) for its ops and a post-call calc whose
- * definition is written when its time resolves, possibly while another rank
- * is being read (sync_done() switches g->R to the owner for that).
+ * State comes in two kinds, passed explicitly: the gstate of the whole run
+ * (options, output, cross-rank checks, the staging scratch of the call being
+ * converted) and an rstate per rank (labels, requests, communicators, its
+ * buffered text). There is no "current rank" in the gstate: every function
+ * that works on one rank takes it as a parameter (`rstate *R`), from the
+ * driver down through the dispatcher to the line formatters. Without --sync
+ * one rstate (g->one) is reused rank after rank; with --sync there is one per
+ * rank (g->rs), all live at once, the records merged by time (a binary heap of
+ * ranks), and each call also gets zero-cost time nodes (ir_tsync.h) for its ops
+ * and a post-call calc whose definition is written when its time resolves,
+ * possibly while another rank is being read: sync_done() then writes into the
+ * rstate of the rank the calc belongs to, named in the node's payload.
  *
  * The module is split by concern into files that share the private header
  * ir_t2g_internal.h (the state, the small inline helpers of the hot path,
@@ -46,14 +52,14 @@ void t2g_warn(gstate *g, const char *fmt, ...)
 	g->o->warn(g->o->warn_ctx, buf);
 }
 
-int t2g_errat(gstate *g, ir_err *e, const char *fmt, ...)
+int t2g_errat(const rstate *R, ir_err *e, const char *fmt, ...)
 {
 	char buf[400];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	return ir_errf_at(e, g->R->fname, g->R->line, "%s", buf);
+	return ir_errf_at(e, R->fname, R->line, "%s", buf);
 }
 
 static int check_pairs(gstate *g, ir_err *e)
@@ -134,7 +140,6 @@ int ir_t2g_convert(const ir_trace_files *files, const ir_t2g_opts *o, ir_writer 
 	g.w = w;
 	g.st = st;
 	g.nranks = (uint32_t)files->n;
-	g.R = &g.one;
 	ir_sb_init(&g.one.out);
 	ir_ivset_init(&g.one.pinset);
 	rstate_maps_init(&g.one);
@@ -181,13 +186,12 @@ int ir_t2g_convert(const ir_trace_files *files, const ir_t2g_opts *o, ir_writer 
 			goto done;
 		st->ranks = g.nranks;
 	} else {
-		g.R = &g.one;
 		for (size_t i = 0; i < files->n; i++) {
-			if (t2g_convert_rank(&g, &files->f[i], epoch, e)) {
-				t2g_rank_release(&g);
+			if (t2g_convert_rank(&g, &g.one, &files->f[i], epoch, e)) {
+				t2g_rank_release(&g, &g.one);
 				goto done;
 			}
-			t2g_rank_release(&g);
+			t2g_rank_release(&g, &g.one);
 			st->ranks++;
 		}
 	}
@@ -216,9 +220,8 @@ int ir_t2g_convert(const ir_trace_files *files, const ir_t2g_opts *o, ir_writer 
 done:
 	if (g.rs) {
 		for (uint32_t i = 0; i < g.nranks; i++) {
-			g.R = &g.rs[i];
-			t2g_rank_release(&g);
-			t2g_rank_free(g.R);
+			t2g_rank_release(&g, &g.rs[i]);
+			t2g_rank_free(&g.rs[i]);
 		}
 		free(g.rs);
 	}

@@ -54,58 +54,58 @@ static int is_local(const char *name)
 	return 0;
 }
 
-int t2g_bad_arg(gstate *g, const ir_rec *r, unsigned i, const char *what, ir_err *e)
+int t2g_bad_arg(const rstate *R, const ir_rec *r, unsigned i, const char *what, ir_err *e)
 {
 	char q[120];
 	ir_err_quote(q, sizeof q, r->f[i], strlen(r->f[i]));
-	return t2g_errat(g, e, "%s: argument %u: expected %s, found '%s'", r->name, i + 1, what, q);
+	return t2g_errat(R, e, "%s: argument %u: expected %s, found '%s'", r->name, i + 1, what, q);
 }
 
 /* The communicator argument; returns 0 ok, 1 not usable (warned, skip the call), -1 error. */
-int t2g_arg_comm(gstate *g, const ir_rec *r, unsigned i, cref *cr, ir_err *e)
+int t2g_arg_comm(gstate *g, rstate *R, const ir_rec *r, unsigned i, cref *cr, ir_err *e)
 {
 	int64_t h, rk, sz;
 	if (ir_tf_triple(r->f[i], &h, &rk, &sz) || rk < 0 || sz <= 0 || rk >= sz)
-		return t2g_bad_arg(g, r, i, "a communicator '<handle>,<rank>,<size>'", e);
+		return t2g_bad_arg(R, r, i, "a communicator '<handle>,<rank>,<size>'", e);
 	cr->size = (uint32_t)sz;
 	cr->me = (uint32_t)rk;
-	if (g->R->flavor == IR_TRACE_ALLPROF) {
+	if (R->flavor == IR_TRACE_ALLPROF) {
 		comm *c;
 		if (h == 0) {
-			c = &g->R->world;
+			c = &R->world;
 		} else if (h == 1) {
-			c = &g->R->self;
+			c = &R->self;
 		} else {
-			const uint32_t *ci = ir_hmap_get(&g->R->cmap, (uint64_t)h + 1, 0);
+			const uint32_t *ci = ir_hmap_get(&R->cmap, (uint64_t)h + 1, 0);
 			if (!ci)
-				return t2g_errat(g, e, "%s: communicator %" PRId64 " has no '# comm' line before its use", r->name, h);
-			c = &g->R->comms[*ci];
+				return t2g_errat(R, e, "%s: communicator %" PRId64 " has no '# comm' line before its use", r->name, h);
+			c = &R->comms[*ci];
 		}
 		if (c->n != (uint32_t)sz)
-			return t2g_errat(g, e, "%s: communicator %" PRId64 " has %u members, the call says %" PRId64, r->name, h,
+			return t2g_errat(R, e, "%s: communicator %" PRId64 " has %u members, the call says %" PRId64, r->name, h,
 			                 c->n, sz);
-		if ((c->members ? c->members[rk] : (uint32_t)rk) != g->R->rank)
-			return t2g_errat(g, e, "%s: rank %" PRId64 " in communicator %" PRId64 " is not world rank %u", r->name,
-			                 rk, h, g->R->rank);
+		if ((c->members ? c->members[rk] : (uint32_t)rk) != R->rank)
+			return t2g_errat(R, e, "%s: rank %" PRId64 " in communicator %" PRId64 " is not world rank %u", r->name,
+			                 rk, h, R->rank);
 		cr->members = c->members;
 		cr->c = c;
 		return 0;
 	}
 	/* liballprof: only MPI_COMM_WORLD-sized communicators (same ranks) and self are usable */
-	if (sz == (int64_t)g->nranks && rk == (int64_t)g->R->rank) {
+	if (sz == (int64_t)g->nranks && rk == (int64_t)R->rank) {
 		cr->members = NULL;
-		cr->c = &g->R->world;
+		cr->c = &R->world;
 		return 0;
 	}
 	if (sz == 1) {
-		cr->members = g->R->self.members;
-		cr->c = &g->R->self;
+		cr->members = R->self.members;
+		cr->c = &R->self;
 		return 0;
 	}
 	if (!g->skipped_comm++)
 		t2g_warn(g, "%s:%lu: %s on a communicator of %" PRId64 " ranks skipped: liballprof traces have no member "
 		         "lists (further calls on such communicators are skipped silently; see the count at the end)",
-		         g->R->fname, g->R->line, r->name, sz);
+		         R->fname, R->line, r->name, sz);
 	return 1;
 }
 
@@ -116,24 +116,24 @@ static const p2pf f_send = P2PF(MPI_Send, dest), f_recv = P2PF(MPI_Recv, source)
 #undef P2PF
 
 /* buf count type peer tag comm at the fields f says */
-static int parse_p2p(gstate *g, const ir_rec *r, const p2pf *f, p2p *m, ir_err *e)
+static int parse_p2p(gstate *g, rstate *R, const ir_rec *r, const p2pf *f, p2p *m, ir_err *e)
 {
 	int64_t cnt, peer, tag;
 	uint64_t tsz;
 	int rc;
-	if (arg_u64(g, r, f->buf, &m->buf, e) || arg_count(g, r, f->count, &cnt, e) ||
-	    arg_type(g, r, f->type, &tsz, e) || arg_int(g, r, f->peer, &peer, e) || arg_int(g, r, f->tag, &tag, e))
+	if (arg_u64(R, r, f->buf, &m->buf, e) || arg_count(R, r, f->count, &cnt, e) ||
+	    arg_type(R, r, f->type, &tsz, e) || arg_int(R, r, f->peer, &peer, e) || arg_int(R, r, f->tag, &tag, e))
 		return -1;
-	rc = t2g_arg_comm(g, r, f->comm, &m->cr, e);
+	rc = t2g_arg_comm(g, R, r, f->comm, &m->cr, e);
 	if (rc)
 		return rc;
 	if (peer >= (int64_t)m->cr.size)
-		return t2g_errat(g, e, "%s: peer %" PRId64 " outside a communicator of %u ranks", r->name, peer, m->cr.size);
+		return t2g_errat(R, e, "%s: peer %" PRId64 " outside a communicator of %u ranks", r->name, peer, m->cr.size);
 	if (tag < -1)
 		tag = ANY;
 	m->size = (uint64_t)cnt * tsz;
 	m->peer = peer == -1 ? ANY : (peer < 0 ? -2 : world_of(&m->cr, peer));
-	m->tag = p2p_tag(g, &m->cr, tag);
+	m->tag = p2p_tag(g, R, &m->cr, tag);
 	return 0;
 }
 
@@ -160,7 +160,7 @@ static int note_unknown(gstate *g, const char *name, ir_err *e)
 	return 0;
 }
 
-static int do_call(gstate *g, const ir_rec *r, ir_err *e)
+static int do_call(gstate *g, rstate *R, const ir_rec *r, ir_err *e)
 {
 	const callinfo *ci = find_call(r->name);
 	int compat = g->o->compat_schedgen;
@@ -174,23 +174,23 @@ static int do_call(gstate *g, const ir_rec *r, ir_err *e)
 			return 0;
 		return note_unknown(g, r->name, e);
 	}
-	if (g->R->flavor == IR_TRACE_ALLPROF && (ci->k == C_TEST || ci->k == C_TESTALL || ci->k == C_TESTANY ||
+	if (R->flavor == IR_TRACE_ALLPROF && (ci->k == C_TEST || ci->k == C_TESTALL || ci->k == C_TESTANY ||
 	                                      ci->k == C_TESTSOME || ci->k == C_IPROBE || ci->k == C_IMPROBE) &&
 	    r->nf == ci->nf + 1) {
 		/* allprof writes polls with a repeat count before the return time */
 		((ir_rec *)r)->nf--;
 	}
-	if (g->R->flavor != IR_TRACE_ALLPROF && ci->k == C_COLL &&
+	if (R->flavor != IR_TRACE_ALLPROF && ci->k == C_COLL &&
 	    (ci->coll == IR_COLL_COMM_CREATE || ci->coll == IR_COLL_COMM_SPLIT))
 		return 0; /* liballprof's layouts of communicator calls differ: local, as before */
 	if (ci->k != C_LOCAL && ci->nf && r->nf != ci->nf)
-		return t2g_errat(g, e, "%s: expected %u arguments, found %u", r->name, ci->nf, r->nf);
+		return t2g_errat(R, e, "%s: expected %u arguments, found %u", r->name, ci->nf, r->nf);
 	if (ci->k != C_INIT && ci->k != C_FINALIZE && (r->t_call == IR_TIME_NONE || r->t_ret == IR_TIME_NONE))
-		return t2g_errat(g, e, "%s: expected a call time and a return time, found '-'", r->name);
-	if (ci->k != C_INIT && !g->R->started) {
-		g->R->started = 1;
-		g->R->gap_start = r->t_call != IR_TIME_NONE ? r->t_call : 0;
-		if (t2g_sync_lead(g, g->R->gap_start, e))
+		return t2g_errat(R, e, "%s: expected a call time and a return time, found '-'", r->name);
+	if (ci->k != C_INIT && !R->started) {
+		R->started = 1;
+		R->gap_start = r->t_call != IR_TIME_NONE ? r->t_call : 0;
+		if (t2g_sync_lead(g, R, R->gap_start, e))
 			return -1;
 	}
 	ir_cg_reset(&g->cg);
@@ -199,69 +199,69 @@ static int do_call(gstate *g, const ir_rec *r, ir_err *e)
 		return 0;
 	case C_INIT:
 		if (r->t_ret == IR_TIME_NONE)
-			return t2g_errat(g, e, "%s: expected a return time, found '-'", r->name);
-		g->R->gap_start = r->t_ret;
-		g->R->started = 1;
-		return t2g_sync_lead(g, r->t_ret, e);
+			return t2g_errat(R, e, "%s: expected a return time, found '-'", r->name);
+		R->gap_start = r->t_ret;
+		R->started = 1;
+		return t2g_sync_lead(g, R, r->t_ret, e);
 	case C_FINALIZE: {
 		int64_t t = r->t_call, gap;
 		uint32_t l;
 		if (t == IR_TIME_NONE)
-			return t2g_errat(g, e, "%s: expected a call time, found '-'", r->name);
-		gap = t - g->R->gap_start;
+			return t2g_errat(R, e, "%s: expected a call time, found '-'", r->name);
+		gap = t - R->gap_start;
 		if (gap < 0) {
 			g->neg_gaps++;
 			gap = 0;
 		}
-		l = new_label(g);
-		if (def_calc(g, l, scale_calc(g, (double)gap)))
+		l = new_label(R);
+		if (def_calc(R, l, scale_calc(g, (double)gap)))
 			return ir_errf(e, "out of memory");
-		for (size_t i = 0; i < g->R->nends; i++)
-			if (edge(g, l, g->R->ends[i], g->R->ends_ireq[i]))
+		for (size_t i = 0; i < R->nends; i++)
+			if (edge(R, l, R->ends[i], R->ends_ireq[i]))
 				return ir_errf(e, "out of memory");
 		g->st->ops++;
-		g->R->finished = 1;
+		R->finished = 1;
 		return 0;
 	}
 	case C_SEND:
-		rc = parse_p2p(g, r, &f_send, &m, e);
+		rc = parse_p2p(g, R, r, &f_send, &m, e);
 		if (rc)
 			return rc < 0 ? -1 : 0;
-		if (stage_send(g, &m, e))
+		if (stage_send(g, R, &m, e))
 			return -1;
-		return t2g_emit_call(g, r, ENDS_OPS, 0, pin_cost(g, m.buf, m.size), &em, e);
+		return t2g_emit_call(g, R, r, ENDS_OPS, 0, pin_cost(g, R, m.buf, m.size), &em, e);
 	case C_RECV: {
 		int64_t s, t;
 		uint64_t b;
-		rc = parse_p2p(g, r, &f_recv, &m, e);
+		rc = parse_p2p(g, R, r, &f_recv, &m, e);
 		if (rc)
 			return rc < 0 ? -1 : 0;
-		if ((m.peer == ANY || m.tag == ANY) && t2g_status_of(g, r, F_MPI_Recv_status, &m.cr, &s, &t, &b)) {
+		if ((m.peer == ANY || m.tag == ANY) && t2g_status_of(g, R, r, F_MPI_Recv_status, &m.cr, &s, &t, &b)) {
 			m.peer = s;
 			m.tag = t;
 			m.size = b;
 		}
-		if (stage_recv(g, &m, e))
+		if (stage_recv(g, R, &m, e))
 			return -1;
-		return t2g_emit_call(g, r, ENDS_OPS, 0, pin_cost(g, m.buf, m.size), &em, e);
+		return t2g_emit_call(g, R, r, ENDS_OPS, 0, pin_cost(g, R, m.buf, m.size), &em, e);
 	}
 	case C_ISEND:
 	case C_IRECV:
-		rc = parse_p2p(g, r, ci->k == C_ISEND ? &f_isend : &f_irecv, &m, e);
+		rc = parse_p2p(g, R, r, ci->k == C_ISEND ? &f_isend : &f_irecv, &m, e);
 		if (rc)
 			return rc < 0 ? -1 : 0;
-		if (arg_req(g, r, ci->k == C_ISEND ? F_MPI_Isend_request : F_MPI_Irecv_request, &key, e))
+		if (arg_req(R, r, ci->k == C_ISEND ? F_MPI_Isend_request : F_MPI_Irecv_request, &key, e))
 			return -1;
-		return t2g_start_nb(g, r, key, ci->k == C_ISEND, &m, 0, pin_cost(g, m.buf, m.size), e);
+		return t2g_start_nb(g, R, r, key, ci->k == C_ISEND, &m, 0, pin_cost(g, R, m.buf, m.size), e);
 	case C_SEND_INIT:
 	case C_RECV_INIT: {
 		req *q;
-		rc = parse_p2p(g, r, ci->k == C_SEND_INIT ? &f_send_init : &f_recv_init, &m, e);
+		rc = parse_p2p(g, R, r, ci->k == C_SEND_INIT ? &f_send_init : &f_recv_init, &m, e);
 		if (rc)
 			return rc < 0 ? -1 : 0;
-		if (arg_req(g, r, ci->k == C_SEND_INIT ? F_MPI_Send_init_request : F_MPI_Recv_init_request, &key, e))
+		if (arg_req(R, r, ci->k == C_SEND_INIT ? F_MPI_Send_init_request : F_MPI_Recv_init_request, &key, e))
 			return -1;
-		q = t2g_req_new(g, key, e);
+		q = t2g_req_new(g, R, key, e);
 		if (!q)
 			return key ? -1 : 0;
 		q->persistent = 1;
@@ -277,42 +277,42 @@ static int do_call(gstate *g, const ir_rec *r, ir_err *e)
 		int64_t count = 1;
 		uint64_t *keys = NULL;
 		if (ci->k == C_START) {
-			if (arg_req(g, r, F_MPI_Start_request, &key, e))
+			if (arg_req(R, r, F_MPI_Start_request, &key, e))
 				return -1;
 			keys = malloc(sizeof *keys);
 			if (!keys)
 				return ir_errf(e, "out of memory");
 			keys[0] = key;
-		} else if (arg_count(g, r, F_MPI_Startall_count, &count, e) ||
-		           t2g_req_array(g, r, F_MPI_Startall_requests, count, &keys, e)) {
+		} else if (arg_count(R, r, F_MPI_Startall_count, &count, e) ||
+		           t2g_req_array(R, r, F_MPI_Startall_requests, count, &keys, e)) {
 			return -1;
 		}
 		ir_cg_reset(&g->cg);
 		for (int64_t j = 0; j < count; j++) {
-			req *q = req_get(g, keys[j]);
+			req *q = req_get(R, keys[j]);
 			p2p pm;
 			if (!q || !q->persistent)
 				continue;
 			pm.peer = q->peer;
 			pm.tag = q->tag;
 			pm.size = q->size;
-			if ((q->is_send ? stage_send(g, &pm, e) : stage_recv(g, &pm, e))) {
+			if ((q->is_send ? stage_send(g, R, &pm, e) : stage_recv(g, R, &pm, e))) {
 				free(keys);
 				return -1;
 			}
 		}
-		if (t2g_emit_call(g, r, ENDS_OPS_IREQ, 0, 0, &em, e)) {
+		if (t2g_emit_call(g, R, r, ENDS_OPS_IREQ, 0, 0, &em, e)) {
 			free(keys);
 			return -1;
 		}
 		{
 			uint32_t next = em.base;
 			for (int64_t j = 0; j < count; j++) {
-				req *q = req_get(g, keys[j]);
+				req *q = req_get(R, keys[j]);
 				if (!q || !q->persistent)
 					continue;
 				q->label = q->peer < -1 ? NOLABEL : next++;
-				q->seq = ++g->R->reqseq;
+				q->seq = ++R->reqseq;
 				if (g->ts && q->label != NOLABEL) {
 					ir_ts_unref(g->ts, q->node);
 					q->node = g->tdone[q->label - em.base];
@@ -337,120 +337,121 @@ static int do_call(gstate *g, const ir_rec *r, ir_err *e)
 		p2p s, rv;
 		int64_t cnt, peer, tag, st_s, st_t;
 		uint64_t tsz, b;
-		rc = t2g_arg_comm(g, r, sf->comm, &s.cr, e);
+		rc = t2g_arg_comm(g, R, r, sf->comm, &s.cr, e);
 		if (rc)
 			return rc < 0 ? -1 : 0;
 		rv.cr = s.cr;
-		if (arg_u64(g, r, sf->buf, &s.buf, e) || arg_count(g, r, sf->count, &cnt, e) ||
-		    arg_type(g, r, sf->type, &tsz, e) || arg_int(g, r, sf->peer, &peer, e) || arg_int(g, r, sf->tag, &tag, e))
+		if (arg_u64(R, r, sf->buf, &s.buf, e) || arg_count(R, r, sf->count, &cnt, e) ||
+		    arg_type(R, r, sf->type, &tsz, e) || arg_int(R, r, sf->peer, &peer, e) || arg_int(R, r, sf->tag, &tag, e))
 			return -1;
 		if (peer >= (int64_t)s.cr.size)
-			return t2g_errat(g, e, "%s: peer %" PRId64 " outside a communicator of %u ranks", r->name, peer, s.cr.size);
+			return t2g_errat(R, e, "%s: peer %" PRId64 " outside a communicator of %u ranks", r->name, peer, s.cr.size);
 		s.size = (uint64_t)cnt * tsz;
 		s.peer = peer < 0 ? -2 : world_of(&s.cr, peer);
-		s.tag = p2p_tag(g, &s.cr, tag);
+		s.tag = p2p_tag(g, R, &s.cr, tag);
 		if (ci->k == C_SENDRECV) {
-			if (arg_u64(g, r, F_MPI_Sendrecv_rbuf, &rv.buf, e) || arg_count(g, r, F_MPI_Sendrecv_rcount, &cnt, e) ||
-			    arg_type(g, r, F_MPI_Sendrecv_rtype, &tsz, e) || arg_int(g, r, F_MPI_Sendrecv_source, &peer, e) ||
-			    arg_int(g, r, F_MPI_Sendrecv_rtag, &tag, e))
+			if (arg_u64(R, r, F_MPI_Sendrecv_rbuf, &rv.buf, e) || arg_count(R, r, F_MPI_Sendrecv_rcount, &cnt, e) ||
+			    arg_type(R, r, F_MPI_Sendrecv_rtype, &tsz, e) || arg_int(R, r, F_MPI_Sendrecv_source, &peer, e) ||
+			    arg_int(R, r, F_MPI_Sendrecv_rtag, &tag, e))
 				return -1;
 		} else {
 			rv.buf = s.buf;
-			if (arg_int(g, r, F_MPI_Sendrecv_replace_source, &peer, e) ||
-			    arg_int(g, r, F_MPI_Sendrecv_replace_rtag, &tag, e))
+			if (arg_int(R, r, F_MPI_Sendrecv_replace_source, &peer, e) ||
+			    arg_int(R, r, F_MPI_Sendrecv_replace_rtag, &tag, e))
 				return -1;
 		}
 		if (peer >= (int64_t)s.cr.size)
-			return t2g_errat(g, e, "%s: peer %" PRId64 " outside a communicator of %u ranks", r->name, peer, s.cr.size);
+			return t2g_errat(R, e, "%s: peer %" PRId64 " outside a communicator of %u ranks", r->name, peer, s.cr.size);
 		rv.size = (uint64_t)cnt * tsz;
 		rv.peer = peer == -1 ? ANY : (peer < 0 ? -2 : world_of(&s.cr, peer));
-		rv.tag = p2p_tag(g, &s.cr, tag < -1 ? -1 : tag);
-		if ((rv.peer == ANY || rv.tag == ANY) && t2g_status_of(g, r, stf, &s.cr, &st_s, &st_t, &b)) {
+		rv.tag = p2p_tag(g, R, &s.cr, tag < -1 ? -1 : tag);
+		if ((rv.peer == ANY || rv.tag == ANY) && t2g_status_of(g, R, r, stf, &s.cr, &st_s, &st_t, &b)) {
 			rv.peer = st_s;
 			rv.tag = st_t;
 			rv.size = b;
 		}
-		if (stage_send(g, &s, e) || stage_recv(g, &rv, e))
+		if (stage_send(g, R, &s, e) || stage_recv(g, R, &rv, e))
 			return -1;
-		return t2g_emit_call(g, r, ENDS_OPS, 0, pin_cost(g, s.buf, s.size) + pin_cost(g, rv.buf, rv.size), &em, e);
+		return t2g_emit_call(g, R, r, ENDS_OPS, 0, pin_cost(g, R, s.buf, s.size) + pin_cost(g, R, rv.buf, rv.size),
+		                     &em, e);
 	}
 	case C_WAIT:
 	case C_WAITALL:
 	case C_WAITANY:
 	case C_WAITSOME:
-		return t2g_do_wait_family(g, r, ci, e);
+		return t2g_do_wait_family(g, R, r, ci, e);
 	case C_TEST:
 	case C_TESTALL:
 	case C_TESTANY:
 	case C_TESTSOME:
 		if (compat)
 			return 0; /* Schedgen ignores tests */
-		return t2g_do_wait_family(g, r, ci, e);
+		return t2g_do_wait_family(g, R, r, ci, e);
 	case C_PROBE:
 		if (compat)
 			return 0;
 		/* the waiting happens again in the receive that follows: drop the probe's own time */
 		g->no_dur = 1;
-		rc = t2g_emit_call(g, r, ENDS_GAP, 0, 0, &em, e);
+		rc = t2g_emit_call(g, R, r, ENDS_GAP, 0, 0, &em, e);
 		g->no_dur = 0;
 		return rc;
 	case C_IPROBE:
 		return 0;
 	case C_REQFREE:
-		if (arg_req(g, r, F_MPI_Request_free_request, &key, e))
+		if (arg_req(R, r, F_MPI_Request_free_request, &key, e))
 			return -1;
-		if (t2g_req_del(g, key))
+		if (t2g_req_del(g, R, key))
 			return ir_errf(e, "out of memory");
 		return 0;
 	case C_COLL:
-		return t2g_do_coll(g, r, ci, e);
+		return t2g_do_coll(g, R, r, ci, e);
 	case C_NEIGH:
-		return t2g_do_neigh(g, r, ci, e);
+		return t2g_do_neigh(g, R, r, ci, e);
 	case C_MPROBE:
 	case C_IMPROBE:
-		return t2g_do_mprobe(g, r, ci, e);
+		return t2g_do_mprobe(g, R, r, ci, e);
 	case C_MRECV:
 	case C_IMRECV:
-		return t2g_do_mrecv(g, r, ci, e);
+		return t2g_do_mrecv(g, R, r, ci, e);
 	case C_CART_CREATE:
 	case C_CART_SUB:
 	case C_GRAPH_CREATE:
 	case C_DIST_GRAPH_ADJ:
 	case C_DIST_GRAPH:
-		return t2g_do_topo(g, r, ci, e);
+		return t2g_do_topo(g, R, r, ci, e);
 	}
 	return 0;
 }
 
 /* ------------------------------------------------------------------ ranks */
 
-void t2g_rank_release(gstate *g)
+void t2g_rank_release(gstate *g, rstate *R)
 {
 	if (g->ts)
-		for (size_t i = 0; i < g->R->reqmap.cap; i++) {
-			const uint32_t *v = ir_hmap_at(&g->R->reqmap, i);
+		for (size_t i = 0; i < R->reqmap.cap; i++) {
+			const uint32_t *v = ir_hmap_at(&R->reqmap, i);
 			if (v)
-				t2g_req_drop_nodes(g, &g->R->reqs[*v]);
+				t2g_req_drop_nodes(g, &R->reqs[*v]);
 		}
-	ir_hmap_release(&g->R->reqmap);
-	free(g->R->reqs);
-	g->R->reqs = NULL;
-	g->R->nreqs = g->R->capreqs = 0;
-	g->R->nfree = 0;
-	for (size_t i = 0; i < g->R->ncomms; i++) {
-		free(g->R->comms[i].members);
-		t2g_topo_free(g->R->comms[i].tp);
+	ir_hmap_release(&R->reqmap);
+	free(R->reqs);
+	R->reqs = NULL;
+	R->nreqs = R->capreqs = 0;
+	R->nfree = 0;
+	for (size_t i = 0; i < R->ncomms; i++) {
+		free(R->comms[i].members);
+		t2g_topo_free(R->comms[i].tp);
 	}
-	g->R->ncomms = 0;
-	t2g_topo_free(g->R->ptopo);
-	g->R->ptopo = NULL;
-	ir_hmap_release(&g->R->cmap);
-	ir_hmap_release(&g->R->occ);
-	ir_ivset_clear(&g->R->pinset);
-	g->R->owed = 0;
-	g->R->nends = 0;
-	ir_trace_free(g->R->t);
-	g->R->t = NULL;
+	R->ncomms = 0;
+	t2g_topo_free(R->ptopo);
+	R->ptopo = NULL;
+	ir_hmap_release(&R->cmap);
+	ir_hmap_release(&R->occ);
+	ir_ivset_clear(&R->pinset);
+	R->owed = 0;
+	R->nends = 0;
+	ir_trace_free(R->t);
+	R->t = NULL;
 }
 
 /* Free what rank_release keeps for reuse. */
@@ -475,11 +476,10 @@ static int match_name(gstate *g, pcre2_code *re, const char *name)
 }
 
 /* Open rank tf's trace and reset the per-rank state. */
-int t2g_rank_begin(gstate *g, const ir_trace_file *tf, int64_t epoch, ir_err *e)
+int t2g_rank_begin(gstate *g, rstate *R, const ir_trace_file *tf, int64_t epoch, ir_err *e)
 {
 	/* Schedgen applies no clock offsets */
 	ir_trace_opts to = { epoch, g->o->no_clock || g->o->compat_schedgen };
-	rstate *R = g->R;
 	R->rank = tf->rank;
 	R->fname = tf->path;
 	R->line = 0;
@@ -501,24 +501,23 @@ int t2g_rank_begin(gstate *g, const ir_trace_file *tf, int64_t epoch, ir_err *e)
 	R->t = ir_trace_open_file(tf, &to, e);
 	if (!R->t)
 		return -1;
-	if (!g->rs && (put(g, "rank ", 5) || putu(g, tf->rank) || put(g, " {\n", 3)))
+	if (!g->rs && (put(R, "rank ", 5) || putu(R, tf->rank) || put(R, " {\n", 3)))
 		return ir_errf(e, "out of memory");
 	return 0;
 }
 
-/* One record of the current rank. */
-int t2g_rank_record(gstate *g, ir_rec *r, ir_err *e)
+/* One record of rank R. */
+int t2g_rank_record(gstate *g, rstate *R, ir_rec *r, ir_err *e)
 {
-	rstate *R = g->R;
 	R->line = r->line;
 	R->flavor = ir_trace_flavor(R->t);
 	if (r->kind == IR_REC_COMM)
-		return t2g_add_comm(g, r, e);
+		return t2g_add_comm(g, R, r, e);
 	g->st->calls++;
 	if (R->finished) {
 		if (R->phase == 2)
 			return 0;
-		return t2g_errat(g, e, "%s after MPI_Finalize", r->name);
+		return t2g_errat(R, e, "%s after MPI_Finalize", r->name);
 	}
 	if (R->phase == 0) {
 		if (strncmp(r->name, "MPI_Init", 8) == 0 && (r->name[8] == 0 || r->name[8] == '_'))
@@ -528,19 +527,19 @@ int t2g_rank_record(gstate *g, ir_rec *r, ir_err *e)
 		R->phase = 1;
 		R->started = 1;
 		R->gap_start = r->t_call != IR_TIME_NONE ? r->t_call : r->t_ret;
-		if (t2g_sync_lead(g, R->gap_start, e))
+		if (t2g_sync_lead(g, R, R->gap_start, e))
 			return -1;
 	}
-	if (do_call(g, r, e))
+	if (do_call(g, R, r, e))
 		return -1;
 	if (R->phase == 1 && !R->finished && g->to_re && match_name(g, g->to_re, r->name)) {
 		/* the phase ends with this call: a last calc up to its return */
 		int64_t gap = (r->t_ret != IR_TIME_NONE ? r->t_ret : r->t_call) - R->gap_start;
-		uint32_t l = new_label(g);
-		if (def_calc(g, l, scale_calc(g, gap > 0 ? (double)gap : 0)))
+		uint32_t l = new_label(R);
+		if (def_calc(R, l, scale_calc(g, gap > 0 ? (double)gap : 0)))
 			return ir_errf(e, "out of memory");
 		for (size_t i = 0; i < R->nends; i++)
-			if (edge(g, l, R->ends[i], R->ends_ireq[i]))
+			if (edge(R, l, R->ends[i], R->ends_ireq[i]))
 				return ir_errf(e, "out of memory");
 		R->phase = 2;
 		R->finished = 1;
@@ -548,11 +547,10 @@ int t2g_rank_record(gstate *g, ir_rec *r, ir_err *e)
 	return 0;
 }
 
-/* The current rank's trace ended: checks, wildcard receives never completed, the cross-rank
+/* Rank R's trace ended: checks, wildcard receives never completed, the cross-rank
  * summaries. */
-int t2g_rank_end(gstate *g, ir_err *e)
+int t2g_rank_end(gstate *g, rstate *R, ir_err *e)
 {
-	rstate *R = g->R;
 	if (R->phase == 0)
 		return ir_errf(e, "%s: no call matches --from (wanted match %lu, found %lu)", R->fname, g->o->from_nth,
 		               R->from_seen);
@@ -566,31 +564,31 @@ int t2g_rank_end(gstate *g, ir_err *e)
 			continue;
 		q = &R->reqs[*v];
 		if (q->deferred && q->label != NOLABEL) {
-			if (def_recv(g, q->label, ANY, q->size, q->tag))
+			if (def_recv(R, q->label, ANY, q->size, q->tag))
 				return ir_errf(e, "out of memory");
 			g->wild[R->rank]++;
 		}
 	}
-	if (!g->rs && put(g, "}\n", 2))
+	if (!g->rs && put(R, "}\n", 2))
 		return ir_errf(e, "out of memory");
-	if (t2g_check_cseq(g, &R->world, e))
+	if (t2g_check_cseq(g, R, &R->world, e))
 		return -1;
 	for (size_t i = 0; i < R->ncomms; i++)
-		if (t2g_check_cseq(g, &R->comms[i], e))
+		if (t2g_check_cseq(g, R, &R->comms[i], e))
 			return -1;
-	return t2g_flush_out(g, e);
+	return t2g_flush_out(g, R, e);
 }
 
-int t2g_convert_rank(gstate *g, const ir_trace_file *tf, int64_t epoch, ir_err *e)
+int t2g_convert_rank(gstate *g, rstate *R, const ir_trace_file *tf, int64_t epoch, ir_err *e)
 {
 	ir_rec r;
 	int rc;
-	if (t2g_rank_begin(g, tf, epoch, e))
+	if (t2g_rank_begin(g, R, tf, epoch, e))
 		return -1;
-	while ((rc = ir_trace_next(g->R->t, &r, e)) == 1)
-		if (t2g_rank_record(g, &r, e))
+	while ((rc = ir_trace_next(R->t, &r, e)) == 1)
+		if (t2g_rank_record(g, R, &r, e))
 			return -1;
 	if (rc < 0)
 		return -1;
-	return t2g_rank_end(g, e);
+	return t2g_rank_end(g, R, e);
 }

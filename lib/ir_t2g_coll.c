@@ -19,19 +19,19 @@ int t2g_coll_seq_note(comm *c, int kind, int64_t root)
 	return 0;
 }
 
-static int get_list(gstate *g, const ir_rec *r, unsigned i, uint64_t *dst, uint32_t p, ir_err *e)
+static int get_list(const rstate *R, const ir_rec *r, unsigned i, uint64_t *dst, uint32_t p, ir_err *e)
 {
 	long n = ir_tf_list(r->f[i], dst, p);
 	if (n != (long)p) {
 		char q[120];
 		ir_err_quote(q, sizeof q, r->f[i], strlen(r->f[i]));
-		return t2g_errat(g, e, "%s: argument %u: expected %u comma-separated counts, found '%s'", r->name, i + 1, p, q);
+		return t2g_errat(R, e, "%s: argument %u: expected %u comma-separated counts, found '%s'", r->name, i + 1, p, q);
 	}
 	return 0;
 }
 
 /* allprof type list "<id>,<size>,<extent>;..." into sizes */
-int t2g_get_types(gstate *g, const ir_rec *r, unsigned i, uint64_t *dst, uint32_t p, ir_err *e)
+int t2g_get_types(const rstate *R, const ir_rec *r, unsigned i, uint64_t *dst, uint32_t p, ir_err *e)
 {
 	const char *s = r->f[i];
 	for (uint32_t k = 0; k < p; k++) {
@@ -39,15 +39,15 @@ int t2g_get_types(gstate *g, const ir_rec *r, unsigned i, uint64_t *dst, uint32_
 		uint64_t v = 0;
 		int nd = 0;
 		if (!c1 || (end && c1 > end))
-			return t2g_bad_arg(g, r, i, "datatypes '<id>,<size>,<extent>;...'", e);
+			return t2g_bad_arg(R, r, i, "datatypes '<id>,<size>,<extent>;...'", e);
 		for (const char *q = c1 + 1; *q >= '0' && *q <= '9' && nd < 12; q++, nd++)
 			v = v * 10 + (uint64_t)(*q - '0');
 		if (!nd)
-			return t2g_bad_arg(g, r, i, "datatypes '<id>,<size>,<extent>;...'", e);
+			return t2g_bad_arg(R, r, i, "datatypes '<id>,<size>,<extent>;...'", e);
 		dst[k] = v;
 		if (k + 1 < p) {
 			if (!end)
-				return t2g_bad_arg(g, r, i, "one datatype per rank", e);
+				return t2g_bad_arg(R, r, i, "one datatype per rank", e);
 			s = end + 1;
 		}
 	}
@@ -75,18 +75,18 @@ int t2g_blk_room(gstate *g, uint32_t p, ir_err *e)
 }
 
 /* A nonblocking collective's request: completed by the Wait/Test that names it. */
-int t2g_reg_nbcoll(gstate *g, const ir_rec *r, const callinfo *ci, const emitted *em, ir_err *e)
+int t2g_reg_nbcoll(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, const emitted *em, ir_err *e)
 {
 	uint64_t key;
 	req *q;
-	if (arg_req(g, r, (unsigned)ci->freq, &key, e))
+	if (arg_req(R, r, (unsigned)ci->freq, &key, e))
 		return -1;
-	q = t2g_req_new(g, key, e);
+	q = t2g_req_new(g, R, key, e);
 	if (key && !q)
 		return -1;
 	if (q) {
 		q->label = em->join;
-		q->seq = ++g->R->reqseq;
+		q->seq = ++R->reqseq;
 		q->peer = -2;
 		if (g->ts) {
 			q->node = em->sjoin;
@@ -154,7 +154,7 @@ _Static_assert(SAME_GATHER(Neighbor_allgather, Neighbor_alltoall), "Neighbor_all
 #undef SAME_GATHER
 #undef SAME_F
 
-int t2g_do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
+int t2g_do_coll(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e)
 {
 	int kind = ci->coll;
 	unsigned commf = (unsigned)ci->fcomm;
@@ -176,7 +176,7 @@ int t2g_do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		if ((ca == IR_ALG_DEFAULT && g->o->compat_schedgen) || ca == IR_ALG_LOCAL)
 			return 0;
 	}
-	rc = t2g_arg_comm(g, r, commf, &cr, e);
+	rc = t2g_arg_comm(g, R, r, commf, &cr, e);
 	if (rc < 0)
 		return -1;
 	if (rc > 0)
@@ -193,15 +193,15 @@ int t2g_do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	case IR_COLL_COMM_SPLIT:
 		break;
 	case IR_COLL_BCAST:
-		if (arg_u64(g, r, F_MPI_Bcast_buf, &buf1, e) || arg_count(g, r, F_MPI_Bcast_count, &cnt, e) ||
-		    arg_type(g, r, F_MPI_Bcast_type, &tsz, e) || arg_int(g, r, F_MPI_Bcast_root, &root, e))
+		if (arg_u64(R, r, F_MPI_Bcast_buf, &buf1, e) || arg_count(R, r, F_MPI_Bcast_count, &cnt, e) ||
+		    arg_type(R, r, F_MPI_Bcast_type, &tsz, e) || arg_int(R, r, F_MPI_Bcast_root, &root, e))
 			return -1;
 		a.s = s1 = (uint64_t)cnt * tsz;
 		break;
 	case IR_COLL_REDUCE:
-		if (arg_u64(g, r, F_MPI_Reduce_sbuf, &buf1, e) || arg_u64(g, r, F_MPI_Reduce_rbuf, &buf2, e) ||
-		    arg_count(g, r, F_MPI_Reduce_count, &cnt, e) || arg_type(g, r, F_MPI_Reduce_type, &tsz, e) ||
-		    arg_int(g, r, F_MPI_Reduce_root, &root, e))
+		if (arg_u64(R, r, F_MPI_Reduce_sbuf, &buf1, e) || arg_u64(R, r, F_MPI_Reduce_rbuf, &buf2, e) ||
+		    arg_count(R, r, F_MPI_Reduce_count, &cnt, e) || arg_type(R, r, F_MPI_Reduce_type, &tsz, e) ||
+		    arg_int(R, r, F_MPI_Reduce_root, &root, e))
 			return -1;
 		a.s = s1 = s2 = (uint64_t)cnt * tsz;
 		break;
@@ -209,8 +209,8 @@ int t2g_do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	case IR_COLL_SCAN:
 	case IR_COLL_EXSCAN:
 	case IR_COLL_REDUCE_SCATTER_BLOCK: /* sbuf rbuf recvcount type op comm */
-		if (arg_u64(g, r, F_MPI_Allreduce_sbuf, &buf1, e) || arg_u64(g, r, F_MPI_Allreduce_rbuf, &buf2, e) ||
-		    arg_count(g, r, F_MPI_Allreduce_count, &cnt, e) || arg_type(g, r, F_MPI_Allreduce_type, &tsz, e))
+		if (arg_u64(R, r, F_MPI_Allreduce_sbuf, &buf1, e) || arg_u64(R, r, F_MPI_Allreduce_rbuf, &buf2, e) ||
+		    arg_count(R, r, F_MPI_Allreduce_count, &cnt, e) || arg_type(R, r, F_MPI_Allreduce_type, &tsz, e))
 			return -1;
 		a.s = s1 = s2 = (uint64_t)cnt * tsz;
 		if (kind == IR_COLL_REDUCE_SCATTER_BLOCK) {
@@ -224,12 +224,12 @@ int t2g_do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	case IR_COLL_ALLTOALL:
 	case IR_COLL_GATHER:    /* ... root comm */
 	case IR_COLL_SCATTER:
-		if (arg_u64(g, r, F_MPI_Gather_sbuf, &buf1, e) || arg_count(g, r, F_MPI_Gather_scount, &cnt, e) ||
-		    arg_type(g, r, F_MPI_Gather_stype, &tsz, e) || arg_u64(g, r, F_MPI_Gather_rbuf, &buf2, e) ||
-		    arg_count(g, r, F_MPI_Gather_rcount, &cnt2, e) || arg_type(g, r, F_MPI_Gather_rtype, &tsz2, e))
+		if (arg_u64(R, r, F_MPI_Gather_sbuf, &buf1, e) || arg_count(R, r, F_MPI_Gather_scount, &cnt, e) ||
+		    arg_type(R, r, F_MPI_Gather_stype, &tsz, e) || arg_u64(R, r, F_MPI_Gather_rbuf, &buf2, e) ||
+		    arg_count(R, r, F_MPI_Gather_rcount, &cnt2, e) || arg_type(R, r, F_MPI_Gather_rtype, &tsz2, e))
 			return -1;
 		if (kind == IR_COLL_GATHER || kind == IR_COLL_SCATTER)
-			if (arg_int(g, r, F_MPI_Gather_root, &root, e))
+			if (arg_int(R, r, F_MPI_Gather_root, &root, e))
 				return -1;
 		/* MPI_IN_PLACE: the send block is the receive block (scatter: the root keeps its
 		 * block in place, the receive arguments are ignored) */
@@ -248,10 +248,10 @@ int t2g_do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		s2 = (uint64_t)cnt2 * tsz2;
 		break;
 	case IR_COLL_ALLGATHERV:
-		if (arg_u64(g, r, F_MPI_Allgatherv_sbuf, &buf1, e) || arg_count(g, r, F_MPI_Allgatherv_scount, &cnt, e) ||
-		    arg_type(g, r, F_MPI_Allgatherv_stype, &tsz, e) || arg_u64(g, r, F_MPI_Allgatherv_rbuf, &buf2, e) ||
-		    get_list(g, r, F_MPI_Allgatherv_recvcounts_list, g->blk, p, e) ||
-		    arg_type(g, r, F_MPI_Allgatherv_rtype, &tsz2, e))
+		if (arg_u64(R, r, F_MPI_Allgatherv_sbuf, &buf1, e) || arg_count(R, r, F_MPI_Allgatherv_scount, &cnt, e) ||
+		    arg_type(R, r, F_MPI_Allgatherv_stype, &tsz, e) || arg_u64(R, r, F_MPI_Allgatherv_rbuf, &buf2, e) ||
+		    get_list(R, r, F_MPI_Allgatherv_recvcounts_list, g->blk, p, e) ||
+		    arg_type(R, r, F_MPI_Allgatherv_rtype, &tsz2, e))
 			return -1;
 		for (uint32_t i = 0; i < p; i++)
 			g->blk[i] *= tsz2;
@@ -259,16 +259,16 @@ int t2g_do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		s1 = in_place(r, F_MPI_Allgatherv_sbuf) ? g->blk[cr.me] : (uint64_t)cnt * tsz;
 		break;
 	case IR_COLL_ALLTOALLV:
-		if (arg_u64(g, r, F_MPI_Alltoallv_rbuf, &buf2, e) ||
-		    get_list(g, r, F_MPI_Alltoallv_recvcounts_list, g->rblk, p, e) ||
-		    arg_type(g, r, F_MPI_Alltoallv_rtype, &tsz2, e))
+		if (arg_u64(R, r, F_MPI_Alltoallv_rbuf, &buf2, e) ||
+		    get_list(R, r, F_MPI_Alltoallv_recvcounts_list, g->rblk, p, e) ||
+		    arg_type(R, r, F_MPI_Alltoallv_rtype, &tsz2, e))
 			return -1;
 		if (in_place(r, F_MPI_Alltoallv_sbuf)) { /* send arrays "0:-": the receive side's */
 			memcpy(g->sblk, g->rblk, p * sizeof *g->sblk);
 			tsz = tsz2;
-		} else if (arg_u64(g, r, F_MPI_Alltoallv_sbuf, &buf1, e) ||
-		           get_list(g, r, F_MPI_Alltoallv_sendcounts_list, g->sblk, p, e) ||
-		           arg_type(g, r, F_MPI_Alltoallv_stype, &tsz, e)) {
+		} else if (arg_u64(R, r, F_MPI_Alltoallv_sbuf, &buf1, e) ||
+		           get_list(R, r, F_MPI_Alltoallv_sendcounts_list, g->sblk, p, e) ||
+		           arg_type(R, r, F_MPI_Alltoallv_stype, &tsz, e)) {
 			return -1;
 		}
 		for (uint32_t i = 0; i < p; i++) {
@@ -282,16 +282,16 @@ int t2g_do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		break;
 	case COLL_ALLTOALLW: /* the type lists hold one datatype per rank, ';'-separated */
 		if (!in_place(r, F_MPI_Alltoallw_sbuf)) {
-			if (arg_u64(g, r, F_MPI_Alltoallw_sbuf, &buf1, e) ||
-			    get_list(g, r, F_MPI_Alltoallw_sendcounts_list, g->sblk, p, e) ||
-			    t2g_get_types(g, r, F_MPI_Alltoallw_sendtypes_list, g->blk, p, e))
+			if (arg_u64(R, r, F_MPI_Alltoallw_sbuf, &buf1, e) ||
+			    get_list(R, r, F_MPI_Alltoallw_sendcounts_list, g->sblk, p, e) ||
+			    t2g_get_types(R, r, F_MPI_Alltoallw_sendtypes_list, g->blk, p, e))
 				return -1;
 			for (uint32_t i = 0; i < p; i++)
 				g->sblk[i] *= g->blk[i];
 		}
-		if (arg_u64(g, r, F_MPI_Alltoallw_rbuf, &buf2, e) ||
-		    get_list(g, r, F_MPI_Alltoallw_recvcounts_list, g->rblk, p, e) ||
-		    t2g_get_types(g, r, F_MPI_Alltoallw_recvtypes_list, g->blk, p, e))
+		if (arg_u64(R, r, F_MPI_Alltoallw_rbuf, &buf2, e) ||
+		    get_list(R, r, F_MPI_Alltoallw_recvcounts_list, g->rblk, p, e) ||
+		    t2g_get_types(R, r, F_MPI_Alltoallw_recvtypes_list, g->blk, p, e))
 			return -1;
 		for (uint32_t i = 0; i < p; i++) {
 			g->rblk[i] *= g->blk[i];
@@ -305,14 +305,14 @@ int t2g_do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		kind = IR_COLL_ALLTOALLV;
 		break;
 	case IR_COLL_GATHERV:
-		if (arg_u64(g, r, F_MPI_Gatherv_sbuf, &buf1, e) || arg_count(g, r, F_MPI_Gatherv_scount, &cnt, e) ||
-		    arg_type(g, r, F_MPI_Gatherv_stype, &tsz, e) || arg_int(g, r, F_MPI_Gatherv_root, &root, e))
+		if (arg_u64(R, r, F_MPI_Gatherv_sbuf, &buf1, e) || arg_count(R, r, F_MPI_Gatherv_scount, &cnt, e) ||
+		    arg_type(R, r, F_MPI_Gatherv_stype, &tsz, e) || arg_int(R, r, F_MPI_Gatherv_root, &root, e))
 			return -1;
 		a.s = s1 = (uint64_t)cnt * tsz;
 		if (root == (int64_t)cr.me) {
-			if (arg_u64(g, r, F_MPI_Gatherv_rbuf, &buf2, e) ||
-			    get_list(g, r, F_MPI_Gatherv_recvcounts_list, g->blk, p, e) ||
-			    arg_type(g, r, F_MPI_Gatherv_rtype, &tsz2, e))
+			if (arg_u64(R, r, F_MPI_Gatherv_rbuf, &buf2, e) ||
+			    get_list(R, r, F_MPI_Gatherv_recvcounts_list, g->blk, p, e) ||
+			    arg_type(R, r, F_MPI_Gatherv_rtype, &tsz2, e))
 				return -1;
 			for (uint32_t i = 0; i < p; i++) {
 				g->blk[i] *= tsz2;
@@ -324,14 +324,14 @@ int t2g_do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		}
 		break;
 	case IR_COLL_SCATTERV:
-		if (arg_u64(g, r, F_MPI_Scatterv_rbuf, &buf2, e) || arg_count(g, r, F_MPI_Scatterv_rcount, &cnt, e) ||
-		    arg_type(g, r, F_MPI_Scatterv_rtype, &tsz, e) || arg_int(g, r, F_MPI_Scatterv_root, &root, e))
+		if (arg_u64(R, r, F_MPI_Scatterv_rbuf, &buf2, e) || arg_count(R, r, F_MPI_Scatterv_rcount, &cnt, e) ||
+		    arg_type(R, r, F_MPI_Scatterv_rtype, &tsz, e) || arg_int(R, r, F_MPI_Scatterv_root, &root, e))
 			return -1;
 		a.s = s2 = (uint64_t)cnt * tsz;
 		if (root == (int64_t)cr.me) {
-			if (arg_u64(g, r, F_MPI_Scatterv_sbuf, &buf1, e) ||
-			    get_list(g, r, F_MPI_Scatterv_sendcounts_list, g->blk, p, e) ||
-			    arg_type(g, r, F_MPI_Scatterv_stype, &tsz2, e))
+			if (arg_u64(R, r, F_MPI_Scatterv_sbuf, &buf1, e) ||
+			    get_list(R, r, F_MPI_Scatterv_sendcounts_list, g->blk, p, e) ||
+			    arg_type(R, r, F_MPI_Scatterv_stype, &tsz2, e))
 				return -1;
 			for (uint32_t i = 0; i < p; i++) {
 				g->blk[i] *= tsz2;
@@ -343,9 +343,9 @@ int t2g_do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		}
 		break;
 	case IR_COLL_REDUCE_SCATTER:
-		if (arg_u64(g, r, F_MPI_Reduce_scatter_sbuf, &buf1, e) || arg_u64(g, r, F_MPI_Reduce_scatter_rbuf, &buf2, e) ||
-		    get_list(g, r, F_MPI_Reduce_scatter_recvcounts_list, g->blk, p, e) ||
-		    arg_type(g, r, F_MPI_Reduce_scatter_type, &tsz, e))
+		if (arg_u64(R, r, F_MPI_Reduce_scatter_sbuf, &buf1, e) || arg_u64(R, r, F_MPI_Reduce_scatter_rbuf, &buf2, e) ||
+		    get_list(R, r, F_MPI_Reduce_scatter_recvcounts_list, g->blk, p, e) ||
+		    arg_type(R, r, F_MPI_Reduce_scatter_type, &tsz, e))
 			return -1;
 		for (uint32_t i = 0; i < p; i++) {
 			g->blk[i] *= tsz;
@@ -355,10 +355,10 @@ int t2g_do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		a.block = g->blk;
 		break;
 	default:
-		return t2g_errat(g, e, "%s: unsupported collective", r->name);
+		return t2g_errat(R, e, "%s: unsupported collective", r->name);
 	}
 	if (root < 0 || root >= (int64_t)p)
-		return t2g_errat(g, e, "%s: root %" PRId64 " outside a communicator of %u ranks", r->name, root, p);
+		return t2g_errat(R, e, "%s: root %" PRId64 " outside a communicator of %u ranks", r->name, root, p);
 	a.root = (uint32_t)root;
 	/* local work (docs/trace2goal.md, "Local work"): no copy of the own block in place */
 	if (g->o->net.copy.n && !own_in_place(r, ci->coll, a.r == a.root))
@@ -372,7 +372,7 @@ int t2g_do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		                            : ir_coll_default_nb(kind, p, a.s,
 		                                                 kind == IR_COLL_ALLREDUCE && in_place(r, F_MPI_Allreduce_sbuf));
 	if (ir_coll_build(&g->cg, kind, alg, &a, e))
-		return ir_err_prefix(e, g->R->fname), -1;
+		return ir_err_prefix(e, R->fname), -1;
 	if (stage_room(g))
 		return ir_errf(e, "out of memory");
 	{
@@ -387,8 +387,8 @@ int t2g_do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	                                      kind == IR_COLL_GATHERV || kind == IR_COLL_SCATTER || kind == IR_COLL_SCATTERV
 	                                  ? root
 	                                  : -1);
-	extra = pin_cost(g, buf1, s1) + pin_cost(g, buf2, s2);
-	if (t2g_emit_call(g, r, ci->nb ? ENDS_GAP : ENDS_JOIN, 1, extra, &em, e))
+	extra = pin_cost(g, R, buf1, s1) + pin_cost(g, R, buf2, s2);
+	if (t2g_emit_call(g, R, r, ci->nb ? ENDS_GAP : ENDS_JOIN, 1, extra, &em, e))
 		return -1;
-	return ci->nb ? t2g_reg_nbcoll(g, r, ci, &em, e) : 0;
+	return ci->nb ? t2g_reg_nbcoll(g, R, r, ci, &em, e) : 0;
 }

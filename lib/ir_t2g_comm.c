@@ -11,46 +11,46 @@
 
 /* ------------------------------------------------------------------ communicators */
 
-int t2g_add_comm(gstate *g, const ir_rec *r, ir_err *e)
+int t2g_add_comm(gstate *g, rstate *R, const ir_rec *r, ir_err *e)
 {
 	comm *c;
 	uint64_t h = 0x9E3779B97F4A7C15ULL, occ = 0;
 	uint32_t *v;
 	int found_me = 0;
 	if (r->nmembers == 0 || r->nmembers > g->nranks)
-		return t2g_errat(g, e, "'# comm %" PRIu64 "': expected 1 to %u members, found %zu", r->comm_id, g->nranks,
+		return t2g_errat(R, e, "'# comm %" PRIu64 "': expected 1 to %u members, found %zu", r->comm_id, g->nranks,
 		                 r->nmembers);
 	for (size_t i = 0; i < r->nmembers; i++) {
 		if (r->members[i] >= g->nranks)
-			return t2g_errat(g, e, "'# comm %" PRIu64 "': member %u is not a world rank (%u ranks)", r->comm_id,
+			return t2g_errat(R, e, "'# comm %" PRIu64 "': member %u is not a world rank (%u ranks)", r->comm_id,
 			                 r->members[i], g->nranks);
-		if (r->members[i] == g->R->rank)
+		if (r->members[i] == R->rank)
 			found_me = 1;
 		h = ir_hmix64(h ^ r->members[i]) + i;
 	}
 	if (!found_me)
-		return t2g_errat(g, e, "'# comm %" PRIu64 "': this rank (%u) is not a member", r->comm_id, g->R->rank);
+		return t2g_errat(R, e, "'# comm %" PRIu64 "': this rank (%u) is not a member", r->comm_id, R->rank);
 	if (r->comm_id <= 1)
 		return 0; /* world and self are implicit */
 	h |= 1;
-	v = ir_hmap_put(&g->R->occ, h, 0, NULL);
+	v = ir_hmap_put(&R->occ, h, 0, NULL);
 	if (!v)
 		return ir_errf(e, "out of memory");
 	occ = (*v)++;
-	v = ir_hmap_get(&g->R->cmap, r->comm_id + 1, 0);
+	v = ir_hmap_get(&R->cmap, r->comm_id + 1, 0);
 	if (v) {
-		c = &g->R->comms[*v];
+		c = &R->comms[*v];
 		free(c->members);
 		t2g_topo_free(c->tp);
 	} else {
-		if (IR_GROW(g->R->comms, g->R->ncomms + 1, g->R->capcomms))
+		if (IR_GROW(R->comms, R->ncomms + 1, R->capcomms))
 			return ir_errf(e, "out of memory");
-		c = &g->R->comms[g->R->ncomms];
-		v = ir_hmap_put(&g->R->cmap, r->comm_id + 1, 0, NULL);
+		c = &R->comms[R->ncomms];
+		v = ir_hmap_put(&R->cmap, r->comm_id + 1, 0, NULL);
 		if (!v)
 			return ir_errf(e, "out of memory");
-		*v = (uint32_t)g->R->ncomms;
-		g->R->ncomms++;
+		*v = (uint32_t)R->ncomms;
+		R->ncomms++;
 	}
 	memset(c, 0, sizeof *c);
 	c->id = r->comm_id;
@@ -60,9 +60,9 @@ int t2g_add_comm(gstate *g, const ir_rec *r, ir_err *e)
 		return ir_errf(e, "out of memory");
 	memcpy(c->members, r->members, r->nmembers * sizeof *c->members);
 	c->key = ir_hmix64(h + occ * 0x100000001B3ULL) | 2; /* never 0 (world) */
-	if (g->R->ptopo && g->R->ptopo->id == r->comm_id) {
-		topo *t = g->R->ptopo;
-		g->R->ptopo = NULL;
+	if (R->ptopo && R->ptopo->id == r->comm_id) {
+		topo *t = R->ptopo;
+		R->ptopo = NULL;
 		if (t->rel)
 			for (uint32_t i = 0; i < t->nin + t->nout; i++) {
 				if (t->nbr[i] < 0)
@@ -70,7 +70,7 @@ int t2g_add_comm(gstate *g, const ir_rec *r, ir_err *e)
 				if ((uint32_t)t->nbr[i] >= c->n) {
 					int32_t bad = t->nbr[i];
 					t2g_topo_free(t);
-					return t2g_errat(g, e, "'# comm %" PRIu64 "': %u members, but the topology names rank %d",
+					return t2g_errat(R, e, "'# comm %" PRIu64 "': %u members, but the topology names rank %d",
 					                 r->comm_id, c->n, bad);
 				}
 				t->nbr[i] = (int32_t)c->members[t->nbr[i]];
@@ -82,18 +82,18 @@ int t2g_add_comm(gstate *g, const ir_rec *r, ir_err *e)
 }
 
 /* Record this rank's collective sequence on communicator c; compare with the first member. */
-int t2g_check_cseq(gstate *g, const comm *c, ir_err *e)
+int t2g_check_cseq(gstate *g, rstate *R, const comm *c, ir_err *e)
 {
 	uint64_t k = c->key + 1;
 	uint32_t *v = ir_hmap_get(&g->cseq, k, 0);
-	if (c == &g->R->self)
+	if (c == &R->self)
 		return 0;
 	if (!v) {
 		if (IR_GROW(g->cs, g->ncs + 1, g->capcs))
 			return ir_errf(e, "out of memory");
 		g->cs[g->ncs].count = c->seq;
 		g->cs[g->ncs].hash = c->chash;
-		g->cs[g->ncs].rank = g->R->rank;
+		g->cs[g->ncs].rank = R->rank;
 		v = ir_hmap_put(&g->cseq, k, 0, NULL);
 		if (!v)
 			return ir_errf(e, "out of memory");
@@ -104,16 +104,16 @@ int t2g_check_cseq(gstate *g, const comm *c, ir_err *e)
 	{
 		const struct cseq *ref = &g->cs[*v];
 		char name[40];
-		if (c == &g->R->world)
+		if (c == &R->world)
 			snprintf(name, sizeof name, "MPI_COMM_WORLD");
 		else
 			snprintf(name, sizeof name, "communicator %" PRIu64, c->id);
 		if (ref->count != c->seq)
-			return ir_errf(e, "%s: rank %u calls %" PRIu64 " collectives on %s, rank %u calls %u", g->R->fname,
-			               ref->rank, ref->count, name, g->R->rank, c->seq);
+			return ir_errf(e, "%s: rank %u calls %" PRIu64 " collectives on %s, rank %u calls %u", R->fname,
+			               ref->rank, ref->count, name, R->rank, c->seq);
 		if (ref->hash != c->chash)
 			return ir_errf(e, "%s: the sequence of collectives on %s differs between rank %u and rank %u "
-			               "(kinds or roots)", g->R->fname, name, ref->rank, g->R->rank);
+			               "(kinds or roots)", R->fname, name, ref->rank, R->rank);
 	}
 	return 0;
 }

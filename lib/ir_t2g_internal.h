@@ -2,7 +2,9 @@
  * ir_t2g_internal.h: the private header of trace2goal's conversion (ir_t2g),
  * included only by lib/ir_t2g*.c; the public interface is ir_t2g.h.
  *
- * It holds the conversion's state (gstate, the whole run; rstate, one rank),
+ * It holds the conversion's state (gstate, the whole run; rstate, one rank;
+ * both passed explicitly: a function that works on one rank takes its rstate
+ * as a parameter, `rstate *R`, and the gstate holds no current rank),
  * the types the parts share (requests, communicators, topologies, the call
  * table's row), the functions one part defines for another (prefix t2g_, not
  * part of the library's API), and as static inline the small helpers that run
@@ -195,9 +197,8 @@ typedef struct gstate {
 	size_t capblk;
 	uint8_t *haspred, *hassucc; /* scratch for emit_call */
 	size_t capflags;
-	rstate *R;        /* the rank being converted */
 	rstate *rs;       /* --sync: all ranks (else NULL) */
-	rstate one;       /* the rank, without --sync */
+	rstate one;       /* without --sync: the one rstate, reused rank after rank */
 	/* --sync */
 	ir_ts *ts;        /* zero-cost times (ir_tsync.h) */
 	ir_tn *tpost, *tdone; /* per staged op: post and done nodes of the last emitted call */
@@ -244,68 +245,68 @@ typedef struct p2pf {
 
 /* ir_t2g.c */
 void t2g_warn(gstate *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int t2g_errat(gstate *g, ir_err *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int t2g_errat(const rstate *R, ir_err *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* ir_t2g_out.c */
-int t2g_flush_out(gstate *g, ir_err *e);
-uint64_t t2g_pin_new_bytes(gstate *g, uint64_t a, uint64_t n);
-int t2g_emit_call(gstate *g, const ir_rec *r, int ends_mode, int want_join, double extra, emitted *em,
+int t2g_flush_out(gstate *g, rstate *R, ir_err *e);
+uint64_t t2g_pin_new_bytes(rstate *R, uint64_t a, uint64_t n);
+int t2g_emit_call(gstate *g, rstate *R, const ir_rec *r, int ends_mode, int want_join, double extra, emitted *em,
                   ir_err *e);
 
 /* ir_t2g_sync.c */
-uint64_t t2g_op_cpu(gstate *g, size_t i);
-int t2g_sync_call(gstate *g, const ir_rec *r, int blocking, double model, uint32_t plabel, ir_tn *join,
+uint64_t t2g_op_cpu(gstate *g, rstate *R, size_t i);
+int t2g_sync_call(gstate *g, rstate *R, const ir_rec *r, int blocking, double model, uint32_t plabel, ir_tn *join,
                   ir_err *e);
 void t2g_sync_drop(gstate *g);
-int t2g_sync_lead(gstate *g, int64_t t, ir_err *e);
+int t2g_sync_lead(gstate *g, rstate *R, int64_t t, ir_err *e);
 int t2g_write_out(gstate *g, const void *p, size_t n, ir_err *e);
 int t2g_convert_sync(gstate *g, const ir_trace_files *files, int64_t epoch, ir_err *e);
 
 /* ir_t2g_call.c */
-int t2g_bad_arg(gstate *g, const ir_rec *r, unsigned i, const char *what, ir_err *e);
-int t2g_arg_comm(gstate *g, const ir_rec *r, unsigned i, cref *cr, ir_err *e);
-void t2g_rank_release(gstate *g);
+int t2g_bad_arg(const rstate *R, const ir_rec *r, unsigned i, const char *what, ir_err *e);
+int t2g_arg_comm(gstate *g, rstate *R, const ir_rec *r, unsigned i, cref *cr, ir_err *e);
+void t2g_rank_release(gstate *g, rstate *R);
 void t2g_rank_free(rstate *R);
-int t2g_rank_begin(gstate *g, const ir_trace_file *tf, int64_t epoch, ir_err *e);
-int t2g_rank_record(gstate *g, ir_rec *r, ir_err *e);
-int t2g_rank_end(gstate *g, ir_err *e);
-int t2g_convert_rank(gstate *g, const ir_trace_file *tf, int64_t epoch, ir_err *e);
+int t2g_rank_begin(gstate *g, rstate *R, const ir_trace_file *tf, int64_t epoch, ir_err *e);
+int t2g_rank_record(gstate *g, rstate *R, ir_rec *r, ir_err *e);
+int t2g_rank_end(gstate *g, rstate *R, ir_err *e);
+int t2g_convert_rank(gstate *g, rstate *R, const ir_trace_file *tf, int64_t epoch, ir_err *e);
 
 /* ir_t2g_p2p.c */
 int t2g_count_pair(gstate *g, uint32_t src, uint32_t dst, int is_send, ir_err *e);
 void t2g_req_drop_nodes(gstate *g, req *q);
-req *t2g_req_new(gstate *g, uint64_t key, ir_err *e);
-int t2g_req_del(gstate *g, uint64_t key);
-int t2g_status_str(gstate *g, const char *f, size_t len, const cref *cr, int64_t *src, int64_t *tag,
+req *t2g_req_new(gstate *g, rstate *R, uint64_t key, ir_err *e);
+int t2g_req_del(gstate *g, rstate *R, uint64_t key);
+int t2g_status_str(gstate *g, rstate *R, const char *f, size_t len, const cref *cr, int64_t *src, int64_t *tag,
                    uint64_t *bytes);
-int t2g_status_of(gstate *g, const ir_rec *r, unsigned i, const cref *cr, int64_t *src, int64_t *tag,
+int t2g_status_of(gstate *g, rstate *R, const ir_rec *r, unsigned i, const cref *cr, int64_t *src, int64_t *tag,
                   uint64_t *bytes);
-int t2g_complete(gstate *g, const ir_rec *r, const uint64_t *keys, size_t n, const int64_t *st_src,
+int t2g_complete(gstate *g, rstate *R, const ir_rec *r, const uint64_t *keys, size_t n, const int64_t *st_src,
                  const int64_t *st_tag, const uint64_t *st_bytes, ir_err *e);
-int t2g_start_nb(gstate *g, const ir_rec *r, uint64_t key, int is_send, const p2p *m, int persistent,
+int t2g_start_nb(gstate *g, rstate *R, const ir_rec *r, uint64_t key, int is_send, const p2p *m, int persistent,
                  double extra, ir_err *e);
-int t2g_do_mprobe(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e);
-int t2g_do_mrecv(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e);
+int t2g_do_mprobe(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e);
+int t2g_do_mrecv(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e);
 
 /* ir_t2g_coll.c */
 int t2g_coll_seq_note(comm *c, int kind, int64_t root);
-int t2g_get_types(gstate *g, const ir_rec *r, unsigned i, uint64_t *dst, uint32_t p, ir_err *e);
+int t2g_get_types(const rstate *R, const ir_rec *r, unsigned i, uint64_t *dst, uint32_t p, ir_err *e);
 int t2g_blk_room(gstate *g, uint32_t p, ir_err *e);
-int t2g_reg_nbcoll(gstate *g, const ir_rec *r, const callinfo *ci, const emitted *em, ir_err *e);
-int t2g_do_coll(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e);
+int t2g_reg_nbcoll(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, const emitted *em, ir_err *e);
+int t2g_do_coll(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e);
 
 /* ir_t2g_topo.c */
-int t2g_do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e);
+int t2g_do_topo(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e);
 void t2g_topo_free(topo *t);
-int t2g_do_neigh(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e);
+int t2g_do_neigh(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e);
 
 /* ir_t2g_wait.c */
-int t2g_req_array(gstate *g, const ir_rec *r, unsigned i, int64_t count, uint64_t **keys, ir_err *e);
-int t2g_do_wait_family(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e);
+int t2g_req_array(const rstate *R, const ir_rec *r, unsigned i, int64_t count, uint64_t **keys, ir_err *e);
+int t2g_do_wait_family(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e);
 
 /* ir_t2g_comm.c */
-int t2g_add_comm(gstate *g, const ir_rec *r, ir_err *e);
-int t2g_check_cseq(gstate *g, const comm *c, ir_err *e);
+int t2g_add_comm(gstate *g, rstate *R, const ir_rec *r, ir_err *e);
+int t2g_check_cseq(gstate *g, rstate *R, const comm *c, ir_err *e);
 
 /* ------------------------------------------------------------------ inline helpers
  * Run per op or per record from several parts; static inline so that the split costs the hot
@@ -328,17 +329,17 @@ static inline char *utoa(char *end, uint64_t v)
 	return end;
 }
 
-static inline char *reserve(gstate *g)
+static inline char *reserve(rstate *R)
 {
-	if (g->R->out.alloc - g->R->out.len < LINE_MAX_BYTES + 1 && ir_sb_grow(&g->R->out, LINE_MAX_BYTES + 1))
+	if (R->out.alloc - R->out.len < LINE_MAX_BYTES + 1 && ir_sb_grow(&R->out, LINE_MAX_BYTES + 1))
 		return NULL;
-	return g->R->out.buf + g->R->out.len;
+	return R->out.buf + R->out.len;
 }
 
-static inline void commit(gstate *g, char *p)
+static inline void commit(rstate *R, char *p)
 {
-	g->R->out.len = (size_t)(p - g->R->out.buf);
-	g->R->out.buf[g->R->out.len] = 0;
+	R->out.len = (size_t)(p - R->out.buf);
+	R->out.buf[R->out.len] = 0;
 }
 
 static inline char *wu(char *p, uint64_t v)
@@ -358,25 +359,25 @@ static inline char *wi(char *p, int64_t v)
 	return wu(p, (uint64_t)v);
 }
 
-static inline int put(gstate *g, const char *s, size_t n)
+static inline int put(rstate *R, const char *s, size_t n)
 {
-	return ir_sb_add(&g->R->out, s, n);
+	return ir_sb_add(&R->out, s, n);
 }
 
-static inline int putu(gstate *g, uint64_t v)
+static inline int putu(rstate *R, uint64_t v)
 {
-	char *p = reserve(g);
+	char *p = reserve(R);
 	if (!p)
 		return -1;
-	commit(g, wu(p, v));
+	commit(R, wu(p, v));
 	return 0;
 }
 
 /* "l<L>: send <size>b to <peer> tag <tag>" or "l<L>: recv <size>b from <peer> tag <tag>"
  * (a receive's peer and tag may be -1). */
-static inline int def_msg(gstate *g, int is_send, uint32_t l, int64_t peer, uint64_t size, int64_t tag)
+static inline int def_msg(rstate *R, int is_send, uint32_t l, int64_t peer, uint64_t size, int64_t tag)
 {
-	char *p = reserve(g);
+	char *p = reserve(R);
 	if (!p)
 		return -1;
 	*p++ = 'l';
@@ -388,23 +389,23 @@ static inline int def_msg(gstate *g, int is_send, uint32_t l, int64_t peer, uint
 	p = WS(p, " tag ");
 	p = wi(p, tag);
 	*p++ = '\n';
-	commit(g, p);
+	commit(R, p);
 	return 0;
 }
 
-static inline int def_send(gstate *g, uint32_t l, uint32_t peer, uint64_t size, int64_t tag)
+static inline int def_send(rstate *R, uint32_t l, uint32_t peer, uint64_t size, int64_t tag)
 {
-	return def_msg(g, 1, l, peer, size, tag);
+	return def_msg(R, 1, l, peer, size, tag);
 }
 
-static inline int def_recv(gstate *g, uint32_t l, int64_t peer, uint64_t size, int64_t tag)
+static inline int def_recv(rstate *R, uint32_t l, int64_t peer, uint64_t size, int64_t tag)
 {
-	return def_msg(g, 0, l, peer, size, tag);
+	return def_msg(R, 0, l, peer, size, tag);
 }
 
-static inline int def_calc(gstate *g, uint32_t l, uint64_t ps)
+static inline int def_calc(rstate *R, uint32_t l, uint64_t ps)
 {
-	char *p = reserve(g);
+	char *p = reserve(R);
 	if (!p)
 		return -1;
 	*p++ = 'l';
@@ -412,13 +413,13 @@ static inline int def_calc(gstate *g, uint32_t l, uint64_t ps)
 	p = WS(p, ": calc ");
 	p = wu(p, ps);
 	*p++ = '\n';
-	commit(g, p);
+	commit(R, p);
 	return 0;
 }
 
-static inline int edge(gstate *g, uint32_t a, uint32_t b, int ireq)
+static inline int edge(rstate *R, uint32_t a, uint32_t b, int ireq)
 {
-	char *p = reserve(g);
+	char *p = reserve(R);
 	if (!p)
 		return -1;
 	*p++ = 'l';
@@ -429,28 +430,28 @@ static inline int edge(gstate *g, uint32_t a, uint32_t b, int ireq)
 		p = WS(p, " requires l");
 	p = wu(p, b);
 	*p++ = '\n';
-	commit(g, p);
+	commit(R, p);
 	return 0;
 }
 
-static inline uint32_t new_label(gstate *g) { return ++g->R->nl; }
+static inline uint32_t new_label(rstate *R) { return ++R->nl; }
 
-static inline int set_ends(gstate *g, size_t n)
+static inline int set_ends(rstate *R, size_t n)
 {
-	if (n > g->R->capends) {
+	if (n > R->capends) {
 		size_t nc = n * 2;
-		uint32_t *a = realloc(g->R->ends, nc * sizeof *a);
+		uint32_t *a = realloc(R->ends, nc * sizeof *a);
 		uint8_t *b;
 		if (!a)
 			return -1;
-		g->R->ends = a;
-		b = realloc(g->R->ends_ireq, nc);
+		R->ends = a;
+		b = realloc(R->ends_ireq, nc);
 		if (!b)
 			return -1;
-		g->R->ends_ireq = b;
-		g->R->capends = nc;
+		R->ends_ireq = b;
+		R->capends = nc;
 	}
-	g->R->nends = n;
+	R->nends = n;
 	return 0;
 }
 
@@ -500,31 +501,31 @@ static inline long stage(gstate *g, uint8_t type, int64_t peer, uint64_t size, i
 
 /* Argument readers. t2g_bad_arg() always returns -1; returning -1 here says so to the compiler,
  * which otherwise cannot see across files that the result is set whenever 0 is returned. */
-static inline int arg_int(gstate *g, const ir_rec *r, unsigned i, int64_t *v, ir_err *e)
+static inline int arg_int(const rstate *R, const ir_rec *r, unsigned i, int64_t *v, ir_err *e)
 {
 	if (ir_tf_int(r->f[i], v))
-		return t2g_bad_arg(g, r, i, "an integer", e), -1;
+		return t2g_bad_arg(R, r, i, "an integer", e), -1;
 	return 0;
 }
 
-static inline int arg_count(gstate *g, const ir_rec *r, unsigned i, int64_t *v, ir_err *e)
+static inline int arg_count(const rstate *R, const ir_rec *r, unsigned i, int64_t *v, ir_err *e)
 {
 	if (ir_tf_int(r->f[i], v) || *v < 0 || *v > INT32_MAX)
-		return t2g_bad_arg(g, r, i, "a count", e), -1;
+		return t2g_bad_arg(R, r, i, "a count", e), -1;
 	return 0;
 }
 
 /* datatype "<id>,<size>,<extent>": the size */
-static inline int arg_type(gstate *g, const ir_rec *r, unsigned i, uint64_t *size, ir_err *e)
+static inline int arg_type(const rstate *R, const ir_rec *r, unsigned i, uint64_t *size, ir_err *e)
 {
 	int64_t a, b, c;
 	if (ir_tf_triple(r->f[i], &a, &b, &c) || b < 0 || b > INT32_MAX)
-		return t2g_bad_arg(g, r, i, "a datatype '<id>,<size>,<extent>'", e), -1;
+		return t2g_bad_arg(R, r, i, "a datatype '<id>,<size>,<extent>'", e), -1;
 	*size = (uint64_t)b;
 	return 0;
 }
 
-static inline int arg_u64(gstate *g, const ir_rec *r, unsigned i, uint64_t *v, ir_err *e)
+static inline int arg_u64(const rstate *R, const ir_rec *r, unsigned i, uint64_t *v, ir_err *e)
 {
 	int id;
 	if (strcmp(r->f[i], "-1") == 0) { /* allprof: MPI_IN_PLACE */
@@ -532,17 +533,17 @@ static inline int arg_u64(gstate *g, const ir_rec *r, unsigned i, uint64_t *v, i
 		return 0;
 	}
 	if (ir_tf_handle(r->f[i], v, &id))
-		return t2g_bad_arg(g, r, i, "an address or a request id", e), -1;
+		return t2g_bad_arg(R, r, i, "an address or a request id", e), -1;
 	return 0;
 }
 
 /* request field: address or r-id; key 0 = none */
-static inline int arg_req(gstate *g, const ir_rec *r, unsigned i, uint64_t *key, ir_err *e)
+static inline int arg_req(const rstate *R, const ir_rec *r, unsigned i, uint64_t *key, ir_err *e)
 {
 	uint64_t v;
 	int id;
 	if (ir_tf_handle(r->f[i], &v, &id))
-		return t2g_bad_arg(g, r, i, "a request address or id", e), -1;
+		return t2g_bad_arg(R, r, i, "a request address or id", e), -1;
 	*key = id ? (v | ((uint64_t)1 << 63)) : v;
 	return 0;
 }
@@ -555,22 +556,22 @@ static inline int64_t world_of(const cref *cr, int64_t peer)
 }
 
 /* GOAL tag of an application tag on a communicator (docs/trace2goal.md, "Tags"). */
-static inline int64_t p2p_tag(gstate *g, const cref *cr, int64_t tag)
+static inline int64_t p2p_tag(gstate *g, rstate *R, const cref *cr, int64_t tag)
 {
 	if (tag < 0)
 		return ANY;
-	if (cr->c == &g->R->world) {
+	if (cr->c == &R->world) {
 		if ((uint64_t)tag >= TAG_WORLD_MAX) {
 			if (!g->folded_tags++)
 				t2g_warn(g, "%s:%lu: tag %" PRId64 " is above 2^29-1: folded to %" PRId64 " (see the count at the end)",
-				         g->R->fname, g->R->line, tag, tag & (TAG_WORLD_MAX - 1));
+				         R->fname, R->line, tag, tag & (TAG_WORLD_MAX - 1));
 			return tag & (TAG_WORLD_MAX - 1);
 		}
 		return tag;
 	}
 	if (tag > 0xFFFF && !g->big_subtags++)
 		t2g_warn(g, "%s:%lu: tag %" PRId64 " on a sub-communicator is above 65535: only its low 16 bits are kept",
-		         g->R->fname, g->R->line, tag);
+		         R->fname, R->line, tag);
 	return TAG_SUBCOMM | (int64_t)((cr->c->key & 0x1FFF) << 16) | (tag & 0xFFFF);
 }
 
@@ -579,43 +580,43 @@ static inline int64_t coll_tag(const comm *c)
 	return TAG_COLL | (int64_t)((c->key & 0x3FFF) << 16) | (int64_t)(c->seq & 0xFFFF);
 }
 
-static inline req *req_get(gstate *g, uint64_t key)
+static inline req *req_get(rstate *R, uint64_t key)
 {
 	const uint32_t *v;
 	if (!key)
 		return NULL;
-	v = ir_hmap_get(&g->R->reqmap, key, 0);
-	return v ? &g->R->reqs[*v] : NULL;
+	v = ir_hmap_get(&R->reqmap, key, 0);
+	return v ? &R->reqs[*v] : NULL;
 }
 
-static inline int stage_send(gstate *g, const p2p *m, ir_err *e)
+static inline int stage_send(gstate *g, rstate *R, const p2p *m, ir_err *e)
 {
 	if (m->peer < 0)
 		return 0;
 	if (stage(g, IR_OP_SEND, m->peer, m->size, m->tag) < 0)
 		return ir_errf(e, "out of memory");
-	return t2g_count_pair(g, g->R->rank, (uint32_t)m->peer, 1, e);
+	return t2g_count_pair(g, R->rank, (uint32_t)m->peer, 1, e);
 }
 
-static inline int stage_recv(gstate *g, const p2p *m, ir_err *e)
+static inline int stage_recv(gstate *g, rstate *R, const p2p *m, ir_err *e)
 {
 	if (m->peer < -1)
 		return 0;
 	if (stage(g, IR_OP_RECV, m->peer, m->size, m->tag) < 0)
 		return ir_errf(e, "out of memory");
 	if (m->peer == ANY) {
-		g->wild[g->R->rank]++;
+		g->wild[R->rank]++;
 		return 0;
 	}
-	return t2g_count_pair(g, (uint32_t)m->peer, g->R->rank, 0, e);
+	return t2g_count_pair(g, (uint32_t)m->peer, R->rank, 0, e);
 }
 
-static inline double pin_cost(gstate *g, uint64_t buf, uint64_t size)
+static inline double pin_cost(gstate *g, rstate *R, uint64_t buf, uint64_t size)
 {
 	uint64_t n;
 	if (!g->o->pin || !buf || !size)
 		return 0;
-	n = t2g_pin_new_bytes(g, buf, size);
+	n = t2g_pin_new_bytes(R, buf, size);
 	if (!n)
 		return 0;
 	return g->o->pin_a + g->o->pin_b * (double)n;

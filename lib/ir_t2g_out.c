@@ -12,11 +12,10 @@
  */
 #include "ir_t2g_internal.h"
 
-/* Write the current rank's buffered text: to the output, or with --sync (ranks converted
+/* Write rank R's buffered text: to the output, or with --sync (ranks converted
  * together) to the temporary file as a chunk of that rank, assembled at the end. */
-int t2g_flush_out(gstate *g, ir_err *e)
+int t2g_flush_out(gstate *g, rstate *R, ir_err *e)
 {
-	rstate *R = g->R;
 	if (R->out.len == 0)
 		return 0;
 	g->st->goal_bytes += R->out.len;
@@ -42,10 +41,10 @@ int t2g_flush_out(gstate *g, ir_err *e)
 
 /* Pinning: bytes of [a, a+n) not yet registered; registers them (ir_interval.h: a treap of
  * disjoint intervals, O(log n) per buffer). Out of memory: counted as new, not remembered. */
-uint64_t t2g_pin_new_bytes(gstate *g, uint64_t a, uint64_t n)
+uint64_t t2g_pin_new_bytes(rstate *R, uint64_t a, uint64_t n)
 {
 	uint64_t fresh;
-	if (ir_ivset_add(&g->R->pinset, a, n, &fresh))
+	if (ir_ivset_add(&R->pinset, a, n, &fresh))
 		return n;
 	return fresh;
 }
@@ -63,19 +62,19 @@ uint64_t t2g_pin_new_bytes(gstate *g, uint64_t a, uint64_t n)
  * start to its message's arrival, is not in it: the --sync dataflow places the receive's
  * completion after it (sync_delays in ir_t2g_sync.c), so the post calc replays only the time
  * the model does not explain, whether the receive waited for its message or found it there. */
-static double model_time(gstate *g, int cpu_only)
+static double model_time(gstate *g, rstate *R, int cpu_only)
 {
 	const ir_loggops *net = &g->o->net;
 	double t = 0;
 	for (size_t i = 0; i < g->cg.nop; i++) {
 		const ir_cop *op = &g->cg.op[i];
-		int self = g->cpeer[i] >= 0 && (uint32_t)g->cpeer[i] == g->R->rank;
+		int self = g->cpeer[i] >= 0 && (uint32_t)g->cpeer[i] == R->rank;
 		if (cpu_only) {
 			int succ = 0;
 			for (size_t k = 0; k < g->cg.ndep && !succ; k++)
 				succ = g->cg.dep[k].from == i;
 			if (!succ)
-				t += (double)t2g_op_cpu(g, i);
+				t += (double)t2g_op_cpu(g, R, i);
 		} else if (op->type == IR_OP_SEND)
 			t += (double)ir_model_send_call(net, op->size, self);
 		else if (op->type == IR_OP_RECV)
@@ -88,11 +87,11 @@ static double model_time(gstate *g, int cpu_only)
 
 /* What ibsim charges the rank's CPU for staged op i (docs/loggops-semantics.md 6.2): a send's
  * send_cpu, a receive's recv_cpu, a calc its length. */
-uint64_t t2g_op_cpu(gstate *g, size_t i)
+uint64_t t2g_op_cpu(gstate *g, rstate *R, size_t i)
 {
 	const ir_loggops *net = &g->o->net;
 	const ir_cop *op = &g->cg.op[i];
-	int self = g->cpeer[i] >= 0 && (uint32_t)g->cpeer[i] == g->R->rank;
+	int self = g->cpeer[i] >= 0 && (uint32_t)g->cpeer[i] == R->rank;
 	if (op->type == IR_OP_SEND)
 		return ir_model_send_cpu(net, op->size, self);
 	if (op->type == IR_OP_RECV)
@@ -101,11 +100,11 @@ uint64_t t2g_op_cpu(gstate *g, size_t i)
 }
 
 /* Emit the staged call. t_call/t_ret are the call's times; extra is the pinning cost. */
-int t2g_emit_call(gstate *g, const ir_rec *r, int ends_mode, int want_join, double extra, emitted *em,
+int t2g_emit_call(gstate *g, rstate *R, const ir_rec *r, int ends_mode, int want_join, double extra, emitted *em,
                   ir_err *e)
 {
 	ir_cg *c = &g->cg;
-	int64_t gap = r->t_call - g->R->gap_start;
+	int64_t gap = r->t_call - R->gap_start;
 	double calc, model = 0;
 	size_t i;
 	uint8_t *haspred = NULL, *hassucc = NULL;
@@ -122,34 +121,34 @@ int t2g_emit_call(gstate *g, const ir_rec *r, int ends_mode, int want_join, doub
 		 * model a call could not contain is owed, and taken from the next calls' own time,
 		 * in trace order, before any of it is replayed: nothing is charged twice. */
 		double d = (double)(r->t_ret - r->t_call);
-		model = model_time(g, sync);
+		model = model_time(g, R, sync);
 		if (d < model) {
-			g->R->owed += model - d;
-		} else if (g->R->owed > 0) {
-			double take = d - model < g->R->owed ? d - model : g->R->owed;
-			g->R->owed -= take;
+			R->owed += model - d;
+		} else if (R->owed > 0) {
+			double take = d - model < R->owed ? d - model : R->owed;
+			R->owed -= take;
 			model += take;
 		}
 		if (!sync && !g->no_dur && d > model)
 			calc += d - model;
 	}
-	em->base = g->R->nl + 1;
+	em->base = R->nl + 1;
 	em->sjoin = 0;
 	for (i = 0; i < c->nop; i++) {
-		uint32_t l = new_label(g);
+		uint32_t l = new_label(R);
 		const ir_cop *op = &c->op[i];
 		int rc;
 		if (op->type == IR_OP_SEND)
-			rc = def_send(g, l, (uint32_t)g->cpeer[i], op->size, g->ctag[i]);
+			rc = def_send(R, l, (uint32_t)g->cpeer[i], op->size, g->ctag[i]);
 		else if (op->type == IR_OP_RECV)
-			rc = op->peer == 1 ? 0 : def_recv(g, l, g->cpeer[i], op->size, g->ctag[i]);
+			rc = op->peer == 1 ? 0 : def_recv(R, l, g->cpeer[i], op->size, g->ctag[i]);
 		else /* a join (0) or a collective's local work: computation, scaled like the gap */
-			rc = def_calc(g, l, op->size ? scale_calc(g, (double)op->size) : 0);
+			rc = def_calc(R, l, op->size ? scale_calc(g, (double)op->size) : 0);
 		if (rc)
 			return ir_errf(e, "out of memory");
 	}
-	em->gap = new_label(g);
-	if (def_calc(g, em->gap, scale_calc(g, calc)))
+	em->gap = new_label(R);
+	if (def_calc(R, em->gap, scale_calc(g, calc)))
 		return ir_errf(e, "out of memory");
 	if (c->nop) {
 		if (c->nop > g->capflags) {
@@ -171,81 +170,81 @@ int t2g_emit_call(gstate *g, const ir_rec *r, int ends_mode, int want_join, doub
 		for (i = 0; i < c->ndep; i++) {
 			haspred[c->dep[i].to] = 1;
 			hassucc[c->dep[i].from] = 1;
-			if (edge(g, em->base + c->dep[i].to, em->base + c->dep[i].from, 0))
+			if (edge(R, em->base + c->dep[i].to, em->base + c->dep[i].from, 0))
 				goto oom;
 		}
 		for (i = 0; i < c->nop; i++)
-			if (!haspred[i] && edge(g, em->base + (uint32_t)i, em->gap, 0))
+			if (!haspred[i] && edge(R, em->base + (uint32_t)i, em->gap, 0))
 				goto oom;
 	}
-	for (i = 0; i < g->R->nends; i++)
-		if (edge(g, em->gap, g->R->ends[i], g->R->ends_ireq[i]))
+	for (i = 0; i < R->nends; i++)
+		if (edge(R, em->gap, R->ends[i], R->ends_ireq[i]))
 			goto oom;
 	em->join = NOLABEL;
 	if (want_join && c->nop) {
-		em->join = new_label(g);
-		if (def_calc(g, em->join, 0))
+		em->join = new_label(R);
+		if (def_calc(R, em->join, 0))
 			goto oom;
 		for (i = 0; i < c->nop; i++)
-			if (!hassucc[i] && edge(g, em->join, em->base + (uint32_t)i, 0))
+			if (!hassucc[i] && edge(R, em->join, em->base + (uint32_t)i, 0))
 				goto oom;
 	}
 	if (sync) {
 		/* ops, then a calc for the call's duration from the zero-cost completion */
 		int blocking = c->nop && (ends_mode == ENDS_OPS || ends_mode == ENDS_JOIN);
-		uint32_t P = new_label(g);
+		uint32_t P = new_label(R);
 		em->sjoin = 0;
-		if (t2g_sync_call(g, r, blocking, model, P, em->join != NOLABEL ? &em->sjoin : NULL, e))
+		if (t2g_sync_call(g, R, r, blocking, model, P, em->join != NOLABEL ? &em->sjoin : NULL, e))
 			return -1;
 		if (!blocking) {
-			if (edge(g, P, em->gap, 0))
+			if (edge(R, P, em->gap, 0))
 				goto oom;
 		} else if (em->join != NOLABEL) {
-			if (edge(g, P, em->join, 0))
+			if (edge(R, P, em->join, 0))
 				goto oom;
 		} else {
 			for (i = 0; i < c->nop; i++)
-				if (!hassucc[i] && edge(g, P, em->base + (uint32_t)i, 0))
+				if (!hassucc[i] && edge(R, P, em->base + (uint32_t)i, 0))
 					goto oom;
 		}
 		if (ends_mode == ENDS_OPS_IREQ && c->nop) {
-			if (set_ends(g, c->nop + 1))
+			if (set_ends(R, c->nop + 1))
 				return ir_errf(e, "out of memory");
 			for (i = 0; i < c->nop; i++) {
-				g->R->ends[i] = em->base + (uint32_t)i;
-				g->R->ends_ireq[i] = 1;
+				R->ends[i] = em->base + (uint32_t)i;
+				R->ends_ireq[i] = 1;
 			}
-			g->R->ends[c->nop] = P;
-			g->R->ends_ireq[c->nop] = 0;
+			R->ends[c->nop] = P;
+			R->ends_ireq[c->nop] = 0;
 		} else {
-			if (set_ends(g, 1))
+			if (set_ends(R, 1))
 				return ir_errf(e, "out of memory");
-			g->R->ends[0] = P;
-			g->R->ends_ireq[0] = 0;
+			R->ends[0] = P;
+			R->ends_ireq[0] = 0;
 		}
 		g->st->ops++;
 	} else if (ends_mode == ENDS_GAP || c->nop == 0 || (ends_mode == ENDS_JOIN && em->join == NOLABEL)) {
 		/* the chain */
-		if (set_ends(g, 1))
+		if (set_ends(R, 1))
 			return ir_errf(e, "out of memory");
-		g->R->ends[0] = em->gap;
-		g->R->ends_ireq[0] = 0;
+		R->ends[0] = em->gap;
+		R->ends_ireq[0] = 0;
 	} else if (ends_mode == ENDS_JOIN) {
-		if (set_ends(g, 1))
+		if (set_ends(R, 1))
 			return ir_errf(e, "out of memory");
-		g->R->ends[0] = em->join;
-		g->R->ends_ireq[0] = 0;
+		R->ends[0] = em->join;
+		R->ends_ireq[0] = 0;
 	} else {
-		if (set_ends(g, c->nop))
+		if (set_ends(R, c->nop))
 			return ir_errf(e, "out of memory");
 		for (i = 0; i < c->nop; i++) {
-			g->R->ends[i] = em->base + (uint32_t)i;
-			g->R->ends_ireq[i] = ends_mode == ENDS_OPS_IREQ;
+			R->ends[i] = em->base + (uint32_t)i;
+			R->ends_ireq[i] = ends_mode == ENDS_OPS_IREQ;
 		}
 	}
-	g->R->gap_start = r->t_ret;
+	R->gap_start = r->t_ret;
 	g->st->ops += c->nop + 1 + (em->join != NOLABEL);
-	if (g->R->out.len >= (sync ? SPILL_AT : FLUSH_AT) && t2g_flush_out(g, e))
+	if (R->out.len >= (sync ? SPILL_AT : FLUSH_AT) && t2g_flush_out(g, R, e))
 		return -1;
 	return 0;
 oom:

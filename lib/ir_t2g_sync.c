@@ -4,11 +4,13 @@
  *
  * Two halves: the dataflow, which gives each emitted call zero-cost time nodes
  * (ir_tsync.h) and writes a call's post calc once its time resolves
- * (sync_done() may do that for another rank than the one being read, so it
- * switches g->R to the owner); and the merge, which reads all ranks at once,
- * the next record always from the rank with the earliest time (a binary heap
- * of ranks), spills each rank's text to a temporary file and assembles the
- * output at the end. Without --sync nothing here runs but t2g_sync_lead().
+ * (sync_done() may do that for another rank than the one being read: the
+ * node's payload names the owner, whose rstate it writes into); and the
+ * merge, which reads all ranks at once, the next record always from the rank
+ * with the earliest time (a binary heap of ranks), and hands each record with
+ * its rank's rstate to the dispatcher; it spills each rank's text to a
+ * temporary file and assembles the output at the end. Without --sync nothing
+ * here runs but t2g_sync_lead().
  */
 #include "ir_t2g_internal.h"
 
@@ -77,22 +79,19 @@ void t2g_sync_drop(gstate *g)
 static int sync_done(void *ctx, int64_t t, uint64_t u0, uint64_t u1, ir_err *e)
 {
 	gstate *g = ctx;
-	rstate *save = g->R;
+	rstate *R = &g->rs[u0 >> 32]; /* the owner of the calc, not necessarily the rank being read */
 	int64_t v = (int64_t)u1 - t;
-	int rc = 0;
-	g->R = &g->rs[u0 >> 32];
-	if (def_calc(g, (uint32_t)u0, scale_calc(g, v > 0 ? (double)v : 0)))
-		rc = ir_errf(e, "out of memory");
-	else if (g->R->out.len >= SPILL_AT && t2g_flush_out(g, e))
-		rc = -1;
-	g->R = save;
-	return rc;
+	if (def_calc(R, (uint32_t)u0, scale_calc(g, v > 0 ? (double)v : 0)))
+		return ir_errf(e, "out of memory");
+	if (R->out.len >= SPILL_AT && t2g_flush_out(g, R, e))
+		return -1;
+	return 0;
 }
 
 /* Nodes for the staged ops (post and done of each, linked by the call's dependencies and
  * posted to the channels), then the post-call calc `plabel`: blocking calls wait for their
  * ops (or for the join), the others only for their own entry. */
-int t2g_sync_call(gstate *g, const ir_rec *r, int blocking, double model, uint32_t plabel, ir_tn *join,
+int t2g_sync_call(gstate *g, rstate *R, const ir_rec *r, int blocking, double model, uint32_t plabel, ir_tn *join,
                   ir_err *e)
 {
 	ir_cg *c = &g->cg;
@@ -133,7 +132,7 @@ int t2g_sync_call(gstate *g, const ir_rec *r, int blocking, double model, uint32
 	/* an op that requires another starts when ibsim completes that one: its done node plus
 	 * the CPU time ibsim charges it (a combine's length, the forwarded message's recv_cpu) */
 	for (size_t i = 0; i < c->ndep; i++) {
-		uint64_t cpu = t2g_op_cpu(g, c->dep[i].from);
+		uint64_t cpu = t2g_op_cpu(g, R, c->dep[i].from);
 		if (ir_ts_input_after(ts, g->tpost[c->dep[i].to], g->tdone[c->dep[i].from],
 		                      cpu > INT64_MAX / 4 ? INT64_MAX / 4 : (int64_t)cpu))
 			return ir_errf(e, "out of memory");
@@ -149,8 +148,8 @@ int t2g_sync_call(gstate *g, const ir_rec *r, int blocking, double model, uint32
 		int rc = 0;
 		if (op->type == IR_OP_SEND) {
 			int64_t d[3];
-			sync_delays(g, op->size, (uint32_t)g->cpeer[i] == g->R->rank, d);
-			rc = ir_ts_send_cost(ts, g->R->rank, (uint32_t)g->cpeer[i], g->ctag[i], g->tpost[i], g->tdone[i],
+			sync_delays(g, op->size, (uint32_t)g->cpeer[i] == R->rank, d);
+			rc = ir_ts_send_cost(ts, R->rank, (uint32_t)g->cpeer[i], g->ctag[i], g->tpost[i], g->tdone[i],
 			                     d[0], d[1], d[2]);
 		} else if (op->type == IR_OP_RECV && op->peer != 1) { /* peer 1: deferred wildcard, see t2g_complete() */
 			if (g->cpeer[i] < 0 || g->ctag[i] < 0) {
@@ -158,7 +157,7 @@ int t2g_sync_call(gstate *g, const ir_rec *r, int blocking, double model, uint32
 				g->sync_wild++;
 				ir_ts_release(ts, g->tdone[i]);
 			} else {
-				rc = ir_ts_recv(ts, (uint32_t)g->cpeer[i], g->R->rank, g->ctag[i], g->tpost[i], g->tdone[i]);
+				rc = ir_ts_recv(ts, (uint32_t)g->cpeer[i], R->rank, g->ctag[i], g->tpost[i], g->tdone[i]);
 			}
 		}
 		if (rc)
@@ -187,7 +186,7 @@ int t2g_sync_call(gstate *g, const ir_rec *r, int blocking, double model, uint32
 					return ir_errf(e, "out of memory");
 		}
 	}
-	ir_ts_notify(ts, P, ((uint64_t)g->R->rank << 32) | plabel, (uint64_t)(r->t_ret - (int64_t)llround(model)));
+	ir_ts_notify(ts, P, ((uint64_t)R->rank << 32) | plabel, (uint64_t)(r->t_ret - (int64_t)llround(model)));
 	ir_ts_release(ts, P);
 	ir_ts_unref(ts, P);
 	return ir_ts_error(ts, e);
@@ -195,17 +194,16 @@ int t2g_sync_call(gstate *g, const ir_rec *r, int blocking, double model, uint32
 
 /* --sync: the leading calc (this rank's start relative to the earliest start), defined for
  * every rank once all have started. */
-int t2g_sync_lead(gstate *g, int64_t t, ir_err *e)
+int t2g_sync_lead(gstate *g, rstate *R, int64_t t, ir_err *e)
 {
-	rstate *R = g->R;
 	if (!g->rs || R->lead)
 		return 0;
-	R->lead = new_label(g);
+	R->lead = new_label(R);
 	R->t_start = t;
-	if (set_ends(g, 1))
+	if (set_ends(R, 1))
 		return ir_errf(e, "out of memory");
-	g->R->ends[0] = R->lead;
-	g->R->ends_ireq[0] = 0;
+	R->ends[0] = R->lead;
+	R->ends_ireq[0] = 0;
 	g->st->ops++;
 	if (++g->nstarted == g->nranks) {
 		int64_t min = INT64_MAX;
@@ -213,13 +211,10 @@ int t2g_sync_lead(gstate *g, int64_t t, ir_err *e)
 			if (g->rs[i].t_start < min)
 				min = g->rs[i].t_start;
 		for (uint32_t i = 0; i < g->nranks; i++) {
-			g->R = &g->rs[i];
-			if (def_calc(g, g->R->lead, scale_calc(g, (double)(g->R->t_start - min)))) {
-				g->R = R;
+			rstate *Ri = &g->rs[i];
+			if (def_calc(Ri, Ri->lead, scale_calc(g, (double)(Ri->t_start - min))))
 				return ir_errf(e, "out of memory");
-			}
 		}
-		g->R = R;
 	}
 	return 0;
 }
@@ -268,10 +263,9 @@ static uint32_t heap_pop(gstate *g, uint32_t *h, size_t *n)
 	return top;
 }
 
-/* Read the current rank's next record ahead: 1, 0 at the end, -1 on error. */
-static int sync_next(gstate *g, ir_err *e)
+/* Read rank R's next record ahead: 1, 0 at the end, -1 on error. */
+static int sync_next(rstate *R, ir_err *e)
 {
-	rstate *R = g->R;
 	int rc = ir_trace_next(R->t, &R->rec, e);
 	R->has_rec = rc == 1;
 	R->nread++;
@@ -314,36 +308,36 @@ int t2g_convert_sync(gstate *g, const ir_trace_files *files, int64_t epoch, ir_e
 		return -1;
 	}
 	for (uint32_t i = 0; i < n; i++) {
+		rstate *R = &g->rs[i];
 		int r;
-		g->R = &g->rs[i];
-		if (t2g_rank_begin(g, &files->f[i], epoch, e))
+		if (t2g_rank_begin(g, R, &files->f[i], epoch, e))
 			goto done;
-		g->R->key = INT64_MIN;
-		r = sync_next(g, e);
+		R->key = INT64_MIN;
+		r = sync_next(R, e);
 		if (r < 0)
 			goto done;
 		if (r)
 			heap_push(g, heap, &nh, i);
-		else if (t2g_rank_end(g, e))
+		else if (t2g_rank_end(g, R, e))
 			goto done;
 	}
 	while (nh) {
 		uint32_t i = heap_pop(g, heap, &nh);
+		rstate *R = &g->rs[i];
 		int r;
-		g->R = &g->rs[i];
-		if (t2g_rank_record(g, &g->R->rec, e))
+		if (t2g_rank_record(g, R, &R->rec, e))
 			goto done;
 		if (ir_ts_error(g->ts, e))
 			goto done;
-		r = sync_next(g, e);
+		r = sync_next(R, e);
 		if (r < 0)
 			goto done;
 		if (r) {
 			heap_push(g, heap, &nh, i);
 		} else {
-			if (t2g_rank_end(g, e))
+			if (t2g_rank_end(g, R, e))
 				goto done;
-			t2g_rank_release(g);
+			t2g_rank_release(g, R);
 		}
 	}
 	ir_ts_finish(g->ts); /* unmatched messages: reported by the pair check */

@@ -64,14 +64,14 @@ static void cart_neighbours(topo *t)
 }
 
 /* An int list field ("-" when empty) of exactly n values. */
-static int get_ints(gstate *g, const ir_rec *r, unsigned i, uint64_t *dst, size_t n, ir_err *e)
+static int get_ints(const rstate *R, const ir_rec *r, unsigned i, uint64_t *dst, size_t n, ir_err *e)
 {
 	if (n == 0 && strcmp(r->f[i], "-") == 0)
 		return 0;
 	if (ir_tf_list(r->f[i], dst, n) != (long)n) {
 		char q[120];
 		ir_err_quote(q, sizeof q, r->f[i], strlen(r->f[i]));
-		return t2g_errat(g, e, "%s: argument %u: expected %zu comma-separated integers, found '%s'", r->name, i + 1, n, q);
+		return t2g_errat(R, e, "%s: argument %u: expected %zu comma-separated integers, found '%s'", r->name, i + 1, n, q);
 	}
 	return 0;
 }
@@ -79,7 +79,7 @@ static int get_ints(gstate *g, const ir_rec *r, unsigned i, uint64_t *dst, size_
 /* Cart_create, Cart_sub, Graph_create, Dist_graph_create_adjacent: remember the new
  * communicator's neighbours until its '# comm' line gives its members. Their time counts as
  * computation. */
-int t2g_do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
+int t2g_do_topo(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e)
 {
 	int64_t id, me, sz, n1, n2;
 	topo *t = NULL;
@@ -89,10 +89,10 @@ int t2g_do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	              : ci->k == C_GRAPH_CREATE ? F_MPI_Graph_create_newcomm
 	                                         : F_MPI_Dist_graph_create_adjacent_newcomm;
 	int rc = -1;
-	if (g->R->flavor != IR_TRACE_ALLPROF || ci->k == C_DIST_GRAPH)
+	if (R->flavor != IR_TRACE_ALLPROF || ci->k == C_DIST_GRAPH)
 		return 0; /* no communicator numbers (liballprof) or neighbours spread over ranks */
 	if (ir_tf_triple(r->f[nc], &id, &me, &sz))
-		return t2g_bad_arg(g, r, nc, "a communicator '<id>,<rank>,<size>'", e);
+		return t2g_bad_arg(R, r, nc, "a communicator '<id>,<rank>,<size>'", e);
 	if (id < 0 || me < 0 || me >= sz)
 		return 0; /* MPI_COMM_NULL: this rank is not in the new communicator */
 	switch (ci->k) {
@@ -101,24 +101,24 @@ int t2g_do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		uint32_t nd;
 		const topo *pt = NULL;
 		if (ci->k == C_CART_CREATE) {
-			if (arg_int(g, r, F_MPI_Cart_create_ndims, &n1, e))
+			if (arg_int(R, r, F_MPI_Cart_create_ndims, &n1, e))
 				return -1;
 			if (n1 < 0 || n1 > 64)
-				return t2g_errat(g, e, "%s: argument %u: expected 0 to 64 dimensions, found %" PRId64, r->name,
+				return t2g_errat(R, e, "%s: argument %u: expected 0 to 64 dimensions, found %" PRId64, r->name,
 				                 F_MPI_Cart_create_ndims + 1, n1);
 			nd = (uint32_t)n1;
 		} else {
 			cref cr;
 			long k;
 			uint64_t rem[64];
-			int c = t2g_arg_comm(g, r, F_MPI_Cart_sub_comm, &cr, e);
+			int c = t2g_arg_comm(g, R, r, F_MPI_Cart_sub_comm, &cr, e);
 			if (c)
 				return c < 0 ? -1 : 0;
 			pt = cr.c->tp;
 			if (!pt || !pt->ndims)
 				return 0; /* not Cartesian: nothing to derive */
 			if ((k = ir_tf_list(r->f[F_MPI_Cart_sub_remain_dims], rem, 64)) != (long)pt->ndims)
-				return t2g_bad_arg(g, r, F_MPI_Cart_sub_remain_dims, "one remain_dims flag per dimension", e);
+				return t2g_bad_arg(R, r, F_MPI_Cart_sub_remain_dims, "one remain_dims flag per dimension", e);
 			nd = 0;
 			for (uint32_t d = 0; d < pt->ndims; d++)
 				nd += rem[d] != 0;
@@ -143,11 +143,11 @@ int t2g_do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 				ir_errf(e, "out of memory");
 				goto out;
 			}
-			if (get_ints(g, r, F_MPI_Cart_create_dims, a, nd, e) || get_ints(g, r, F_MPI_Cart_create_periods, b, nd, e))
+			if (get_ints(R, r, F_MPI_Cart_create_dims, a, nd, e) || get_ints(R, r, F_MPI_Cart_create_periods, b, nd, e))
 				goto out;
 			for (uint32_t d = 0; d < nd; d++) {
 				if (a[d] == 0 || a[d] > INT32_MAX || (prod *= (int64_t)a[d]) > INT32_MAX) {
-					t2g_errat(g, e, "%s: argument %u: expected positive dimensions, found %" PRIu64, r->name,
+					t2g_errat(R, e, "%s: argument %u: expected positive dimensions, found %" PRIu64, r->name,
 					          F_MPI_Cart_create_dims + 1, a[d]);
 					goto out;
 				}
@@ -170,22 +170,22 @@ int t2g_do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	case C_GRAPH_CREATE: { /* comm nnodes index edges reorder newcomm */
 		int64_t lo, hi;
 		long ne;
-		if (arg_int(g, r, F_MPI_Graph_create_nnodes, &n1, e))
+		if (arg_int(R, r, F_MPI_Graph_create_nnodes, &n1, e))
 			return -1;
 		if (n1 <= 0 || n1 > (int64_t)g->nranks)
-			return t2g_errat(g, e, "%s: argument %u: expected 1 to %u nodes, found %" PRId64, r->name,
+			return t2g_errat(R, e, "%s: argument %u: expected 1 to %u nodes, found %" PRId64, r->name,
 			                 F_MPI_Graph_create_nnodes + 1, g->nranks, n1);
 		if (me >= n1)
 			return 0;
 		a = malloc((size_t)n1 * sizeof *a);
 		if (!a)
 			return ir_errf(e, "out of memory");
-		if (get_ints(g, r, F_MPI_Graph_create_index, a, (size_t)n1, e))
+		if (get_ints(R, r, F_MPI_Graph_create_index, a, (size_t)n1, e))
 			goto out;
 		lo = me ? (int64_t)a[me - 1] : 0;
 		hi = (int64_t)a[me];
 		if (hi < lo || hi > (int64_t)a[n1 - 1] || a[n1 - 1] > (1u << 24)) {
-			t2g_errat(g, e, "%s: argument %u: expected a non-decreasing index, found %" PRId64 " before %" PRId64, r->name,
+			t2g_errat(R, e, "%s: argument %u: expected a non-decreasing index, found %" PRId64 " before %" PRId64, r->name,
 			          F_MPI_Graph_create_index + 1,
 			          lo, hi);
 			goto out;
@@ -197,7 +197,7 @@ int t2g_do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		}
 		ne = a[n1 - 1] ? ir_tf_list(r->f[F_MPI_Graph_create_edges], b, (size_t)a[n1 - 1]) : 0;
 		if (ne != (long)a[n1 - 1]) {
-			t2g_bad_arg(g, r, F_MPI_Graph_create_edges, "as many edges as the index says", e);
+			t2g_bad_arg(R, r, F_MPI_Graph_create_edges, "as many edges as the index says", e);
 			goto out;
 		}
 		t = topo_new((uint32_t)(hi - lo), (uint32_t)(hi - lo), 0);
@@ -207,7 +207,7 @@ int t2g_do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		}
 		for (int64_t k = lo; k < hi; k++) {
 			if (b[k] >= (uint64_t)n1) {
-				t2g_errat(g, e, "%s: argument %u: edge to node %" PRIu64 " of a graph of %" PRId64, r->name,
+				t2g_errat(R, e, "%s: argument %u: edge to node %" PRIu64 " of a graph of %" PRId64, r->name,
 				          F_MPI_Graph_create_edges + 1, b[k], n1);
 				goto out;
 			}
@@ -218,14 +218,14 @@ int t2g_do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	}
 	case C_DIST_GRAPH_ADJ: { /* comm indegree sources outdegree destinations reorder newcomm */
 		cref cr;
-		int c = t2g_arg_comm(g, r, F_MPI_Dist_graph_create_adjacent_comm, &cr, e);
+		int c = t2g_arg_comm(g, R, r, F_MPI_Dist_graph_create_adjacent_comm, &cr, e);
 		if (c)
 			return c < 0 ? -1 : 0;
-		if (arg_count(g, r, F_MPI_Dist_graph_create_adjacent_indegree, &n1, e) ||
-		    arg_count(g, r, F_MPI_Dist_graph_create_adjacent_outdegree, &n2, e))
+		if (arg_count(R, r, F_MPI_Dist_graph_create_adjacent_indegree, &n1, e) ||
+		    arg_count(R, r, F_MPI_Dist_graph_create_adjacent_outdegree, &n2, e))
 			return -1;
 		if (n1 > (1 << 24) || n2 > (1 << 24))
-			return t2g_errat(g, e, "%s: more than 2^24 neighbours", r->name);
+			return t2g_errat(R, e, "%s: more than 2^24 neighbours", r->name);
 		t = topo_new((uint32_t)n1, (uint32_t)n2, 0);
 		a = malloc(((size_t)(n1 > n2 ? n1 : n2) + 1) * sizeof *a);
 		if (!t || !a) {
@@ -234,13 +234,13 @@ int t2g_do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		}
 		for (int k = 0; k < 2; k++) {
 			int64_t n = k ? n2 : n1;
-			if (get_ints(g, r,
+			if (get_ints(R, r,
 			             k ? F_MPI_Dist_graph_create_adjacent_destinations : F_MPI_Dist_graph_create_adjacent_sources,
 			             a, (size_t)n, e))
 				goto out;
 			for (int64_t j = 0; j < n; j++) {
 				if (a[j] >= cr.size) {
-					t2g_errat(g, e, "%s: argument %u: neighbour %" PRIu64 " outside a communicator of %u ranks", r->name,
+					t2g_errat(R, e, "%s: argument %u: neighbour %" PRIu64 " outside a communicator of %u ranks", r->name,
 					          (k ? F_MPI_Dist_graph_create_adjacent_destinations : F_MPI_Dist_graph_create_adjacent_sources) + 1,
 					          a[j], cr.size);
 					goto out;
@@ -255,8 +255,8 @@ int t2g_do_topo(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		return 0;
 	}
 	t->id = (uint64_t)id;
-	t2g_topo_free(g->R->ptopo);
-	g->R->ptopo = t;
+	t2g_topo_free(R->ptopo);
+	R->ptopo = t;
 	t = NULL;
 	rc = 0;
 out:
@@ -268,12 +268,12 @@ out:
 
 /* Neighbourhood collectives: a receive from every in-neighbour and a send to every
  * out-neighbour, all at once, with the communicator's collective tag. */
-int t2g_do_neigh(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
+int t2g_do_neigh(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e)
 {
 	unsigned commf = (unsigned)ci->fcomm;
 	cref cr;
 	const topo *t;
-	int rc = t2g_arg_comm(g, r, commf, &cr, e);
+	int rc = t2g_arg_comm(g, R, r, commf, &cr, e);
 	uint64_t sbuf = 0, rbuf = 0, stot = 0, rtot = 0, ssz = 0, rsz = 0, tsz;
 	int64_t cnt;
 	int64_t tag;
@@ -285,7 +285,7 @@ int t2g_do_neigh(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 		if (!g->no_topo++)
 			t2g_warn(g, "%s:%lu: %s on a communicator without a known topology skipped (Cart_create, Cart_sub, "
 			         "Graph_create and Dist_graph_create_adjacent of allprof traces are known; see the count at the "
-			         "end)", g->R->fname, g->R->line, r->name);
+			         "end)", R->fname, R->line, r->name);
 		return 0;
 	}
 	if (t2g_blk_room(g, (t->nin > t->nout ? t->nin : t->nout) + 1, e))
@@ -293,14 +293,14 @@ int t2g_do_neigh(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 	switch (ci->coll) {
 	case NB_ALLGATHER:
 	case NB_ALLTOALL:
-		if (arg_u64(g, r, F_MPI_Neighbor_allgather_sbuf, &sbuf, e) ||
-		    arg_count(g, r, F_MPI_Neighbor_allgather_scount, &cnt, e) ||
-		    arg_type(g, r, F_MPI_Neighbor_allgather_stype, &tsz, e))
+		if (arg_u64(R, r, F_MPI_Neighbor_allgather_sbuf, &sbuf, e) ||
+		    arg_count(R, r, F_MPI_Neighbor_allgather_scount, &cnt, e) ||
+		    arg_type(R, r, F_MPI_Neighbor_allgather_stype, &tsz, e))
 			return -1;
 		ssz = (uint64_t)cnt * tsz;
-		if (arg_u64(g, r, F_MPI_Neighbor_allgather_rbuf, &rbuf, e) ||
-		    arg_count(g, r, F_MPI_Neighbor_allgather_rcount, &cnt, e) ||
-		    arg_type(g, r, F_MPI_Neighbor_allgather_rtype, &tsz, e))
+		if (arg_u64(R, r, F_MPI_Neighbor_allgather_rbuf, &rbuf, e) ||
+		    arg_count(R, r, F_MPI_Neighbor_allgather_rcount, &cnt, e) ||
+		    arg_type(R, r, F_MPI_Neighbor_allgather_rtype, &tsz, e))
 			return -1;
 		rsz = (uint64_t)cnt * tsz;
 		for (uint32_t k = 0; k < t->nout; k++)
@@ -309,50 +309,50 @@ int t2g_do_neigh(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 			g->rblk[k] = rsz;
 		break;
 	case NB_ALLGATHERV:
-		if (arg_u64(g, r, F_MPI_Neighbor_allgatherv_sbuf, &sbuf, e) ||
-		    arg_count(g, r, F_MPI_Neighbor_allgatherv_scount, &cnt, e) ||
-		    arg_type(g, r, F_MPI_Neighbor_allgatherv_stype, &tsz, e))
+		if (arg_u64(R, r, F_MPI_Neighbor_allgatherv_sbuf, &sbuf, e) ||
+		    arg_count(R, r, F_MPI_Neighbor_allgatherv_scount, &cnt, e) ||
+		    arg_type(R, r, F_MPI_Neighbor_allgatherv_stype, &tsz, e))
 			return -1;
 		ssz = (uint64_t)cnt * tsz;
 		for (uint32_t k = 0; k < t->nout; k++)
 			g->sblk[k] = ssz;
-		if (arg_u64(g, r, F_MPI_Neighbor_allgatherv_rbuf, &rbuf, e) ||
-		    arg_type(g, r, F_MPI_Neighbor_allgatherv_rtype, &tsz, e) ||
-		    get_ints(g, r, F_MPI_Neighbor_allgatherv_recvcounts_list, g->rblk, t->nin, e))
+		if (arg_u64(R, r, F_MPI_Neighbor_allgatherv_rbuf, &rbuf, e) ||
+		    arg_type(R, r, F_MPI_Neighbor_allgatherv_rtype, &tsz, e) ||
+		    get_ints(R, r, F_MPI_Neighbor_allgatherv_recvcounts_list, g->rblk, t->nin, e))
 			return -1;
 		for (uint32_t k = 0; k < t->nin; k++)
 			g->rblk[k] *= tsz;
 		break;
 	case NB_ALLTOALLV:
-		if (arg_u64(g, r, F_MPI_Neighbor_alltoallv_sbuf, &sbuf, e) ||
-		    arg_type(g, r, F_MPI_Neighbor_alltoallv_stype, &tsz, e) ||
-		    get_ints(g, r, F_MPI_Neighbor_alltoallv_sendcounts_list, g->sblk, t->nout, e))
+		if (arg_u64(R, r, F_MPI_Neighbor_alltoallv_sbuf, &sbuf, e) ||
+		    arg_type(R, r, F_MPI_Neighbor_alltoallv_stype, &tsz, e) ||
+		    get_ints(R, r, F_MPI_Neighbor_alltoallv_sendcounts_list, g->sblk, t->nout, e))
 			return -1;
 		for (uint32_t k = 0; k < t->nout; k++)
 			g->sblk[k] *= tsz;
-		if (arg_u64(g, r, F_MPI_Neighbor_alltoallv_rbuf, &rbuf, e) ||
-		    arg_type(g, r, F_MPI_Neighbor_alltoallv_rtype, &tsz, e) ||
-		    get_ints(g, r, F_MPI_Neighbor_alltoallv_recvcounts_list, g->rblk, t->nin, e))
+		if (arg_u64(R, r, F_MPI_Neighbor_alltoallv_rbuf, &rbuf, e) ||
+		    arg_type(R, r, F_MPI_Neighbor_alltoallv_rtype, &tsz, e) ||
+		    get_ints(R, r, F_MPI_Neighbor_alltoallv_recvcounts_list, g->rblk, t->nin, e))
 			return -1;
 		for (uint32_t k = 0; k < t->nin; k++)
 			g->rblk[k] *= tsz;
 		break;
 	case NB_ALLTOALLW:
-		if (arg_u64(g, r, F_MPI_Neighbor_alltoallw_sbuf, &sbuf, e) ||
-		    get_ints(g, r, F_MPI_Neighbor_alltoallw_sendcounts_list, g->sblk, t->nout, e) ||
-		    (t->nout && t2g_get_types(g, r, F_MPI_Neighbor_alltoallw_sendtypes_list, g->blk, t->nout, e)))
+		if (arg_u64(R, r, F_MPI_Neighbor_alltoallw_sbuf, &sbuf, e) ||
+		    get_ints(R, r, F_MPI_Neighbor_alltoallw_sendcounts_list, g->sblk, t->nout, e) ||
+		    (t->nout && t2g_get_types(R, r, F_MPI_Neighbor_alltoallw_sendtypes_list, g->blk, t->nout, e)))
 			return -1;
 		for (uint32_t k = 0; k < t->nout; k++)
 			g->sblk[k] *= g->blk[k];
-		if (arg_u64(g, r, F_MPI_Neighbor_alltoallw_rbuf, &rbuf, e) ||
-		    get_ints(g, r, F_MPI_Neighbor_alltoallw_recvcounts_list, g->rblk, t->nin, e) ||
-		    (t->nin && t2g_get_types(g, r, F_MPI_Neighbor_alltoallw_recvtypes_list, g->blk, t->nin, e)))
+		if (arg_u64(R, r, F_MPI_Neighbor_alltoallw_rbuf, &rbuf, e) ||
+		    get_ints(R, r, F_MPI_Neighbor_alltoallw_recvcounts_list, g->rblk, t->nin, e) ||
+		    (t->nin && t2g_get_types(R, r, F_MPI_Neighbor_alltoallw_recvtypes_list, g->blk, t->nin, e)))
 			return -1;
 		for (uint32_t k = 0; k < t->nin; k++)
 			g->rblk[k] *= g->blk[k];
 		break;
 	default:
-		return t2g_errat(g, e, "%s: unsupported collective", r->name);
+		return t2g_errat(R, e, "%s: unsupported collective", r->name);
 	}
 	ir_cg_reset(&g->cg);
 	tag = coll_tag(cr.c);
@@ -363,7 +363,7 @@ int t2g_do_neigh(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 			continue;
 		if (stage(g, IR_OP_RECV, peer, g->rblk[k], tag) < 0)
 			return ir_errf(e, "out of memory");
-		if (t2g_count_pair(g, (uint32_t)peer, g->R->rank, 0, e))
+		if (t2g_count_pair(g, (uint32_t)peer, R->rank, 0, e))
 			return -1;
 	}
 	for (uint32_t k = 0; k < t->nout; k++) {
@@ -373,13 +373,14 @@ int t2g_do_neigh(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
 			continue;
 		if (stage(g, IR_OP_SEND, peer, g->sblk[k], tag) < 0)
 			return ir_errf(e, "out of memory");
-		if (t2g_count_pair(g, g->R->rank, (uint32_t)peer, 1, e))
+		if (t2g_count_pair(g, R->rank, (uint32_t)peer, 1, e))
 			return -1;
 	}
 	if (ci->coll == NB_ALLGATHER || ci->coll == NB_ALLGATHERV)
 		stot = ssz; /* one send buffer for every neighbour */
 	t2g_coll_seq_note(cr.c, IR_COLL_NKINDS + ci->coll, -1);
-	if (t2g_emit_call(g, r, ci->nb ? ENDS_GAP : ENDS_JOIN, 1, pin_cost(g, sbuf, stot) + pin_cost(g, rbuf, rtot), &em, e))
+	if (t2g_emit_call(g, R, r, ci->nb ? ENDS_GAP : ENDS_JOIN, 1,
+	                  pin_cost(g, R, sbuf, stot) + pin_cost(g, R, rbuf, rtot), &em, e))
 		return -1;
-	return ci->nb ? t2g_reg_nbcoll(g, r, ci, &em, e) : 0;
+	return ci->nb ? t2g_reg_nbcoll(g, R, r, ci, &em, e) : 0;
 }

@@ -12,12 +12,12 @@
 /* ------------------------------------------------------------------ requests of Wait/Test */
 
 /* Keys of a request array field: allprof "r1,r2" or a liballprof base address (+8 per entry). */
-int t2g_req_array(gstate *g, const ir_rec *r, unsigned i, int64_t count, uint64_t **keys, ir_err *e)
+int t2g_req_array(const rstate *R, const ir_rec *r, unsigned i, int64_t count, uint64_t **keys, ir_err *e)
 {
 	const char *f = r->f[i];
 	uint64_t *k;
 	if (count < 0 || count > (1 << 24))
-		return t2g_errat(g, e, "%s: request count %" PRId64 " out of range", r->name, count);
+		return t2g_errat(R, e, "%s: request count %" PRId64 " out of range", r->name, count);
 	k = malloc(((size_t)count + 1) * sizeof *k);
 	if (!k)
 		return ir_errf(e, "out of memory");
@@ -39,7 +39,7 @@ int t2g_req_array(gstate *g, const ir_rec *r, unsigned i, int64_t count, uint64_
 			}
 			if (!nd) {
 				free(k);
-				return t2g_bad_arg(g, r, i, "request ids 'r<n>,r<n>,...'", e);
+				return t2g_bad_arg(R, r, i, "request ids 'r<n>,r<n>,...'", e);
 			}
 			k[n++] = v | ((uint64_t)1 << 63);
 			if (*p == ',')
@@ -49,7 +49,7 @@ int t2g_req_array(gstate *g, const ir_rec *r, unsigned i, int64_t count, uint64_
 			k[n++] = 0;
 	} else {
 		uint64_t base;
-		if (arg_u64(g, r, i, &base, e)) {
+		if (arg_u64(R, r, i, &base, e)) {
 			free(k);
 			return -1;
 		}
@@ -62,9 +62,8 @@ int t2g_req_array(gstate *g, const ir_rec *r, unsigned i, int64_t count, uint64_
 
 /* liballprof records neither which request a Waitany/Waitsome completed nor whether a Test
  * succeeded: say once per rank how that was resolved (docs/trace2goal.md, section 3). */
-static void warn_guess(gstate *g, const ir_rec *r, int test)
+static void warn_guess(gstate *g, rstate *R, const ir_rec *r, int test)
 {
-	rstate *R = g->R;
 	if (test) {
 		g->test_never++;
 		if (!R->warned_test++)
@@ -87,17 +86,17 @@ static void warn_guess(gstate *g, const ir_rec *r, int test)
  * (nothing allocated); otherwise st[j] is the source (INT64_MIN: unknown, the receive stays a
  * wildcard; ANY: the status names MPI_ANY_SOURCE, the receive was cancelled), st[n + j] the
  * tag, st[2n + j] the bytes. */
-static int wild_statuses(gstate *g, const ir_rec *r, unsigned i, const uint64_t *keys, size_t n, int64_t **st,
-                         ir_err *e)
+static int wild_statuses(gstate *g, rstate *R, const ir_rec *r, unsigned i, const uint64_t *keys, size_t n,
+                         int64_t **st, ir_err *e)
 {
 	const char *f, *p;
 	int64_t *v;
 	size_t j;
 	*st = NULL;
-	if (g->R->flavor != IR_TRACE_ALLPROF || i >= r->nf)
+	if (R->flavor != IR_TRACE_ALLPROF || i >= r->nf)
 		return 0;
 	for (j = 0; j < n; j++) {
-		req *q = keys[j] ? req_get(g, keys[j]) : NULL;
+		req *q = keys[j] ? req_get(R, keys[j]) : NULL;
 		if (q && q->label != NOLABEL && q->deferred)
 			break;
 	}
@@ -111,7 +110,7 @@ static int wild_statuses(gstate *g, const ir_rec *r, unsigned i, const uint64_t 
 	for (j = 0; j < n; j++) {
 		const char *end = strchr(p, ';');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
-		req *q = keys[j] ? req_get(g, keys[j]) : NULL;
+		req *q = keys[j] ? req_get(R, keys[j]) : NULL;
 		uint64_t bytes = 0;
 		v[j] = INT64_MIN;
 		v[n + j] = 0;
@@ -122,8 +121,8 @@ static int wild_statuses(gstate *g, const ir_rec *r, unsigned i, const uint64_t 
 			kc.key = q->ckey;
 			cr.size = q->csize;
 			cr.members = q->members;
-			cr.c = q->cworld ? &g->R->world : &kc;
-			if (t2g_status_str(g, p, len, &cr, &v[j], &v[n + j], &bytes))
+			cr.c = q->cworld ? &R->world : &kc;
+			if (t2g_status_str(g, R, p, len, &cr, &v[j], &v[n + j], &bytes))
 				v[2 * n + j] = (int64_t)bytes;
 			else if (len >= 3 && !strncmp(p, "-1,", 3))
 				v[j] = ANY; /* source MPI_ANY_SOURCE: cancelled (see t2g_complete()) */
@@ -137,63 +136,63 @@ static int wild_statuses(gstate *g, const ir_rec *r, unsigned i, const uint64_t 
 }
 
 /* t2g_complete() with the recorded statuses of field i for the deferred wildcards among keys. */
-static int complete_st(gstate *g, const ir_rec *r, const uint64_t *keys, size_t n, unsigned i, ir_err *e)
+static int complete_st(gstate *g, rstate *R, const ir_rec *r, const uint64_t *keys, size_t n, unsigned i, ir_err *e)
 {
 	int64_t *st;
 	int rc;
-	if (wild_statuses(g, r, i, keys, n, &st, e))
+	if (wild_statuses(g, R, r, i, keys, n, &st, e))
 		return -1;
 	if (!st)
-		return t2g_complete(g, r, keys, n, NULL, NULL, NULL, e);
-	rc = t2g_complete(g, r, keys, n, st, st + n, (const uint64_t *)(st + 2 * n), e);
+		return t2g_complete(g, R, r, keys, n, NULL, NULL, NULL, e);
+	rc = t2g_complete(g, R, r, keys, n, st, st + n, (const uint64_t *)(st + 2 * n), e);
 	free(st);
 	return rc;
 }
 
-int t2g_do_wait_family(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e)
+int t2g_do_wait_family(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e)
 {
 	uint64_t key, *keys = NULL;
 	int64_t count = 1, idx;
 	int rc = 0;
-	int allprof = g->R->flavor == IR_TRACE_ALLPROF;
+	int allprof = R->flavor == IR_TRACE_ALLPROF;
 	switch (ci->k) {
 	case C_WAIT: /* request status */
 	case C_TEST: /* request flag status */
-		if (arg_req(g, r, ci->k == C_WAIT ? F_MPI_Wait_request : F_MPI_Test_request, &key, e))
+		if (arg_req(R, r, ci->k == C_WAIT ? F_MPI_Wait_request : F_MPI_Test_request, &key, e))
 			return -1;
 		if (ci->k == C_TEST) {
 			int64_t flag = 0;
 			/* liballprof writes the flag's address: a Test is then a poll that completes nothing */
 			if (!allprof) {
-				warn_guess(g, r, 1);
+				warn_guess(g, R, r, 1);
 				return 0;
 			}
 			if (ir_tf_int(r->f[F_MPI_Test_flag], &flag) || flag != 1)
 				return 0;
 		}
-		return complete_st(g, r, &key, 1, ci->k == C_WAIT ? F_MPI_Wait_status : F_MPI_Test_status, e);
+		return complete_st(g, R, r, &key, 1, ci->k == C_WAIT ? F_MPI_Wait_status : F_MPI_Test_status, e);
 	case C_WAITALL:  /* count requests statuses */
 	case C_TESTALL:  /* count requests flag statuses */
-		if (arg_count(g, r, ci->k == C_WAITALL ? F_MPI_Waitall_count : F_MPI_Testall_count, &count, e) ||
-		    t2g_req_array(g, r, ci->k == C_WAITALL ? F_MPI_Waitall_requests : F_MPI_Testall_requests, count, &keys, e))
+		if (arg_count(R, r, ci->k == C_WAITALL ? F_MPI_Waitall_count : F_MPI_Testall_count, &count, e) ||
+		    t2g_req_array(R, r, ci->k == C_WAITALL ? F_MPI_Waitall_requests : F_MPI_Testall_requests, count, &keys, e))
 			return -1;
 		if (ci->k == C_TESTALL) {
 			int64_t flag = 0;
 			if (!allprof)
-				warn_guess(g, r, 1);
+				warn_guess(g, R, r, 1);
 			if (!allprof || ir_tf_int(r->f[F_MPI_Testall_flag], &flag) || flag != 1) {
 				free(keys);
 				return 0;
 			}
 		}
-		rc = complete_st(g, r, keys, (size_t)count,
+		rc = complete_st(g, R, r, keys, (size_t)count,
 		                 ci->k == C_WAITALL ? F_MPI_Waitall_statuses : F_MPI_Testall_statuses, e);
 		free(keys);
 		return rc;
 	case C_WAITANY: /* count requests index status */
 	case C_TESTANY: /* count requests index flag status */
-		if (arg_count(g, r, ci->k == C_WAITANY ? F_MPI_Waitany_count : F_MPI_Testany_count, &count, e) ||
-		    t2g_req_array(g, r, ci->k == C_WAITANY ? F_MPI_Waitany_requests : F_MPI_Testany_requests, count, &keys, e))
+		if (arg_count(R, r, ci->k == C_WAITANY ? F_MPI_Waitany_count : F_MPI_Testany_count, &count, e) ||
+		    t2g_req_array(R, r, ci->k == C_WAITANY ? F_MPI_Waitany_requests : F_MPI_Testany_requests, count, &keys, e))
 			return -1;
 		if (allprof) {
 			if (ir_tf_int(r->f[ci->k == C_WAITANY ? F_MPI_Waitany_index : F_MPI_Testany_index], &idx) || idx < 0 ||
@@ -205,12 +204,12 @@ int t2g_do_wait_family(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e
 			/* liballprof does not say which completed: the earliest posted active one */
 			int64_t best = -1, bseq = INT64_MAX;
 			if (ci->k == C_TESTANY) {
-				warn_guess(g, r, 1);
+				warn_guess(g, R, r, 1);
 				free(keys);
 				return 0;
 			}
 			for (int64_t j = 0; j < count; j++) {
-				req *q = req_get(g, keys[j]);
+				req *q = req_get(R, keys[j]);
 				if (q && q->label != NOLABEL && q->seq < bseq) {
 					bseq = q->seq;
 					best = j;
@@ -218,7 +217,7 @@ int t2g_do_wait_family(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e
 			}
 			idx = best;
 			if (idx >= 0)
-				warn_guess(g, r, 0);
+				warn_guess(g, R, r, 0);
 			if (idx < 0) {
 				free(keys);
 				return 0;
@@ -226,10 +225,10 @@ int t2g_do_wait_family(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e
 		}
 		/* allprof only (liballprof returned above or guessed): the recorded status */
 		if (allprof)
-			rc = complete_st(g, r, &keys[idx], 1, ci->k == C_WAITANY ? F_MPI_Waitany_status : F_MPI_Testany_status,
+			rc = complete_st(g, R, r, &keys[idx], 1, ci->k == C_WAITANY ? F_MPI_Waitany_status : F_MPI_Testany_status,
 			                 e);
 		else
-			rc = t2g_complete(g, r, &keys[idx], 1, NULL, NULL, NULL, e);
+			rc = t2g_complete(g, R, r, &keys[idx], 1, NULL, NULL, NULL, e);
 		free(keys);
 		return rc;
 	case C_WAITSOME: /* incount requests outcount indices statuses */
@@ -242,26 +241,26 @@ int t2g_do_wait_family(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e
 		                   F_MPI_Waitsome_indices == F_MPI_Testsome_indices &&
 		                   F_MPI_Waitsome_statuses == F_MPI_Testsome_statuses,
 		               "Waitsome and Testsome have the same fields");
-		if (arg_count(g, r, F_MPI_Waitsome_incount, &count, e) ||
-		    t2g_req_array(g, r, F_MPI_Waitsome_requests, count, &keys, e))
+		if (arg_count(R, r, F_MPI_Waitsome_incount, &count, e) ||
+		    t2g_req_array(R, r, F_MPI_Waitsome_requests, count, &keys, e))
 			return -1;
 		if (!allprof) {
 			if (ci->k == C_WAITSOME) {
 				/* as Waitany: the earliest posted active request */
 				int64_t best = -1, bseq = INT64_MAX;
 				for (int64_t j = 0; j < count; j++) {
-					req *q = req_get(g, keys[j]);
+					req *q = req_get(R, keys[j]);
 					if (q && q->label != NOLABEL && q->seq < bseq) {
 						bseq = q->seq;
 						best = j;
 					}
 				}
 				if (best >= 0) {
-					warn_guess(g, r, 0);
-					rc = t2g_complete(g, r, &keys[best], 1, NULL, NULL, NULL, e);
+					warn_guess(g, R, r, 0);
+					rc = t2g_complete(g, R, r, &keys[best], 1, NULL, NULL, NULL, e);
 				}
 			} else {
-				warn_guess(g, r, 1);
+				warn_guess(g, R, r, 1);
 			}
 			free(keys);
 			return rc;
@@ -279,7 +278,7 @@ int t2g_do_wait_family(gstate *g, const ir_rec *r, const callinfo *ci, ir_err *e
 			n = 0;
 		for (long j = 0; j < n; j++)
 			sel[j] = ix[j] < (uint64_t)count ? keys[ix[j]] : 0;
-		rc = complete_st(g, r, sel, (size_t)n, F_MPI_Waitsome_statuses, e);
+		rc = complete_st(g, R, r, sel, (size_t)n, F_MPI_Waitsome_statuses, e);
 		free(ix);
 		free(sel);
 		free(keys);

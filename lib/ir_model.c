@@ -14,7 +14,7 @@
 #include "ir_params.h"
 
 const char *const ir_loggops_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send",
-	                                "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", NULL };
+	                                "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", "poll", NULL };
 
 static const char *skip_ws(const char *s)
 {

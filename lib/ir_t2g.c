@@ -107,6 +107,7 @@ void ir_t2g_opts_init(ir_t2g_opts *o)
 	memset(o, 0, sizeof *o);
 	o->cpu_scale = 1.0;
 	o->from_nth = 1;
+	o->poll_from = o->poll_to = -1;
 	ir_loggops_defaults(&o->net);
 }
 
@@ -137,6 +138,9 @@ int ir_t2g_convert(const ir_trace_files *files, const ir_t2g_opts *o, ir_writer 
 		st = &dummy;
 	memset(st, 0, sizeof *st);
 	g.o = o;
+	g.poll_model = o->poll_from >= 0 && o->poll_to >= 0 && !o->compat_schedgen;
+	g.poll_from = o->poll_from >= 0 ? (uint64_t)o->poll_from : 0;
+	g.poll_to = o->poll_to >= 0 ? (uint64_t)o->poll_to : 0;
 	g.w = w;
 	g.st = st;
 	g.nranks = (uint32_t)files->n;
@@ -197,6 +201,9 @@ int ir_t2g_convert(const ir_trace_files *files, const ir_t2g_opts *o, ir_writer 
 	}
 	if (check_pairs(&g, e))
 		goto done;
+	st->poll_waits = g.poll_waits;
+	st->poll_wait_ps = g.poll_wait_ps;
+	st->poll_work = g.poll_work;
 	if (g.neg_gaps)
 		t2g_warn(&g, "%" PRIu64 " call%s started before the previous call returned (clock corrections?): "
 		         "their gaps count as 0", g.neg_gaps, g.neg_gaps == 1 ? "" : "s");

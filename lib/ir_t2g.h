@@ -46,6 +46,9 @@ typedef struct ir_t2g_opts {
 	ir_loggops net;                   /* the message model (ir_model.h; ir_loggops_load): prices
 	                                   * --durations, S for --sync, copy and reduce for the local
 	                                   * work of collectives */
+	int64_t poll_from, poll_to;       /* ps per unsuccessful poll on the traced and on the target
+	                                   * network; -1 unknown; both known: the poll model
+	                                   * (docs/trace2goal.md §2.1) */
 	ir_t2g_warn_fn warn;              /* warnings (may be NULL) */
 	void *warn_ctx;
 } ir_t2g_opts;
@@ -54,6 +57,8 @@ void ir_t2g_opts_init(ir_t2g_opts *o);
 
 typedef struct ir_t2g_stats {
 	uint64_t ranks, calls, ops, trace_bytes, goal_bytes;
+	uint64_t poll_waits, poll_wait_ps, poll_work; /* the poll model: runs taken as waits, their
+	                                               * time (ps), polls taken as work */
 } ir_t2g_stats;
 
 /* Convert the traces `files` into GOAL text written to `w`. Returns 0, or -1 with a message

@@ -167,7 +167,7 @@ static int do_call(gstate *g, rstate *R, const ir_rec *r, ir_err *e)
 	p2p m;
 	emitted em;
 	int rc;
-	uint64_t key;
+	uint64_t key, npoll = 1;
 
 	if (!ci) {
 		if (is_local(r->name))
@@ -178,6 +178,9 @@ static int do_call(gstate *g, rstate *R, const ir_rec *r, ir_err *e)
 	                                      ci->k == C_TESTSOME || ci->k == C_IPROBE || ci->k == C_IMPROBE) &&
 	    r->nf == ci->nf + 1) {
 		/* allprof writes polls with a repeat count before the return time */
+		int64_t v;
+		if (!ir_tf_int(r->f[ci->nf], &v) && v > 0)
+			npoll = (uint64_t)v;
 		((ir_rec *)r)->nf--;
 	}
 	if (R->flavor != IR_TRACE_ALLPROF && ci->k == C_COLL &&
@@ -193,6 +196,8 @@ static int do_call(gstate *g, rstate *R, const ir_rec *r, ir_err *e)
 		if (t2g_sync_lead(g, R, R->gap_start, e))
 			return -1;
 	}
+	if (R->phase == 1)
+		t2g_poll_step(g, R, r, ci, npoll);
 	ir_cg_reset(&g->cg);
 	switch (ci->k) {
 	case C_LOCAL:
@@ -487,6 +492,7 @@ int t2g_rank_begin(gstate *g, rstate *R, const ir_trace_file *tf, int64_t epoch,
 	R->nends = 0;
 	R->started = R->finished = 0;
 	R->gap_start = 0;
+	R->prun = 0;
 	R->phase = g->from_re ? 0 : 1;
 	R->from_seen = 0;
 	R->reqseq = 0;

@@ -154,6 +154,10 @@ typedef struct rstate {
 	ir_sb out;        /* GOAL text of this rank not yet written */
 	int warned_any;   /* liballprof Waitany/Waitsome guess warned */
 	int warned_test;  /* liballprof Test* warned */
+	/* the poll model (ir_t2g_poll.c): the run of unsuccessful polls being read */
+	int prun;
+	int64_t prun_start, prun_end; /* first poll's call, last poll's return */
+	uint64_t prun_n;              /* polls in it */
 	/* --sync */
 	ir_rec rec;       /* the next record (read ahead) */
 	int has_rec;
@@ -187,6 +191,9 @@ typedef struct gstate {
 	uint64_t neg_gaps, skipped_comm, folded_tags, big_subtags;
 	uint64_t no_topo;  /* neighbourhood collectives without a known topology (skipped) */
 	uint64_t any_guess, test_never; /* liballprof Waitany/Waitsome guesses, Tests never completing */
+	int poll_model;    /* both poll costs known (ir_t2g_poll.c) */
+	uint64_t poll_from, poll_to;  /* ps per unsuccessful poll: traced network, target */
+	uint64_t poll_waits, poll_wait_ps, poll_work; /* runs taken as waits, their time; polls taken as work */
 	pcre2_code *from_re, *to_re;
 	pcre2_match_data *md;
 	ir_cg cg;         /* staged ops */
@@ -303,6 +310,8 @@ int t2g_do_neigh(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_e
 /* ir_t2g_wait.c */
 int t2g_req_array(const rstate *R, const ir_rec *r, unsigned i, int64_t count, uint64_t **keys, ir_err *e);
 int t2g_do_wait_family(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e);
+/* ir_t2g_poll.c: a call of rank R seen by the poll model (n: the polls a line stands for) */
+void t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, uint64_t n);
 
 /* ir_t2g_comm.c */
 int t2g_add_comm(gstate *g, rstate *R, const ir_rec *r, ir_err *e);

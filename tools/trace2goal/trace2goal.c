@@ -56,6 +56,12 @@ static void usage(void)
 	       "      --from RE            start at the K-th call whose name matches RE (each rank)\n"
 	       "      --from-nth K         which match of --from starts the phase (default 1)\n"
 	       "      --to RE              stop after the first call matching RE after the start\n"
+	       "      --poll-from T        one unsuccessful poll (Iprobe, Test...) on the traced network\n"
+	       "                           (default with --durations: the 'poll' key of -p)\n"
+	       "      --poll-to T          the same on the target network (default without\n"
+	       "                           --durations: the 'poll' key of -p); with both, a run of\n"
+	       "                           polls that ends in a wait is left to the replay, other\n"
+	       "                           polls cost T each (docs/trace2goal.md section 2.1)\n"
 	       "      --durations          replay each call's own duration minus the modelled network time\n"
 	       "      --sync               with --durations: replay a waiting call's duration from the\n"
 	       "                           latest entry of the ranks it waits for (no waiting twice)\n"
@@ -73,7 +79,7 @@ static void warn_cb(void *ctx, const char *msg)
 }
 
 enum { O_RANKPAT = 256, O_COMPAT, O_COLL, O_LISTCOLL, O_NOCLOCK, O_PIN, O_CPUSCALE, O_FROM, O_FROMNTH, O_TO,
-       O_DUR, O_SYNC, O_VERSION };
+       O_DUR, O_SYNC, O_POLLFROM, O_POLLTO, O_VERSION };
 
 int main(int argc, char **argv)
 {
@@ -92,6 +98,8 @@ int main(int argc, char **argv)
 		{ "to", required_argument, NULL, O_TO },
 		{ "durations", no_argument, NULL, O_DUR },
 		{ "sync", no_argument, NULL, O_SYNC },
+		{ "poll-from", required_argument, NULL, O_POLLFROM },
+		{ "poll-to", required_argument, NULL, O_POLLTO },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
@@ -171,6 +179,17 @@ int main(int argc, char **argv)
 		case O_SYNC:
 			sync = 1;
 			break;
+		case O_POLLFROM:
+		case O_POLLTO: {
+			uint64_t v;
+			if (ir_parse_time(optarg, &v, c == O_POLLFROM ? "--poll-from" : "--poll-to", &e))
+				return ir_cli_usage("%s", e.msg);
+			if (v > (uint64_t)1000000000000)
+				return ir_cli_usage("invalid %s '%s' (expected a time up to 1 s)",
+				                    c == O_POLLFROM ? "--poll-from" : "--poll-to", optarg);
+			*(c == O_POLLFROM ? &o.poll_from : &o.poll_to) = (int64_t)v;
+			break;
+		}
 		case 'q':
 			quiet = 1;
 			break;
@@ -240,6 +259,16 @@ int main(int argc, char **argv)
 		if (ir_loggops_load(&o.net, params, &e)) {
 			ir_cli_fail(&e);
 			goto done;
+		}
+		/* the poll cost of the network -p describes: the traced one with --durations */
+		if ((r = ir_params_time(params, "poll", &v, &e)) < 0) {
+			ir_cli_fail(&e);
+			goto done;
+		}
+		if (r > 0) {
+			int64_t *side = o.durations ? &o.poll_from : &o.poll_to;
+			if (*side < 0)
+				*side = (int64_t)v;
 		}
 	}
 	if (pin) {

@@ -482,6 +482,21 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 			if (rec_bytes(&r, 1, 2, &bytes, path, e) || rec_times(&r, path, e) ||
 			    add_raw(d, bytes, (double)(r.t_ret - r.t_call), IR_CS_SELF, e))
 				goto bad;
+		} else if (!strcmp(r.name, "MPI_Iprobe")) {
+			int64_t flag, n = 1;
+			if (rec_int(&r, 1, &tag, "tag", path, e))
+				goto bad;
+			if (tag != IR_NETCAL_TAG_POLL)
+				continue;
+			if (rec_int(&r, 3, &flag, "flag", path, e) || (r.nf > 5 && rec_int(&r, 5, &n, "n", path, e)) ||
+			    rec_times(&r, path, e))
+				goto bad;
+			if (n < 1) {
+				ir_errf_at(e, path, r.line, "MPI_Iprobe: invalid repeat count %" PRId64 " (expected 1 or more)", n);
+				goto bad;
+			}
+			if (!flag && add_raw(d, 0, (double)(r.t_ret - r.t_call) / (double)n, IR_CS_POLL, e))
+				goto bad;
 		} else if (!strcmp(r.name, "MPI_Reduce_local")) {
 			if (rec_bytes(&r, 2, 3, &bytes, path, e) || rec_times(&r, path, e) ||
 			    add_raw(d, bytes, (double)(r.t_ret - r.t_call), IR_CS_REDUCE, e))
@@ -1544,7 +1559,8 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		"a message to oneself: MPI_Sendrecv to the own rank",
 		"combining the bytes of a reduction: MPI_Reduce_local, MPI_DOUBLE, MPI_SUM",
 	};
-	static const char *const phase[IR_CS_N] = { "warm", "cold", "first", "send", "late", "self", "reduce", "late_send" };
+	static const char *const phase[IR_CS_N] = { "warm", "cold", "first", "send", "late", "self", "reduce", "late_send",
+		                                    "poll" };
 	int rc = 0;
 	rc |= ir_sb_addf(o, "# piecewise model (formats/calibration.md): segments FROM:BASE+PERBYTE; per-size medians fitted by\n"
 	                    "# weighted least squares (weights 1/y^2: relative errors), breakpoints at measured sizes by dynamic\n"
@@ -1574,7 +1590,19 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		rc |= ir_pw_format(&t->pw.pw, o);
 		rc |= ir_sb_addch(o, '\n');
 	}
-	rc |= ir_sb_adds(o, "# per size: median one-way (warm, cold, first) or call duration (send, late, self, reduce) in us,\n"
+	{
+		const ir_calib_med *m = ir_calib_series_at(d, IR_CS_POLL, 0);
+		char a[64];
+		if (!m)
+			rc |= ir_sb_adds(o, "# poll: not measured (no poll phase in the traces)\n");
+		else {
+			rc |= ir_sb_addf(o, "# poll: one unsuccessful MPI_Iprobe (trace2goal's poll model, docs/trace2goal.md 2.1): median "
+			                    "of %zu lines, quartiles %.4f .. %.4f us\n",
+			                 m->n, m->q1 / US_PS, m->q3 / US_PS);
+			rc |= ir_sb_addf(o, "poll = %s\n", fmt_t(a, sizeof a, m->med));
+		}
+	}
+	rc |= ir_sb_adds(o, "# per size: median one-way (warm, cold, first) or call duration (send, late, self, reduce, poll) in us,\n"
 	                    "# with the interquartile range in % of the median; '-': not measured\n#  size_bytes reps");
 	for (int k = 0; k < IR_CS_N; k++)
 		rc |= ir_sb_addf(o, " %s", phase[k]);

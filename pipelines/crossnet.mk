@@ -207,11 +207,17 @@ $(foreach n,$(NETS),$(eval $(call runs_rule,$(n))))
 # adds DST's costs.
 t2gnet = $(if $(filter sync,$(3)),$(1),$(2))
 t2gparams = $(call params,$(call t2gnet,$(1),$(2),$(3)))
+# The poll model (docs/trace2goal.md §2.1) needs one unsuccessful poll's time on both networks:
+# -p gives one side's key `poll`, the other network's parameters the other side's.
+t2gother = $(call params,$(if $(filter sync,$(3)),$(2),$(1)))
+t2gpoll = $(if $(filter sync,$(1)),--poll-to,--poll-from)
 define pair_rules
-$(R)/%/$(1)-on-$(2).$(3).goalb: $(R)/%/$(1).runs.tsv $(call t2gparams,$(1),$(2),$(3)) $(F)/t2g-$(3) $(ABIN)/trace2goal $(ABIN)/goalc
+$(R)/%/$(1)-on-$(2).$(3).goalb: $(R)/%/$(1).runs.tsv $(call t2gparams,$(1),$(2),$(3)) $(call t2gother,$(1),$(2),$(3)) $(F)/t2g-$(3) $(ABIN)/trace2goal $(ABIN)/goalc
 	@echo "== trace2goal $$* traced on $(1), converted with the parameters of $(call t2gnet,$(1),$(2),$(3)), $(3)"
 	@i=$$$$(sed -n 's/^# runs=[0-9]* median_run=\([0-9]*\) .*/\1/p' $$<); test -n "$$$$i" && \
-	  $(ABIN)/trace2goal -q $(T2G_$(3)) $(T2G_FLAGS) -p $(call t2gparams,$(1),$(2),$(3)) -o $(R)/$$*/$(1)-on-$(2).$(3).goal.zst \
+	  p=$$$$(sed -n 's/^poll *= *\([^ #]*\).*/\1/p' $(call t2gother,$(1),$(2),$(3))) && \
+	  $(ABIN)/trace2goal -q $(T2G_$(3)) $(T2G_FLAGS) -p $(call t2gparams,$(1),$(2),$(3)) \
+	    $$$${p:+$(call t2gpoll,$(3)) $$$$p} -o $(R)/$$*/$(1)-on-$(2).$(3).goal.zst \
 	    $(R)/$$*/$(1)-$$$$i/trace
 	@$(ABIN)/goalc -o $$@ $(R)/$$*/$(1)-on-$(2).$(3).goal.zst
 

@@ -162,7 +162,9 @@ $(R)/%/trace/.done: $(R)/%/cmd $(AP_SO) $$(PROG_$$(call app_of,$$*)) | $(ABIN)/a
 define mode_rules
 $(R)/%/$(1).goalb: $(R)/%/trace/.done $(F)/t2g-$(1) $(PARAMS) $(ABIN)/trace2goal $(ABIN)/goalc
 	@echo "== trace2goal $$* $(1)"
-	@$(ABIN)/trace2goal -q $(T2G_$(1)) $(T2G_FLAGS) -p $(PARAMS) -o $(R)/$$*/$(1).goal.zst $(R)/$$*/trace
+	@p=$$$$(sed -n 's/^poll *= *\([^ #]*\).*/\1/p' $(PARAMS)) && \
+	  $(ABIN)/trace2goal -q $(T2G_$(1)) $(T2G_FLAGS) -p $(PARAMS) $$$${p:+--poll-from $$$$p --poll-to $$$$p} \
+	    -o $(R)/$$*/$(1).goal.zst $(R)/$$*/trace
 	@$(ABIN)/goalc -o $$@ $(R)/$$*/$(1).goal.zst
 
 $(R)/%/$(1).sim.tsv: $(R)/%/$(1).goalb $(F)/ibsim-$(1) $(PARAMS) $(ABIN)/ibsim

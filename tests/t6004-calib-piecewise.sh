@@ -33,6 +33,28 @@ test_expect_success 'calib writes the five functions, the classic keys and the t
 	grep -q "^#   0\.\..* base .* us .*, per byte .* ps" cluster.params
 '
 
+test_expect_success 'the poll phase: poll is the median of its lines, each line over its polls' '
+	grep -q "^MPI_Iprobe:[0-9.]*:-1:30009:.*:0:-:100:" nc/rank-0.trace &&
+	grep "^MPI_Iprobe:[0-9.]*:-1:30009:" nc/rank-0.trace |
+		awk -F: "function t(x,  p) { p = index(x, \".\"); return substr(x, p - 6) + 0 }
+			{ d = t(\$NF) - t(\$2); if (d < 0) d += 1e6; print d / \$(NF - 1) * 1e6 }" | sort -g >lines &&
+	want=$(awk "{ v[NR] = \$1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }" lines) &&
+	got=$(sed -n "s/^poll = \([0-9.]*\)ns.*/\1/p" cluster.params) && test -n "$got" &&
+	echo "poll $got ns, lines $want ps" &&
+	# the traces hold microseconds with three decimals (read from their last six digits: a
+	# double holds no more of a time since the epoch): within 1 % of the lines'"'"' median
+	awk -v g="$got" -v w="$want" "BEGIN { d = g * 1000 - w; if (d < 0) d = -d; exit !(d <= w / 100 + 1) }" &&
+	grep -q "^# poll: one unsuccessful MPI_Iprobe .*median of [0-9]* lines" cluster.params
+'
+
+test_expect_success 'a poll line with a bad repeat count: file:line and exit 1' '
+	mkdir -p badpoll && cp nc/rank-1.trace badpoll/ &&
+	awk -F: -v OFS=: "!done && /^MPI_Iprobe:[0-9.]*:-1:30009:/ { \$(NF - 1) = 0; done = 1; print NR >\"line\" } { print }" \
+		nc/rank-0.trace >badpoll/rank-0.trace &&
+	{ calib badpoll >/dev/null 2>err; test $? = 1; } &&
+	grep -q "^calib: badpoll/rank-0.trace:$(cat line): MPI_Iprobe: invalid repeat count 0 (expected 1 or more)" err
+'
+
 test_expect_success 'no pinning on shared memory, and why' '
 	grep -q "^pin_a = 0ps " cluster.params && grep -q "^pin_b = 0ps " cluster.params &&
 	grep -q "^# its extra time is that of cold caches and TLB" cluster.params

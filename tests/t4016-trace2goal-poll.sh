@@ -1,0 +1,113 @@
+#!/bin/sh
+# trace2goal's poll model (docs/trace2goal.md §2.1): with the time of one unsuccessful poll on
+# the traced network (--poll-from) and on the target (--poll-to), a run of unsuccessful polls
+# ended by a successful probe or a blocking receive is a wait whose span leaves the
+# computation, and every other run's polls cost the target's time instead of the traced one.
+# Exact calcs on a handwritten 2-rank trace; without both costs nothing changes; the params
+# key `poll` gives the side -p describes; bad values are usage errors.
+. "$(dirname "$0")/lib.sh"
+
+# Rank 0 (us after Init at 1000000): run A, 50 polls over 10..20 (a Comm_rank inside does
+# not end it), a successful Iprobe at 21, its Recv at 22..23: a wait of span 10. An Irecv
+# at 30; run B, 20 unsuccessful Tests over 40..50, the successful Test at 51: work. Run C,
+# 10 Iprobes over 60..62, then a Send at 70: work. Finalize at 80.
+mkdir tr
+cat >tr/rank-0.trace <<\EOF
+# allprof 1.0 trace format 1
+# rank: 0 of 2
+# comm 0 0,1
+# comm 1 0
+MPI_Init:999990.000:1:2:1000000.000
+MPI_Iprobe:1000010.000:-1:7:0,0,2:0:-:50:1000020.000
+MPI_Comm_rank:1000020.200:0,0,2:3:1000020.300
+MPI_Iprobe:1000021.000:-1:7:0,0,2:1:1,7,8:1:1000021.500
+MPI_Recv:1000022.000:4096:8:1,1,1:1:7:0,0,2:1,7,8:1000023.000
+MPI_Irecv:1000030.000:4096:8:1,1,1:1:8:0,0,2:r1:1000030.100
+MPI_Test:1000040.000:r1:0:-:20:1000050.000
+MPI_Test:1000051.000:r1:1:1,8,8:1:1000051.500
+MPI_Iprobe:1000060.000:-1:9:0,0,2:0:-:10:1000062.000
+MPI_Send:1000070.000:4096:8:1,1,1:1:9:0,0,2:1000071.000
+MPI_Finalize:1000080.000:1000080.100
+# end 11 0
+EOF
+cat >tr/rank-1.trace <<\EOF
+# allprof 1.0 trace format 1
+# rank: 1 of 2
+# comm 0 0,1
+# comm 1 1
+MPI_Init:999990.000:1:2:1000000.000
+MPI_Send:1000005.000:4096:8:1,1,1:0:7:0,1,2:1000006.000
+MPI_Send:1000035.000:4096:8:1,1,1:0:8:0,1,2:1000036.000
+MPI_Recv:1000065.000:4096:8:1,1,1:0:9:0,1,2:0,9,8:1000075.000
+MPI_Finalize:1000080.000:1000080.100
+# end 5 0
+EOF
+printf 'L = 0\no = 1us\ng = 0\nG = 0\nO = 0\nS = 100000\n' >base.params
+# calcs GOAL RANK: the values of the rank's calcs on one line
+calcs() { sed -n "/^rank $2 {/,/^}/p" "$1" | sed -n "s/^l[0-9]*: calc //p" | tr "\n" " "; }
+
+test_expect_success 'without poll costs: polls count as computation, as recorded' '
+	trace2goal -p base.params tr >off.goal &&
+	test "$(calcs off.goal 0)" = "22000000 7000000 0 20900000 18500000 9000000 "
+'
+
+# run A leaves (22 - 10 = 12 us); run B: 20 * (500 - 100) ns more (20.9 + 8 = 28.9 us);
+# run C: 10 * 400 ns more (18.5 + 4 = 22.5 us); rank 1 has no polls
+test_expect_success 'a wait leaves the computation, work polls cost the target network'"'"'s poll' '
+	trace2goal -p base.params --poll-from 100ns --poll-to 500ns tr >on.goal 2>err && test ! -s err &&
+	test "$(calcs on.goal 0)" = "12000000 7000000 0 28900000 22500000 9000000 " &&
+	test "$(calcs on.goal 1)" = "$(calcs off.goal 1)"
+'
+
+test_expect_success 'a faster target: the polls cost less, never below zero' '
+	trace2goal -p base.params --poll-from 500ns --poll-to 100ns tr >down.goal &&
+	test "$(calcs down.goal 0)" = "12000000 7000000 0 12900000 14500000 9000000 " &&
+	trace2goal -p base.params --poll-from 2us --poll-to 0 tr >floor.goal &&
+	test "$(calcs floor.goal 0)" = "12000000 7000000 0 0 0 9000000 "
+'
+
+test_expect_success 'the same network: only the wait changes' '
+	trace2goal -p base.params --poll-from 300ns --poll-to 300ns tr >same.goal &&
+	test "$(calcs same.goal 0)" = "12000000 7000000 0 20900000 18500000 9000000 "
+'
+
+test_expect_success 'one cost alone changes nothing' '
+	trace2goal -p base.params --poll-to 500ns tr >one.goal && test_cmp off.goal one.goal &&
+	trace2goal -p base.params --poll-from 500ns tr >one.goal && test_cmp off.goal one.goal
+'
+
+test_expect_success 'the key poll of -p is the target'"'"'s, or with --durations the traced network'"'"'s' '
+	{ cat base.params; echo "poll = 500ns"; } >poll.params &&
+	trace2goal -p poll.params --poll-from 100ns tr >k.goal && test_cmp on.goal k.goal &&
+	trace2goal -p poll.params tr >k2.goal && test_cmp off.goal k2.goal &&
+	trace2goal -p poll.params --poll-to 500ns --poll-from 100ns tr >k3.goal && test_cmp on.goal k3.goal &&
+	# --durations: -p is the traced network, 500 ns there; 100 ns on the target
+	trace2goal --durations -p poll.params --poll-to 100ns tr >d.goal &&
+	trace2goal --durations -p base.params --poll-from 500ns --poll-to 100ns tr >d2.goal && test_cmp d.goal d2.goal &&
+	! test_cmp d.goal off.goal >/dev/null
+'
+
+test_expect_success 'the wait rule with --durations --sync too' '
+	trace2goal --durations --sync -p base.params tr >s-off.goal &&
+	trace2goal --durations --sync -p base.params --poll-from 300ns --poll-to 300ns tr >s-on.goal &&
+	! test_cmp s-off.goal s-on.goal >/dev/null &&
+	goalc -o s-on.goalb s-on.goal && ibsim -q -p base.params --async-progress s-on.goalb >s.tsv
+'
+
+test_expect_success '--compat schedgen ignores the poll model' '
+	trace2goal --compat schedgen tr >c1.goal &&
+	trace2goal --compat schedgen --poll-from 100ns --poll-to 500ns tr >c2.goal &&
+	test_cmp c1.goal c2.goal
+'
+
+test_expect_success 'bad poll times are usage errors' '
+	{ trace2goal --poll-from abc tr 2>err; test $? = 2; } &&
+	grep -q "^trace2goal: invalid time for --poll-from: .abc." err &&
+	{ trace2goal --poll-to 2s tr 2>err; test $? = 2; } &&
+	grep -q "^trace2goal: invalid --poll-to .2s. (expected a time up to 1 s)" err &&
+	printf "poll = fast\n" >bad.params &&
+	{ trace2goal -p bad.params tr 2>err; test $? = 1; } &&
+	grep -q "bad.params:1" err
+'
+
+test_done

@@ -5,7 +5,8 @@
 #   make bench           print benchmark figures as TSV
 #   make demo            build and run the bundled workflow on samples/
 #   make deps            install the Debian packages the project needs (as root)
-#   make install         install tools and man pages (PREFIX, DESTDIR)
+#   make install         install tools, man pages, libibreplay.a, its headers and
+#                        ibreplay.pc (PREFIX, DESTDIR); make uninstall removes them
 #   make fuzz            build libFuzzer targets with clang into build/fuzz/
 #   make SANITIZE=address,undefined check    the suite under sanitizers
 #   make WERROR=1        warnings are errors (CI)
@@ -172,10 +173,12 @@ demo:
 # nwchem-openmpi: pipelines/apps.mk); real OpenSM fabrics (ibsim-utils, whose fabric simulator is
 # /usr/bin/ibsim, not ours; opensm; infiniband-diags for ibnetdiscover: pipelines/opensm.mk); a
 # one-node Slurm on localhost for the sweeps' srun and job-array modes (slurmctld slurmd slurm-client:
-# tests/t8006-slurm-sweep.sh, pipelines/submit.mk).
+# tests/t8006-slurm-sweep.sh, pipelines/submit.mk); the Debian package (debhelper, dpkg-dev and
+# pkg-config: debian/, tests/t8008-package.sh).
 DEPS_PKGS := libzstd-dev libpcre2-dev zlib1g-dev libotf2-trace-dev otf2-tools libopenmpi-dev openmpi-bin mpich libmpich-dev gfortran gnuplot-nox \
              clang zstd time bc man-db hpcc lammps lammps-examples netpipe-openmpi mumps-test meep-openmpi \
-             yorick-mpy-openmpi nwchem-openmpi ibsim-utils opensm infiniband-diags slurmctld slurmd slurm-client
+             yorick-mpy-openmpi nwchem-openmpi ibsim-utils opensm infiniband-diags slurmctld slurmd slurm-client \
+             debhelper dpkg-dev pkg-config
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 	  missing=""; for p in $(DEPS_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -184,15 +187,32 @@ deps:
 	  else echo "deps: all packages present"; fi; \
 	else echo "run as root, or: sudo apt-get install $(DEPS_PKGS)"; fi
 
+# make install: the tools into PREFIX/bin, their man pages into PREFIX/share/man/man1, and the
+# library for programs of one's own: the static libibreplay.a into PREFIX/lib, its public
+# headers (every lib/ir_*.h but the private *_internal.h and the generated call table) into
+# PREFIX/include/ibreplay/, and ibreplay.pc (made from lib/ibreplay.pc.in with PREFIX and
+# VERSION) into PREFIX/lib/pkgconfig. Only a static library: the API is not frozen, so a
+# shared one would promise an ABI nobody keeps. debian/rules calls this with PREFIX=/usr.
+PUB_HDRS  := $(filter-out %_internal.h $(LIBDIR)/ir_t2g_calls.h,$(LIB_HDRS))
+PC_FILE   := $(BUILD)/ibreplay.pc
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/include/ibreplay
 	for t in $(wildcard $(BIN)/*); do install -m 755 $$t $(DESTDIR)$(PREFIX)/bin/; done
 	for m in $(wildcard docs/man/*.1); do install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done
+	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/libibreplay.a
+	install -m 644 $(PUB_HDRS) $(DESTDIR)$(PREFIX)/include/ibreplay/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $(LIBDIR)/ibreplay.pc.in > $(PC_FILE)
+	install -m 644 $(PC_FILE) $(DESTDIR)$(PREFIX)/lib/pkgconfig/ibreplay.pc
 	$(install-extra)
 
 uninstall:
 	for t in $(notdir $(wildcard $(BIN)/*)); do rm -f $(DESTDIR)$(PREFIX)/bin/$$t; done
 	for m in $(notdir $(wildcard docs/man/*.1)); do rm -f $(DESTDIR)$(PREFIX)/share/man/man1/$$m; done
+	rm -f $(DESTDIR)$(PREFIX)/lib/libibreplay.a $(DESTDIR)$(PREFIX)/lib/pkgconfig/ibreplay.pc
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/ibreplay/,$(notdir $(PUB_HDRS)))
+	-rmdir $(DESTDIR)$(PREFIX)/include/ibreplay 2>/dev/null
 	$(uninstall-extra)
 
 clean:

@@ -91,8 +91,14 @@ int t2g_arg_comm(gstate *g, rstate *R, const ir_rec *r, unsigned i, cref *cr, ir
 		cr->c = c;
 		return 0;
 	}
-	/* liballprof: only MPI_COMM_WORLD-sized communicators (same ranks) and self are usable */
-	if (sz == (int64_t)g->nranks && rk == (int64_t)R->rank) {
+	/* liballprof: only MPI_COMM_WORLD-sized communicators (same ranks) and self are usable.
+	 * The handle decides nothing: it differs between ranks, and between the C and Fortran
+	 * bindings of one rank. --compat schedgen takes any communicator of the world's size for
+	 * the world, with this trace's rank, whatever rank the call recorded in it, as Schedgen
+	 * does (docs/schedgen-compat.md section 3.1); the default mode skips one whose ranks are
+	 * not the world's, since without member lists its peers cannot be mapped. */
+	if (sz == (int64_t)g->nranks && (rk == (int64_t)R->rank || g->o->compat_schedgen)) {
+		cr->me = R->rank;
 		cr->members = NULL;
 		cr->c = &R->world;
 		return 0;

@@ -117,8 +117,8 @@ test_expect_success 'new network settings: that network is calibrated and traced
 	xmake MCA_tcp="--mca btl tcp,self --mca btl_tcp_if_include lo --mca btl_tcp_sndbuf 0" &&
 	grep -q "^== trace ring on tcp, run 1 of 2" xmake.out &&
 	! grep -q "^== trace ring on shm" xmake.out &&
-	grep -q "^== trace2goal ring traced on tcp, converted with the parameters of tcp, sync$" xmake.out &&
-	! grep -q "^== trace2goal ring traced on shm, converted with the parameters of shm" xmake.out
+	grep -q "^== trace2goal ring traced on tcp for tcp, converted with the parameters of tcp, sync$" xmake.out &&
+	! grep -q "^== trace2goal ring traced on shm for shm" xmake.out
 '
 
 test_expect_success 'bad settings: make stops with the reason' '

@@ -18,6 +18,8 @@
 #   SEED      seed of the traffic [1]
 #   IBFLAGS   more ibsim options [--ib vls=3: the VLs Valiant and UGAL need]
 #   BIN       where ibsim is [bin/ beside this script's directory]
+#   PLOT      also draw the chart to this .png or .svg file, with gnuplot
+#             (pipelines/plot/dragonfly-load.gp) [none]
 #
 # Traffic: every host sends MSGS messages, open loop: the gaps between the
 # starts of its sends are exponential with mean SIZE-on-the-wire / (load x
@@ -136,6 +138,9 @@ gen() {
 		done
 	done
 } >"$work/out.tsv"
+if [ -n "${PLOT:-}" ]; then
+	gnuplot -e "in='$work/out.tsv'; out='$PLOT'; topo='$TOPO'; routings='$ROUTINGS'; patterns='$PATTERNS'" "$here/plot/dragonfly-load.gp"
+fi
 if [ -n "$out" ]; then
 	cp "$work/out.tsv" "$out.tmp" && mv "$out.tmp" "$out"
 else

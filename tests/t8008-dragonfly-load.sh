@@ -39,4 +39,14 @@ test_expect_success 'a topology that is not a dragonfly is refused' '
 	TOPO=torus:4x4 expect_fail 2 "$TOP/pipelines/dragonfly-load.sh" &&
 	expect_err "dragonfly-load: TOPO must be a dragonfly:a,p,h[,g] generator, not ${SQ}torus:4x4${SQ}"
 '
+if command -v gnuplot >/dev/null 2>&1; then
+test_expect_success 'PLOT=: the chart as PNG and SVG (pipelines/plot/dragonfly-load.gp)' '
+	for x in png svg; do
+		PATTERNS=uniform PLOT=df.$x sweep >/dev/null 2>err && ! test -s err && test -s df.$x || return 1
+	done &&
+	test "$(head -c 4 df.png | od -An -c | tr -d " ")" = "211PNG" && grep -q "<svg" df.svg
+'
+else
+test_skip 'PLOT=: the chart' 'gnuplot not installed'
+fi
 test_done

@@ -377,8 +377,8 @@ static int send_on(ir_ib *ib, uint32_t pi, uint32_t gp, uint64_t s, ir_err *e)
 			else
 				dl = ib->m[p->msg].via_lid;
 		}
-		if (!p->leg)
-			op = ir_lft_get_path(&ib->lft, sw, dl, p->plane);
+		if (!p->leg) /* plane 0 (lmc = 0: always) is the table of the base LIDs */
+			op = IB_RARE(p->plane) ? ir_lft_get_path(&ib->lft, sw, dl, p->plane) : ir_lft_get(&ib->lft, sw, dl);
 		if (op == 0 || op == IR_LFT_NONE || op > ib->t->node[peer].nports)
 			return ir_errf(e, "fabric: switch '%s' has no route to LID %u", ir_topo_name(ib->t, peer), dl);
 		p->outp = ib->t->node[peer].port0 + op - 1;

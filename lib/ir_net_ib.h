@@ -45,6 +45,8 @@
 typedef struct ir_ib ir_ib;
 
 enum { IR_IB_RNDV_FABRIC = 0, IR_IB_RNDV_LOGGOPSIM = 1 };
+/* path selection with LMC > 0 (docs/ib-model.md section 10) */
+enum { IR_IB_PATH_STATIC = 0, IR_IB_PATH_RANDOM, IR_IB_PATH_RR, IR_IB_PATH_ADAPTIVE, IR_IB_PATH_CREDITS };
 #define IR_IB_MAX_VLS 15
 #define IR_IB_HEADER_BYTES 26 /* LRH 8 + BTH 12 + ICRC 4 + VCRC 2 */
 #define IR_IB_BLOCK 64        /* credit unit */
@@ -84,6 +86,12 @@ typedef struct ir_ib_cfg {
 	uint8_t sl2vl[16];
 	uint32_t vlarb_high[IR_IB_MAX_VLS]; /* packets per turn in the high-priority table, 0: not in it */
 	uint32_t vlarb_high_limit; /* high-priority packets sent while a low-priority one waits */
+	/* multipath (docs/ib-model.md section 10): 2^lmc LIDs per host and the
+	 * choice of a message's (or a packet's) destination LID */
+	uint8_t lmc;         /* 0..7 */
+	uint8_t path;        /* IR_IB_PATH_* */
+	uint8_t path_packet; /* 1: choose per packet, 0: per message */
+	uint64_t path_seed;  /* path = random:SEED */
 	/* congestion control (docs/ib-model.md section 8), off unless cc */
 	uint8_t cc;
 	double cc_threshold;       /* fraction of `buffer`: an output VL's queue above it marks FECN */
@@ -164,6 +172,7 @@ typedef struct ir_ib_stats {
 	uint64_t fecn;          /* cc: packets marked with FECN */
 	uint64_t becn;          /* cc: congestion notifications that reached their source */
 	uint64_t ccti_max;      /* cc: the highest CCTI any flow reached */
+	uint64_t path_other;    /* lmc > 0: packets sent to another LID than their pair's static one */
 } ir_ib_stats;
 const ir_ib_stats *ir_ib_get_stats(const ir_ib *ib);
 const ir_topo *ir_ib_topo(const ir_ib *ib);

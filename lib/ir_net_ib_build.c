@@ -178,11 +178,13 @@ static int check_fit(const ir_ib *ib, ir_err *e)
 
 /* Write what --dump-netfile ('n'), --dump-lft ('l') or --route-stats ('r') asks for to path
  * (through ir_writer: a failure leaves no half-written file). */
-static int dump(const char *path, int what, const ir_lft *l, const ir_topo *t, ir_err *e)
+static int dump(const char *path, int what, const ir_lft *l, const ir_topo *t, int all, ir_err *e)
 {
 	ir_sb sb = IR_SB_INIT;
 	ir_writer *w;
-	int r = what == 'n' ? ir_topo_write_netfile(t, &sb, e) : what == 'r' ? ir_lft_route_stats(l, t, &sb, e) : 0;
+	int r = what == 'n'   ? ir_topo_write_netfile(t, &sb, e)
+	        : what == 'r' ? ir_lft_route_stats_paths(l, t, all, &sb, e)
+	                      : 0;
 	if (!r && what == 'l' && ir_lft_write(l, t, &sb))
 		r = ir_errf(e, "out of memory for the LFT dump");
 	if (r) {
@@ -270,10 +272,16 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 	t = ib->t;
 	/* the topology as an ibsim-utils net file (before routing: it is written even when the
 	 * routing fails), the tables, the routes per link */
-	if (ib->cfg.dump_netfile && dump(ib->cfg.dump_netfile, 'n', &ib->lft, t, e))
+	if (ib->cfg.dump_netfile && dump(ib->cfg.dump_netfile, 'n', &ib->lft, t, 1, e))
 		goto fail;
-	if (ir_route(&ib->lft, t, ib->cfg.routing, e))
+	if (ib->cfg.lmc && ib->cfg.dump_lft) {
+		ir_errf(e, "dump_lft writes one LID per port; it cannot write the tables of lmc = %u", ib->cfg.lmc);
 		goto fail;
+	}
+	if (ir_route_lmc(&ib->lft, t, ib->cfg.routing, ib->cfg.lmc, e))
+		goto fail;
+	ib->npath = ib->lft.npath;
+	ib->prng = ib->cfg.path_seed;
 	if (ib->nvl < ib->lft.nclass) {
 		ir_errf(e, "routing %s on '%s' needs %u VLs to be deadlock-free (vls = %u; set vls=%u)", ib->cfg.routing,
 		        ib->cfg.topo, ib->lft.nclass, ib->nvl, ib->lft.nclass);
@@ -297,9 +305,9 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 	for (uint32_t v = 0; v < ib->nvl; v++)
 		if (ib->cfg.vlarb_high[v])
 			ib->hp = 1;
-	if (ib->cfg.dump_lft && dump(ib->cfg.dump_lft, 'l', &ib->lft, t, e))
+	if (ib->cfg.dump_lft && dump(ib->cfg.dump_lft, 'l', &ib->lft, t, 1, e))
 		goto fail;
-	if (ib->cfg.route_stats && dump(ib->cfg.route_stats, 'r', &ib->lft, t, e))
+	if (ib->cfg.route_stats && dump(ib->cfg.route_stats, 'r', &ib->lft, t, ib->cfg.path != IR_IB_PATH_STATIC, e))
 		goto fail;
 	ib->rank_host = malloc((size_t)nranks * sizeof *ib->rank_host);
 	if (!ib->rank_host) {
@@ -328,7 +336,8 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 	ib->rr = calloc(nb, sizeof *ib->rr);
 	ib->req = calloc((size_t)nb * ib->W, sizeof *ib->req);
 	ib->h = calloc(t->nhosts, sizeof *ib->h);
-	if (!ib->out || !ib->cred || !ib->cr || !ib->in || !ib->rr || !ib->req || !ib->h) {
+	ib->rrc = calloc(t->nhosts ? t->nhosts : 1, sizeof *ib->rrc);
+	if (!ib->out || !ib->cred || !ib->cr || !ib->in || !ib->rr || !ib->req || !ib->h || !ib->rrc) {
 		ir_errf(e, "out of memory for the fabric's ports");
 		goto fail;
 	}
@@ -403,6 +412,7 @@ void ir_ib_free(ir_ib *ib)
 	free(ib->rr);
 	free(ib->req);
 	free(ib->h);
+	free(ib->rrc);
 	free(ib->pk);
 	free(ib->m);
 	free(ib->rank_host);

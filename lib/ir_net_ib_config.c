@@ -34,6 +34,10 @@ static const ib_key keys[] = {
 	{ "vlarb_high_limit", "4", "high-priority packets in a row while a low-priority one waits (255: no limit)" },
 	{ "sl", "hash", "service level of a message: hash (of its host pair), 0..15, or a FILE of SRC DST SL" },
 	{ "sl2vl", "", "VL of SL 0, 1, .., 15, comma-separated, the last repeats (-: SL mod the VLs)" },
+	{ "lmc", "0", "LID mask control: 2^lmc LIDs (paths) per host, 0..7 (minhop, updn, ftree)" },
+	{ "path", "static", "LID of a message with lmc > 0: static, random[:SEED], rr, adaptive (shortest queue) "
+	                    "or adaptive-credits" },
+	{ "path_unit", "message", "path chosen per message or per packet" },
 	{ "buffer", "128", "switch input buffer per port and VL, 64-byte blocks" },
 	{ "host_buffer", "128", "host receive buffer per VL, 64-byte blocks" },
 	{ "delay", "5ns", "propagation delay per link" },
@@ -336,6 +340,36 @@ int ir_ib_config_set(ir_ib_cfg *c, const char *key, const char *value, ir_err *e
 			               ir_err_quote(q, sizeof q, value, strlen(value)));
 		c->sl_hash = 0;
 		c->sl = (uint8_t)x;
+		return 0;
+	}
+	if (strcmp(k, "lmc") == 0) {
+		if (ir_parse_u64(value, &x, "lmc", NULL) || x > IR_LFT_MAX_LMC)
+			return ir_errf(e, "invalid LMC for lmc: '%s' (expected 0..%u)",
+			               ir_err_quote(q, sizeof q, value, strlen(value)), IR_LFT_MAX_LMC);
+		c->lmc = (uint8_t)x;
+		return 0;
+	}
+	if (strcmp(k, "path") == 0) {
+		static const char *const names[] = { "static", "random", "rr", "adaptive", "adaptive-credits" };
+		const char *colon = strchr(value, ':');
+		size_t l = colon ? (size_t)(colon - value) : strlen(value);
+		for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++) {
+			if (strlen(names[i]) != l || strncmp(value, names[i], l))
+				continue;
+			if (colon && (i != IR_IB_PATH_RANDOM || ir_parse_u64(colon + 1, &x, "path seed", NULL)))
+				break;
+			c->path = (uint8_t)i;
+			c->path_seed = colon ? x : 1;
+			return 0;
+		}
+		return ir_errf(e, "invalid path selection for path: '%s' (expected static, random[:SEED], rr, adaptive or "
+		                  "adaptive-credits)", ir_err_quote(q, sizeof q, value, strlen(value)));
+	}
+	if (strcmp(k, "path_unit") == 0) {
+		if (strcmp(value, "message") && strcmp(value, "packet"))
+			return ir_errf(e, "invalid path unit for path_unit: '%s' (expected message or packet)",
+			               ir_err_quote(q, sizeof q, value, strlen(value)));
+		c->path_packet = value[1] == 'a';
 		return 0;
 	}
 	if (strcmp(k, "buffer") == 0 || strcmp(k, "host_buffer") == 0) {

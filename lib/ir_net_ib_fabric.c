@@ -47,6 +47,14 @@
  * inter-packet delay of its CCT index; the index timer is applied lazily,
  * so cc adds no events but the notifications. With cc off and no
  * high-priority table each costs one flag test where it would act.
+ *
+ * Multipath (lmc > 0, docs/ib-model.md section 10): a packet carries the
+ * offset of its destination LID (pkt.plane), chosen by path_choose() when
+ * the host sends it (per packet) or its message's first packet (per
+ * message), and switches forward by that plane of the tables. Packets of a
+ * message may then arrive out of order; the message is delivered when the
+ * count of its drained packets is complete. With lmc = 0 the plane is 0 and
+ * the choice is one flag test per packet.
  */
 #include "ir_net_ib_internal.h"
 
@@ -369,8 +377,8 @@ static int send_on(ir_ib *ib, uint32_t pi, uint32_t gp, uint64_t s, ir_err *e)
 			else
 				dl = ib->m[p->msg].via_lid;
 		}
-		if (!p->leg)
-			op = ir_lft_get(&ib->lft, sw, dl);
+		if (!p->leg) /* plane 0 (lmc = 0: always) is the table of the base LIDs */
+			op = IB_RARE(p->plane) ? ir_lft_get_path(&ib->lft, sw, dl, p->plane) : ir_lft_get(&ib->lft, sw, dl);
 		if (op == 0 || op == IR_LFT_NONE || op > ib->t->node[peer].nports)
 			return ir_errf(e, "fabric: switch '%s' has no route to LID %u", ir_topo_name(ib->t, peer), dl);
 		p->outp = ib->t->node[peer].port0 + op - 1;
@@ -443,6 +451,8 @@ static int next_req(const uint64_t *set, uint32_t W, uint32_t nbits, uint32_t af
 	return -1;
 }
 
+static uint32_t path_choose(ir_ib *ib, const ibmsg *m, const host *h);
+
 static int host_try(ir_ib *ib, uint32_t hn, ir_err *e)
 {
 	host *h = &ib->h[hn];
@@ -484,6 +494,13 @@ static int host_try(ir_ib *ib, uint32_t hn, ir_err *e)
 	ib->pk[pi].vl = m->vl;
 	ib->pk[pi].leg = m->via_lid != 0;
 	ib->pk[pi].fecn = 0;
+	ib->pk[pi].plane = 0;
+	if (IB_RARE(ib->npath > 1)) {
+		uint32_t k = path_choose(ib, m, h);
+		m->plane = (uint8_t)k;
+		ib->pk[pi].plane = (uint8_t)k;
+		ib->st.path_other += k != ir_lft_static_path(&ib->lft, m->src, m->dst);
+	}
 	ib->st.packets++;
 	if (++ib->live > ib->st.max_live)
 		ib->st.max_live = ib->live;
@@ -729,6 +746,74 @@ static uint64_t out_load(const ir_ib *ib, uint32_t gp)
 		q += c <= 0 ? cap : (uint64_t)c >= cap ? 0 : cap - (uint64_t)c;
 	}
 	return q + (uint64_t)ib->out[gp].nreq * ((ib->full_wire + IR_IB_BLOCK - 1) / IR_IB_BLOCK);
+}
+
+static uint64_t splitmix_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* lmc > 0 (docs/ib-model.md section 10): the LID offset of the next packet
+ * of message m from host h, per message (its first packet chooses) or per
+ * packet. static: the pair's hash; random: the fabric's seeded generator,
+ * drawn in event order, so runs repeat; rr: the source host's counter;
+ * adaptive / adaptive-credits: the output the source's switch would take
+ * for each LID, the one with the least load (blocks held downstream and
+ * inputs waiting, as UGAL reads it, but with the credit returns due by now
+ * absorbed) or the most credits on the message's VL; ties keep the static
+ * LID, then the next ones in turn. The source
+ * host has one port, so its switch is the first place paths part. */
+static __attribute__((noinline)) uint32_t path_choose(ir_ib *ib, const ibmsg *m, const host *h)
+{
+	uint32_t mask = ib->npath - 1, base = ir_lft_static_path(&ib->lft, m->src, m->dst), sw, lid, best;
+	const ir_topo *t = ib->t;
+	uint64_t bm = 0;
+	if (!ib->cfg.path_packet && m->sent)
+		return m->plane;
+	switch (ib->cfg.path) {
+	case IR_IB_PATH_RANDOM:
+		return (uint32_t)(splitmix_next(&ib->prng) >> 32) & mask;
+	case IR_IB_PATH_RR:
+		return ib->rrc[m->src]++ & mask;
+	case IR_IB_PATH_ADAPTIVE:
+	case IR_IB_PATH_CREDITS:
+		break;
+	default:
+		return base;
+	}
+	sw = t->port[h->gp].peer;
+	if (sw == IR_TOPO_NONE || sw < t->nhosts)
+		return base;
+	lid = t->node[m->dst].lid;
+	best = base;
+	for (uint32_t j = 0; j < ib->npath; j++) {
+		uint32_t k = (base + j) & mask, gp;
+		unsigned p = ir_lft_get_path(&ib->lft, sw - t->nhosts, lid, k);
+		uint64_t x;
+		if (p == 0 || p == IR_LFT_NONE || p > t->node[sw].nports)
+			continue;
+		gp = t->node[sw].port0 + p - 1;
+		if (ib->cfg.path == IR_IB_PATH_ADAPTIVE) {
+			/* returns due by now first: an idle output absorbs them only
+			 * when it next arbitrates, and would look loaded until then */
+			for (uint32_t v = 0; v < ib->nvl; v++)
+				cr_absorb(ib, gp, v);
+			x = UINT64_MAX - out_load(ib, gp); /* the larger the better */
+		} else {
+			int32_t c;
+			cr_absorb(ib, gp, m->vl);
+			c = ib->cred[gp * ib->nvl + m->vl];
+			x = c > 0 ? (uint64_t)c : 0;
+		}
+		if (j == 0 || x > bm) {
+			bm = x;
+			best = k;
+		}
+	}
+	return best;
 }
 
 /* UGAL at injection: the Valiant path when (load + 1) x hops of its first

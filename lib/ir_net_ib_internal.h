@@ -52,6 +52,7 @@ typedef struct pkt {
 	uint8_t ovl;     /* VL on its output link (the routing's VL class step) */
 	uint8_t leg;     /* 1 while it heads for its message's intermediate switch */
 	uint8_t fecn;    /* cc: marked by a congested switch output */
+	uint8_t plane;   /* lmc > 0: the offset of its destination LID (the routing's path plane) */
 } pkt;
 
 typedef struct ibmsg {
@@ -62,6 +63,7 @@ typedef struct ibmsg {
 	uint32_t data;       /* RTS/CTS: the data message */
 	uint32_t via_lid;    /* Valiant/UGAL: LID of the intermediate switch, 0: direct */
 	uint8_t kind, vl, matched_wait, sl;
+	uint8_t plane;       /* lmc > 0: destination LID offset of its packets (path_unit = message) */
 	uint64_t size;
 } ibmsg;
 
@@ -153,6 +155,10 @@ struct ir_ib {
 	uint32_t *oq;        /* [gp * nvl + v]: blocks in switch inputs waiting for this output VL */
 	uint32_t *mk;        /* [gp * nvl + v]: packets over the threshold since the last mark */
 	ir_hmap ccf;         /* (source host, destination host) -> struct ccflow */
+	/* multipath (lmc > 0; docs/ib-model.md section 10) */
+	uint32_t npath;      /* 2^lmc LIDs per host */
+	uint64_t prng;       /* path = random: splitmix state */
+	uint32_t *rrc;       /* path = rr: [nhosts] the next LID offset of each source host */
 };
 
 /* Congestion control state of a flow (source host, destination host): its

@@ -17,6 +17,12 @@
  * it came, and because Valiant paths are two legs; it is quadratic in hosts
  * and meant for tests and small fabrics (a table-based check over (switch,
  * destination, class) states would scale further).
+ *
+ * With LMC (ir_route.h) minhop, updn and ftree give each of the 2^lmc LIDs
+ * of a host its own plane of the tables, in one pass over the
+ * destinations: the LIDs of one destination are routed one after another,
+ * sharing the balancing counters, as OpenSM routes the LIDs of a port. The
+ * checks (ir_lft_check, ir_route_cdg, route statistics) walk every plane.
  */
 #include "ir_route.h"
 
@@ -31,14 +37,23 @@
 #define INF IR_TOPO_NONE
 #define NIL32 0xFFFFFFFFu
 
-int ir_lft_init(ir_lft *l, const ir_topo *t, ir_err *e)
+int ir_lft_init(ir_lft *l, const ir_topo *t, ir_err *e) { return ir_lft_init_lmc(l, t, 0, e); }
+
+int ir_lft_init_lmc(ir_lft *l, const ir_topo *t, unsigned lmc, ir_err *e)
 {
-	size_t n = (size_t)t->nswitches * (t->max_lid + 1);
+	size_t n = (size_t)t->nswitches * (t->max_lid + 1) << (lmc <= IR_LFT_MAX_LMC ? lmc : 0);
+	l->port = NULL;
+	l->pcls = NULL;
+	if (lmc > IR_LFT_MAX_LMC)
+		return ir_errf(e, "invalid LMC %u (expected 0..%u)", lmc, IR_LFT_MAX_LMC);
 	l->nsw = t->nswitches;
 	l->nlid = t->max_lid + 1;
+	l->lmc = lmc;
+	l->npath = 1u << lmc;
 	l->port = malloc(n ? n : 1);
 	if (!l->port)
-		return ir_errf(e, "out of memory for forwarding tables (%u switches x %u LIDs)", l->nsw, l->nlid);
+		return ir_errf(e, "out of memory for forwarding tables (%u switches x %u LIDs x %u paths)", l->nsw, l->nlid,
+		               1u << lmc);
 	memset(l->port, IR_LFT_NONE, n);
 	l->vlmode = IR_VLM_NONE;
 	l->nclass = 1;
@@ -59,6 +74,12 @@ void ir_lft_release(ir_lft *l)
 static inline void lft_set(ir_lft *l, uint32_t sw, uint32_t lid, unsigned p)
 {
 	l->port[(size_t)sw * l->nlid + lid] = (uint8_t)p;
+}
+
+/* plane k: the entry of LID lid + k */
+static inline void lft_setk(ir_lft *l, uint32_t k, uint32_t sw, uint32_t lid, unsigned p)
+{
+	l->port[((size_t)k * l->nsw + sw) * l->nlid + lid] = (uint8_t)p;
 }
 
 /* The node a host is attached to (peer of its first connected port) and the port there. */
@@ -96,7 +117,11 @@ static void sw_bfs(const ir_topo *t, uint32_t src, uint32_t *dist, uint32_t *qu)
 }
 
 /* Among ports of switch s whose peer switch b satisfies ok(b), the one with
- * the smallest counter (ties: lowest port); counts it. 0 if none. */
+ * the smallest counter (ties: lowest port); counts it. 0 if none. With LMC,
+ * a port towards a switch none of the destination's earlier LIDs uses at s
+ * (avoid[0..navoid)) goes first, as OpenSM prefers a system, then a node,
+ * its other LIDs do not use (osm_switch_recommend_path): the model has no
+ * chassis, so a switch is its own system. */
 typedef struct cand_ctx {
 	const ir_topo *t;
 	const uint32_t *dist;   /* candidate if dist[b] == want */
@@ -104,16 +129,26 @@ typedef struct cand_ctx {
 	const uint32_t *key;    /* updn: restrict to key[b] > key[s] (down) or < (up); NULL: any */
 	int dir;                /* +1 down, -1 up */
 	uint32_t *count;        /* per topology port, NULL: no balancing */
+	const uint32_t *avoid;  /* peer nodes used by the destination's earlier LIDs here */
+	unsigned navoid;
 } cand_ctx;
+
+static int avoided(const cand_ctx *c, uint32_t v)
+{
+	for (unsigned i = 0; i < c->navoid; i++)
+		if (c->avoid[i] == v)
+			return 1;
+	return 0;
+}
 
 static unsigned pick(const cand_ctx *c, uint32_t s)
 {
 	const ir_topo *t = c->t;
 	const ir_topo_node *x = &t->node[t->nhosts + s];
-	unsigned best = 0;
-	uint32_t bc = INF;
+	unsigned best = 0, bnew = 0;
+	uint32_t bc = INF, bcn = INF;
 	for (unsigned p = 1; p <= x->nports; p++) {
-		uint32_t v = t->port[x->port0 + p - 1].peer, b;
+		uint32_t v = t->port[x->port0 + p - 1].peer, b, cn;
 		if (v == IR_TOPO_NONE || v < t->nhosts)
 			continue;
 		b = v - t->nhosts;
@@ -122,17 +157,43 @@ static unsigned pick(const cand_ctx *c, uint32_t s)
 		if (c->key && (c->dir > 0 ? c->key[b] <= c->key[s] : c->key[b] >= c->key[s]))
 			continue;
 		if (!c->count) {
-			best = p;
-			break;
+			if (!c->navoid || !avoided(c, v)) {
+				best = p;
+				break;
+			}
+			if (!best)
+				best = p;
+			continue;
 		}
-		if (c->count[x->port0 + p - 1] < bc) {
-			bc = c->count[x->port0 + p - 1];
+		cn = c->count[x->port0 + p - 1];
+		if (cn < bc) {
+			bc = cn;
 			best = p;
+		}
+		if (c->navoid && cn < bcn && !avoided(c, v)) {
+			bcn = cn;
+			bnew = p;
 		}
 	}
+	if (bnew)
+		best = bnew;
 	if (best && c->count)
 		c->count[x->port0 + best - 1]++;
 	return best;
+}
+
+/* Plane k of destination LID lid at switch s: the peers of planes 0..k-1
+ * into c->avoid (capacity IR_LFT_MAX_LMC paths). */
+static void avoid_fill(cand_ctx *c, const ir_lft *l, uint32_t *buf, uint32_t s, uint32_t lid, uint32_t k)
+{
+	const ir_topo *t = c->t;
+	c->navoid = 0;
+	c->avoid = buf;
+	for (uint32_t j = 0; j < k; j++) {
+		unsigned p = ir_lft_get_path(l, s, lid, j);
+		if (p && p != IR_LFT_NONE && p <= t->node[t->nhosts + s].nports)
+			buf[c->navoid++] = ir_topo_portp(t, t->nhosts + s, p)->peer;
+	}
 }
 
 typedef struct rwork {
@@ -184,7 +245,7 @@ static uint32_t dst_switch(const ir_topo *t, uint32_t node, unsigned *hport)
  * `hosts_only` skips switch LIDs (0) or host LIDs (2); 1 does all. */
 static void minhop_lids(ir_lft *l, const ir_topo *t, rwork *w, uint32_t *cnt, int which)
 {
-	uint32_t last = INF;
+	uint32_t last = INF, np, av[1u << IR_LFT_MAX_LMC];
 	for (uint32_t lid = 1; lid <= t->max_lid; lid++) {
 		uint32_t n = t->lid_node[lid], a;
 		unsigned hp;
@@ -205,25 +266,35 @@ static void minhop_lids(ir_lft *l, const ir_topo *t, rwork *w, uint32_t *cnt, in
 		c.key = NULL;
 		c.dir = 0;
 		c.count = cnt;
+		c.navoid = 0;
+		np = n < t->nhosts ? l->npath : 1;
 		for (uint32_t s = 0; s < t->nswitches; s++) {
 			if (s == a) {
-				lft_set(l, s, lid, hp);
+				for (uint32_t k = 0; k < np; k++)
+					lft_setk(l, k, s, lid, hp);
 				continue;
 			}
 			if (w->dist[s] == INF)
 				continue;
 			c.want = w->dist[s] - 1;
-			unsigned p = pick(&c, s);
-			if (p)
-				lft_set(l, s, lid, p);
+			for (uint32_t k = 0; k < np; k++) {
+				unsigned p;
+				if (k)
+					avoid_fill(&c, l, av, s, lid, k);
+				p = pick(&c, s);
+				if (p)
+					lft_setk(l, k, s, lid, p);
+			}
 		}
 	}
 }
 
-int ir_route_minhop(ir_lft *l, const ir_topo *t, ir_err *e)
+int ir_route_minhop(ir_lft *l, const ir_topo *t, ir_err *e) { return ir_route_minhop_lmc(l, t, 0, e); }
+
+int ir_route_minhop_lmc(ir_lft *l, const ir_topo *t, unsigned lmc, ir_err *e)
 {
 	rwork w;
-	if (ir_lft_init(l, t, e))
+	if (ir_lft_init_lmc(l, t, lmc, e))
 		return -1;
 	if (rwork_init(&w, t, e)) {
 		ir_lft_release(l);
@@ -271,11 +342,13 @@ static int by_key(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int ir_route_updn(ir_lft *l, const ir_topo *t, ir_err *e)
+int ir_route_updn(ir_lft *l, const ir_topo *t, ir_err *e) { return ir_route_updn_lmc(l, t, 0, e); }
+
+int ir_route_updn_lmc(ir_lft *l, const ir_topo *t, unsigned lmc, ir_err *e)
 {
 	rwork w;
-	uint32_t H = t->nhosts, S = t->nswitches, top = 0, *dd, *R, last = INF;
-	if (ir_lft_init(l, t, e))
+	uint32_t H = t->nhosts, S = t->nswitches, top = 0, *dd, *R, last = INF, av[1u << IR_LFT_MAX_LMC];
+	if (ir_lft_init_lmc(l, t, lmc, e))
 		return -1;
 	if (rwork_init(&w, t, e)) {
 		ir_lft_release(l);
@@ -369,10 +442,12 @@ int ir_route_updn(ir_lft *l, const ir_topo *t, ir_err *e)
 		c.t = t;
 		c.count = w.cnt;
 		c.key = w.key;
+		c.navoid = 0;
 		for (uint32_t s = 0; s < S; s++) {
 			unsigned p;
 			if (s == a) {
-				lft_set(l, s, lid, hp);
+				for (uint32_t k = 0; k < l->npath; k++)
+					lft_setk(l, k, s, lid, hp);
 				continue;
 			}
 			if (dd[s] != INF) {
@@ -386,9 +461,13 @@ int ir_route_updn(ir_lft *l, const ir_topo *t, ir_err *e)
 			} else {
 				continue;
 			}
-			p = pick(&c, s);
-			if (p)
-				lft_set(l, s, lid, p);
+			for (uint32_t k = 0; k < l->npath; k++) {
+				if (k)
+					avoid_fill(&c, l, av, s, lid, k);
+				p = pick(&c, s);
+				if (p)
+					lft_setk(l, k, s, lid, p);
+			}
 		}
 	}
 	minhop_lids(l, t, &w, NULL, 2);
@@ -397,12 +476,14 @@ int ir_route_updn(ir_lft *l, const ir_topo *t, ir_err *e)
 	return 0;
 }
 
-int ir_route_ftree(ir_lft *l, const ir_topo *t, ir_err *e)
+int ir_route_ftree(ir_lft *l, const ir_topo *t, ir_err *e) { return ir_route_ftree_lmc(l, t, 0, e); }
+
+int ir_route_ftree_lmc(ir_lft *l, const ir_topo *t, unsigned lmc, ir_err *e)
 {
 	rwork w;
 	uint32_t H = t->nhosts, S = t->nswitches, *lvl, *da, last = INF, maxl = 0;
 	uint64_t div[64];
-	if (ir_lft_init(l, t, e))
+	if (ir_lft_init_lmc(l, t, lmc, e))
 		return -1;
 	if (rwork_init(&w, t, e)) {
 		ir_lft_release(l);
@@ -471,7 +552,8 @@ int ir_route_ftree(ir_lft *l, const ir_topo *t, ir_err *e)
 			const ir_topo_node *x = &t->node[H + s];
 			unsigned cand[IR_TOPO_MAX_PORTS], nc = 0;
 			if (s == a) {
-				lft_set(l, s, lid, hp);
+				for (uint32_t k = 0; k < l->npath; k++)
+					lft_setk(l, k, s, lid, hp);
 				continue;
 			}
 			if (lvl[s] == INF)
@@ -486,10 +568,15 @@ int ir_route_ftree(ir_lft *l, const ir_topo *t, ir_err *e)
 			}
 			if (!nc)
 				continue;
-			if (da[s] != INF)
-				lft_set(l, s, lid, cand[n % nc]);
-			else
-				lft_set(l, s, lid, cand[(n / div[lvl[s]]) % nc]);
+			/* LID offset k: down over parallel links by (h + k), up by
+			 * h / d + k / d, so the LIDs of a host leave a leaf by
+			 * different up ports (and, past its up ports, further up) */
+			for (uint32_t k = 0; k < l->npath; k++) {
+				if (da[s] != INF)
+					lft_setk(l, k, s, lid, cand[(n + k) % nc]);
+				else
+					lft_setk(l, k, s, lid, cand[(n / div[lvl[s]] + k / div[lvl[s]]) % nc]);
+			}
 		}
 	}
 	minhop_lids(l, t, &w, NULL, 2);
@@ -716,16 +803,16 @@ int ir_route_cdg(const ir_lft *l, const ir_topo *t, ir_err *e)
 	uint8_t *col = NULL;
 	int rc = -1;
 	for (uint32_t s = 0; s < H; s++)
-		for (uint32_t d = 0; d < H; d++) {
+		for (uint32_t dk = 0; dk < H * l->npath; dk++) {
 			unsigned hp;
-			uint32_t x, in_gp, via, target, prev = NIL32, steps = 0, c = 0;
+			uint32_t d = dk / l->npath, k = dk % l->npath, x, in_gp, via, target, prev = NIL32, steps = 0, c = 0;
 			if (s == d || (x = attach(t, s, &hp)) == IR_TOPO_NONE || x < H)
 				continue;
 			in_gp = t->node[x].port0 + hp - 1;
 			via = ir_route_via(l, t, s, d);
 			target = via != IR_TOPO_NONE ? t->node[via].lid : t->node[d].lid;
 			for (;;) {
-				unsigned p = ir_lft_get(l, x - H, target), c2;
+				unsigned p = ir_lft_get_path(l, x - H, target, target == t->node[d].lid ? k : 0), c2;
 				uint32_t out_gp;
 				const ir_topo_port *pp;
 				if (p == 0 && target != t->node[d].lid) {
@@ -828,12 +915,19 @@ out:
 	return rc;
 }
 
-int ir_route(ir_lft *l, const ir_topo *t, const char *engine, ir_err *e)
+int ir_route(ir_lft *l, const ir_topo *t, const char *engine, ir_err *e) { return ir_route_lmc(l, t, engine, 0, e); }
+
+int ir_route_lmc(ir_lft *l, const ir_topo *t, const char *engine, unsigned lmc, ir_err *e)
 {
 	int rc;
 	char q[80];
+	if (lmc > IR_LFT_MAX_LMC)
+		return ir_errf(e, "invalid LMC %u (expected 0..%u)", lmc, IR_LFT_MAX_LMC);
+	if (lmc && strcmp(engine, "minhop") && strcmp(engine, "updn") && strcmp(engine, "ftree"))
+		return ir_errf(e, "lmc = %u needs routing minhop, updn or ftree (routing '%s' gives one path per "
+		                  "destination)", lmc, ir_err_quote(q, sizeof q, engine, strlen(engine)));
 	if (strcmp(engine, "minhop") == 0)
-		rc = ir_route_minhop(l, t, e);
+		rc = ir_route_minhop_lmc(l, t, lmc, e);
 	else if (strcmp(engine, "dor") == 0)
 		rc = ir_route_dor(l, t, e);
 	else if (strcmp(engine, "minimal") == 0)
@@ -845,9 +939,9 @@ int ir_route(ir_lft *l, const ir_topo *t, const char *engine, ir_err *e)
 	else if (strcmp(engine, "ugal-g") == 0)
 		rc = ir_route_dragonfly(l, t, IR_PATH_UGAL_G, e);
 	else if (strcmp(engine, "updn") == 0)
-		rc = ir_route_updn(l, t, e);
+		rc = ir_route_updn_lmc(l, t, lmc, e);
 	else if (strcmp(engine, "ftree") == 0)
-		rc = ir_route_ftree(l, t, e);
+		rc = ir_route_ftree_lmc(l, t, lmc, e);
 	else if (strncmp(engine, "lft:", 4) == 0 && engine[4])
 		rc = ir_lft_load(l, t, engine + 4, e);
 	else
@@ -873,8 +967,8 @@ int ir_lft_check(const ir_lft *l, const ir_topo *t, ir_err *e)
 		free(path);
 		return ir_errf(e, "out of memory for checking routes");
 	}
-	for (uint32_t d = 0; d < H; d++) {
-		uint32_t lid = t->node[d].lid;
+	for (uint32_t dk = 0; dk < H * l->npath; dk++) {
+		uint32_t d = dk / l->npath, k = dk % l->npath, lid = t->node[d].lid;
 		memset(st, 0, S ? S : 1); /* 0 unknown, 1 on the current path, 2 reaches d */
 		for (uint32_t s = 0; s < H; s++) {
 			unsigned hp;
@@ -891,7 +985,7 @@ int ir_lft_check(const ir_lft *l, const ir_topo *t, ir_err *e)
 			}
 			x -= H;
 			while (st[x] != 2) {
-				unsigned p = ir_lft_get(l, x, lid);
+				unsigned p = ir_lft_get_path(l, x, lid, k);
 				const ir_topo_port *pp = NULL;
 				const char *why = NULL;
 				if (st[x] == 1)
@@ -905,7 +999,7 @@ int ir_lft_check(const ir_lft *l, const ir_topo *t, ir_err *e)
 				else if (pp->peer < H && pp->peer != d)
 					why = "another host";
 				if (why) {
-					ir_errf(e, "routes to '%s' (LID %u): switch '%s' has %s (entry %u)", ir_topo_name(t, d), lid,
+					ir_errf(e, "routes to '%s' (LID %u): switch '%s' has %s (entry %u)", ir_topo_name(t, d), lid + k,
 					        ir_topo_name(t, H + x), why, p);
 					free(st);
 					free(path);
@@ -935,6 +1029,11 @@ int ir_lft_check(const ir_lft *l, const ir_topo *t, ir_err *e)
  * each way under any of them. */
 int ir_lft_route_stats(const ir_lft *l, const ir_topo *t, ir_sb *out, ir_err *e)
 {
+	return ir_lft_route_stats_paths(l, t, 1, out, e);
+}
+
+int ir_lft_route_stats_paths(const ir_lft *l, const ir_topo *t, int all, ir_sb *out, ir_err *e)
+{
 	uint32_t H = t->nhosts, S = t->nswitches, nsw = 0;
 	uint64_t *load = calloc(t->nports_total ? t->nports_total : 1, sizeof *load), sum = 0, max = 0;
 	char ln[32];
@@ -948,13 +1047,13 @@ int ir_lft_route_stats(const ir_lft *l, const ir_topo *t, ir_sb *out, ir_err *e)
 				sp = t->node[s].port0 + p - 1;
 				x0 = t->port[sp].peer;
 			}
-		for (uint32_t d = 0; d < H; d++) {
-			uint32_t x = x0, lid = t->node[d].lid, hops = 0;
-			if (d == s || sp == IR_TOPO_NONE)
+		for (uint32_t dk = 0; dk < H * l->npath; dk++) {
+			uint32_t d = dk / l->npath, k = dk % l->npath, x = x0, lid = t->node[d].lid, hops = 0;
+			if (d == s || sp == IR_TOPO_NONE || (!all && k != ir_lft_static_path(l, s, d)))
 				continue;
 			load[sp]++;
 			while (x != d) {
-				unsigned p = x >= H ? ir_lft_get(l, x - H, lid) : IR_LFT_NONE;
+				unsigned p = x >= H ? ir_lft_get_path(l, x - H, lid, k) : IR_LFT_NONE;
 				const ir_topo_port *pp;
 				if (x < H || p == 0 || p == IR_LFT_NONE || p > t->node[x].nports || ++hops > S ||
 				    (pp = ir_topo_portp(t, x, p))->peer == IR_TOPO_NONE) {

@@ -57,6 +57,19 @@
  * ir_route_cdg() checks the dependency graph of (link, VL class) channels
  * over every host pair's path.
  *
+ * Multipath (LMC > 0): a host answers to 2^lmc LIDs, its base LID and the
+ * next 2^lmc - 1, as a port whose PortInfo has LMC set. The tables keep the
+ * topology's base LIDs and hold one plane per LID offset k (plane 0 is the
+ * table of the base LIDs, the only one without LMC): ir_lft_get_path(l, sw,
+ * lid, k) is the entry of LID base + k. minhop and updn give the LIDs of one
+ * destination different ports where they can, as OpenSM does: among the
+ * candidates of a switch, a port towards a neighbour that no earlier LID of
+ * the destination uses at that switch first, then the least used; ftree
+ * shifts its up port by the LID offset at each level ((h + k) / d mod u), so
+ * the LIDs of a host arrive over different spines. Each plane is a routing
+ * of the same engine, so updn and ftree stay deadlock-free (every plane goes
+ * up*, then down*, on the same ranking). Other engines refuse lmc > 0.
+ *
  * ir_lft_check() follows every route and fails on a missing entry, a dead
  * port or a loop, so a bad table file is an error before the run, never a
  * hang.
@@ -79,7 +92,9 @@ enum { IR_PATH_DEST = 0, IR_PATH_VALIANT = 1, IR_PATH_UGAL = 2, IR_PATH_UGAL_G =
 typedef struct ir_lft {
 	uint32_t nsw;   /* switches; switch i is topology node nhosts + i */
 	uint32_t nlid;  /* max_lid + 1 */
-	uint8_t *port;  /* [nsw * nlid] */
+	uint8_t *port;  /* [npath * nsw * nlid]: plane k holds the entries of LID base + k */
+	unsigned lmc;   /* LID mask control: 2^lmc LIDs per host */
+	uint32_t npath; /* 2^lmc */
 	/* VL classes (IR_VLM_*): how many, and per topology port its class
 	 * bits: low 7 bits a group (torus: dimension + 1; 0 host link), bit 7
 	 * the port starts a wrap-around (torus) or global (dragonfly) link */
@@ -93,6 +108,19 @@ typedef struct ir_lft {
 static inline unsigned ir_lft_get(const ir_lft *l, uint32_t sw, uint32_t lid)
 {
 	return l->port[(size_t)sw * l->nlid + lid];
+}
+
+/* The entry of LID lid + k (k < npath) of a host whose base LID is lid. */
+static inline unsigned ir_lft_get_path(const ir_lft *l, uint32_t sw, uint32_t lid, uint32_t k)
+{
+	return l->port[((size_t)k * l->nsw + sw) * l->nlid + lid];
+}
+
+/* The LID offset a host pair takes under a static choice (path = static):
+ * (source host + destination host) mod 2^lmc, the hash the SLs use. */
+static inline uint32_t ir_lft_static_path(const ir_lft *l, uint32_t src, uint32_t dst)
+{
+	return (src + dst) & (l->npath - 1);
 }
 
 /* The VL class of a packet that entered a switch on port in_gp with class c
@@ -109,11 +137,18 @@ static inline unsigned ir_lft_next_class(const ir_lft *l, uint32_t in_gp, uint32
 	return c + (b >> 7);
 }
 
-int ir_lft_init(ir_lft *l, const ir_topo *t, ir_err *e); /* all entries IR_LFT_NONE */
+int ir_lft_init(ir_lft *l, const ir_topo *t, ir_err *e); /* all entries IR_LFT_NONE, lmc 0 */
+/* The same with 2^lmc planes (lmc 0..IR_LFT_MAX_LMC). */
+int ir_lft_init_lmc(ir_lft *l, const ir_topo *t, unsigned lmc, ir_err *e);
 void ir_lft_release(ir_lft *l);
+
+#define IR_LFT_MAX_LMC 7
 
 /* "minhop", "updn", "ftree", "dor", "minimal", "valiant", "ugal", "ugal-g" or "lft:FILE". */
 int ir_route(ir_lft *l, const ir_topo *t, const char *engine, ir_err *e);
+/* The same with 2^lmc LIDs per host (minhop, updn and ftree; the others
+ * refuse lmc > 0). lmc 0 is ir_route. */
+int ir_route_lmc(ir_lft *l, const ir_topo *t, const char *engine, unsigned lmc, ir_err *e);
 int ir_route_dor(ir_lft *l, const ir_topo *t, ir_err *e);
 /* minimal, valiant and ugal share the tables; `path` is IR_PATH_*. */
 int ir_route_dragonfly(ir_lft *l, const ir_topo *t, int path, ir_err *e);
@@ -124,7 +159,8 @@ int ir_route_dragonfly(ir_lft *l, const ir_topo *t, int path, ir_err *e);
 uint32_t ir_route_via(const ir_lft *l, const ir_topo *t, uint32_t src, uint32_t dst);
 
 /* Channel dependency check over (link direction, VL class) channels, walking
- * every host pair's path (both legs when there is a via). Returns 0 when
+ * every host pair's path (both legs when there is a via; every LID of the
+ * destination with LMC). Returns 0 when
  * acyclic, 1 with a message naming a channel on a cycle in e, -1 on error
  * (no route, a class beyond nclass, out of memory). O(hosts^2 x hops): for
  * tests and small fabrics. */
@@ -132,15 +168,24 @@ int ir_route_cdg(const ir_lft *l, const ir_topo *t, ir_err *e);
 int ir_route_minhop(ir_lft *l, const ir_topo *t, ir_err *e);
 int ir_route_updn(ir_lft *l, const ir_topo *t, ir_err *e);
 int ir_route_ftree(ir_lft *l, const ir_topo *t, ir_err *e);
+/* with 2^lmc LIDs per host */
+int ir_route_minhop_lmc(ir_lft *l, const ir_topo *t, unsigned lmc, ir_err *e);
+int ir_route_updn_lmc(ir_lft *l, const ir_topo *t, unsigned lmc, ir_err *e);
+int ir_route_ftree_lmc(ir_lft *l, const ir_topo *t, unsigned lmc, ir_err *e);
 
-/* Every host reaches every other host: no missing entry, no unconnected
- * port, no loop. The message names the switch and the destination. */
+/* Every host reaches every other host (by each of its LIDs): no missing
+ * entry, no unconnected port, no loop. The message names the switch and the
+ * destination. */
 int ir_lft_check(const ir_lft *l, const ir_topo *t, ir_err *e);
 
 /* Routes per link direction (formats/topology.md): a TSV line per connected port with the
  * number of ordered host pairs whose route leaves through it, then a '#' summary over the
  * links between switches (count, routes, max, mean, max/mean). The tables must be checked. */
 int ir_lft_route_stats(const ir_lft *l, const ir_topo *t, ir_sb *out, ir_err *e);
+/* The same where a pair counts once per LID of its destination (all = 1, the
+ * lines of ir_lft_route_stats), or only on the LID of ir_lft_static_path
+ * (all = 0, as path = static sends). Without LMC the two are the same. */
+int ir_lft_route_stats_paths(const ir_lft *l, const ir_topo *t, int all, ir_sb *out, ir_err *e);
 
 /* OpenSM's dump layout (opensm-lfts.dump). Reading also accepts ibroute's
  * output; switches are found by GUID, else by LID; an entry's destination by

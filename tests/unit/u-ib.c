@@ -145,7 +145,7 @@ int main(void)
 					all = 0;
 				ir_ib_config_release(&d2);
 			}
-			ok(n == 31 && all, "31 keys, normalized with '_'");
+			ok(n == 34 && all, "34 keys, normalized with '_'");
 		}
 		ir_sb_release(&sb);
 		ir_ib_config_release(&c);

@@ -323,6 +323,8 @@ static int write_stats(const char *path, double load, double wall, const ir_engi
 		                 wall > 0 ? (double)fs->events / wall : 0);
 	if (fs)
 		rc |= ir_sb_addf(&b, "nonminimal\t%" PRIu64 "\n", fs->nonminimal);
+	if (fs && fs->path_other)
+		rc |= ir_sb_addf(&b, "path_other\t%" PRIu64 "\n", fs->path_other);
 	if (fs && (fs->fecn || fs->becn))
 		rc |= ir_sb_addf(&b, "fecn\t%" PRIu64 "\nbecn\t%" PRIu64 "\nccti_max\t%" PRIu64 "\n", fs->fecn, fs->becn,
 		                 fs->ccti_max);

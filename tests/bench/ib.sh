@@ -20,7 +20,9 @@
 # large variants, BENCH_RUNS times too: 2 KiB on torus:16x16x16 (4096 hosts)
 # and dragonfly:16,8,8,66 (CODES's 1,056 routers, 8,448 hosts), about 2
 # minutes a run each on a 2-core machine; 64 KiB on fattree3:24 (minutes: ~2 G
-# packet hops); ibsim's all-to-all with 3456 ranks.
+# packet hops); a dissemination over fattree3:56 (43,904 hosts, the largest fat
+# tree one subnet's unicast LIDs allow; about 45 s, most of it building the
+# fabric); ibsim's all-to-all with 3456 ranks.
 set -eu
 RUNS=${BENCH_RUNS:-3}
 FULL=${BENCH_FULL:-${IB_BENCH_FULL:-}}
@@ -46,6 +48,7 @@ if [ "$FULL" = 1 ]; then
 	runs "$D" bench alltoall torus:16x16x16 4096 2048 4 dor 2
 	runs "$D" bench alltoall dragonfly:16,8,8,66 8448 2048 4 minimal 2
 	runs "$D" bench alltoall fattree3:24 3456 65536 4
+	runs "$D" bench dissem fattree3:56 43904 8
 fi
 if command -v ibsim >/dev/null && command -v goalgen >/dev/null; then
 	# Peak memory of a 4 KiB all-to-all through ibsim on fattree3:24 (3456 hosts): the

@@ -101,7 +101,7 @@ $(BIN)/%: $$(subst .c,.o,$$(addprefix $(BUILD)/,$$(wildcard tools/$$*/*.c))) $(L
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/u-%: tests/unit/u-%.c tests/unit/tap.h $(LIB_A)
+$(BUILD)/tests/u-%: tests/unit/u-%.c tests/unit/tap.h tests/unit/ib-cfg.h $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 

@@ -46,38 +46,38 @@
 /* 0: not a poll (or not decidable), 1: a poll that found nothing, 2: one that found something */
 static int poll_state(const rstate *R, const ir_rec *r, const callinfo *ci)
 {
-	int64_t flag = 0, idx = 0;
+	int64_t v = 0, idx = 0;
+	unsigned f;
 	if (R->flavor != IR_TRACE_ALLPROF)
 		return 0;
 	switch (ci->k) {
 	case C_IPROBE:
-		if (ir_tf_int(r->f[F_MPI_Iprobe_flag], &flag))
-			return 0;
-		return flag ? 2 : 1;
+		f = F_MPI_Iprobe_flag;
+		break;
 	case C_IMPROBE:
-		if (ir_tf_int(r->f[F_MPI_Improbe_flag], &flag))
-			return 0;
-		return flag ? 2 : 1;
+		f = F_MPI_Improbe_flag;
+		break;
 	case C_TEST:
-		if (ir_tf_int(r->f[F_MPI_Test_flag], &flag))
-			return 0;
-		return flag ? 2 : 1;
+		f = F_MPI_Test_flag;
+		break;
 	case C_TESTALL:
-		if (ir_tf_int(r->f[F_MPI_Testall_flag], &flag))
-			return 0;
-		return flag ? 2 : 1;
+		f = F_MPI_Testall_flag;
+		break;
 	case C_TESTANY:
 		/* flag 1 with MPI_UNDEFINED: no active request, nothing found */
-		if (ir_tf_int(r->f[F_MPI_Testany_flag], &flag) || ir_tf_int(r->f[F_MPI_Testany_index], &idx))
+		if (ir_tf_int(r->f[F_MPI_Testany_index], &idx))
 			return 0;
-		return flag && idx >= 0 ? 2 : 1;
-	case C_TESTSOME:
-		if (ir_tf_int(r->f[F_MPI_Testsome_outcount], &idx))
-			return 0;
-		return idx > 0 ? 2 : 1;
+		f = F_MPI_Testany_flag;
+		break;
+	case C_TESTSOME: /* the outcount */
+		f = F_MPI_Testsome_outcount;
+		break;
 	default:
 		return 0;
 	}
+	if (ir_tf_int(r->f[f], &v))
+		return 0;
+	return v > 0 && idx >= 0 ? 2 : 1;
 }
 
 /* calls that block until a message or a request is there */

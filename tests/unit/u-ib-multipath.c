@@ -16,6 +16,7 @@
 #include "ir_net_ib.h"
 #include "ir_route.h"
 #include "ir_topo.h"
+#include "ib-cfg.h"
 #include "tap.h"
 
 static const ir_topo_linkdef LD = { 4, 16000, 5000, NULL, NULL };
@@ -43,16 +44,8 @@ static ir_ib *mk(uint32_t nranks, const char *const *kv, ir_err *e)
 	ir_ib_cfg c;
 	ir_ib *ib;
 	ir_ib_config_init(&c);
-	for (; kv && *kv; kv++) {
-		char k[64];
-		const char *eq = strchr(*kv, '=');
-		memcpy(k, *kv, (size_t)(eq - *kv));
-		k[eq - *kv] = 0;
-		if (ir_ib_config_set(&c, k, eq + 1, e)) {
-			ir_ib_config_release(&c);
-			return NULL;
-		}
-	}
+	if (ib_cfg_from(&c, kv, e))
+		return NULL;
 	ib = ir_ib_new(&c, nranks, &client, e);
 	ir_ib_config_release(&c);
 	memset(arr, 0, sizeof arr);

@@ -146,7 +146,11 @@ struct ir_engine {
 	void *net_state;
 	ir_engine_hooks hk;
 	uint32_t nranks, C, N;   /* CPUs and NICs per rank (the largest over ranks) */
-	uint32_t *base;          /* [nranks] global id of each rank's op 0 */
+	const ir_csched *cs;     /* the schedule's compact form (ir_goal.h): s->compact, or own */
+	ir_csched own;           /* built here when the schedule came without one */
+	const ir_csop *cop;       /* cs->op */
+	const uint32_t *cedge;   /* cs->edge */
+	const uint32_t *base;    /* cs->base: [nranks] global id of each rank's op 0 */
 	uint32_t *state;         /* [nops] unmet predecessors, or IR_READY | rank */
 	uint64_t *earliest;      /* [nops] when C > 1: earliest start allowed by predecessors */
 	uint64_t *cpu_free;      /* [nranks * C] */
@@ -227,9 +231,10 @@ static inline void rq_set_next(ir_engine *en, uint32_t r, uint32_t i, uint32_t n
 	en->state[en->base[r] + i] = IR_READY | (next == NIL ? RQ_END : next);
 }
 
-static inline const unsigned char *opp(const ir_engine *en, uint32_t r, uint32_t i)
+/* Op i of rank r, decoded. */
+static inline void opd(const ir_engine *en, uint32_t r, uint32_t i, ir_dop *o)
 {
-	return ir_rank_op(&en->s->rank[r], i);
+	ir_csched_op(en->cs, r, en->base[r] + i, o);
 }
 
 /* ---- construction ---- */
@@ -287,8 +292,31 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	}
 	en->C = C;
 	en->N = N;
-	if (!(en->base = xcalloc(s->nranks, sizeof *en->base, e, "op indices")) ||
-	    !(en->state = xcalloc((size_t)total, sizeof *en->state, e, "op states")) ||
+	if (s->compact) {
+		en->cs = s->compact;
+	} else {
+		/* a schedule made in memory (calib, tests): its compact form, here */
+		uint64_t ne = 0;
+		for (uint32_t r = 0; r < s->nranks; r++)
+			ne += s->rank[r].nedges;
+		if (ir_csched_init(&en->own, s->nranks, total, ne, e))
+			goto fail;
+		for (uint32_t r = 0; r < s->nranks; r++)
+			if (ir_csched_add(&en->own, r, &s->rank[r], e))
+				goto fail;
+		if (ir_csched_finish(&en->own, e))
+			goto fail;
+		en->cs = &en->own;
+	}
+	if (en->cs->nranks != s->nranks || en->cs->nops != total) {
+		ir_errf(e, "internal error: the compact schedule has %u ops, the schedule %llu", en->cs->nops,
+		        (unsigned long long)total);
+		goto fail;
+	}
+	en->cop = en->cs->op;
+	en->cedge = en->cs->edge;
+	en->base = en->cs->base;
+	if (!(en->state = xcalloc((size_t)total, sizeof *en->state, e, "op states")) ||
 	    !(en->cpu_free = xcalloc((size_t)s->nranks * C, sizeof *en->cpu_free, e, "CPU times")) ||
 	    !(en->send_free = xcalloc((size_t)s->nranks * N, sizeof *en->send_free, e, "NIC times")) ||
 	    !(en->recv_free = xcalloc((size_t)s->nranks * N, sizeof *en->recv_free, e, "NIC times")) ||
@@ -321,27 +349,21 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	memset(en->uq_head, 0xff, (size_t)s->nranks * 4);
 	memset(en->uq_tail, 0xff, (size_t)s->nranks * 4);
 
-	/* Count predecessors: one pass over every rank's edges. */
-	total = 0;
-	for (uint32_t r = 0; r < s->nranks; r++) {
-		const ir_rank *rk = &s->rank[r];
-		uint32_t b = (uint32_t)total;
-		en->base[r] = b;
-		for (uint32_t k = 0; k < rk->nedges; k++) {
-			uint32_t d = ir_rank_edge(rk, k) & IR_EDGE_INDEX;
-			if (d >= rk->nops) {
-				ir_errf(e, "rank %u: edge %u names op %u of %u", r, k, d, rk->nops);
-				goto fail;
-			}
-			if (++en->state[b + d] >= IR_READY) {
-				ir_errf(e, "rank %u: op %u has too many predecessors", r, d);
-				goto fail;
-			}
+	/* Count predecessors: one pass over the edges (global ids of dependents, checked
+	 * against their rank when the compact form was built). */
+	for (uint32_t k = 0, ne = en->cs->nedges; k < ne; k++) {
+		uint32_t d = en->cedge[k] & IR_EDGE_INDEX;
+		if (d >= total) {
+			ir_errf(e, "dependency %u names op %u of %llu", k, d, (unsigned long long)total);
+			goto fail;
 		}
-		for (uint32_t i = 0; i < rk->nops; i++)
-			en->ninit += en->state[b + i] == 0;
-		total += rk->nops;
+		if (++en->state[d] >= IR_READY) {
+			ir_errf(e, "op %u has too many predecessors", d);
+			goto fail;
+		}
 	}
+	for (uint64_t g = 0; g < total; g++)
+		en->ninit += en->state[g] == 0;
 	return en;
 fail:
 	ir_engine_free(en);
@@ -354,7 +376,7 @@ void ir_engine_free(ir_engine *en)
 		return;
 	if (en->net && en->net_state)
 		en->net->free(en->net_state);
-	free(en->base);
+	ir_csched_release(&en->own);
 	free(en->state);
 	free(en->earliest);
 	free(en->cpu_free);
@@ -446,15 +468,13 @@ static int rl_add(rlist *l, uint32_t v, ir_err *e)
 static int walk(ir_engine *en, uint32_t r, uint32_t i, unsigned mask, uint64_t ts, uint64_t td, rlist *l,
                 ir_err *e)
 {
-	const ir_rank *rk = &en->s->rank[r];
-	uint32_t b, end, base = en->base[r];
-	ir_rank_succ(rk, i, &b, &end);
+	uint32_t base = en->base[r], b = en->cop[base + i].s, end = en->cop[base + i + 1].s;
 	if (b == end)
 		return 0;
 	l->rank = r;
 	for (uint32_t k = b; k < end; k++) {
-		uint32_t ed = ir_rank_edge(rk, k);
-		uint32_t g = base + (ed & IR_EDGE_INDEX);
+		uint32_t ed = en->cedge[k];
+		uint32_t g = ed & IR_EDGE_INDEX;
 		unsigned kind = (ed & IR_EDGE_IREQ) ? WALK_IREQ : WALK_REQ;
 		if (!(mask & kind))
 			continue;
@@ -463,7 +483,7 @@ static int walk(ir_engine *en, uint32_t r, uint32_t i, unsigned mask, uint64_t t
 			if (en->earliest[g] < tt)
 				en->earliest[g] = tt;
 		}
-		if (--en->state[g] == 0 && rl_add(l, ed & IR_EDGE_INDEX, e))
+		if (--en->state[g] == 0 && rl_add(l, g - base, e))
 			return -1;
 	}
 	return 0;
@@ -476,13 +496,14 @@ static int queue_list(ir_engine *en, const rlist *l, ir_err *e)
 	for (unsigned cls = IR_OP_SEND; cls <= IR_OP_CALC; cls++) {
 		for (uint32_t j = 0; j < l->n; j++) {
 			uint32_t i = l->v[j], g = base + i;
-			const unsigned char *op = opp(en, r, i);
+			ir_dop o;
 			uint64_t t;
-			if (ir_op_type(op) != cls && l->n > 1)
+			ir_csched_op(en->cs, r, g, &o);
+			if (o.type != cls && l->n > 1)
 				continue;
-			t = ir_op_type(op) == IR_OP_SEND && en->arrival ? 0 : en->cpu_free[(size_t)r * en->C + ir_op_cpu(op)];
-			if (ir_op_type(op) == IR_OP_SEND)
-				t = umax(t, en->send_free[(size_t)r * en->N + ir_op_nic(op)]);
+			t = o.type == IR_OP_SEND && en->arrival ? 0 : en->cpu_free[(size_t)r * en->C + o.cpu];
+			if (o.type == IR_OP_SEND)
+				t = umax(t, en->send_free[(size_t)r * en->N + o.nic]);
 			if (en->earliest)
 				t = umax(t, en->earliest[g]);
 			en->state[g] = IR_READY | r;
@@ -595,13 +616,14 @@ static int release_sender(ir_engine *en, const msg *m, uint64_t t, ir_err *e)
 static int matched(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uint64_t t, ir_err *e)
 {
 	msg *m = M(en, mi);
-	const unsigned char *rop = opp(en, d, ri);
-	if (m->size > ir_op_size(rop)) {
+	ir_dop rop;
+	opd(en, d, ri, &rop);
+	if (m->size > rop.size) {
 		if (!en->st.oversize++) {
 			en->st.over_rank = d;
 			en->st.over_recv = ri;
 			en->st.over_msg_size = m->size;
-			en->st.over_recv_size = ir_op_size(rop);
+			en->st.over_recv_size = rop.size;
 			en->st.over_src = m->src;
 		}
 	}
@@ -1040,10 +1062,11 @@ static int put_back(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ref, uint3
 static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t r, int in_heap, ir_err *e)
 {
 	uint32_t i = g - en->base[r];
-	const unsigned char *op = opp(en, r, i);
-	unsigned type = ir_op_type(op), c = ir_op_cpu(op), n = ir_op_nic(op);
+	ir_dop op;
+	ir_csched_op(en->cs, r, g, &op);
+	unsigned type = op.type, c = op.cpu, n = op.nic;
 	uint64_t *cf = &en->cpu_free[(size_t)r * en->C + c];
-	uint64_t size = ir_op_size(op);
+	uint64_t size = op.size;
 	ir_ev ev;
 
 	if (type == IR_OP_CALC) {
@@ -1081,7 +1104,7 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 		 * and adds its overhead to that work, as for a message (docs/loggops-semantics.md
 		 * 6.2 item 3) */
 		uint64_t avail = en->arrival ? *sf : umax(*cf, *sf), s1 = s1_of(size), cpu_end, busy;
-		uint32_t mi, dst = ir_op_peer(op);
+		uint32_t mi, dst = op.peer;
 		msg *m;
 		ir_net_msg nm;
 		int rndv, self = en->other_model && ir_model_self_copy(&en->p, r, dst);
@@ -1108,8 +1131,8 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 		m = M(en, mi);
 		m->next = NIL;
 		m->src = r;
-		m->dst = ir_op_peer(op);
-		m->tag = ir_op_tag(op);
+		m->dst = op.peer;
+		m->tag = op.tag;
 		m->sop = i;
 		m->cpu = (uint8_t)c;
 		m->nic = (uint8_t)n;
@@ -1157,7 +1180,7 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 	}
 	/* IR_OP_RECV: posting needs no resource. */
 	{
-		uint32_t src = ir_op_peer(op), tag = ir_op_tag(op), prev = NIL, mi;
+		uint32_t src = op.peer, tag = op.tag, prev = NIL, mi;
 		if (in_heap)
 			ir_heap_pop(&en->h);
 		en->st.ops++;
@@ -1277,8 +1300,9 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err
 		m->mt = cpu_end;
 	*cf = en->arrival ? tadd(en, cpu_end, busy) : cpu_end;
 	for (q = en->rq_head[d]; q != NIL; prev = q, q = rq_next(en, d, q)) {
-		const unsigned char *rop = opp(en, d, q);
-		if (recv_fits(ir_op_peer(rop), ir_op_tag(rop), m))
+		ir_dop rop;
+		opd(en, d, q, &rop);
+		if (recv_fits(rop.peer, rop.tag, m))
 			break;
 	}
 	if (en->hk.event) {
@@ -1414,7 +1438,7 @@ static int run_initial(ir_engine *en, ir_err *e)
 			unsigned type;
 			if (en->state[b + i] != 0)
 				continue;
-			type = ir_op_type(ir_rank_op(rk, i));
+			type = ir_csched_type(en->cs, b + i);
 			if (type == IR_OP_SEND) {
 				if (step_op(en, 0, seq++, b + i, r, 0, e) || after_event(en, e))
 					return -1;
@@ -1424,7 +1448,7 @@ static int run_initial(ir_engine *en, ir_err *e)
 			}
 		}
 		for (uint32_t i = 0; i < rk->nops; i++)
-			if (en->state[b + i] == 0 && ir_op_type(ir_rank_op(rk, i)) == IR_OP_CALC && tmp_add(en, &nt, i, e))
+			if (en->state[b + i] == 0 && ir_csched_type(en->cs, b + i) == IR_OP_CALC && tmp_add(en, &nt, i, e))
 				return -1;
 		for (size_t j = 0; j < nt; j++)
 			if (step_op(en, 0, seq++, b + en->tmp[j], r, 0, e) || after_event(en, e))
@@ -1549,12 +1573,13 @@ static int never_ready(const ir_engine *en, uint32_t r, uint32_t i)
 
 static int op_done(const ir_engine *en, uint32_t r, uint32_t i)
 {
-	unsigned type = ir_op_type(opp(en, r, i));
+	ir_dop o;
+	opd(en, r, i, &o);
 	if (never_ready(en, r, i))
 		return 0;
-	if (type == IR_OP_RECV)
+	if (o.type == IR_OP_RECV)
 		return !in_rq(en, r, i);
-	if (type == IR_OP_SEND && ir_op_size(opp(en, r, i)) > en->p.S)
+	if (o.type == IR_OP_SEND && o.size > en->p.S)
 		return pending_send_msg(en, r, i) == NIL;
 	return 1;
 }
@@ -1585,16 +1610,17 @@ int ir_engine_deadlock(const ir_engine *en, ir_sb *out, uint32_t max_ranks)
 		}
 		shown++;
 		for (uint32_t q = en->rq_head[r]; q != NIL && !rc; q = rq_next(en, r, q)) {
-			const unsigned char *op = opp(en, r, q);
+			ir_dop op;
+			opd(en, r, q, &op);
 			if (lines++ == 4) {
 				rc |= ir_sb_addf(out, "rank %u: ... more posted receives\n", r);
 				break;
 			}
 			opname(en, r, q, a, sizeof a);
-			peername(ir_op_peer(op), p, sizeof p);
-			peername(ir_op_tag(op), tg, sizeof tg);
+			peername(op.peer, p, sizeof p);
+			peername(op.tag, tg, sizeof tg);
 			rc |= ir_sb_addf(out, "rank %u: recv %s (%llu bytes from %s tag %s) is posted; no message matches it\n", r,
-			                 a, (unsigned long long)ir_op_size(op), p, tg);
+			                 a, (unsigned long long)op.size, p, tg);
 		}
 		lines = 0;
 		for (uint32_t d = 0; d < en->nranks && !rc && lines < 4; d++)
@@ -1626,25 +1652,24 @@ int ir_engine_deadlock(const ir_engine *en, ir_sb *out, uint32_t max_ranks)
 		if (first != NIL && !rc) {
 			/* Name a predecessor that is not done: the first found in edge order. */
 			uint32_t pred = NIL;
+			uint32_t gb = en->base[r];
 			for (uint32_t j = 0; j < rk->nops && pred == NIL; j++) {
-				uint32_t kb, ke;
-				ir_rank_succ(rk, j, &kb, &ke);
-				for (uint32_t k = kb; k < ke; k++)
-					if ((ir_rank_edge(rk, k) & IR_EDGE_INDEX) == first && !op_done(en, r, j)) {
+				for (uint32_t k = en->cop[gb + j].s; k < en->cop[gb + j + 1].s; k++)
+					if ((en->cedge[k] & IR_EDGE_INDEX) == gb + first && !op_done(en, r, j)) {
 						pred = j;
 						break;
 					}
 			}
-			const unsigned char *op = opp(en, r, first);
+			unsigned ft = ir_csched_type(en->cs, gb + first);
 			opname(en, r, first, a, sizeof a);
 			if (pred != NIL) {
-				const unsigned char *pop = opp(en, r, pred);
+				unsigned pt = ir_csched_type(en->cs, gb + pred);
 				opname(en, r, pred, b, sizeof b);
 				rc |= ir_sb_addf(out, "rank %u: %s %s never became ready: it waits for %s %s, %s\n", r,
-				                 tname(ir_op_type(op)), a, tname(ir_op_type(pop)), b,
+				                 tname(ft), a, tname(pt), b,
 				                 never_ready(en, r, pred) ? "which never became ready" : "which never completed");
 			} else {
-				rc |= ir_sb_addf(out, "rank %u: %s %s never became ready\n", r, tname(ir_op_type(op)), a);
+				rc |= ir_sb_addf(out, "rank %u: %s %s never became ready\n", r, tname(ft), a);
 			}
 			if (nnever > 1)
 				rc |= ir_sb_addf(out, "rank %u: %u ops in all never became ready\n", r, nnever);

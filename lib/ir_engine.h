@@ -9,8 +9,11 @@
  * tie. The path of a message between NICs is the network's (ir_net.h); the
  * engine only hands it messages and receives arrival times.
  *
- * Memory (why it scales to millions of ranks): the schedule is used in place
- * (mapped binary); the engine adds 4 bytes per op (unmet predecessors, later
+ * Memory (why it scales to millions of ranks): the engine runs on the schedule's
+ * compact form (ir_csched, ir_goal.h: 8 bytes per op, 4 per edge, 24 per distinct
+ * attribute), which ir_sched_load builds with IR_SCHED_COMPACT while it validates a
+ * mapped binary and lets its pages go; for a schedule without one (made in memory)
+ * the engine builds it. On top the engine adds 4 bytes per op (unmet predecessors, later
  * the op's rank while it is queued), 8 more per op only when some rank has
  * several CPUs (the earliest start its predecessors allow), 72 bytes
  * per rank (one CPU and NIC), 8 per posted receive, 72 per message in flight and 16 per

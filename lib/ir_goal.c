@@ -37,7 +37,27 @@ struct ir_sched_priv {
 	uint64_t *lab_off;  /* per op over all ranks, in file order; UINT64_MAX = none */
 	size_t nlab_off, lab_off_cap;
 	uint64_t *rank_lab_base; /* by rank number */
+	ir_csched cs;       /* IR_SCHED_COMPACT */
 };
+
+/* IR_SCHED_COMPACT on a mapped file: the pages of the sections already read are let
+ * go in windows of this many bytes (one madvise per window) */
+#define DROP_WINDOW ((uint64_t)32 << 20)
+
+/* The compact form of every rank, in file order (text input: from its buffer). */
+static int compact_text(ir_sched *s, ir_err *e)
+{
+	ir_sched_priv *v = s->priv;
+	if (ir_csched_init(&v->cs, s->nranks, s->nops, s->nedges, e))
+		return -1;
+	for (uint32_t i = 0; i < s->nranks; i++)
+		if (ir_csched_add(&v->cs, v->order[i], &s->rank[v->order[i]], e))
+			return -1;
+	if (ir_csched_finish(&v->cs, e))
+		return -1;
+	s->compact = &v->cs;
+	return 0;
+}
 
 /* Open `path` and tell its form. On binary, *is_bin is set and the reader is
  * left positioned at the start (peek does not consume). */
@@ -229,12 +249,15 @@ int ir_sched_load(ir_sched **out, const char *path, int flags, ir_err *e)
 		ir_reader_free(r);
 		if (finish_text(s, name, e))
 			goto fail;
+		if ((flags & IR_SCHED_COMPACT) && compact_text(s, e))
+			goto fail;
 		*out = s;
 		return 0;
 	}
 	if (load_binary(&v->blob, path, r, e))
 		goto fail;
-	v->g = ir_goalb_open(v->blob.data, v->blob.len, name, e);
+	v->g = (flags & IR_SCHED_COMPACT) ? ir_goalb_open_blob(&v->blob, name, e)
+	                                  : ir_goalb_open(v->blob.data, v->blob.len, name, e);
 	if (!v->g)
 		goto fail;
 	s->nranks = ir_goalb_num_ranks(v->g);
@@ -244,6 +267,13 @@ int ir_sched_load(ir_sched **out, const char *path, int flags, ir_err *e)
 		ir_errf(e, "%s: out of memory", name);
 		goto fail;
 	}
+	if (flags & IR_SCHED_COMPACT) {
+		uint64_t no, ne;
+		ir_goalb_totals(v->g, &no, &ne);
+		if (ir_csched_init(&v->cs, s->nranks, no, ne, e))
+			goto fail;
+	}
+	uint64_t dropped = 0; /* the mapping's pages before this offset were let go */
 	for (uint32_t i = 0; i < s->nranks; i++) {
 		uint32_t rk = ir_goalb_section_rank(v->g, i);
 		v->order[i] = rk;
@@ -251,7 +281,25 @@ int ir_sched_load(ir_sched **out, const char *path, int flags, ir_err *e)
 			goto fail;
 		s->nops += s->rank[rk].nops;
 		s->nedges += s->rank[rk].nedges;
+		if (!(flags & IR_SCHED_COMPACT))
+			continue;
+		if (ir_csched_add(&v->cs, rk, &s->rank[rk], e))
+			goto fail;
+		if (i + 1 < s->nranks && ir_goalb_section_offset(v->g, i + 1) - dropped >= DROP_WINDOW) {
+			uint64_t at = ir_goalb_section_offset(v->g, i + 1);
+			ir_blob_drop(&v->blob, (size_t)dropped, (size_t)(at - dropped));
+			dropped = at;
+		}
 	}
+	if (flags & IR_SCHED_COMPACT) {
+		if (ir_csched_finish(&v->cs, e))
+			goto fail;
+		s->compact = &v->cs;
+		ir_blob_drop(&v->blob, (size_t)dropped, v->blob.len - (size_t)dropped);
+	}
+	/* the index's order is not needed once every section is located */
+	ir_goalb_free(v->g);
+	v->g = NULL;
 	*out = s;
 	return 0;
 fail:
@@ -271,6 +319,7 @@ void ir_sched_free(ir_sched *s)
 		ir_sb_release(&v->blob.priv_sb);
 		ir_sb_release(&v->data);
 		ir_sb_release(&v->lab_arena);
+		ir_csched_release(&v->cs);
 		free(v->ents);
 		free(v->order);
 		free(v->lab_off);

@@ -83,11 +83,16 @@ typedef struct ir_sched {
 	uint64_t nops;         /* over all ranks */
 	uint64_t nedges;
 	int from_text;         /* compiled from GOAL text (labels may be available) */
+	const struct ir_csched *compact; /* IR_SCHED_COMPACT: the simulator's form (ir_csched), else NULL */
 	ir_sched_priv *priv;
 } ir_sched;
 
 enum {
-	IR_SCHED_LABELS = 1 /* text input: keep the labels for messages (ir_sched_label) */
+	IR_SCHED_LABELS = 1, /* text input: keep the labels for messages (ir_sched_label) */
+	IR_SCHED_COMPACT = 2 /* build the compact form (ir_csched) as each rank is validated; the
+	                      * pages of a mapped binary file are let go behind it, so memory is
+	                      * that of the compact form (rank pointers stay valid: the pages are
+	                      * read again from the file if used) */
 };
 
 /* Load a schedule from `path` ("-": stdin): GOAL text or binary, plain or
@@ -148,6 +153,15 @@ void ir_goalb_free(ir_goalb *g);
 uint32_t ir_goalb_num_ranks(const ir_goalb *g);
 /* Rank number of the i-th section in file order. */
 uint32_t ir_goalb_section_rank(const ir_goalb *g, uint32_t i);
+/* Byte offset of the i-th section in file order (increasing with i). */
+uint64_t ir_goalb_section_offset(const ir_goalb *g, uint32_t i);
+/* nops and nedges over all sections as their headers say (checked against the file
+ * size by ir_goalb_open, not yet validated). */
+void ir_goalb_totals(const ir_goalb *g, uint64_t *nops, uint64_t *nedges);
+/* ir_goalb_open on a blob (ir_io.h), letting go of the pages of a mapped file as the
+ * walk over the section headers passes them (ir_blob_drop). */
+struct ir_blob;
+ir_goalb *ir_goalb_open_blob(const struct ir_blob *b, const char *name, ir_err *e);
 /* Validate rank `rank`'s section fully (checksum, every op and edge, acyclic) and
  * point `out` into the data. */
 int ir_goalb_rank(const ir_goalb *g, uint32_t rank, ir_rank *out, ir_err *e);
@@ -176,6 +190,96 @@ void ir_goal_stats_init(ir_goal_stats *st, uint32_t num_ranks);
 int ir_goal_stats_add(ir_goal_stats *st, uint32_t rank, const ir_rank *r, ir_err *e);
 int ir_goal_stats_write(struct ir_writer *w, const ir_goal_stats *st, ir_err *e);
 void ir_goal_stats_release(ir_goal_stats *st);
+
+/* ---- The compact form: the simulator's in-memory schedule (lib/ir_goal_compact.c) ----
+ *
+ * The binary format's 24-byte records are read once, at loading, into 8 bytes
+ * per op: a word naming the op's attributes and the index of its first
+ * dependent. What ops share (type, cpu, nic, tag, size and the peer as a
+ * distance from the op's own rank, modulo num_ranks) is stored once in a table
+ * of attributes: a dissemination or a ring of a million ranks has a few dozen
+ * of them. A calc of cpu 0 shorter than 2^31 ps needs no entry: its duration
+ * is the word itself (IR_COP_INLINE). Ops of all ranks are numbered globally
+ * (rank's base + index), and edges name global ids, so a walk over dependents
+ * needs nothing of the rank. Memory: 8 bytes per op, 4 per edge, 4 per rank,
+ * 24 per distinct attribute (at most one per op), and while building a hash
+ * table of the attributes.
+ */
+#define IR_COP_INLINE ((uint32_t)0x80000000u)
+
+typedef struct ir_csop {
+	uint32_t a; /* IR_COP_INLINE | calc ps, or index into attr */
+	uint32_t s; /* global index of the first dependent in edge; the op's are [s, next op's s) */
+} ir_csop;
+
+typedef struct ir_cattr {
+	uint64_t size;
+	uint32_t peer;          /* rel: (peer - rank) mod num_ranks; else the peer (IR_ANY, or 0 for calc) */
+	uint32_t tag;
+	uint8_t type, cpu, nic, rel;
+	uint32_t pad;           /* 0 (entries are compared whole) */
+} ir_cattr;
+
+typedef struct ir_csched {
+	uint32_t nranks;
+	uint32_t nops;          /* below 2^31 */
+	uint32_t nedges;        /* below 2^32 */
+	ir_csop *op;             /* [nops + 1]: op[nops].s = nedges */
+	uint32_t *edge;         /* [nedges] global id of the dependent | IR_EDGE_IREQ */
+	uint32_t *base;         /* [nranks] global id of each rank's op 0 */
+	ir_cattr *attr;
+	uint32_t nattr;
+	size_t attr_cap;
+	uint32_t *priv_hash;    /* building: attribute slots + 1, 0 empty */
+	size_t priv_hcap;
+	uint32_t priv_ranks;    /* ranks added */
+} ir_csched;
+
+/* The op as the engine uses it. */
+typedef struct ir_dop {
+	unsigned type, cpu, nic;
+	uint32_t peer, tag;
+	uint64_t size;
+} ir_dop;
+
+/* Room for `nops` ops and `nedges` edges over `nranks` ranks (exact: no growth later).
+ * Fails when nops >= 2^31 or nedges >= 2^32. */
+int ir_csched_init(ir_csched *c, uint32_t nranks, uint64_t nops, uint64_t nedges, ir_err *e);
+/* Add rank `rank` (a validated ir_rank); ranks in any order, each once. */
+int ir_csched_add(ir_csched *c, uint32_t rank, const ir_rank *r, ir_err *e);
+/* After every rank was added: checks the counts, frees the build's hash table. */
+int ir_csched_finish(ir_csched *c, ir_err *e);
+void ir_csched_release(ir_csched *c);
+
+static inline void ir_csched_op(const ir_csched *c, uint32_t rank, uint32_t g, ir_dop *o)
+{
+	uint32_t a = c->op[g].a;
+	const ir_cattr *x;
+	if (a & IR_COP_INLINE) {
+		o->type = IR_OP_CALC;
+		o->cpu = o->nic = 0;
+		o->peer = o->tag = 0;
+		o->size = a & ~IR_COP_INLINE;
+		return;
+	}
+	x = &c->attr[a];
+	o->type = x->type;
+	o->cpu = x->cpu;
+	o->nic = x->nic;
+	o->tag = x->tag;
+	o->size = x->size;
+	if (x->rel) {
+		uint32_t p = rank + x->peer; /* both below 2^31 */
+		o->peer = p >= c->nranks ? p - c->nranks : p;
+	} else {
+		o->peer = x->peer;
+	}
+}
+static inline unsigned ir_csched_type(const ir_csched *c, uint32_t g)
+{
+	uint32_t a = c->op[g].a;
+	return (a & IR_COP_INLINE) ? IR_OP_CALC : c->attr[a].type;
+}
 
 /* Ranks of a loaded schedule in the order of the file (text blocks or binary sections). */
 const uint32_t *ir_sched_order(const ir_sched *s);

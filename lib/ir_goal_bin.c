@@ -16,6 +16,11 @@
  * bounds, and it allocates only arrays bounded by the file size (each rank
  * costs at least 40 bytes of file: its section header and index entry).
  * Messages name the file, the byte offset, the rank and the field.
+ *
+ * Acyclicity: a section whose every edge goes to a later op (what goalc writes
+ * for schedules whose dependencies follow the text's order, nearly all of them)
+ * is acyclic by its index order, so Kahn's algorithm, two more passes over the
+ * edges and 8 bytes of scratch per op, runs only for the others.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -211,6 +216,7 @@ struct ir_goalb {
 	uint32_t num_ranks;
 	uint64_t index_off;
 	rentry *order; /* sections in file order */
+	uint64_t nops, nedges; /* over all sections, as their headers say */
 };
 
 static int bad(const char *name, uint64_t off, ir_err *e, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -230,8 +236,25 @@ static int rent_cmp(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* The open of ir_goalb_open and ir_goalb_open_blob: with `drop`, the pages of the
+ * sections whose headers were read are let go every DROP_BYTES of the walk (the walk
+ * touches every page of a file of small sections). */
+#define DROP_BYTES ((uint64_t)32 << 20)
+static ir_goalb *goalb_open(const unsigned char *d, size_t len, const char *name, const ir_blob *drop, ir_err *e);
+
 ir_goalb *ir_goalb_open(const unsigned char *d, size_t len, const char *name, ir_err *e)
 {
+	return goalb_open(d, len, name, NULL, e);
+}
+
+ir_goalb *ir_goalb_open_blob(const ir_blob *b, const char *name, ir_err *e)
+{
+	return goalb_open(b->data, b->len, name, b, e);
+}
+
+static ir_goalb *goalb_open(const unsigned char *d, size_t len, const char *name, const ir_blob *drop, ir_err *e)
+{
+	uint64_t dropped = 0;
 	ir_goalb *g = NULL;
 	const unsigned char *t;
 	uint64_t index_off, want, tlen;
@@ -340,8 +363,18 @@ ir_goalb *ir_goalb_open(const unsigned char *d, size_t len, const char *name, ir
 		}
 		g->order[r].off = off;
 		g->order[r].rank = r;
+		g->nops += ir_get32(s + 4);
+		g->nedges += ir_get32(s + 8);
+		if (drop && off > dropped + DROP_BYTES) {
+			ir_blob_drop(drop, (size_t)dropped, (size_t)(off - dropped));
+			dropped = off;
+		}
 	}
+
 	qsort(g->order, n, sizeof *g->order, rent_cmp);
+	dropped = 0;
+	if (drop)
+		ir_blob_drop(drop, 0, (size_t)index_off);
 	{
 		uint64_t at = HEADER_BYTES;
 		for (uint32_t i = 0; i < n; i++) {
@@ -356,7 +389,13 @@ ir_goalb *ir_goalb_open(const unsigned char *d, size_t len, const char *name, ir
 				goto fail;
 			}
 			at = off + section_bytes(ir_get32(s + 4), ir_get32(s + 8));
+			if (drop && off > dropped + DROP_BYTES) {
+				ir_blob_drop(drop, (size_t)dropped, (size_t)(off - dropped));
+				dropped = off;
+			}
 		}
+		if (drop)
+			ir_blob_drop(drop, 0, (size_t)index_off);
 		if (at != index_off) {
 			bad(name, at, e, "%" PRIu64 " bytes before the index belong to no section", index_off - at);
 			goto fail;
@@ -379,6 +418,13 @@ void ir_goalb_free(ir_goalb *g)
 
 uint32_t ir_goalb_num_ranks(const ir_goalb *g) { return g->num_ranks; }
 uint32_t ir_goalb_section_rank(const ir_goalb *g, uint32_t i) { return g->order[i].rank; }
+uint64_t ir_goalb_section_offset(const ir_goalb *g, uint32_t i) { return g->order[i].off; }
+
+void ir_goalb_totals(const ir_goalb *g, uint64_t *nops, uint64_t *nedges)
+{
+	*nops = g->nops;
+	*nedges = g->nedges;
+}
 
 /* Kahn's algorithm over a validated CSR; returns 1 if acyclic, 0 if not, -1 out of memory. */
 static int acyclic(const ir_rank *r, uint32_t *first_stuck)
@@ -508,6 +554,7 @@ int ir_goalb_rank(const ir_goalb *g, uint32_t rank, ir_rank *out, ir_err *e)
 		return bad(name, off + 12, e, "rank %u: ncpus %u, but the largest cpu used is %u", rank, ncpus, maxcpu);
 	if (maxnic + 1 != nnics)
 		return bad(name, off + 14, e, "rank %u: nnics %u, but the largest nic used is %u", rank, nnics, maxnic);
+	int forward = 1; /* every edge goes to a later op: the index order is a topological one */
 	for (uint32_t i = 0; i < nops; i++) {
 		uint32_t b, en, last = 0;
 		ir_rank_succ(&r, i, &b, &en);
@@ -523,9 +570,10 @@ int ir_goalb_rank(const ir_goalb *g, uint32_t rank, ir_rank *out, ir_err *e)
 				return bad(name, ko, e, "rank %u, edge %u of op %u: dependents not sorted or repeated (%u after %u)",
 				           rank, k, i, d, last);
 			last = d;
+			forward &= d > i;
 		}
 	}
-	{
+	if (!forward) {
 		uint32_t stuck = 0;
 		int a = acyclic(&r, &stuck);
 		if (a < 0)

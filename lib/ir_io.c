@@ -444,6 +444,19 @@ int ir_blob_load(ir_blob *b, const char *path, size_t max, ir_err *e)
 	return 0;
 }
 
+void ir_blob_drop(const ir_blob *b, size_t off, size_t len)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), lo, hi;
+	if (!b->priv_map || off >= b->priv_maplen || pg == 0 || pg == (size_t)-1)
+		return;
+	if (len > b->priv_maplen - off)
+		len = b->priv_maplen - off;
+	lo = (off + pg - 1) / pg * pg;
+	hi = (off + len) / pg * pg;
+	if (hi > lo)
+		(void)madvise((char *)b->priv_map + lo, hi - lo, MADV_DONTNEED);
+}
+
 void ir_blob_release(ir_blob *b)
 {
 	if (b->priv_map)

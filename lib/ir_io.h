@@ -70,6 +70,11 @@ typedef struct ir_blob {
 /* Load `path` ("-": stdin); decompresses; at most `max` bytes after decompression. */
 int ir_blob_load(ir_blob *b, const char *path, size_t max, ir_err *e);
 void ir_blob_release(ir_blob *b);
+/* A hint that [off, off + len) of a mapped blob will not be needed soon: its whole
+ * pages are let go (madvise MADV_DONTNEED on the read-only private mapping), so
+ * they no longer count in the process's memory; the bytes stay readable and are
+ * read again from the file if used. A heap copy is left alone. */
+void ir_blob_drop(const ir_blob *b, size_t off, size_t len);
 
 /* Writers. */
 enum {

@@ -695,7 +695,7 @@ int main(int argc, char **argv)
 
 	/* Load. */
 	t0 = ir_now();
-	if (ir_sched_load(&s, path, IR_SCHED_LABELS, &e)) {
+	if (ir_sched_load(&s, path, IR_SCHED_LABELS | IR_SCHED_COMPACT, &e)) {
 		status = ir_cli_fail(&e);
 		goto done;
 	}

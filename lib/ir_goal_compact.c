@@ -1,0 +1,203 @@
+/*
+ * ir_goal_compact.c: the compact in-memory form of a schedule (ir_csched,
+ * ir_goal.h), the one the simulator runs on.
+ *
+ * Why: the binary format's 24-byte op records are the right thing on disk
+ * (fixed-size, checkable, one section per rank), but as the engine's working
+ * set they cost a dissemination of a million ranks 1.1 GB, and a ring of 256
+ * ranks streams a cache line per 2.7 ops from 256 places at once. Most of a
+ * record repeats from op to op: type, cpu, nic, tag and size take a few dozen
+ * values in a generated schedule and a few thousand in a traced one, and the
+ * peer, taken as a distance from the op's own rank, repeats across ranks in
+ * rings, stencils and butterflies. So an op is 8 bytes: a word naming an
+ * entry of a table of distinct attributes (or holding a short calc's duration
+ * itself) and the index of its first dependent; edges name global op ids.
+ *
+ * Costs: one hash lookup per op while loading (a few ns: the table is small and
+ * cached); one more load per op in the engine (the attribute entry, cached for
+ * the same reason). A schedule whose ops share nothing (every send with its own
+ * size, peer distance and tag) costs 8 + 24 bytes per op instead of 24 + 0;
+ * calcs, whose durations rarely repeat in traces, are inline below 2^31 ps and
+ * cost 8 bytes.
+ *
+ * Rejected: a per-rank dictionary (the same attributes would be stored once per
+ * rank: a million copies); variable-length records (the engine reads op i of a
+ * rank directly); keeping the 24-byte records and only dropping what the engine
+ * never reads (every field is read).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir_goal.h"
+#include "ir_grow.h"
+
+#define ATTR_MAX ((uint32_t)0x7FFFFFFFu)
+
+int ir_csched_init(ir_csched *c, uint32_t nranks, uint64_t nops, uint64_t nedges, ir_err *e)
+{
+	memset(c, 0, sizeof *c);
+	if (nops >= 0x80000000u)
+		return ir_errf(e, "schedule too large: %llu ops (the engine handles at most %u)", (unsigned long long)nops,
+		               0x7FFFFFFFu);
+	if (nedges >= 0xFFFFFFFFu)
+		return ir_errf(e, "schedule too large: %llu dependencies (the engine handles at most %u)",
+		               (unsigned long long)nedges, 0xFFFFFFFEu);
+	c->nranks = nranks;
+	c->op = malloc(((size_t)nops + 1) * sizeof *c->op);
+	c->edge = malloc((nedges ? (size_t)nedges : 1) * sizeof *c->edge);
+	c->base = malloc((nranks ? (size_t)nranks : 1) * sizeof *c->base);
+	c->priv_hcap = 1024;
+	c->priv_hash = calloc(c->priv_hcap, sizeof *c->priv_hash);
+	if (!c->op || !c->edge || !c->base || !c->priv_hash) {
+		ir_csched_release(c);
+		return ir_errf(e, "out of memory for %llu ops and %llu dependencies", (unsigned long long)nops,
+		               (unsigned long long)nedges);
+	}
+	memset(c->base, 0xff, (size_t)nranks * sizeof *c->base);
+	/* nops and nedges count what was added; the slot after the last op added holds the
+	 * capacities until finish checks them and leaves op[nops].s = nedges */
+	c->op[0].a = (uint32_t)nops;
+	c->op[0].s = (uint32_t)nedges;
+	return 0;
+}
+
+void ir_csched_release(ir_csched *c)
+{
+	free(c->op);
+	free(c->edge);
+	free(c->base);
+	free(c->attr);
+	free(c->priv_hash);
+	memset(c, 0, sizeof *c);
+}
+
+static inline uint32_t attr_hash(const ir_cattr *x)
+{
+	uint64_t h = x->size * 0x9E3779B97F4A7C15ull;
+	h ^= ((uint64_t)x->peer << 32 | x->tag) * 0xC2B2AE3D27D4EB4Full;
+	h ^= (uint64_t)(x->type | x->cpu << 8 | x->nic << 16 | (unsigned)x->rel << 24) * 0x165667B19E3779F9ull;
+	h ^= h >> 29;
+	h *= 0xBF58476D1CE4E5B9ull;
+	return (uint32_t)(h >> 32);
+}
+
+static int rehash(ir_csched *c)
+{
+	size_t ncap = c->priv_hcap * 2, mask = ncap - 1;
+	uint32_t *nh = calloc(ncap, sizeof *nh);
+	if (!nh)
+		return -1;
+	for (uint32_t i = 0; i < c->nattr; i++) {
+		size_t k = attr_hash(&c->attr[i]) & mask;
+		while (nh[k])
+			k = (k + 1) & mask;
+		nh[k] = i + 1;
+	}
+	free(c->priv_hash);
+	c->priv_hash = nh;
+	c->priv_hcap = ncap;
+	return 0;
+}
+
+/* The index of attribute x, added if new; UINT32_MAX when out of memory. */
+static uint32_t attr_of(ir_csched *c, const ir_cattr *x)
+{
+	size_t mask = c->priv_hcap - 1, k = attr_hash(x) & mask;
+	uint32_t v;
+	while ((v = c->priv_hash[k]) != 0) {
+		const ir_cattr *y = &c->attr[v - 1];
+		/* field by field: x was just written field by field (a whole-struct compare
+		 * would wait for those stores) */
+		if (y->size == x->size && y->peer == x->peer && y->tag == x->tag && y->type == x->type &&
+		    y->cpu == x->cpu && y->nic == x->nic && y->rel == x->rel)
+			return v - 1;
+		k = (k + 1) & mask;
+	}
+	if (c->nattr >= ATTR_MAX || IR_GROW(c->attr, (size_t)c->nattr + 1, c->attr_cap))
+		return UINT32_MAX;
+	c->attr[c->nattr] = *x;
+	c->priv_hash[k] = ++c->nattr;
+	if ((size_t)c->nattr * 2 > c->priv_hcap && rehash(c))
+		return UINT32_MAX;
+	return c->nattr - 1;
+}
+
+int ir_csched_add(ir_csched *c, uint32_t rank, const ir_rank *r, ir_err *e)
+{
+	uint32_t cap_ops = c->op[c->nops].a, cap_edges = c->op[c->nops].s, g0 = c->nops, e0 = c->nedges;
+	/* the attributes of the op of the same type before, as scalars: the next op often
+	 * has the same ones (sends and receives alternate in many schedules) */
+	uint32_t last[3] = { UINT32_MAX, UINT32_MAX, UINT32_MAX }, lpeer[3] = { 0 }, ltag[3] = { 0 }, lkind[3] = { 0 };
+	uint64_t lsize[3] = { 0 };
+	if (rank >= c->nranks || c->base[rank] != UINT32_MAX)
+		return ir_errf(e, "rank %u added twice or out of range (%u ranks)", rank, c->nranks);
+	if (r->nops > cap_ops - g0 || r->nedges > cap_edges - e0)
+		return ir_errf(e, "rank %u: more ops or dependencies than counted", rank);
+	c->base[rank] = g0;
+	for (uint32_t i = 0; i < r->nops; i++) {
+		const unsigned char *p = ir_rank_op(r, i);
+		unsigned type = ir_op_type(p), cpu = ir_op_cpu(p), rel = 0;
+		uint64_t size = ir_op_size(p);
+		uint32_t peer = ir_op_peer(p), tag = ir_op_tag(p), kind;
+		ir_csop *o = &c->op[g0 + i];
+		o->s = e0 + ir_op_succ_first(p);
+		if (type == IR_OP_CALC && cpu == 0 && size < IR_COP_INLINE) {
+			o->a = IR_COP_INLINE | (uint32_t)size;
+			continue;
+		}
+		if (type != IR_OP_CALC && peer != IR_ANY) {
+			if (peer >= c->nranks)
+				return ir_errf(e, "rank %u, op %u: peer %u out of range", rank, i, peer);
+			rel = 1;
+			peer = peer >= rank ? peer - rank : peer + (c->nranks - rank);
+		}
+		kind = type | cpu << 8 | (unsigned)ir_op_nic(p) << 16 | rel << 24;
+		if (type > IR_OP_CALC)
+			return ir_errf(e, "rank %u, op %u: type %u out of range", rank, i, type);
+		if (last[type] == UINT32_MAX || size != lsize[type] || peer != lpeer[type] || tag != ltag[type] ||
+		    kind != lkind[type]) {
+			ir_cattr x;
+			memset(&x, 0, sizeof x);
+			x.size = size;
+			x.peer = peer;
+			x.tag = tag;
+			x.type = (uint8_t)type;
+			x.cpu = (uint8_t)cpu;
+			x.nic = (uint8_t)ir_op_nic(p);
+			x.rel = (uint8_t)rel;
+			last[type] = attr_of(c, &x);
+			if (last[type] == UINT32_MAX)
+				return ir_errf(e, "out of memory for the attributes of ops (%u of them)", c->nattr);
+			lsize[type] = size;
+			lpeer[type] = peer;
+			ltag[type] = tag;
+			lkind[type] = kind;
+		}
+		o->a = last[type];
+	}
+	for (uint32_t k = 0; k < r->nedges; k++) {
+		uint32_t ed = ir_rank_edge(r, k);
+		if ((ed & IR_EDGE_INDEX) >= r->nops)
+			return ir_errf(e, "rank %u: edge %u names op %u of %u", rank, k, ed & IR_EDGE_INDEX, r->nops);
+		c->edge[e0 + k] = (ed & IR_EDGE_IREQ) | (g0 + (ed & IR_EDGE_INDEX));
+	}
+	c->nops = g0 + r->nops;
+	c->nedges = e0 + r->nedges;
+	/* keep the capacities in the sentinel slot (the op after the last one added) */
+	c->op[c->nops].a = cap_ops;
+	c->op[c->nops].s = cap_edges;
+	c->priv_ranks++;
+	return 0;
+}
+
+int ir_csched_finish(ir_csched *c, ir_err *e)
+{
+	if (c->priv_ranks != c->nranks || c->op[c->nops].a != c->nops || c->op[c->nops].s != c->nedges)
+		return ir_errf(e, "schedule of %u ranks: only %u ranks with %u ops and %u dependencies were added",
+		               c->nranks, c->priv_ranks, c->nops, c->nedges);
+	c->op[c->nops].a = 0;
+	free(c->priv_hash);
+	c->priv_hash = NULL;
+	c->priv_hcap = 0;
+	return 0;
+}

@@ -178,6 +178,72 @@ int main(void)
 	ir_sched_free(NULL);
 	ok(1, "ir_sched_free(NULL) is a no-op");
 
+	/* ---- the compact form: every op decodes to its record, shared attributes ---- */
+	{
+		static const char ctext[] = "num_ranks 3\n"
+		                            "rank 2 {\n"
+		                            "s: send 5b to 0 tag 7\n"       /* peer wraps: +1 mod 3 */
+		                            "r: recv 9b from -1 tag -1\n"    /* any source, any tag */
+		                            "c: calc 3000000000 cpu 1\n"     /* long, on cpu 1: an entry */
+		                            "d: calc 12\n"                   /* inline */
+		                            "s irequires d\nr requires s\nc requires r\n"
+		                            "}\n"
+		                            "rank 0 {\ns: send 5b to 1 tag 7\nr: recv 5b from 2 tag 7\nr requires s\n}\n"
+		                            "rank 1 {\ns: send 5b to 2 tag 7 nic 1\nr: recv 5b from 0 tag 7\n}\n";
+		const char *paths[2];
+		paths[0] = tmpfile_with("c.goal", ctext);
+		snprintf(path, sizeof path, "%s/c.goalb", dir);
+		paths[1] = path;
+		{
+			ir_sched *t = NULL;
+			ir_writer *w;
+			ir_goalb_writer *bw = NULL;
+			int wok = ir_sched_load(&t, paths[0], 0, &e) == 0 && (w = ir_writer_open(path, IR_W_BINARY, &e)) != NULL &&
+			          (bw = ir_goalb_writer_new(w, 3, &e)) != NULL;
+			for (uint32_t r = 0; wok && r < 3; r++)
+				wok = ir_goalb_writer_rank(bw, r, &t->rank[r], &e) == 0;
+			ok(wok && ir_goalb_writer_finish(bw, &e) == 0 && ir_writer_close(w, &e) == 0, "compact: binary written");
+			ir_sched_free(t);
+		}
+		for (int k = 0; k < 2; k++) {
+			const ir_csched *c;
+			int same = 1;
+			uint64_t ne = 0;
+			ok(ir_sched_load(&s, paths[k], IR_SCHED_COMPACT, &e) == 0 && s->compact, "compact: %s loaded",
+			   k ? "binary" : "text");
+			if (!s || !s->compact)
+				break;
+			c = s->compact;
+			is_u64(c->nops, 8, "compact: nops");
+			is_u64(c->nedges, 4, "compact: nedges");
+			for (uint32_t r = 0; r < 3; r++) {
+				const ir_rank *rk = &s->rank[r];
+				for (uint32_t i = 0; i < rk->nops; i++) {
+					const unsigned char *op = ir_rank_op(rk, i);
+					uint32_t g = c->base[r] + i, lo, hi;
+					ir_dop d;
+					ir_csched_op(c, r, g, &d);
+					ir_rank_succ(rk, i, &lo, &hi);
+					same &= d.type == ir_op_type(op) && d.cpu == ir_op_cpu(op) && d.nic == ir_op_nic(op) &&
+					        d.peer == ir_op_peer(op) && d.tag == ir_op_tag(op) && d.size == ir_op_size(op) &&
+					        ir_csched_type(c, g) == ir_op_type(op) && c->op[g + 1].s - c->op[g].s == hi - lo;
+					for (uint32_t q = lo; q < hi; q++, ne++) {
+						uint32_t ed = ir_rank_edge(rk, q), ce = c->edge[c->op[g].s + q - lo];
+						same &= (ce & IR_EDGE_IREQ) == (ed & IR_EDGE_IREQ) &&
+						        (ce & IR_EDGE_INDEX) == c->base[r] + (ed & IR_EDGE_INDEX);
+					}
+				}
+			}
+			ok(same && ne == 4, "compact: every op and edge decodes to its record");
+			/* sends to +1 of 5b tag 7 on nic 0 (ranks 0 and 2), on nic 1 (rank 1), receives
+			 * from -1 (ranks 0 and 1), the wildcard receive, the long calc */
+			is_u64(c->nattr, 5, "compact: attributes shared across ranks (peer as a distance)");
+			ok(c->op[c->base[2] + 3].a == (IR_COP_INLINE | 12), "compact: a short calc is inline");
+			ir_sched_free(s);
+			s = NULL;
+		}
+	}
+
 	/* ---- errors from the library name the file ---- */
 	txt = tmpfile_with("bad.goal", "num_ranks 1\nrank 0 {\na: calc 1\na requires l9\n}\n");
 	ok(ir_sched_load(&s, txt, 0, &e) == -1 && s == NULL, "unknown label fails");

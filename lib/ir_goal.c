@@ -9,7 +9,13 @@
  * since sections are located through the index at the end. Text is compiled
  * by ir_goal_parse into one growing buffer holding each rank's ops and edges
  * back to back in the binary section layout, so the simulator sees the same
- * thing either way.
+ * thing either way. With IR_SCHED_COMPACT each rank is also read into the
+ * compact form (ir_csched, lib/ir_goal_compact.c) as soon as it is validated,
+ * and the mapping's pages before the current section are let go in windows
+ * of 32 MiB (ir_blob_drop): the run never reads the file again, so the pages
+ * would only count in memory (the whole file, 1.1 GB for a million ranks).
+ * Rejected: reading sections with pread into a buffer (a million small
+ * reads), or converting in the engine (the file would be resident until then).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,9 @@
  *
  * A loaded schedule is the binary format's per-rank sections, used in place:
  * a binary file is mapped and read without copying; GOAL text is compiled in
- * memory by the same code goalc uses, into the same layout. Each rank is an
+ * memory by the same code goalc uses, into the same layout. The simulator
+ * asks for a compact form besides (IR_SCHED_COMPACT, ir_csched below), built
+ * while each section is validated, the file's pages let go behind it. Each rank is an
  * array of fixed-size op records plus a CSR array of dependents, so a
  * simulator counts unmet predecessors and walks dependents without searching.
  *

@@ -7,6 +7,9 @@
 #   total-wall    seconds of the whole process, loading the binary included
 #   peak-rss      peak resident memory of the whole process (mapped schedule
 #                 pages included), from /usr/bin/time -v when present
+#   peak-per-op   peak-rss over the schedule's ops (events less the messages,
+#                 the sum of the results' msgs_sent column), in bytes
+#   peak-per-rank peak-rss over the ranks, in bytes
 # Schedules come from goalgen, compiled to GOAL binary by goalc (ibsim maps
 # it). BENCH_HUGE=1 adds the 16,777,216-rank dissemination (about 21 GB of
 # binary schedule in $BENCH_TMP and several minutes). Each schedule is
@@ -46,7 +49,15 @@ bench1() {
 	line "$name" sim-wall "$(statval wall_s "$BENCH_TMP/stats")" s
 	line "$name" ev-per-s "$(awk -v v="$(statval ev_per_s "$BENCH_TMP/stats")" 'BEGIN { printf "%.1f", v / 1e6 }')" M/s
 	line "$name" total-wall "$(secs "$t0" "$t1")" s
-	[ -n "$rss" ] && line "$name" peak-rss "$(awk -v k="$rss" 'BEGIN { printf "%.0f", k / 1024 }')" MiB
+	if [ -n "$rss" ]; then
+		line "$name" peak-rss "$(awk -v k="$rss" 'BEGIN { printf "%.0f", k / 1024 }')" MiB
+		awk -F'\t' -v k="$rss" -v ev="$(field events "$BENCH_TMP/res")" -v nr="$(field ranks "$BENCH_TMP/res")" -v b="$name" '
+			NR > 2 { m += $4 }
+			END {
+				if (ev - m > 0) printf "ibsim\t%s\tpeak-per-op\t%.1f\tbytes\n", b, k * 1024 / (ev - m)
+				if (nr > 0) printf "ibsim\t%s\tpeak-per-rank\t%.0f\tbytes\n", b, k * 1024 / nr
+			}' "$BENCH_TMP/res"
+	fi
 	line "$name" end "$(sed -n 3p "$BENCH_TMP/res" | cut -f2)" ps
 	rm -f "$BENCH_TMP/res" "$BENCH_TMP/stats" "$BENCH_TMP/time"
 }

@@ -127,13 +127,15 @@ int ir_csched_add(ir_csched *c, uint32_t rank, const ir_rank *r, ir_err *e)
 	uint32_t cap_ops = c->op[c->nops].a, cap_edges = c->op[c->nops].s, g0 = c->nops, e0 = c->nedges;
 	/* the attributes of the op of the same type before, as scalars: the next op often
 	 * has the same ones (sends and receives alternate in many schedules) */
-	uint32_t last[3] = { UINT32_MAX, UINT32_MAX, UINT32_MAX }, lpeer[3] = { 0 }, ltag[3] = { 0 }, lkind[3] = { 0 };
-	uint64_t lsize[3] = { 0 };
+	uint32_t last[8], lpeer[8] = { 0 }, ltag[8] = { 0 }, lkind[8] = { 0 };
+	uint64_t lsize[8] = { 0 };
 	if (rank >= c->nranks || c->base[rank] != UINT32_MAX)
 		return ir_errf(e, "rank %u added twice or out of range (%u ranks)", rank, c->nranks);
 	if (r->nops > cap_ops - g0 || r->nedges > cap_edges - e0)
 		return ir_errf(e, "rank %u: more ops or dependencies than counted", rank);
 	c->base[rank] = g0;
+	for (unsigned k = 0; k < 8; k++)
+		last[k] = UINT32_MAX;
 	for (uint32_t i = 0; i < r->nops; i++) {
 		const unsigned char *p = ir_rank_op(r, i);
 		unsigned type = ir_op_type(p), cpu = ir_op_cpu(p), rel = 0;
@@ -145,15 +147,17 @@ int ir_csched_add(ir_csched *c, uint32_t rank, const ir_rank *r, ir_err *e)
 			o->a = IR_COP_INLINE | (uint32_t)size;
 			continue;
 		}
-		if (type != IR_OP_CALC && peer != IR_ANY) {
+		/* the peer of a send or receive as a distance; any other op's peer field (0, or
+		 * what later op types put there) as it is */
+		if ((type == IR_OP_SEND || type == IR_OP_RECV) && peer != IR_ANY) {
 			if (peer >= c->nranks)
 				return ir_errf(e, "rank %u, op %u: peer %u out of range", rank, i, peer);
 			rel = 1;
 			peer = peer >= rank ? peer - rank : peer + (c->nranks - rank);
 		}
 		kind = type | cpu << 8 | (unsigned)ir_op_nic(p) << 16 | rel << 24;
-		if (type > IR_OP_CALC)
-			return ir_errf(e, "rank %u, op %u: type %u out of range", rank, i, type);
+		/* the cache is by type mod 8; kind holds the whole type, so sharing a slot only misses */
+		type &= 7;
 		if (last[type] == UINT32_MAX || size != lsize[type] || peer != lpeer[type] || tag != ltag[type] ||
 		    kind != lkind[type]) {
 			ir_cattr x;
@@ -161,7 +165,7 @@ int ir_csched_add(ir_csched *c, uint32_t rank, const ir_rank *r, ir_err *e)
 			x.size = size;
 			x.peer = peer;
 			x.tag = tag;
-			x.type = (uint8_t)type;
+			x.type = (uint8_t)kind;
 			x.cpu = (uint8_t)cpu;
 			x.nic = (uint8_t)ir_op_nic(p);
 			x.rel = (uint8_t)rel;

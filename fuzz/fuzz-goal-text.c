@@ -10,9 +10,10 @@
 #include "ir_goal.h"
 #include "ir_io.h"
 
-static int on_begin(void *ctx, uint32_t n, ir_err *e)
+static int on_begin(void *ctx, uint32_t n, unsigned version, ir_err *e)
 {
 	(void)e;
+	(void)version;
 	ir_goal_stats_init(ctx, n);
 	return 0;
 }

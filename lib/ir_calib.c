@@ -556,10 +556,12 @@ static size_t count_kind(const ir_calib_data *d, int kind)
 static int read_netcal(ir_calib_data *d, const ir_trace_files *tf, int64_t epoch, ir_err *e)
 {
 	uint64_t nsent, nrecv;
+	/* counts before this run: a run pooled after others must have its own phases */
+	size_t warm0 = count_kind(d, IR_CS_WARM), late0 = count_kind(d, IR_CS_LATE);
 	d->netcal = 1;
 	if (read_netcal0(d, &tf->f[0], epoch, &nsent, e) || read_netcal1(d, &tf->f[1], epoch, &nrecv, e))
 		return -1;
-	if (!count_kind(d, IR_CS_WARM))
+	if (count_kind(d, IR_CS_WARM) == warm0)
 		return ir_errf(e, "%s: no warm ping-pong exchange (MPI_Send to rank 1 with tag %d followed by MPI_Recv from "
 		                  "rank 1; formats/calibration.md)",
 		               tf->f[0].path, IR_NETCAL_TAG_WARM);
@@ -567,7 +569,7 @@ static int read_netcal(ir_calib_data *d, const ir_trace_files *tf, int64_t epoch
 		return ir_errf(e, "%s: rank 1 receives %" PRIu64 " ping-pong message%s from rank 0, but rank 0 sends %" PRIu64
 		                  " (not netcal's ping-pong between ranks 0 and 1)",
 		               tf->f[1].path, nrecv, nrecv == 1 ? "" : "s", nsent);
-	if (!count_kind(d, IR_CS_LATE))
+	if (count_kind(d, IR_CS_LATE) == late0)
 		return ir_errf(e, "%s: no late-receiver phase (MPI_Recv from rank 0 with tag %d): recv_o cannot be measured "
 		                  "(formats/calibration.md)",
 		               tf->f[1].path, IR_NETCAL_TAG_LATE);
@@ -620,6 +622,40 @@ int ir_calib_read_traces(ir_calib_data *d, char *const *paths, size_t n, ir_err 
 out:
 	ir_trace_files_release(&tf);
 	return rc;
+}
+
+/* Several runs, pooled (formats/calibration.md, "Several runs"): each
+ * directory is a complete run of its own (its rank 0 and rank 1 traces, its own
+ * clock), read as ir_calib_read_traces reads one; their samples join one pool,
+ * so that every median is taken over all runs. All runs must be of one kind
+ * (netcal or the classic ping-pong) and of as many ranks. */
+int ir_calib_read_runs(ir_calib_data *d, char *const *dirs, size_t n, ir_err *e)
+{
+	char first[sizeof d->source];
+	int first_netcal = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t nranks = d->nranks;
+		size_t nraw = d->nraw;
+		int netcal;
+		if (ir_calib_read_traces(d, dirs + i, 1, e))
+			return -1;
+		netcal = d->nraw > nraw; /* a netcal run adds its phases' durations, a ping-pong none */
+		if (!i)
+			first_netcal = netcal;
+		else if (netcal != first_netcal)
+			return ir_errf(e, "%s: a %s run, but %s is a %s run: runs pooled together must be of one kind",
+			               dirs[i], netcal ? "netcal" : "ping-pong", dirs[0], first_netcal ? "netcal" : "ping-pong");
+		if (i && d->nranks != nranks)
+			return ir_errf(e, "%s: traces of %" PRIu32 " ranks, but %s has %" PRIu32
+			                  ": runs pooled together must have as many ranks",
+			               dirs[i], d->nranks, dirs[0], nranks);
+		if (!i)
+			snprintf(first, sizeof first, "%s", d->source);
+	}
+	d->runs = n;
+	if (n > 1)
+		snprintf(d->source, sizeof d->source, "%.200s and %zu more run%s", first, n - 1, n > 2 ? "s" : "");
+	return 0;
 }
 
 /* ---- aggregation ---- */
@@ -1650,6 +1686,8 @@ int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const i
 		nfirst += d->p[i].has_first;
 	}
 	rc |= ir_sb_addf(o, "# written by calib %s from %s\n", version, d->source);
+	if (d->runs > 1)
+		rc |= ir_sb_addf(o, "# runs: %zu, pooled: every median below is over the samples of all of them\n", d->runs);
 	if (d->netcal)
 		rc |= ir_sb_addf(o, "# input: netcal traces of %" PRIu32 " ranks: %zu sizes, %zu warm exchanges, %zu cold, %zu first, "
 		                    "%zu late receives, %zu self copies, %zu reductions\n",

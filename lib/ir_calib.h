@@ -129,6 +129,7 @@ typedef struct ir_calib_data {
 	int have_sim;       /* sim_ps came from the input (TSV sim_us) */
 	int from_traces;
 	uint32_t nranks;    /* traces: ranks in the set */
+	size_t runs;        /* ir_calib_read_runs: how many runs were pooled */
 	char source[256];   /* input name for messages and comments */
 	/* netcal traces: the ping-pong's warm exchanges and first uses are also in s (so the
 	 * classic fit runs on them); every phase's durations are in raw, per size in ser */
@@ -157,6 +158,8 @@ int ir_calib_is_trace(const char *path, ir_err *e);
  * must send to rank 1 and then receive from it; rank 1 must receive those
  * messages. */
 int ir_calib_read_traces(ir_calib_data *d, char *const *paths, size_t n, ir_err *e);
+/* Several complete runs, one directory each, pooled into one set of samples. */
+int ir_calib_read_runs(ir_calib_data *d, char *const *dirs, size_t n, ir_err *e);
 
 /* Medians per size; checks for degenerate input (no exchange, one size, a
  * size without repetitions). netcal: also the series' medians and quartiles. */

@@ -161,6 +161,11 @@ struct ir_engine {
 	uint32_t *done;          /* [nranks] ops done */
 	uint64_t *calc, *nmsgs, *nbytes; /* [nranks] */
 	uint64_t *held_end; /* [nranks], piecewise model only: latest completion of a rendezvous send */
+	/* Storage (read and write ops, ir_storage.h): only when the schedule has some; maxcls is
+	 * the last op class queue_list orders (IR_OP_CALC without them, as before). */
+	ir_storage *stor;
+	uint64_t *io_end;   /* [nranks] latest end of a read or write */
+	unsigned maxcls;
 	int other_model;    /* the parameters set a piecewise function or copy (else the LogGOPS rule alone) */
 	pool mp;
 	ir_heap h;
@@ -316,6 +321,22 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	en->cop = en->cs->op;
 	en->cedge = en->cs->edge;
 	en->base = en->cs->base;
+	/* read and write ops (storage): an attribute of theirs, if any, says so (calcs kept
+	 * inline in the compact form are calcs) */
+	en->maxcls = IR_OP_CALC;
+	for (uint32_t k = 0; k < en->cs->nattr; k++)
+		if (ir_op_is_io(en->cs->attr[k].type)) {
+			en->maxcls = IR_OP_WRITE;
+			break;
+		}
+	if (en->maxcls != IR_OP_CALC) {
+		ir_storage_cfg dc;
+		if (!cfg->storage)
+			ir_storage_defaults(&dc);
+		if (!(en->stor = ir_storage_new(cfg->storage ? cfg->storage : &dc, s->nranks, e)) ||
+		    !(en->io_end = xcalloc(s->nranks, 8, e, "rank counters")))
+			goto fail;
+	}
 	if (!(en->state = xcalloc((size_t)total, sizeof *en->state, e, "op states")) ||
 	    !(en->cpu_free = xcalloc((size_t)s->nranks * C, sizeof *en->cpu_free, e, "CPU times")) ||
 	    !(en->send_free = xcalloc((size_t)s->nranks * N, sizeof *en->send_free, e, "NIC times")) ||
@@ -331,7 +352,7 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 		goto fail;
 	/* several CPUs, or async progress (a ready send starts without waiting for the CPU):
 	 * an op's time comes from its predecessors, not from its CPU */
-	if ((C > 1 || cfg->progress == IR_PROGRESS_ARRIVAL) &&
+	if ((C > 1 || cfg->progress == IR_PROGRESS_ARRIVAL || en->stor) &&
 	    !(en->earliest = xcalloc((size_t)total, 8, e, "op start times")))
 		goto fail;
 	if (ir_model_pw(&en->p) && !(en->held_end = xcalloc(s->nranks, 8, e, "rank counters")))
@@ -379,6 +400,8 @@ void ir_engine_free(ir_engine *en)
 	ir_csched_release(&en->own);
 	free(en->state);
 	free(en->earliest);
+	ir_storage_free(en->stor);
+	free(en->io_end);
 	free(en->cpu_free);
 	free(en->send_free);
 	free(en->recv_free);
@@ -493,7 +516,7 @@ static int walk(ir_engine *en, uint32_t r, uint32_t i, unsigned mask, uint64_t t
 static int queue_list(ir_engine *en, const rlist *l, ir_err *e)
 {
 	uint32_t r = l->rank, base = en->base[r];
-	for (unsigned cls = IR_OP_SEND; cls <= IR_OP_CALC; cls++) {
+	for (unsigned cls = IR_OP_SEND; cls <= en->maxcls; cls++) {
 		for (uint32_t j = 0; j < l->n; j++) {
 			uint32_t i = l->v[j], g = base + i;
 			ir_dop o;
@@ -506,6 +529,8 @@ static int queue_list(ir_engine *en, const rlist *l, ir_err *e)
 				t = umax(t, en->send_free[(size_t)r * en->N + o.nic]);
 			if (en->earliest)
 				t = umax(t, en->earliest[g]);
+			if (en->stor && t < en->h.last)
+				t = en->h.last;
 			en->state[g] = IR_READY | r;
 			if (qpush(en, t, g, e))
 				return -1;
@@ -1069,6 +1094,20 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 	uint64_t size = op.size;
 	ir_ev ev;
 
+	if (ir_op_is_io(type)) {
+		/* a storage server's disk access: the disk is a resource of its own (ir_storage),
+		 * the CPU stays free; dependents wait for its end through `earliest` */
+		uint64_t end;
+		if (in_heap)
+			ir_heap_pop(&en->h);
+		if (ir_storage_access(en->stor, r, t, type == IR_OP_WRITE, (uint64_t)op.peer | (uint64_t)op.tag << 32, size, &end, e))
+			return -1;
+		en->io_end[r] = umax(en->io_end[r], end);
+		en->done[r]++;
+		en->st.ops_done++;
+		en->st.ops++;
+		return walk(en, r, i, WALK_ALL, t, end, &en->ra, e);
+	}
 	if (type == IR_OP_CALC) {
 		uint64_t end, work = size;
 		unsigned mask = WALK_ALL;
@@ -1450,6 +1489,9 @@ static int run_initial(ir_engine *en, ir_err *e)
 		for (uint32_t i = 0; i < rk->nops; i++)
 			if (en->state[b + i] == 0 && ir_csched_type(en->cs, b + i) == IR_OP_CALC && tmp_add(en, &nt, i, e))
 				return -1;
+		for (uint32_t i = 0; en->stor && i < rk->nops; i++)
+			if (en->state[b + i] == 0 && ir_op_is_io(ir_csched_type(en->cs, b + i)) && tmp_add(en, &nt, i, e))
+				return -1;
 		for (size_t j = 0; j < nt; j++)
 			if (step_op(en, 0, seq++, b + en->tmp[j], r, 0, e) || after_event(en, e))
 				return -1;
@@ -1519,6 +1561,8 @@ const ir_engine_stats *ir_engine_get_stats(const ir_engine *en) { return &en->st
 uint64_t ir_engine_rank_end(const ir_engine *en, uint32_t r)
 {
 	uint64_t m = en->held_end ? en->held_end[r] : 0;
+	if (en->io_end)
+		m = umax(m, en->io_end[r]);
 	for (uint32_t c = 0; c < en->C; c++)
 		m = umax(m, en->cpu_free[(size_t)r * en->C + c]);
 	return m;

@@ -36,6 +36,7 @@
 #include "ir_goal.h"
 #include "ir_net.h"
 #include "ir_node.h"
+#include "ir_storage.h"
 #include "ir_strbuf.h"
 
 #define IR_NO_OP ((uint32_t)0xFFFFFFFFu)
@@ -104,6 +105,7 @@ typedef struct ir_engine_cfg {
 	ir_engine_hooks hooks;
 	int progress;          /* enum ir_msg_progress */
 	const ir_node_cfg *node; /* the node model (ir_node.h); NULL or inactive: none */
+	const ir_storage_cfg *storage; /* the servers' disks and caches for read/write ops; NULL: defaults */
 } ir_engine_cfg;
 
 typedef struct ir_engine_stats {

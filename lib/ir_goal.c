@@ -124,7 +124,7 @@ int ir_goal_read(const char *path, const ir_goal_sink *sink, ir_err *e)
 	g = ir_goalb_open(b.data, b.len, name, e);
 	if (!g)
 		goto out;
-	if (sink->begin && sink->begin(sink->ctx, ir_goalb_num_ranks(g), e))
+	if (sink->begin && sink->begin(sink->ctx, ir_goalb_num_ranks(g), ir_goalb_version(g), e))
 		goto out;
 	for (uint32_t i = 0; i < ir_goalb_num_ranks(g); i++) {
 		ir_rank rk;
@@ -148,9 +148,10 @@ typedef struct load_ctx {
 	const char *name;
 } load_ctx;
 
-static int load_begin(void *ctx, uint32_t num_ranks, ir_err *e)
+static int load_begin(void *ctx, uint32_t num_ranks, unsigned version, ir_err *e)
 {
 	(void)e;
+	(void)version;
 	((load_ctx *)ctx)->s->nranks = num_ranks;
 	return 0;
 }

@@ -14,16 +14,19 @@
  * accessors below, never by struct cast):
  *
  *   offset size field
- *   0      1    type       IR_OP_SEND, IR_OP_RECV, IR_OP_CALC
+ *   0      1    type       IR_OP_SEND, IR_OP_RECV, IR_OP_CALC; version 2 adds IR_OP_READ,
+ *                          IR_OP_WRITE (a storage server's disk access, ir_storage.h)
  *   1      1    cpu        0..255
  *   2      1    nic        0..255 (0 for calc)
  *   3      1    reserved   must be 0
- *   4      4    peer       send: destination rank; recv: source rank or IR_ANY; calc: 0
- *   8      4    tag        send: 0..2^31-1; recv: 0..2^31-1 or IR_ANY; calc: 0
+ *   4      4    peer       send: destination rank; recv: source rank or IR_ANY; calc: 0;
+ *                          read/write: bits 0..31 of the server-local address
+ *   8      4    tag        send: 0..2^31-1; recv: 0..2^31-1 or IR_ANY; calc: 0;
+ *                          read/write: bits 32..63 of the address
  *   12     4    succ_first index of this op's first dependent in the rank's edge array;
  *                          its dependents are edges[succ_first(i) .. succ_first(i+1))
  *                          (the last op's end is nedges); non-decreasing
- *   16     8    size       send/recv: bytes; calc: picoseconds
+ *   16     8    size       send/recv/read/write: bytes; calc: picoseconds
  *
  * Edge (4 bytes): bits 0..30 the dependent op's index in the same rank; bit 31
  * set when the dependent `irequires` this op (needs it started), clear when it
@@ -40,7 +43,10 @@
 #include "ir_endian.h"
 #include "ir_err.h"
 
-enum ir_op_type { IR_OP_SEND = 0, IR_OP_RECV = 1, IR_OP_CALC = 2 };
+enum ir_op_type { IR_OP_SEND = 0, IR_OP_RECV = 1, IR_OP_CALC = 2, IR_OP_READ = 3, IR_OP_WRITE = 4 };
+
+/* GOAL versions (formats/goal.md, formats/goalb.md): 2 adds read and write. */
+#define IR_GOAL_VERSION_MAX 2
 
 #define IR_ANY ((uint32_t)0xFFFFFFFFu) /* recv source or tag: matches anything */
 #define IR_OP_BYTES 24
@@ -55,6 +61,9 @@ static inline uint32_t ir_op_peer(const unsigned char *op) { return ir_get32(op 
 static inline uint32_t ir_op_tag(const unsigned char *op) { return ir_get32(op + 8); }
 static inline uint32_t ir_op_succ_first(const unsigned char *op) { return ir_get32(op + 12); }
 static inline uint64_t ir_op_size(const unsigned char *op) { return ir_get64(op + 16); }
+/* read, write: the server-local address (peer low, tag high) */
+static inline uint64_t ir_op_addr(const unsigned char *op) { return (uint64_t)ir_get32(op + 4) | (uint64_t)ir_get32(op + 8) << 32; }
+static inline int ir_op_is_io(unsigned type) { return type == IR_OP_READ || type == IR_OP_WRITE; }
 
 typedef struct ir_rank {
 	const unsigned char *ops;   /* nops * IR_OP_BYTES */
@@ -117,7 +126,8 @@ typedef struct ir_goal_parser ir_goal_parser;
 
 typedef struct ir_goal_sink {
 	void *ctx;
-	int (*begin)(void *ctx, uint32_t num_ranks, ir_err *e);
+	/* version: the file's GOAL version (1 or 2) */
+	int (*begin)(void *ctx, uint32_t num_ranks, unsigned version, ir_err *e);
 	/* `p` is the text parser (for labels), NULL for binary input */
 	int (*rank)(void *ctx, uint32_t rank, const ir_rank *r, const ir_goal_parser *p, ir_err *e);
 } ir_goal_sink;
@@ -138,8 +148,10 @@ int ir_goalb_is_magic(const unsigned char *p, size_t n);
 /* ---- GOAL binary writer: streams, so the output may be a pipe ---- */
 typedef struct ir_goalb_writer ir_goalb_writer;
 struct ir_writer;
-/* Writes the file header at once. */
+/* Writes the file header at once: version 1 (ir_goalb_writer_new), or `version` 1 or 2
+ * (version 2 allows read and write ops). */
 ir_goalb_writer *ir_goalb_writer_new(struct ir_writer *w, uint32_t num_ranks, ir_err *e);
+ir_goalb_writer *ir_goalb_writer_new_v(struct ir_writer *w, uint32_t num_ranks, unsigned version, ir_err *e);
 /* One rank's section; ranks in any order, each once. */
 int ir_goalb_writer_rank(ir_goalb_writer *bw, uint32_t rank, const ir_rank *r, ir_err *e);
 /* Checks every rank was written, writes index and trailer, frees bw (not w). */
@@ -153,6 +165,7 @@ typedef struct ir_goalb ir_goalb;
 ir_goalb *ir_goalb_open(const unsigned char *data, size_t len, const char *name, ir_err *e);
 void ir_goalb_free(ir_goalb *g);
 uint32_t ir_goalb_num_ranks(const ir_goalb *g);
+unsigned ir_goalb_version(const ir_goalb *g); /* 1 or 2 */
 /* Rank number of the i-th section in file order. */
 uint32_t ir_goalb_section_rank(const ir_goalb *g, uint32_t i);
 /* Byte offset of the i-th section in file order (increasing with i). */
@@ -170,6 +183,8 @@ int ir_goalb_rank(const ir_goalb *g, uint32_t rank, ir_rank *out, ir_err *e);
 
 /* ---- Canonical GOAL text (goalc -d) ---- */
 int ir_goal_text_begin(struct ir_writer *w, uint32_t num_ranks, ir_err *e);
+/* The same with `version 2` first when version is 2. */
+int ir_goal_text_begin_v(struct ir_writer *w, uint32_t num_ranks, unsigned version, ir_err *e);
 int ir_goal_text_rank(struct ir_writer *w, uint32_t rank, const ir_rank *r, ir_err *e);
 
 /* ---- Statistics (goalc --stats) ---- */

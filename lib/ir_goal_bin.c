@@ -33,7 +33,8 @@
 #include "ir_hash.h"
 #include "ir_io.h"
 
-#define GOALB_VERSION 1
+#define GOALB_VERSION 1     /* what a schedule without read/write ops is written as */
+#define GOALB_VERSION_MAX 2 /* version 2: op types 3 read, 4 write */
 #define HEADER_BYTES 32
 #define SECTION_HEADER_BYTES 32
 #define TRAILER_BYTES 32
@@ -85,6 +86,7 @@ typedef struct wentry {
 struct ir_goalb_writer {
 	ir_writer *w;
 	uint32_t num_ranks;
+	unsigned version;
 	uint64_t pos;
 	wentry *ent;
 	size_t n, cap;
@@ -92,8 +94,17 @@ struct ir_goalb_writer {
 
 ir_goalb_writer *ir_goalb_writer_new(ir_writer *w, uint32_t num_ranks, ir_err *e)
 {
+	return ir_goalb_writer_new_v(w, num_ranks, GOALB_VERSION, e);
+}
+
+ir_goalb_writer *ir_goalb_writer_new_v(ir_writer *w, uint32_t num_ranks, unsigned version, ir_err *e)
+{
 	unsigned char h[HEADER_BYTES];
 	ir_goalb_writer *bw;
+	if (version < 1 || version > GOALB_VERSION_MAX) {
+		ir_errf(e, "%s: GOAL version %u out of range (1..%d)", ir_writer_name(w), version, GOALB_VERSION_MAX);
+		return NULL;
+	}
 	if (num_ranks < 1 || num_ranks > MAX_RANKS) {
 		ir_errf(e, "%s: num_ranks %u out of range (1..%u)", ir_writer_name(w), num_ranks, MAX_RANKS);
 		return NULL;
@@ -105,9 +116,10 @@ ir_goalb_writer *ir_goalb_writer_new(ir_writer *w, uint32_t num_ranks, ir_err *e
 	}
 	bw->w = w;
 	bw->num_ranks = num_ranks;
+	bw->version = version;
 	memset(h, 0, sizeof h);
 	memcpy(h, goalb_magic, 8);
-	ir_put16(h + 8, GOALB_VERSION);
+	ir_put16(h + 8, (uint16_t)version);
 	ir_put16(h + 10, 0);
 	ir_put32(h + 12, num_ranks);
 	if (ir_writer_write(w, h, sizeof h, e)) {
@@ -214,6 +226,7 @@ struct ir_goalb {
 	size_t len;
 	char *name;
 	uint32_t num_ranks;
+	unsigned version;
 	uint64_t index_off;
 	rentry *order; /* sections in file order */
 	uint64_t nops, nedges; /* over all sections, as their headers say */
@@ -271,8 +284,8 @@ static ir_goalb *goalb_open(const unsigned char *d, size_t len, const char *name
 		return NULL;
 	}
 	v = ir_get16(d + 8);
-	if (v != GOALB_VERSION) {
-		bad(name, 8, e, "unsupported format version %u (this reader knows version %d)", v, GOALB_VERSION);
+	if (v < 1 || v > GOALB_VERSION_MAX) {
+		bad(name, 8, e, "unsupported format version %u (this reader knows versions 1 and %d)", v, GOALB_VERSION_MAX);
 		return NULL;
 	}
 	fl = ir_get16(d + 10);
@@ -341,6 +354,7 @@ static ir_goalb *goalb_open(const unsigned char *d, size_t len, const char *name
 	g->data = d;
 	g->len = len;
 	g->num_ranks = n;
+	g->version = v;
 	g->index_off = index_off;
 	for (uint32_t r = 0; r < n; r++) {
 		uint64_t eo = index_off + (uint64_t)r * 8, off = ir_get64(d + eo);
@@ -417,6 +431,7 @@ void ir_goalb_free(ir_goalb *g)
 }
 
 uint32_t ir_goalb_num_ranks(const ir_goalb *g) { return g->num_ranks; }
+unsigned ir_goalb_version(const ir_goalb *g) { return g->version; }
 uint32_t ir_goalb_section_rank(const ir_goalb *g, uint32_t i) { return g->order[i].rank; }
 uint64_t ir_goalb_section_offset(const ir_goalb *g, uint32_t i) { return g->order[i].off; }
 
@@ -513,15 +528,20 @@ int ir_goalb_rank(const ir_goalb *g, uint32_t rank, ir_rank *out, ir_err *e)
 		uint64_t oo = off + SECTION_HEADER_BYTES + (uint64_t)i * IR_OP_BYTES;
 		unsigned type = ir_op_type(op), cpu = ir_op_cpu(op), nic = ir_op_nic(op);
 		uint32_t peer = ir_op_peer(op), tag = ir_op_tag(op), sf = ir_op_succ_first(op);
-		if (type > IR_OP_CALC)
-			return bad(name, oo, e, "rank %u, op %u: type %u out of range (0 send, 1 recv, 2 calc)", rank, i, type);
+		if (type > (g->version >= 2 ? IR_OP_WRITE : IR_OP_CALC))
+			return bad(name, oo, e, "rank %u, op %u: type %u out of range (0 send, 1 recv, 2 calc%s)", rank, i,
+			           type, g->version >= 2 ? ", 3 read, 4 write" : "");
 		if (op[3])
 			return bad(name, oo + 3, e, "rank %u, op %u: reserved byte is not zero", rank, i);
 		if (cpu >= ncpus)
 			return bad(name, oo + 1, e, "rank %u, op %u: cpu %u out of range (ncpus is %u)", rank, i, cpu, ncpus);
 		if (nic >= nnics)
 			return bad(name, oo + 2, e, "rank %u, op %u: nic %u out of range (nnics is %u)", rank, i, nic, nnics);
-		if (type == IR_OP_CALC) {
+		if (ir_op_is_io(type)) {
+			if (nic)
+				return bad(name, oo + 2, e, "rank %u, op %u: %s with nic %u (must be 0)", rank, i,
+				           type == IR_OP_READ ? "read" : "write", nic);
+		} else if (type == IR_OP_CALC) {
 			if (nic)
 				return bad(name, oo + 2, e, "rank %u, op %u: calc with nic %u (must be 0)", rank, i, nic);
 			if (peer)

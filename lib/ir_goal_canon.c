@@ -56,6 +56,13 @@ int ir_goal_text_begin(ir_writer *w, uint32_t num_ranks, ir_err *e)
 	return ir_writer_printf(w, e, "num_ranks %u\n", num_ranks);
 }
 
+int ir_goal_text_begin_v(ir_writer *w, uint32_t num_ranks, unsigned version, ir_err *e)
+{
+	if (version > 1 && ir_writer_printf(w, e, "version %u\n", version))
+		return -1;
+	return ir_goal_text_begin(w, num_ranks, e);
+}
+
 int ir_goal_text_rank(ir_writer *w, uint32_t rank, const ir_rank *r, ir_err *e)
 {
 	obuf o; /* 64 KiB on the stack: no allocation per rank */
@@ -73,6 +80,11 @@ int ir_goal_text_rank(ir_writer *w, uint32_t rank, const ir_rank *r, ir_err *e)
 		if (t == IR_OP_CALC) {
 			p = LIT(p, ": calc ");
 			p = u64s(p, ir_op_size(op));
+		} else if (ir_op_is_io(t)) {
+			p = t == IR_OP_READ ? LIT(p, ": read ") : LIT(p, ": write ");
+			p = u64s(p, ir_op_size(op));
+			p = LIT(p, "b at ");
+			p = u64s(p, ir_op_addr(op));
 		} else {
 			uint32_t peer = ir_op_peer(op), tag = ir_op_tag(op);
 			p = t == IR_OP_SEND ? LIT(p, ": send ") : LIT(p, ": recv ");

@@ -70,6 +70,9 @@ int ir_goal_stats_add(ir_goal_stats *st, uint32_t rank, const ir_rank *r, ir_err
 			st->recv_any_src += ir_op_peer(op) == IR_ANY;
 			st->recv_any_tag += ir_op_tag(op) == IR_ANY;
 			break;
+		case IR_OP_READ:
+		case IR_OP_WRITE:
+			break; /* a storage server's disk access: neither a message nor computation */
 		default:
 			st->ncalc++;
 			st->calc_ps += ir_op_size(op);

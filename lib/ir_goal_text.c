@@ -64,6 +64,8 @@ struct ir_goal_parser {
 	const char *end;         /* end of the current line */
 	unsigned long line;
 
+	unsigned version;        /* 1, or as the `version` statement says */
+	unsigned long version_line;
 	uint32_t num_ranks;
 	int have_num_ranks;
 	unsigned long num_ranks_line;
@@ -379,6 +381,95 @@ static int peer_check(ir_goal_parser *P, uint64_t v, int any, const char *what)
 {
 	if (!any && v >= P->num_ranks)
 		return fail(P, "%s %llu out of range (num_ranks is %u)", what, (unsigned long long)v, P->num_ranks);
+	return 0;
+}
+
+/* read/write (version 2) at p, after the keyword: `<size>b at <address> [cpu C]`. */
+static int parse_io(ir_goal_parser *P, const char *kw, const char *p, uint32_t li)
+{
+	unsigned char *rec = NULL;
+	uint64_t size, addr, cpu = 0;
+	int have_cpu = 0;
+	if (!P->in_block)
+		return fail(P, "'%s' outside a rank block (expected 'rank <R> {' first)", kw);
+	if (P->version < 2)
+		return fail(P, "'%s' needs 'version 2' before num_ranks (version 1 has no storage operations)", kw);
+	p = ws(P, p);
+	if (number(P, &p, &size, kw[0] == 'r' ? "a size after 'read'" : "a size after 'write'", "size", 1))
+		return -1;
+	p = ws(P, p);
+	if (*p != 'b' || IS_WORD(p[1]))
+		return expected(P, "'b' after the size", p);
+	p = ws(P, p + 1);
+	{
+		const char *q = word_end(p);
+		if (!WORD_IS(p, q, "at"))
+			return expected(P, "'at' after the size of a storage operation", p);
+		p = ws(P, q);
+	}
+	if (number(P, &p, &addr, "an address after 'at'", "address", 0))
+		return -1;
+	for (;;) {
+		p = ws(P, p);
+		if (p >= P->end)
+			break;
+		const char *q = word_end(p);
+		if (!WORD_IS(p, q, "cpu")) {
+			char b[256];
+			return fail(P, "expected 'cpu' or end of line, found %s", found(P, p, b, sizeof b));
+		}
+		if (have_cpu)
+			return fail(P, "'cpu' given twice");
+		have_cpu = 1;
+		p = ws(P, q);
+		if (number(P, &p, &cpu, "a number after 'cpu'", "cpu", 0))
+			return -1;
+		if (cpu > 255)
+			return fail(P, "cpu %llu out of range (0..255)", (unsigned long long)cpu);
+	}
+	if (op_new(P, &rec))
+		return -1;
+	rec[0] = (unsigned char)(kw[0] == 'r' ? IR_OP_READ : IR_OP_WRITE);
+	rec[1] = (unsigned char)cpu;
+	rec[2] = 0;
+	rec[3] = 0;
+	ir_put32(rec + 4, (uint32_t)addr);
+	ir_put32(rec + 8, (uint32_t)(addr >> 32));
+	ir_put32(rec + 12, 0);
+	ir_put64(rec + 16, size);
+	if (cpu > P->max_cpu)
+		P->max_cpu = (unsigned)cpu;
+	if (li != NONE) {
+		lab *l = &P->labs[li];
+		if (l->op != NONE)
+			return fail(P, "duplicate label '%s' in rank %u (first defined on line %lu)", lab_name(P, li),
+			            P->rank, l->line);
+		l->op = P->nops;
+		l->line = P->line;
+		P->op_lab[P->nops] = li;
+	}
+	P->nops++;
+	return 0;
+}
+
+/* `version N` before num_ranks. */
+static int parse_version(ir_goal_parser *P, const char *p)
+{
+	uint64_t v;
+	if (P->version_line)
+		return fail(P, "version given twice (first on line %lu)", P->version_line);
+	if (P->have_num_ranks)
+		return fail(P, "'version' after num_ranks (it must come first)");
+	p = ws(P, p);
+	if (number(P, &p, &v, "a version number after 'version'", "version", 0))
+		return -1;
+	if (v < 1 || v > IR_GOAL_VERSION_MAX)
+		return fail(P, "version %llu not supported (this reader knows 1 and %d)", (unsigned long long)v,
+		            IR_GOAL_VERSION_MAX);
+	if (end_of_statement(P, p, "the version"))
+		return -1;
+	P->version = (unsigned)v;
+	P->version_line = P->line;
 	return 0;
 }
 
@@ -802,7 +893,7 @@ static int parse_num_ranks(ir_goal_parser *P, const char *p)
 	P->have_num_ranks = 1;
 	P->num_ranks = (uint32_t)n;
 	P->num_ranks_line = P->line;
-	if (P->sink->begin && P->sink->begin(P->sink->ctx, P->num_ranks, P->e))
+	if (P->sink->begin && P->sink->begin(P->sink->ctx, P->num_ranks, P->version, P->e))
 		return -1;
 	return 0;
 }
@@ -835,11 +926,15 @@ static int statement(ir_goal_parser *P, const char *p)
 		if (!P->in_block)
 			return fail(P, "label '%.*s' outside a rank block (expected 'rank <R> {' first)",
 			            (int)(we - w > 64 ? 64 : we - w), w);
-		if (!(WORD_IS(k, ke, "send") || WORD_IS(k, ke, "recv") || WORD_IS(k, ke, "calc")))
-			return expected(P, "send, recv or calc after the label", k);
+		if (!(WORD_IS(k, ke, "send") || WORD_IS(k, ke, "recv") || WORD_IS(k, ke, "calc") ||
+		      (P->version >= 2 && (WORD_IS(k, ke, "read") || WORD_IS(k, ke, "write")))))
+			return expected(P, P->version >= 2 ? "send, recv, calc, read or write after the label"
+			                                   : "send, recv or calc after the label", k);
 		li = label(P, w, (size_t)(we - w));
 		if (li == NONE)
 			return -1;
+		if (WORD_IS(k, ke, "read") || WORD_IS(k, ke, "write"))
+			return parse_io(P, k[0] == 'r' ? "read" : "write", ke, li);
 		return parse_op(P, WORD_IS(k, ke, "send") ? "send" : WORD_IS(k, ke, "recv") ? "recv" : "calc", ke, li);
 	}
 	/* "<label> requires <label>" takes precedence, so labels may be named like keywords */
@@ -855,6 +950,8 @@ static int statement(ir_goal_parser *P, const char *p)
 	}
 	if (WORD_IS(w, we, "num_ranks"))
 		return parse_num_ranks(P, we);
+	if (WORD_IS(w, we, "version"))
+		return parse_version(P, we);
 	if (!P->have_num_ranks) {
 		char b[256];
 		return fail(P, "expected 'num_ranks <N>' before the first rank block, found %s", found(P, w, b, sizeof b));
@@ -867,6 +964,10 @@ static int statement(ir_goal_parser *P, const char *p)
 		return parse_op(P, "recv", we, NONE);
 	if (WORD_IS(w, we, "calc"))
 		return parse_op(P, "calc", we, NONE);
+	if (WORD_IS(w, we, "read"))
+		return parse_io(P, "read", we, NONE);
+	if (WORD_IS(w, we, "write"))
+		return parse_io(P, "write", we, NONE);
 	{
 		char b[256];
 		if (q < P->end && IS_WORD(*q) && !IS_DIGIT(*q))
@@ -902,6 +1003,7 @@ int ir_goal_parse(ir_reader *in, const ir_goal_sink *sink, ir_err *e)
 	int k, rc = -1;
 	init_cls();
 	memset(&P, 0, sizeof P);
+	P.version = 1;
 	ir_hmap_init(&P.seen, sizeof(unsigned long), 64, 0);
 	P.in = in;
 	P.name = ir_reader_name(in);

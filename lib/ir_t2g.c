@@ -109,6 +109,7 @@ void ir_t2g_opts_init(ir_t2g_opts *o)
 	o->from_nth = 1;
 	o->poll_from = o->poll_to = -1;
 	ir_loggops_defaults(&o->net);
+	ir_storage_defaults(&o->storage);
 }
 
 static pcre2_code *compile(const char *re, const char *opt, ir_err *e)
@@ -179,9 +180,13 @@ int ir_t2g_convert(const ir_trace_files *files, const ir_t2g_opts *o, ir_writer 
 	}
 	if (ir_trace_epoch_file(&files->f[0], &epoch, e))
 		goto done;
+	if (o->storage.servers && t2g_io_prepass(&g, files, epoch, e))
+		goto done;
 	{
-		char head[40];
-		int hl = snprintf(head, sizeof head, "num_ranks %u\n", g.nranks);
+		char head[64];
+		int hl = o->storage.servers
+		                 ? snprintf(head, sizeof head, "version 2\nnum_ranks %u\n", g.nranks + o->storage.servers)
+		                 : snprintf(head, sizeof head, "num_ranks %u\n", g.nranks);
 		if (t2g_write_out(&g, head, (size_t)hl, e))
 			goto done;
 	}
@@ -199,7 +204,7 @@ int ir_t2g_convert(const ir_trace_files *files, const ir_t2g_opts *o, ir_writer 
 			st->ranks++;
 		}
 	}
-	if (check_pairs(&g, e))
+	if (t2g_io_servers(&g, e) || check_pairs(&g, e))
 		goto done;
 	st->poll_waits = g.poll_waits;
 	st->poll_wait_ps = g.poll_wait_ps;
@@ -233,6 +238,7 @@ done:
 		free(g.rs);
 	}
 	t2g_rank_free(&g.one);
+	t2g_io_free(g.io);
 	t2g_sync_drop(&g);
 	ir_ts_free(g.ts);
 	if (g.tmp)

@@ -27,6 +27,7 @@
 #include "ir_err.h"
 #include "ir_io.h"
 #include "ir_model.h"
+#include "ir_storage.h"
 #include "ir_trace.h"
 
 typedef void (*ir_t2g_warn_fn)(void *ctx, const char *msg);
@@ -49,6 +50,8 @@ typedef struct ir_t2g_opts {
 	int64_t poll_from, poll_to;       /* ps per unsuccessful poll on the traced and on the target
 	                                   * network; -1 unknown; both known: the poll model
 	                                   * (docs/trace2goal.md §2.1) */
+	ir_storage_cfg storage;           /* storage servers for MPI-IO (ir_storage.h); servers 0:
+	                                   * MPI-IO calls stay computation */
 	ir_t2g_warn_fn warn;              /* warnings (may be NULL) */
 	void *warn_ctx;
 } ir_t2g_opts;

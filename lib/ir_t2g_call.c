@@ -30,7 +30,7 @@ static const char *const local_prefixes[] = {
 	"MPI_Free_mem", "MPI_Reduce_local", NULL,
 };
 
-static const callinfo *find_call(const char *name)
+const callinfo *t2g_find_call(const char *name)
 {
 	size_t lo = 0, hi = sizeof calls / sizeof *calls;
 	while (lo < hi) {
@@ -168,7 +168,7 @@ static int note_unknown(gstate *g, const char *name, ir_err *e)
 
 static int do_call(gstate *g, rstate *R, const ir_rec *r, ir_err *e)
 {
-	const callinfo *ci = find_call(r->name);
+	const callinfo *ci = t2g_find_call(r->name);
 	int compat = g->o->compat_schedgen;
 	p2p m;
 	emitted em;
@@ -430,6 +430,16 @@ static int do_call(gstate *g, rstate *R, const ir_rec *r, ir_err *e)
 	case C_DIST_GRAPH_ADJ:
 	case C_DIST_GRAPH:
 		return t2g_do_topo(g, R, r, ci, e);
+	case C_FOPEN:
+	case C_FCLOSE:
+	case C_FVIEW:
+	case C_FSEEK:
+	case C_FSYNC:
+	case C_FIO:
+	case C_FIO_AT:
+	case C_FIIO:
+	case C_FIIO_AT:
+		return t2g_do_io(g, R, r, ci, e);
 	}
 	return 0;
 }

@@ -640,6 +640,140 @@ enum {
 	F_MPI_Dist_graph_create_destinations = 4,
 	F_MPI_Dist_graph_create_reorder = 5,
 	F_MPI_Dist_graph_create_newcomm = 6,
+	F_MPI_File_open_comm = 0,
+	F_MPI_File_open_filename = 1,
+	F_MPI_File_open_amode = 2,
+	F_MPI_File_open_fh = 3,
+	F_MPI_File_close_fh = 0,
+	F_MPI_File_set_view_fh = 0,
+	F_MPI_File_set_view_disp = 1,
+	F_MPI_File_set_view_etype = 2,
+	F_MPI_File_set_view_filetype = 3,
+	F_MPI_File_seek_fh = 0,
+	F_MPI_File_seek_offset = 1,
+	F_MPI_File_seek_whence = 2,
+	F_MPI_File_seek_shared_fh = 0,
+	F_MPI_File_seek_shared_offset = 1,
+	F_MPI_File_seek_shared_whence = 2,
+	F_MPI_File_sync_fh = 0,
+	F_MPI_File_read_fh = 0,
+	F_MPI_File_read_buf = 1,
+	F_MPI_File_read_count = 2,
+	F_MPI_File_read_type = 3,
+	F_MPI_File_read_status = 4,
+	F_MPI_File_write_fh = 0,
+	F_MPI_File_write_buf = 1,
+	F_MPI_File_write_count = 2,
+	F_MPI_File_write_type = 3,
+	F_MPI_File_write_status = 4,
+	F_MPI_File_read_all_fh = 0,
+	F_MPI_File_read_all_buf = 1,
+	F_MPI_File_read_all_count = 2,
+	F_MPI_File_read_all_type = 3,
+	F_MPI_File_read_all_status = 4,
+	F_MPI_File_write_all_fh = 0,
+	F_MPI_File_write_all_buf = 1,
+	F_MPI_File_write_all_count = 2,
+	F_MPI_File_write_all_type = 3,
+	F_MPI_File_write_all_status = 4,
+	F_MPI_File_read_shared_fh = 0,
+	F_MPI_File_read_shared_buf = 1,
+	F_MPI_File_read_shared_count = 2,
+	F_MPI_File_read_shared_type = 3,
+	F_MPI_File_read_shared_status = 4,
+	F_MPI_File_write_shared_fh = 0,
+	F_MPI_File_write_shared_buf = 1,
+	F_MPI_File_write_shared_count = 2,
+	F_MPI_File_write_shared_type = 3,
+	F_MPI_File_write_shared_status = 4,
+	F_MPI_File_read_ordered_fh = 0,
+	F_MPI_File_read_ordered_buf = 1,
+	F_MPI_File_read_ordered_count = 2,
+	F_MPI_File_read_ordered_type = 3,
+	F_MPI_File_read_ordered_status = 4,
+	F_MPI_File_write_ordered_fh = 0,
+	F_MPI_File_write_ordered_buf = 1,
+	F_MPI_File_write_ordered_count = 2,
+	F_MPI_File_write_ordered_type = 3,
+	F_MPI_File_write_ordered_status = 4,
+	F_MPI_File_read_at_fh = 0,
+	F_MPI_File_read_at_offset = 1,
+	F_MPI_File_read_at_buf = 2,
+	F_MPI_File_read_at_count = 3,
+	F_MPI_File_read_at_type = 4,
+	F_MPI_File_read_at_status = 5,
+	F_MPI_File_write_at_fh = 0,
+	F_MPI_File_write_at_offset = 1,
+	F_MPI_File_write_at_buf = 2,
+	F_MPI_File_write_at_count = 3,
+	F_MPI_File_write_at_type = 4,
+	F_MPI_File_write_at_status = 5,
+	F_MPI_File_read_at_all_fh = 0,
+	F_MPI_File_read_at_all_offset = 1,
+	F_MPI_File_read_at_all_buf = 2,
+	F_MPI_File_read_at_all_count = 3,
+	F_MPI_File_read_at_all_type = 4,
+	F_MPI_File_read_at_all_status = 5,
+	F_MPI_File_write_at_all_fh = 0,
+	F_MPI_File_write_at_all_offset = 1,
+	F_MPI_File_write_at_all_buf = 2,
+	F_MPI_File_write_at_all_count = 3,
+	F_MPI_File_write_at_all_type = 4,
+	F_MPI_File_write_at_all_status = 5,
+	F_MPI_File_iread_fh = 0,
+	F_MPI_File_iread_buf = 1,
+	F_MPI_File_iread_count = 2,
+	F_MPI_File_iread_type = 3,
+	F_MPI_File_iread_request = 4,
+	F_MPI_File_iwrite_fh = 0,
+	F_MPI_File_iwrite_buf = 1,
+	F_MPI_File_iwrite_count = 2,
+	F_MPI_File_iwrite_type = 3,
+	F_MPI_File_iwrite_request = 4,
+	F_MPI_File_iread_all_fh = 0,
+	F_MPI_File_iread_all_buf = 1,
+	F_MPI_File_iread_all_count = 2,
+	F_MPI_File_iread_all_type = 3,
+	F_MPI_File_iread_all_request = 4,
+	F_MPI_File_iwrite_all_fh = 0,
+	F_MPI_File_iwrite_all_buf = 1,
+	F_MPI_File_iwrite_all_count = 2,
+	F_MPI_File_iwrite_all_type = 3,
+	F_MPI_File_iwrite_all_request = 4,
+	F_MPI_File_iread_shared_fh = 0,
+	F_MPI_File_iread_shared_buf = 1,
+	F_MPI_File_iread_shared_count = 2,
+	F_MPI_File_iread_shared_type = 3,
+	F_MPI_File_iread_shared_request = 4,
+	F_MPI_File_iwrite_shared_fh = 0,
+	F_MPI_File_iwrite_shared_buf = 1,
+	F_MPI_File_iwrite_shared_count = 2,
+	F_MPI_File_iwrite_shared_type = 3,
+	F_MPI_File_iwrite_shared_request = 4,
+	F_MPI_File_iread_at_fh = 0,
+	F_MPI_File_iread_at_offset = 1,
+	F_MPI_File_iread_at_buf = 2,
+	F_MPI_File_iread_at_count = 3,
+	F_MPI_File_iread_at_type = 4,
+	F_MPI_File_iread_at_request = 5,
+	F_MPI_File_iwrite_at_fh = 0,
+	F_MPI_File_iwrite_at_offset = 1,
+	F_MPI_File_iwrite_at_buf = 2,
+	F_MPI_File_iwrite_at_count = 3,
+	F_MPI_File_iwrite_at_type = 4,
+	F_MPI_File_iwrite_at_request = 5,
+	F_MPI_File_iread_at_all_fh = 0,
+	F_MPI_File_iread_at_all_offset = 1,
+	F_MPI_File_iread_at_all_buf = 2,
+	F_MPI_File_iread_at_all_count = 3,
+	F_MPI_File_iread_at_all_type = 4,
+	F_MPI_File_iread_at_all_request = 5,
+	F_MPI_File_iwrite_at_all_fh = 0,
+	F_MPI_File_iwrite_at_all_offset = 1,
+	F_MPI_File_iwrite_at_all_buf = 2,
+	F_MPI_File_iwrite_at_all_count = 3,
+	F_MPI_File_iwrite_at_all_type = 4,
+	F_MPI_File_iwrite_at_all_request = 5,
 };
 
 /* X(name, kind, sub-kind, nonblocking, fields, comm, request) for each call trace2goal
@@ -668,6 +802,34 @@ enum {
 	X("MPI_Dist_graph_create", C_DIST_GRAPH, 0, 0, 7, 0, -1) \
 	X("MPI_Dist_graph_create_adjacent", C_DIST_GRAPH_ADJ, 0, 0, 7, 0, -1) \
 	X("MPI_Exscan", C_COLL, IR_COLL_EXSCAN, 0, 6, 5, -1) \
+	X("MPI_File_close", C_FCLOSE, 0, 0, 1, -1, -1) \
+	X("MPI_File_iread", C_FIIO, 0, 0, 5, -1, 4) \
+	X("MPI_File_iread_all", C_FIIO, 0, 0, 5, -1, 4) \
+	X("MPI_File_iread_at", C_FIIO_AT, 0, 0, 6, -1, 5) \
+	X("MPI_File_iread_at_all", C_FIIO_AT, 0, 0, 6, -1, 5) \
+	X("MPI_File_iread_shared", C_FIIO, 0, 0, 5, -1, 4) \
+	X("MPI_File_iwrite", C_FIIO, 0, 0, 5, -1, 4) \
+	X("MPI_File_iwrite_all", C_FIIO, 0, 0, 5, -1, 4) \
+	X("MPI_File_iwrite_at", C_FIIO_AT, 0, 0, 6, -1, 5) \
+	X("MPI_File_iwrite_at_all", C_FIIO_AT, 0, 0, 6, -1, 5) \
+	X("MPI_File_iwrite_shared", C_FIIO, 0, 0, 5, -1, 4) \
+	X("MPI_File_open", C_FOPEN, 0, 0, 4, 0, -1) \
+	X("MPI_File_read", C_FIO, 0, 0, 5, -1, -1) \
+	X("MPI_File_read_all", C_FIO, 0, 0, 5, -1, -1) \
+	X("MPI_File_read_at", C_FIO_AT, 0, 0, 6, -1, -1) \
+	X("MPI_File_read_at_all", C_FIO_AT, 0, 0, 6, -1, -1) \
+	X("MPI_File_read_ordered", C_FIO, 0, 0, 5, -1, -1) \
+	X("MPI_File_read_shared", C_FIO, 0, 0, 5, -1, -1) \
+	X("MPI_File_seek", C_FSEEK, 0, 0, 3, -1, -1) \
+	X("MPI_File_seek_shared", C_FSEEK, 0, 0, 3, -1, -1) \
+	X("MPI_File_set_view", C_FVIEW, 0, 0, 4, -1, -1) \
+	X("MPI_File_sync", C_FSYNC, 0, 0, 1, -1, -1) \
+	X("MPI_File_write", C_FIO, 0, 0, 5, -1, -1) \
+	X("MPI_File_write_all", C_FIO, 0, 0, 5, -1, -1) \
+	X("MPI_File_write_at", C_FIO_AT, 0, 0, 6, -1, -1) \
+	X("MPI_File_write_at_all", C_FIO_AT, 0, 0, 6, -1, -1) \
+	X("MPI_File_write_ordered", C_FIO, 0, 0, 5, -1, -1) \
+	X("MPI_File_write_shared", C_FIO, 0, 0, 5, -1, -1) \
 	X("MPI_Finalize", C_FINALIZE, 0, 0, 0, -1, -1) \
 	X("MPI_Gather", C_COLL, IR_COLL_GATHER, 0, 8, 7, -1) \
 	X("MPI_Gatherv", C_COLL, IR_COLL_GATHERV, 0, 11, 10, -1) \

@@ -48,7 +48,8 @@ enum ck {
 	C_START, C_STARTALL, C_SENDRECV, C_SENDRECV_REPLACE, C_WAIT, C_WAITALL, C_WAITANY, C_WAITSOME,
 	C_TEST, C_TESTALL, C_TESTANY, C_TESTSOME, C_PROBE, C_IPROBE, C_REQFREE, C_COLL,
 	C_MPROBE, C_IMPROBE, C_MRECV, C_IMRECV, C_NEIGH, C_CART_CREATE, C_CART_SUB, C_GRAPH_CREATE,
-	C_DIST_GRAPH_ADJ, C_DIST_GRAPH
+	C_DIST_GRAPH_ADJ, C_DIST_GRAPH,
+	C_FOPEN, C_FCLOSE, C_FVIEW, C_FSEEK, C_FSYNC, C_FIO, C_FIO_AT, C_FIIO, C_FIIO_AT /* MPI-IO: ir_t2g_io.c */
 };
 
 /* neighbourhood collectives (callinfo.coll) */
@@ -169,6 +170,8 @@ typedef struct rstate {
 	size_t nchunks, capchunks;
 } rstate;
 
+typedef struct t2g_io t2g_io; /* ir_t2g_io.c */
+
 typedef struct gstate {
 	const ir_t2g_opts *o;
 	enum ir_coll_alg alg[IR_COLL_NSEL]; /* [kind], [kind + IR_COLL_NKINDS]: nonblocking */
@@ -218,6 +221,7 @@ typedef struct gstate {
 	uint32_t nstarted;
 	uint64_t sync_wild; /* wildcard receives that could not be matched for --sync */
 	int no_dur;       /* the call's own duration is not replayed (probes without --sync) */
+	t2g_io *io;       /* MPI-IO with storage servers (ir_t2g_io.c), NULL: none */
 } gstate;
 
 /* Output lines are formatted straight into the buffer: one capacity check per line (a line
@@ -312,6 +316,13 @@ int t2g_req_array(const rstate *R, const ir_rec *r, unsigned i, int64_t count, u
 int t2g_do_wait_family(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e);
 /* ir_t2g_poll.c: a call of rank R seen by the poll model (n: the polls a line stands for) */
 void t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, uint64_t n);
+
+/* ir_t2g_io.c */
+int t2g_io_prepass(gstate *g, const ir_trace_files *files, int64_t epoch, ir_err *e);
+int t2g_do_io(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e);
+int t2g_io_servers(gstate *g, ir_err *e);
+void t2g_io_free(t2g_io *io);
+const callinfo *t2g_find_call(const char *name); /* ir_t2g_call.c */
 
 /* ir_t2g_comm.c */
 int t2g_add_comm(gstate *g, rstate *R, const ir_rec *r, ir_err *e);

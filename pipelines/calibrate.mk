@@ -2,6 +2,7 @@
 #
 #   make -f pipelines/calibrate.mk [BIN=...] [BUILD=...] [OUT=...] [MPIRUN=...]
 #        [REPS=1000 (pingpong: 20)] [MAXBYTES=67108864] [BUDGET=30] [PROGRAM=netcal|pingpong]
+#        [RUNS=1] [RUN_DELAY=0]
 #   make -f pipelines/calibrate.mk stability [DELAY=120] ...
 #
 # Builds the tools and samples/apps/netcal (through the top-level Makefile),
@@ -15,6 +16,10 @@
 #   $(OUT)/cluster.params   the parameter file (ibsim -p, trace2goal -p)
 #   $(OUT)/fit.png, fit.svg the points and the fitted lines
 #   $(OUT)/table.txt        calib's table (also shown)
+#
+# RUNS=N measures N runs, RUN_DELAY seconds apart, into $(OUT)/pp, $(OUT)/pp2 ...
+# $(OUT)/ppN, and calib pools them (formats/calibration.md, "Several runs"): the
+# medians are then over the machine's states at N moments, not one.
 #
 # PROGRAM=pingpong measures with samples/apps/pingpong instead (the classic
 # keys only; REPS reuses per size). Rerunning redoes only what changed;
@@ -39,6 +44,8 @@ MAXBYTES ?= 67108864
 BUDGET   ?= 30
 PROGRAM  ?= netcal
 DELAY    ?= 120
+RUNS     ?= 1
+RUN_DELAY ?= 0
 MPIRUN   ?= mpirun --bind-to core -np 2
 CALIB_FLAGS ?=
 BUILD_TOOLS ?= yes
@@ -56,14 +63,25 @@ else
 MEASURE_ARGS := -q -n $(REPS) -m $(MAXBYTES)
 endif
 SUBMAKE  = $(MAKE) -f pipelines/calibrate.mk BUILD=$(BUILD) BIN=$(BIN) REPS=$(REPS) MAXBYTES=$(MAXBYTES) \
-           BUDGET=$(BUDGET) PROGRAM=$(PROGRAM) MPIRUN="$(MPIRUN)" CALIB_FLAGS="$(CALIB_FLAGS)" BUILD_TOOLS=$(BUILD_TOOLS)
+           BUDGET=$(BUDGET) PROGRAM=$(PROGRAM) MPIRUN="$(MPIRUN)" CALIB_FLAGS="$(CALIB_FLAGS)" BUILD_TOOLS=$(BUILD_TOOLS) \
+           RUNS=$(RUNS) RUN_DELAY=$(RUN_DELAY)
+
+ifeq ($(shell echo '$(RUNS)' | grep -Ex '[1-9][0-9]?'),)
+$(error invalid RUNS '$(RUNS)' (expected a whole number of runs from 1 to 99))
+endif
+ifeq ($(shell echo '$(RUN_DELAY)' | grep -Ex '[0-9]+'),)
+$(error invalid RUN_DELAY '$(RUN_DELAY)' (expected whole seconds))
+endif
+# the runs' trace directories: pp, then pp2 .. ppN
+RUN_DIRS := $(OUT)/pp $(patsubst %,$(OUT)/pp%,$(wordlist 2,$(RUNS),$(shell seq 1 $(RUNS))))
+RUN_DONE := $(addsuffix /.done,$(RUN_DIRS))
 
 .PHONY: all tools retrace stability
 all: $(OUT)/cluster.params $(OUT)/fit.png $(OUT)/fit.svg
 	@cat $(OUT)/table.txt
 	@echo
 	@grep -E '^(o|O|S|o_rndv|O_rndv|pin_a|pin_b|send_o|recv_o|net_L|copy|reduce) ' $(OUT)/cluster.params
-	@echo "outputs in $(OUT)/: cluster.params, fit.png, fit.svg, table.txt, pp/ (traces)"
+	@echo "outputs in $(OUT)/: cluster.params, fit.png, fit.svg, table.txt, $(patsubst $(OUT)/%,%/,$(RUN_DIRS)) (traces)"
 
 # The tools and the measuring program come from the top-level build.
 tools:
@@ -77,15 +95,25 @@ $(OUT)/pp/.done: | tools
 	$(ALLPROF) -q -o $(OUT)/pp -- $(MPIRUN) $(MEASURE) $(MEASURE_ARGS)
 	@touch $@
 
+# run N waits for run N-1 (pp is run 1), then RUN_DELAY seconds
+define run_rule
+$(OUT)/pp$(1)/.done: $(OUT)/pp$(2)/.done | tools
+	@sleep $(RUN_DELAY)
+	@rm -rf $(OUT)/pp$(1)
+	$(ALLPROF) -q -o $(OUT)/pp$(1) -- $(MPIRUN) $(MEASURE) $(MEASURE_ARGS)
+	@touch $$@
+endef
+$(foreach i,$(wordlist 2,$(RUNS),$(shell seq 1 $(RUNS))),$(eval $(call run_rule,$(i),$(if $(filter 2,$(i)),,$(shell expr $(i) - 1)))))
+
 retrace:
-	@rm -f $(OUT)/pp/.done
+	@rm -f $(RUN_DONE)
 	@$(SUBMAKE) OUT=$(OUT)
 
-$(OUT)/cluster.params: $(OUT)/pp/.done | tools
-	$(CALIB) $(CALIB_FLAGS) -o $@ $(OUT)/pp 2>$(OUT)/table.txt || { cat $(OUT)/table.txt; exit 1; }
+$(OUT)/cluster.params: $(RUN_DONE) | tools
+	$(CALIB) $(CALIB_FLAGS) -o $@ $(RUN_DIRS) 2>$(OUT)/table.txt || { cat $(OUT)/table.txt; exit 1; }
 
-$(OUT)/fit.%: $(OUT)/pp/.done $(OUT)/cluster.params | tools
-	$(CALIB) -q $(CALIB_FLAGS) --plot $@ -o /dev/null $(OUT)/pp
+$(OUT)/fit.%: $(RUN_DONE) $(OUT)/cluster.params | tools
+	$(CALIB) -q $(CALIB_FLAGS) --plot $@ -o /dev/null $(RUN_DIRS)
 
 # Two calibrations DELAY seconds apart; the fitted figures ("#@" lines of the
 # parameter files, formats/calibration.md) compared at every size >= 64 bytes.

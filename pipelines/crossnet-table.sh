@@ -13,6 +13,7 @@
 #   default_ms default_abs_dev_pct default_within sync_ms sync_abs_dev_pct
 #   sync_within same_b_default_abs_dev_pct same_b_sync_abs_dev_pct
 #   same_a_default_abs_dev_pct same_a_sync_abs_dev_pct same_work
+#   compute_growth_pct
 # (real: the median over the runs; spread: (max - min) / median; naive: |A -
 # B| / B, the guess that B takes as long as A; default and sync: A's median
 # run predicted for B, against B's median, and whether that lies within B's
@@ -22,7 +23,12 @@
 # the results files RUNDIR/APP/SRC-on-B.default.sim.tsv: a program whose work
 # depends on the network, such as a benchmark that repeats a test until a
 # time has passed, does other work on B than the trace of A holds, and no
-# replay of that trace can predict B's run), then '#' lines: the networks,
+# replay of that trace can predict B's run; compute_growth_pct: how much
+# longer the computation of B's median run is than that of A's median run
+# converted for B (the mean over ranks of calc_ps, B-on-B against A-on-B,
+# default mode), in percent of B's real run, signed: time that changes with
+# the network outside the MPI calls, which no network model foresees, and by
+# which a prediction from A falls short, docs/validation.md), then '#' lines: the networks,
 # and per mode the median and largest |deviation| over all applications,
 # over those whose naive error is at least 5 %, how often the mode beats
 # the naive guess and lies within B's spread, the same-network medians, and
@@ -35,15 +41,15 @@ if [ "$1" = md ]; then
 	b=$3
 	awk -F'\t' -v a="$a" -v b="$b" '
 		NR == 1 {
-			printf "| app | ranks | real %s (ms) | real %s (ms) | %s spread %% | naive \\|dev\\| %% | default: predicted ms, \\|dev\\| %% | sync: predicted ms, \\|dev\\| %% | within %s spread | same network %s: default, sync \\|dev\\| %% | same network %s: default, sync \\|dev\\| %% | same work |\n", a, b, b, b, b, a
-			print "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|"
+			printf "| app | ranks | real %s (ms) | real %s (ms) | %s spread %% | naive \\|dev\\| %% | default: predicted ms, \\|dev\\| %% | sync: predicted ms, \\|dev\\| %% | within %s spread | same network %s: default, sync \\|dev\\| %% | same network %s: default, sync \\|dev\\| %% | same work | compute growth %% |\n", a, b, b, b, b, a
+			print "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---:|"
 			next
 		}
 		/^#/ { sub(/^# /, ""); foot = foot "- " $0 "\n"; next }
 		{
 			w = ($10 == "yes" && $13 == "yes") ? "both" : $10 == "yes" ? "default" : $13 == "yes" ? "sync" : "neither"
-			printf "| %s | %s | %s | %s | %s | %s | %s, %s | %s, %s | %s | %s, %s | %s, %s | %s |\n", $1, $2, $3, $5, $6, $7,
-				$8, $9, $11, $12, w, $14, $15, $16, $17, $18
+			printf "| %s | %s | %s | %s | %s | %s | %s, %s | %s, %s | %s | %s, %s | %s, %s | %s | %s |\n", $1, $2, $3, $5, $6, $7,
+				$8, $9, $11, $12, w, $14, $15, $16, $17, $18, $19
 		}
 		END { printf "\n%s", foot }' "$4"
 	exit 0
@@ -68,7 +74,8 @@ trap 'rm -f "$rows" "$one"' EXIT
 
 printf 'app\tranks\treal_a_ms\tspread_a_pct\treal_b_ms\tspread_b_pct\tnaive_abs_dev_pct\t'
 printf 'default_ms\tdefault_abs_dev_pct\tdefault_within\tsync_ms\tsync_abs_dev_pct\tsync_within\t'
-printf 'same_b_default_abs_dev_pct\tsame_b_sync_abs_dev_pct\tsame_a_default_abs_dev_pct\tsame_a_sync_abs_dev_pct\tsame_work\n'
+printf 'same_b_default_abs_dev_pct\tsame_b_sync_abs_dev_pct\tsame_a_default_abs_dev_pct\tsame_a_sync_abs_dev_pct\tsame_work\t'
+printf 'compute_growth_pct\n'
 for app in "$@"; do
 	d=$dir/$app
 	{
@@ -78,15 +85,23 @@ for app in "$@"; do
 		for m in default sync; do all "$d/$b-on-$b.$m.cmp.tsv"; done
 		for m in default sync; do all "$d/$a-on-$a.$m.cmp.tsv"; done
 	} >"$one"
-	# the work: msgs_sent and bytes_sent of every rank (formats/results.md), A's run against B's
+	# the work: msgs_sent and bytes_sent of every rank (formats/results.md), A's run against
+	# B's; and the mean calc_ps of the ranks of each
 	work=$(awk -F'\t' '
 		FNR == 1 { f++ }
 		/^#/ || $1 == "rank" || $1 == "all" { next }
-		{ w[f, $1] = $4 "/" $5; r[$1] = 1 }
-		END { for (k in r) if (w[1, k] != w[2, k]) { print "no"; exit } print "yes" }' \
+		{ w[f, $1] = $4 "/" $5; r[$1] = 1; c[f] += $3; k[f]++ }
+		END {
+			same = "yes"
+			for (x in r) if (w[1, x] != w[2, x]) same = "no"
+			printf "%s %.0f %.0f\n", same, k[1] ? c[1] / k[1] : 0, k[2] ? c[2] / k[2] : 0
+		}' \
 		"$d/$a-on-$b.default.sim.tsv" "$d/$b-on-$b.default.sim.tsv") ||
 		{ echo "crossnet-table.sh: $d: cannot read the results files" >&2; exit 1; }
-	awk -F'\t' -v app="$app" -v np="$np" -v work="$work" '
+	read -r work calc_a calc_b <<-END
+	$work
+	END
+	awk -F'\t' -v app="$app" -v np="$np" -v work="$work" -v calc_a="$calc_a" -v calc_b="$calc_b" '
 		function abs(x) { return x < 0 ? -x : x }
 		{ row[NR] = $0; n = split($0, f, "\t"); for (i = 1; i <= n; i++) v[NR, i] = f[i] }
 		END {
@@ -97,7 +112,7 @@ for app in "$@"; do
 				printf "\t%.3f\t%.2f\t%s", v[r, 6] / 1e9, abs(v[r, 7]), v[r, 8]
 			for (r = 5; r <= 8; r++)
 				printf "\t%.2f", abs(v[r, 7])
-			printf "\t%s\n", work
+			printf "\t%s\t%.2f\n", work, (rb > 0 ? (calc_b - calc_a) / rb * 100 : 0)
 		}' "$one" >>"$rows"
 done
 cat "$rows"
@@ -169,4 +184,12 @@ awk -F'\t' -v a="$a" -v b="$b" -v np="$np" '
 		same(15, s "same network " b " sync", 2)
 		same(16, s "same network " a " default", 2)
 		same(17, s "same network " a " sync", 2)
+		k = 0
+		for (i = 1; i <= n; i++) if (keep(i, 2)) g[++k] = col[i, 19]
+		if (k) {
+			lo = hi = g[1]
+			for (i = 2; i <= k; i++) { if (g[i] < lo) lo = g[i]; if (g[i] > hi) hi = g[i] }
+			printf "# %scompute growth on %s (%% of its run): median %.2f, from %.2f to %.2f over %d apps\n", s, b, med(g, k), lo, hi, k
+		} else
+			printf "# %scompute growth on %s: no apps\n", s, b
 	}' "$rows"

@@ -16,12 +16,13 @@ test_expect_success 'the C and Fortran wrappers of liballprof are made from the 
 	sh "$GEN" f <"$SCHEMA" >f.inc && test_cmp "$TOP/tools/allprof/liballprof_f_gen.inc" f.inc
 '
 # every call of the schema is a strong definition of liballprof.so (a generated or a
-# hand-written wrapper, not the weak pass-through), from C and from Fortran
+# hand-written wrapper, not the weak pass-through), from C and from Fortran (the MPI-IO
+# calls from C only: formats/trace.md, section 5)
 AP_SO="$IR_BUILD/allprof/liballprof.so"
 if [ -f "$AP_SO" ] && command -v nm >/dev/null; then
 	test_expect_success 'every call of the schema has its C and Fortran wrappers in liballprof.so' '
 		nm -D --defined-only "$AP_SO" | awk "\$2 == \"T\" { print \$3 }" | sort >defined &&
-		awk -F"\t" "!/^#/ { print \$1; print tolower(\$1) \"_\" }" "$SCHEMA" | sort >expect &&
+		awk -F"\t" "!/^#/ { print \$1; if (\$1 !~ /^MPI_File_/) print tolower(\$1) \"_\" }" "$SCHEMA" | sort >expect &&
 		comm -13 defined expect >missing && test_cmp /dev/null missing
 	'
 else

@@ -51,8 +51,8 @@ test_expect_success 'bad magic number' '
 	broken "offset 0: bad magic number (not a GOAL binary file)"
 '
 test_expect_success 'bad format version' '
-	cp small.goalb x.goalb && poke x.goalb 8 02 &&
-	broken "offset 8: unsupported format version 2 (this reader knows version 1)"
+	cp small.goalb x.goalb && poke x.goalb 8 03 &&
+	broken "offset 8: unsupported format version 3 (this reader knows versions 1 and 2)"
 '
 test_expect_success 'unknown flags' '
 	cp small.goalb x.goalb && poke x.goalb 10 04 &&
@@ -119,7 +119,7 @@ test_expect_success 'reserved section field' '
 test_expect_success 'a damaged binary on standard input' '
 	cp small.goalb x.goalb && poke x.goalb 8 09 &&
 	expect_fail 1 goalc -d - <x.goalb &&
-	expect_err "goalc: <stdin>: offset 8: unsupported format version 9 (this reader knows version 1)"
+	expect_err "goalc: <stdin>: offset 8: unsupported format version 9 (this reader knows versions 1 and 2)"
 '
 test_expect_success 'a damaged compressed binary' '
 	cp small.goalb x.goalb && poke x.goalb 10 01 && zstd -q -f x.goalb &&

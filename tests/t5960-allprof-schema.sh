@@ -15,6 +15,7 @@ test_expect_success 'the samples run under allprof' '
 	traced ec 3 "$SAMPLES/edgecases" && traced nb 2 "$SAMPLES/nonblock" &&
 	traced pers 2 "$SAMPLES/persistent" 4 && traced wc 3 "$SAMPLES/wildcard" 6 &&
 	traced sm 2 "$SAMPLES/sendmodes" && test "$(cat sm.out)" = "45 3" &&
+	traced io 3 "$SAMPLES/mpiio" "$TRASH/io.dat" &&
 	traced th 3 "$SAMPLES/threads" 5 &&
 	traced fc 3 "$SAMPLES/fcover" && traced fe 3 "$SAMPLES/fedge" && traced fo 3 "$SAMPLES/fsample" &&
 	! traced ab 2 "$SAMPLES/faults" abort &&

@@ -48,10 +48,11 @@ test_expect_success 'the table: header, one row with every number, summaries' '
 	printf "%s\n" app ranks real_a_ms spread_a_pct real_b_ms spread_b_pct naive_abs_dev_pct \
 		default_ms default_abs_dev_pct default_within sync_ms sync_abs_dev_pct sync_within \
 		same_b_default_abs_dev_pct same_b_sync_abs_dev_pct same_a_default_abs_dev_pct same_a_sync_abs_dev_pct \
-		same_work >want &&
+		same_work compute_growth_pct >want &&
 	test_cmp want cols &&
 	test "$(grep -vc "^#" x/crossnet.tsv)" = 2 &&
-	awk -F"\t" "NR == 2 { ok = NF == 18 && \$1 == \"ring\" && \$2 == 2 && \$18 == \"yes\"
+	awk -F"\t" "NR == 2 { ok = NF == 19 && \$1 == \"ring\" && \$2 == 2 && \$18 == \"yes\"
+		if (\$19 !~ /^-?[0-9]+\.[0-9][0-9]\$/) ok = 0
 		for (i = 3; i <= 17; i++) if (i != 10 && i != 13 && \$i !~ /^[0-9]+(\\.[0-9]+)?\$/) ok = 0
 		if (\$10 !~ /^(yes|no)\$/ || \$13 !~ /^(yes|no)\$/) ok = 0
 		if (\$3 <= 0 || \$5 <= 0 || \$8 <= 0 || \$11 <= 0) ok = 0
@@ -65,12 +66,13 @@ test_expect_success 'the table: header, one row with every number, summaries' '
 		# the ring of this test lasts milliseconds: no run counts as long
 		grep -q "^# runs of 50 ms or more: $m shm->tcp: no apps$" x/crossnet.tsv &&
 		grep -q "^# runs of 50 ms or more: same network tcp $m: no apps$" x/crossnet.tsv &&
-		grep -q "^# same work, runs of 50 ms or more: $m shm->tcp: no apps$" x/crossnet.tsv ||
+		grep -q "^# same work, runs of 50 ms or more: $m shm->tcp: no apps$" x/crossnet.tsv &&
+		grep -q "^# same work, runs of 50 ms or more: compute growth on tcp: no apps$" x/crossnet.tsv ||
 		return 1
 	done &&
 	grep -q "^# same work on both networks (every rank sends as many messages and bytes): 1 of 1 apps$" x/crossnet.tsv &&
 	grep -q "^| app | ranks | real shm (ms) | real tcp (ms) | tcp spread % |" x/crossnet.md &&
-	grep -q "^| ring | 2 | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]*, [0-9.]* | [0-9.]*, [0-9.]* | [a-z]* | [0-9.]*, [0-9.]* | [0-9.]*, [0-9.]* | yes |$" x/crossnet.md
+	grep -q "^| ring | 2 | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]*, [0-9.]* | [0-9.]*, [0-9.]* | [a-z]* | [0-9.]*, [0-9.]* | [0-9.]*, [0-9.]* | yes | -\{0,1\}[0-9.]* |$" x/crossnet.md
 '
 
 # A program whose work depends on the network (it repeats a test until a time has passed) sends
@@ -102,6 +104,24 @@ test_expect_success 'the numbers are cmp-real'"'"'s' '
 		  ok = sprintf(\"%.3f\", \$2 / 1e9) == b && sprintf(\"%.3f\", \$6 / 1e9) == s &&
 		       sprintf(\"%.2f\", d2) == d && \$8 == w
 		  if (!ok) print \"table: \" b, s, d, w; exit !ok }"
+'
+
+# compute_growth_pct: B's own computation (mean calc_ps over the ranks, B on B) against A's
+# converted for B (A on B), in percent of B's real run: give B's ranks one tenth of that run more.
+test_expect_success 'compute growth: B'"'"'s computation against A'"'"'s, in percent of B'"'"'s run' '
+	rm -rf g && mkdir -p g/runs && cp -R x/runs/ring g/runs/ring &&
+	rb=$(awk -F"\t" "\$1 == \"all\" { print \$2 }" x/runs/ring/tcp.runs.tsv) && test -n "$rb" &&
+	awk -F"\t" -v OFS="\t" -v rb="$rb" "FNR == 1 { f++ }
+		f == 1 { if (\$1 ~ /^[0-9]+\$/) c[\$1] = \$3; next }
+		\$1 ~ /^[0-9]+\$/ { \$3 = sprintf(\"%.0f\", c[\$1] + rb / 10) } { print }" \
+		x/runs/ring/shm-on-tcp.default.sim.tsv x/runs/ring/tcp-on-tcp.default.sim.tsv \
+		>g/runs/ring/tcp-on-tcp.default.sim.tsv &&
+	sh "$TOP/pipelines/crossnet-table.sh" tsv g/runs shm tcp 2 ring >g.tsv &&
+	test "$(awk -F"\t" "\$1 == \"ring\" { print \$19 }" g.tsv)" = 10.00 &&
+	awk -F"\t" -v OFS="\t" "\$1 ~ /^[0-9]+\$/ { \$3 = 0 } { print }" x/runs/ring/shm-on-tcp.default.sim.tsv \
+		>g/runs/ring/tcp-on-tcp.default.sim.tsv &&
+	sh "$TOP/pipelines/crossnet-table.sh" tsv g/runs shm tcp 2 ring >g.tsv &&
+	awk -F"\t" "\$1 == \"ring\" { exit !(\$19 < 0) }" g.tsv
 '
 
 test_expect_success 'a second run does nothing' '

@@ -103,9 +103,10 @@ typedef struct rec {
 	char labels[256];
 	uint32_t begin_n, ranks;
 } rec;
-static int rec_begin(void *c, uint32_t n, ir_err *e)
+static int rec_begin(void *c, uint32_t n, unsigned version, ir_err *e)
 {
 	(void)e;
+	(void)version;
 	((rec *)c)->begin_n = n;
 	return 0;
 }

@@ -46,7 +46,7 @@ LC_ALL=C awk -F'\t' -v mode="$mode" '
 function die(msg) { print "gen-calls.sh: calls.tsv:" NR ": " msg > "/dev/stderr"; failed = 1; exit 1 }
 BEGIN {
 	# encoder -> trace fields it takes (formats/calls.md)
-	split("addr ptr buf int aint bool undef splittype order outint peer tag type comm op status statuses req newreq newpreq reqs msg newmsg list bools ranges newcomm group newgroup newtype", one, " ")
+	split("addr ptr buf int aint bool undef splittype order outint peer tag type comm op status statuses req newreq newpreq reqs msg newmsg list bools ranges newcomm group newgroup newtype file offset fname whence", one, " ")
 	for (i in one) slots[one[i]] = 1
 	split("counts aints types", two, " ")
 	for (i in two) slots[two[i]] = 2

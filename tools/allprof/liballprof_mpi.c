@@ -13,7 +13,8 @@
  * that, the calls marked "hook" in the schema: start-up and shut-down,
  * Wait/Test and their request arrays, polls (collapsed runs), matched
  * receives (the message is looked up before the call), MPI_Comm_idup, and
- * the Free calls (the handle is formatted before it dies). Their field
+ * the Free calls (the handle is formatted before it dies), and the MPI-IO calls (file
+ * handles are numbered here, file names hashed). Their field
  * order must follow the schema too; tests/t5960 checks real traces against it.
  *
  * Rules every wrapper keeps: the application's arguments reach PMPI
@@ -625,6 +626,247 @@ FREEWRAP(Group, MPI_Group, f_group, ap_group_free)
 FREEWRAP(Comm, MPI_Comm, f_comm, ap_comm_free)
 
 FREEWRAP(Type, MPI_Datatype, f_type, ap_type_free)
+
+/* ------------------------------------------------------------ MPI-IO */
+
+/* File handles are numbered per rank from 1 in order of opening (`0`: none), like
+ * requests; a closed handle's number is not reused. A file is named by the 64-bit FNV-1a
+ * hash of its name, so every rank that opens one file writes the same number and no
+ * name (which may hold any character) reaches the trace. The MPI library may call MPI
+ * functions inside an MPI-IO call (collective buffering): ap_depth is raised around the
+ * PMPI call so that only the application's call is recorded. */
+typedef struct ap_file {
+	MPI_File fh;
+	int64_t id;
+} ap_file;
+static ap_file *ap_files;
+static size_t ap_nfiles, ap_capfiles;
+static int64_t ap_next_file = 1;
+
+static int64_t file_id(MPI_File fh)
+{
+	for (size_t i = 0; i < ap_nfiles; i++)
+		if (ap_files[i].fh == fh)
+			return ap_files[i].id;
+	return 0;
+}
+
+static int64_t file_new(MPI_File fh)
+{
+	if (ap_nfiles == ap_capfiles) {
+		size_t nc = ap_capfiles ? ap_capfiles * 2 : 16;
+		ap_file *n = realloc(ap_files, nc * sizeof *n);
+		if (!n)
+			return 0;
+		ap_files = n;
+		ap_capfiles = nc;
+	}
+	ap_files[ap_nfiles].fh = fh;
+	ap_files[ap_nfiles].id = ap_next_file++;
+	return ap_files[ap_nfiles++].id;
+}
+
+static void file_forget(int64_t id)
+{
+	for (size_t i = 0; i < ap_nfiles; i++)
+		if (ap_files[i].id == id) {
+			ap_files[i] = ap_files[--ap_nfiles];
+			return;
+		}
+}
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/* MPI_SEEK_SET, _CUR, _END as 0, 1, 2 (their values differ between MPIs). */
+static int64_t ap_whence(int w)
+{
+	return w == MPI_SEEK_SET ? 0 : w == MPI_SEEK_CUR ? 1 : w == MPI_SEEK_END ? 2 : w;
+}
+
+int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI_File *fh)
+{
+	if (!AP_ON())
+		return PMPI_File_open(comm, name, amode, info, fh);
+	uint64_t t0 = ap_now();
+	ap_depth++;
+	int rc = PMPI_File_open(comm, name, amode, info, fh);
+	ap_depth--;
+	uint64_t t1 = ap_now();
+	ap_lock();
+	char *p = ap_begin(AP_B, "MPI_File_open", t0);
+	p = f_comm(p, comm);
+	p = f_u64(p, fnv1a(name));
+	p = f_int(p, amode);
+	p = f_int(p, rc == MPI_SUCCESS ? file_new(*fh) : 0);
+	ap_end(p, t1);
+	ap_unlock();
+	return rc;
+}
+
+int MPI_File_close(MPI_File *fh)
+{
+	if (!AP_ON())
+		return PMPI_File_close(fh);
+	uint64_t t0 = ap_now();
+	ap_lock();
+	int64_t id = file_id(*fh);
+	ap_unlock();
+	ap_depth++;
+	int rc = PMPI_File_close(fh);
+	ap_depth--;
+	uint64_t t1 = ap_now();
+	ap_lock();
+	if (rc == MPI_SUCCESS)
+		file_forget(id);
+	char *p = ap_begin(AP_B, "MPI_File_close", t0);
+	p = f_int(p, id);
+	ap_end(p, t1);
+	ap_unlock();
+	return rc;
+}
+
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype ftype, const char *rep,
+		      MPI_Info info)
+{
+	if (!AP_ON())
+		return PMPI_File_set_view(fh, disp, etype, ftype, rep, info);
+	uint64_t t0 = ap_now();
+	ap_depth++;
+	int rc = PMPI_File_set_view(fh, disp, etype, ftype, rep, info);
+	ap_depth--;
+	uint64_t t1 = ap_now();
+	ap_lock();
+	char *p = ap_begin(AP_B, "MPI_File_set_view", t0);
+	p = f_int(p, file_id(fh));
+	p = f_int(p, (int64_t)disp);
+	p = f_type(p, etype);
+	p = f_type(p, ftype);
+	ap_end(p, t1);
+	ap_unlock();
+	return rc;
+}
+
+#define AP_FSEEK(NAME)                                                              \
+	int MPI_File_##NAME(MPI_File fh, MPI_Offset off, int whence)                 \
+	{                                                                           \
+		if (!AP_ON())                                                       \
+			return PMPI_File_##NAME(fh, off, whence);                   \
+		uint64_t t0 = ap_now();                                             \
+		ap_depth++;                                                         \
+		int rc = PMPI_File_##NAME(fh, off, whence);                         \
+		ap_depth--;                                                         \
+		uint64_t t1 = ap_now();                                             \
+		ap_lock();                                                          \
+		char *p = ap_begin(AP_B, "MPI_File_" #NAME, t0);                    \
+		p = f_int(p, file_id(fh));                                          \
+		p = f_int(p, (int64_t)off);                                         \
+		p = f_int(p, ap_whence(whence));                                    \
+		ap_end(p, t1);                                                      \
+		ap_unlock();                                                        \
+		return rc;                                                          \
+	}
+AP_FSEEK(seek)
+AP_FSEEK(seek_shared)
+
+int MPI_File_sync(MPI_File fh)
+{
+	if (!AP_ON())
+		return PMPI_File_sync(fh);
+	uint64_t t0 = ap_now();
+	ap_depth++;
+	int rc = PMPI_File_sync(fh);
+	ap_depth--;
+	uint64_t t1 = ap_now();
+	ap_lock();
+	char *p = ap_begin(AP_B, "MPI_File_sync", t0);
+	p = f_int(p, file_id(fh));
+	ap_end(p, t1);
+	ap_unlock();
+	return rc;
+}
+
+/* Blocking data access: [offset,] buffer, count, type, status. */
+#define AP_FIO(NAME, BUF, AT, ATARG, ATVAL)                                         \
+	int MPI_File_##NAME(MPI_File fh AT, BUF buf, int count, MPI_Datatype dt, MPI_Status *st) \
+	{                                                                           \
+		if (!AP_ON())                                                       \
+			return PMPI_File_##NAME(fh ATARG, buf, count, dt, st);     \
+		MPI_Status priv;                                                    \
+		empty_status(&priv);                                                \
+		MPI_Status *s = st == MPI_STATUS_IGNORE ? &priv : st;               \
+		uint64_t t0 = ap_now();                                             \
+		ap_depth++;                                                         \
+		int rc = PMPI_File_##NAME(fh ATARG, buf, count, dt, s);            \
+		ap_depth--;                                                         \
+		uint64_t t1 = ap_now();                                             \
+		ap_lock();                                                          \
+		char *p = ap_begin(AP_B, "MPI_File_" #NAME, t0);                    \
+		p = f_int(p, file_id(fh));                                          \
+		ATVAL                                                               \
+		p = f_ptr(p, buf);                                                  \
+		p = f_int(p, count);                                                \
+		p = f_type(p, dt);                                                  \
+		p = f_status(p, s);                                                 \
+		ap_end(p, t1);                                                      \
+		ap_unlock();                                                        \
+		return rc;                                                          \
+	}
+#define AP_NOAT
+#define AP_AT , MPI_Offset off
+#define AP_ATARG , off
+#define AP_ATVAL p = f_int(p, (int64_t)off);
+AP_FIO(read, void *, AP_NOAT, AP_NOAT, AP_NOAT)
+AP_FIO(write, const void *, AP_NOAT, AP_NOAT, AP_NOAT)
+AP_FIO(read_all, void *, AP_NOAT, AP_NOAT, AP_NOAT)
+AP_FIO(write_all, const void *, AP_NOAT, AP_NOAT, AP_NOAT)
+AP_FIO(read_shared, void *, AP_NOAT, AP_NOAT, AP_NOAT)
+AP_FIO(write_shared, const void *, AP_NOAT, AP_NOAT, AP_NOAT)
+AP_FIO(read_ordered, void *, AP_NOAT, AP_NOAT, AP_NOAT)
+AP_FIO(write_ordered, const void *, AP_NOAT, AP_NOAT, AP_NOAT)
+AP_FIO(read_at, void *, AP_AT, AP_ATARG, AP_ATVAL)
+AP_FIO(write_at, const void *, AP_AT, AP_ATARG, AP_ATVAL)
+AP_FIO(read_at_all, void *, AP_AT, AP_ATARG, AP_ATVAL)
+AP_FIO(write_at_all, const void *, AP_AT, AP_ATARG, AP_ATVAL)
+
+/* Nonblocking data access: [offset,] buffer, count, type, the new request. */
+#define AP_FIIO(NAME, BUF, AT, ATARG, ATVAL)                                        \
+	int MPI_File_##NAME(MPI_File fh AT, BUF buf, int count, MPI_Datatype dt, MPI_Request *req) \
+	{                                                                           \
+		if (!AP_ON())                                                       \
+			return PMPI_File_##NAME(fh ATARG, buf, count, dt, req);    \
+		uint64_t t0 = ap_now();                                             \
+		ap_depth++;                                                         \
+		int rc = PMPI_File_##NAME(fh ATARG, buf, count, dt, req);          \
+		ap_depth--;                                                         \
+		uint64_t t1 = ap_now();                                             \
+		ap_lock();                                                          \
+		char *p = ap_begin(AP_B, "MPI_File_" #NAME, t0);                    \
+		p = f_int(p, file_id(fh));                                          \
+		ATVAL                                                               \
+		p = f_ptr(p, buf);                                                  \
+		p = f_int(p, count);                                                \
+		p = f_type(p, dt);                                                  \
+		p = f_req(p, rc == MPI_SUCCESS ? ap_req_new(*req, req, 0) : 0);     \
+		ap_end(p, t1);                                                      \
+		ap_unlock();                                                        \
+		return rc;                                                          \
+	}
+AP_FIIO(iread, void *, AP_NOAT, AP_NOAT, AP_NOAT)
+AP_FIIO(iwrite, const void *, AP_NOAT, AP_NOAT, AP_NOAT)
+AP_FIIO(iread_all, void *, AP_NOAT, AP_NOAT, AP_NOAT)
+AP_FIIO(iwrite_all, const void *, AP_NOAT, AP_NOAT, AP_NOAT)
+AP_FIIO(iread_shared, void *, AP_NOAT, AP_NOAT, AP_NOAT)
+AP_FIIO(iwrite_shared, const void *, AP_NOAT, AP_NOAT, AP_NOAT)
+AP_FIIO(iread_at, void *, AP_AT, AP_ATARG, AP_ATVAL)
+AP_FIIO(iwrite_at, const void *, AP_AT, AP_ATARG, AP_ATVAL)
+AP_FIIO(iread_at_all, void *, AP_AT, AP_ATARG, AP_ATVAL)
+AP_FIIO(iwrite_at_all, const void *, AP_AT, AP_ATARG, AP_ATVAL)
 
 /* The wrappers made from formats/calls.tsv. */
 #include "liballprof_mpi_gen.inc"

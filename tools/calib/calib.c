@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <signal.h>
 #include <unistd.h>
@@ -42,6 +43,8 @@ static void usage(void)
 	       "'size_bytes real_us [sim_us]' (one-way times; '-' is standard input).\n"
 	       "Traces of samples/apps/netcal (found by their tags, formats/calibration.md)\n"
 	       "also give the piecewise functions send_o, recv_o, net_L, copy and reduce.\n"
+	       "Several directories are several runs (each its ranks' traces), pooled: every\n"
+	       "median is then over all their repetitions.\n"
 	       "\n"
 	       "Options (times: integer picoseconds or a unit ps ns us ms s):\n"
 	       "  -p, --params FILE   network parameters (L g G ...); o and O are fitted\n"
@@ -138,7 +141,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *pfile = NULL, *net_name = NULL, *topo = NULL, *plot = NULL, *out = "-", *s_arg = NULL;
-	int c, quiet = 0, status = IR_EXIT_BAD, is_trace;
+	int c, quiet = 0, status = IR_EXIT_BAD, is_trace, ndirs = 0;
 	ir_calib_opts co;
 	ir_calib_data d;
 	ir_calib_fit f;
@@ -272,8 +275,18 @@ int main(int argc, char **argv)
 	} else {
 		is_trace = 1;
 	}
-	if (is_trace ? ir_calib_read_traces(&d, argv + optind, (size_t)(argc - optind), &e)
-	             : ir_calib_read_tsv(&d, argv[optind], &e)) {
+	/* several directories: several runs, pooled (formats/calibration.md, "Several runs") */
+	for (int i = optind; i < argc && argc - optind > 1; i++) {
+		struct stat st;
+		if (stat(argv[i], &st) || !S_ISDIR(st.st_mode)) {
+			ndirs = 0;
+			break;
+		}
+		ndirs++;
+	}
+	if (ndirs ? ir_calib_read_runs(&d, argv + optind, (size_t)ndirs, &e)
+	    : is_trace ? ir_calib_read_traces(&d, argv + optind, (size_t)(argc - optind), &e)
+	               : ir_calib_read_tsv(&d, argv[optind], &e)) {
 		status = ir_cli_fail(&e);
 		goto done;
 	}

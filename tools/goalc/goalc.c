@@ -58,7 +58,7 @@ typedef struct run {
 	uint32_t num_ranks, done;
 } run;
 
-static int on_begin(void *ctx, uint32_t num_ranks, ir_err *e)
+static int on_begin(void *ctx, uint32_t num_ranks, unsigned version, ir_err *e)
 {
 	run *R = ctx;
 	R->num_ranks = num_ranks;
@@ -66,10 +66,10 @@ static int on_begin(void *ctx, uint32_t num_ranks, ir_err *e)
 		return -1;
 	switch (R->mode) {
 	case M_COMPILE:
-		R->bw = ir_goalb_writer_new(R->w, num_ranks, e);
+		R->bw = ir_goalb_writer_new_v(R->w, num_ranks, version, e);
 		return R->bw ? 0 : -1;
 	case M_DECOMPILE:
-		return ir_goal_text_begin(R->w, num_ranks, e);
+		return ir_goal_text_begin_v(R->w, num_ranks, version, e);
 	case M_STATS:
 		ir_goal_stats_init(&R->st, num_ranks);
 		return 0;

@@ -348,7 +348,11 @@ static int write_stats(const char *path, double load, double wall, const ir_engi
  * calib) that it ignores without a warning, so one params file serves all tools. */
 static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send", "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", "net", "async_progress",
 	                                      "pin_a", "pin_b", "poll", "cores", "ranks_per_host", "cpu_wait", "quantum", "cpu_scale",
-	                                      "perturb", "seed", "noise", "noise_loggopsim", NULL };
+	                                      "perturb", "seed", "noise", "noise_loggopsim",
+	                                      /* the storage model (ir_storage_keys) */
+	                                      "storage_servers", "stripe_size", "stripe_count", "cb_nodes", "server_cache",
+	                                      "cache_G", "disk_G", "disk_access", "disk_track_seek", "disk_rotation",
+	                                      "disk_track", NULL };
 
 static int is_key(const char *const *list, const char *k)
 {
@@ -433,6 +437,7 @@ int main(int argc, char **argv)
 	ir_engine *en = NULL;
 	ir_engine_cfg cfg;
 	ir_node_cfg node;
+	ir_storage_cfg stor;
 	ir_noise noise;
 	ir_err e;
 	out o;
@@ -610,7 +615,7 @@ int main(int argc, char **argv)
 			ir_params_free(ps);
 			return ir_cli_usage("%s", e.msg);
 		}
-	if (get_params(ps, &cfg.p, &net, &e) || ir_node_load(&node, ps, &e)) {
+	if (get_params(ps, &cfg.p, &net, &e) || ir_node_load(&node, ps, &e) || ir_storage_load(&stor, ps, &e)) {
 		ir_params_free(ps);
 		return ir_cli_fail(&e);
 	}
@@ -692,6 +697,7 @@ int main(int argc, char **argv)
 		node.nz = &noise;
 	}
 	cfg.node = &node;
+	cfg.storage = &stor;
 
 	/* Load. */
 	t0 = ir_now();

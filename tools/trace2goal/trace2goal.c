@@ -43,7 +43,8 @@ static void usage(void)
 	       "                           O_send_rndv, or send_o recv_o net_L; copy prices a\n"
 	       "                           message to self); the local work of collectives\n"
 	       "                           as calcs: copy (a rank's own block), reduce\n"
-	       "                           (combining received data)\n"
+	       "                           (combining received data); MPI-IO: storage_servers,\n"
+	       "                           stripe_size, stripe_count, cb_nodes (docs/storage.md)\n"
 	       "      --rank-pattern RE    PCRE2 pattern giving the rank from a file name\n"
 	       "                           (default '(\\d+)\\D*$': the last integer)\n"
 	       "      --compat schedgen    convert as LogGOPSim's Schedgen does (without its bugs)\n"
@@ -255,8 +256,9 @@ int main(int argc, char **argv)
 			o.pin = 1;
 			o.pin_b = (double)v;
 		}
-		/* the message model, as ibsim reads it: --durations, --sync, local work */
-		if (ir_loggops_load(&o.net, params, &e)) {
+		/* the message model, as ibsim reads it: --durations, --sync, local work; the
+		 * storage servers of MPI-IO (docs/storage.md) */
+		if (ir_loggops_load(&o.net, params, &e) || ir_storage_load(&o.storage, params, &e)) {
 			ir_cli_fail(&e);
 			goto done;
 		}

@@ -5,9 +5,13 @@
  *
  * The semantics are LogGOPSim's, rule for rule, so both give the same end
  * times on the same schedule:
- *   - one global queue of items (ready ops, messages at their destination,
- *     network callbacks) ordered by (time, sequence number); an item gets its
- *     number when it is first queued and keeps it when it is put back later;
+ *   - one queue of items (ready ops, messages at their destination, network
+ *     callbacks) ordered by (time, tie key); the key is (the time the item was
+ *     made, the rank whose event made it, that rank's count of items made so
+ *     far), given when the item is first queued and kept when it is put back
+ *     later (docs/loggops-semantics.md §2). No global counter enters it, so a
+ *     process that simulates only some ranks (lib/ir_par.c) gives their items
+ *     the keys the whole run gives them;
  *   - an item whose CPU or NIC is busy at its time is put back at the time the
  *     resource frees (ir_heap_retime_top: one sift, no pop and push);
  *   - after each event, the ops it made ready are queued rank by rank in
@@ -63,6 +67,7 @@ typedef struct msg {
 	uint8_t cpu, nic, kind, rndv;
 	uint32_t rop; /* K_HELD, K_FIN: the receive it matched */
 	uint8_t self; /* a copy to oneself (ir_model.h): no network, no NIC */
+	uint32_t dseq; /* with the event hook: its number for people (ir_ev.seq) */
 	uint64_t size;
 	uint64_t id;
 	uint64_t inject, arrive;
@@ -169,9 +174,19 @@ struct ir_engine {
 	int other_model;    /* the parameters set a piecewise function or copy (else the LogGOPS rule alone) */
 	pool mp;
 	ir_heap h;
-	uint32_t seq;            /* next sequence number */
-	uint32_t ninit;          /* ops ready at the start: they hold numbers 0..ninit-1 */
-	int in_init;             /* processing the ops ready at the start */
+	uint64_t *made;          /* [nranks + 2] items made so far by: the start (0), rank r (r + 1),
+	                          * the network's callbacks (nranks + 1): the last part of a key */
+	uint32_t who;            /* who makes the items queued now (an index of made) */
+	ir_heap_ent cur;         /* the key of the item being processed */
+	uint32_t *dseq;          /* [nops], with the event hook only: each queued op's ir_ev.seq */
+	uint32_t dnext, dcur, dinit; /* the next such number; the current item's; the next at the start */
+	uint32_t ninit;          /* ops ready at the start */
+	/* Partition (ir_engine_part): only the ranks with owner[r] == me are simulated here. */
+	const uint32_t *owner;
+	uint32_t me;
+	int (*remote)(void *ctx, const ir_engine_rmsg *m, ir_err *e);
+	void *remote_ctx;
+	uint64_t owned_ops;
 	uint64_t now;
 	uint64_t next_msg_id;
 	int ovf;                 /* a time went beyond 2^64 ps */
@@ -199,6 +214,8 @@ struct ir_engine {
 	size_t tmpcap;
 	ir_engine_stats st;
 };
+
+static inline int owned(const ir_engine *en, uint32_t r) { return !en->owner || en->owner[r] == en->me; }
 
 /* ---- arithmetic with overflow detection: times saturate and set ovf ---- */
 
@@ -275,6 +292,12 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	en->net_arg = cfg->net_arg;
 	en->hk = cfg->hooks;
 	en->nranks = s->nranks;
+	if (cfg->part) {
+		en->owner = cfg->part->owner;
+		en->me = cfg->part->me;
+		en->remote = cfg->part->remote;
+		en->remote_ctx = cfg->part->ctx;
+	}
 	pool_init(&en->mp, sizeof(msg), IR_MSGBIT);
 	ir_heap_init(&en->h);
 
@@ -346,6 +369,7 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	    !(en->uq_head = xcalloc(s->nranks, 4, e, "message queues")) ||
 	    !(en->uq_tail = xcalloc(s->nranks, 4, e, "message queues")) ||
 	    !(en->done = xcalloc(s->nranks, 4, e, "rank counters")) ||
+	    !(en->made = xcalloc((size_t)s->nranks + 2, 8, e, "rank counters")) ||
 	    !(en->calc = xcalloc(s->nranks, 8, e, "rank counters")) ||
 	    !(en->nmsgs = xcalloc(s->nranks, 8, e, "rank counters")) ||
 	    !(en->nbytes = xcalloc(s->nranks, 8, e, "rank counters")))
@@ -385,6 +409,11 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	}
 	for (uint64_t g = 0; g < total; g++)
 		en->ninit += en->state[g] == 0;
+	for (uint32_t r = 0; r < s->nranks; r++)
+		if (owned(en, r))
+			en->owned_ops += s->rank[r].nops;
+	if (en->hk.event && !(en->dseq = xcalloc((size_t)total, 4, e, "op numbers")))
+		goto fail;
 	return en;
 fail:
 	ir_engine_free(en);
@@ -410,6 +439,8 @@ void ir_engine_free(ir_engine *en)
 	free(en->uq_head);
 	free(en->uq_tail);
 	free(en->done);
+	free(en->made);
+	free(en->dseq);
 	free(en->calc);
 	free(en->held_end);
 	free(en->nmsgs);
@@ -438,25 +469,19 @@ void ir_engine_free(ir_engine *en)
 
 /* ---- queueing ---- */
 
-static int next_seq(ir_engine *en, uint32_t *out, ir_err *e)
+
+/* The key of the item being processed, for the hooks. */
+static inline void ev_key(const ir_engine *en, ir_ev *ev)
 {
-	if (en->seq == UINT32_MAX) {
-		/* Out of 32-bit numbers: compact them. Ops still waiting in the start
-		 * list hold 0..ninit-1 and run first, so queued items start above. */
-		uint32_t b = en->in_init ? en->ninit : 0;
-		if ((uint64_t)b + en->h.n >= UINT32_MAX)
-			return ir_errf(e, "event queue overflow: %zu items queued", en->h.n);
-		en->seq = ir_heap_renumber(&en->h, b);
-		if (!en->seq)
-			return ir_errf(e, "out of memory renumbering the event queue");
-	}
-	*out = en->seq++;
-	return 0;
+	ev->seq = en->dcur;
+	ev->key_tc = en->cur.tc;
+	ev->key_who = en->cur.who;
+	ev->key_n = en->cur.seq;
 }
 
-static int hpush(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ref, ir_err *e)
+static int hpush_key(ir_engine *en, uint64_t t, const ir_heap_ent *k, uint32_t ref, ir_err *e)
 {
-	int rc = ir_heap_push(&en->h, t, seq, ref);
+	int rc = ir_heap_push_key(&en->h, t, k->tc, k->who, k->seq, ref);
 	if (rc == -2)
 		return ir_errf(e, "internal error: item queued at %llu ps, before the current time %llu ps",
 		               (unsigned long long)t, (unsigned long long)en->h.last);
@@ -465,12 +490,25 @@ static int hpush(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ref, ir_err *
 	return 0;
 }
 
+/* A new item: its key is (now, who makes it, that one's count). */
+static inline void new_key(ir_engine *en, ir_heap_ent *k)
+{
+	k->tc = en->now;
+	k->who = en->who;
+	k->seq = en->made[en->who]++;
+}
+
 static int qpush(ir_engine *en, uint64_t t, uint32_t ref, ir_err *e)
 {
-	uint32_t seq = 0;
-	if (next_seq(en, &seq, e))
-		return -1;
-	return hpush(en, t, seq, ref, e);
+	ir_heap_ent k;
+	new_key(en, &k);
+	if (en->dseq) {
+		if (ref & IR_MSGBIT)
+			M(en, ref & ~IR_MSGBIT)->dseq = en->dnext++;
+		else
+			en->dseq[ref] = en->dnext++;
+	}
+	return hpush_key(en, t, &k, ref, e);
 }
 
 static int rl_add(rlist *l, uint32_t v, ir_err *e)
@@ -650,6 +688,10 @@ static int matched(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uint64_t
 			en->st.over_msg_size = m->size;
 			en->st.over_recv_size = rop.size;
 			en->st.over_src = m->src;
+			en->st.over_t = en->cur.t;
+			en->st.over_tc = en->cur.tc;
+			en->st.over_who = en->cur.who;
+			en->st.over_n = en->cur.seq;
 		}
 	}
 	if (handshake(en, m)) {
@@ -675,7 +717,7 @@ static int matched(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uint64_t
 
 /* The data of a held rendezvous message arrived at t: the receive and the
  * send complete now. */
-static int finish_held(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err *e)
+static int finish_held(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 {
 	msg *m = M(en, mi);
 	uint32_t d = m->dst, ri = m->rop;
@@ -694,7 +736,7 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_
 		ir_ev ev;
 		memset(&ev, 0, sizeof ev);
 		ev.kind = IR_EV_DATA;
-		ev.seq = seq;
+		ev_key(en, &ev);
 		ev.t = t;
 		ev.end = t;
 		ev.rank = d;
@@ -964,13 +1006,13 @@ static uint64_t calc_work(ir_engine *en, uint32_t r, uint32_t i, uint64_t d)
 	return (uint64_t)v;
 }
 
-static int put_back(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ref, uint32_t r, uint32_t op, uint64_t nt,
+static int put_back(ir_engine *en, uint64_t t, uint32_t ref, uint32_t r, uint32_t op, uint64_t nt,
                     int in_heap, ir_err *e);
 
 /* A calc of rank r processed at t (node model on). Returns -1 on error; 1 when it was put
  * back, or a slice of it ran and the rest is queued again (block); 0 when it runs to its
  * end now: *end, *work (for the rank's calc total), *mask (which dependents it releases). */
-static int node_calc(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t r, uint32_t i, unsigned c,
+static int node_calc(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, uint32_t i, unsigned c,
                      uint64_t size, int in_heap, uint64_t *end, uint64_t *work, unsigned *mask, ir_err *e)
 {
 	size_t rc = (size_t)r * en->C + c;
@@ -980,12 +1022,12 @@ static int node_calc(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32
 	*mask = WALK_ALL;
 	if (!(sh && en->block)) {
 		if (*cf > t)
-			return put_back(en, t, seq, g, r, i, *cf, in_heap, e) ? -1 : 1;
+			return put_back(en, t, g, r, i, *cf, in_heap, e) ? -1 : 1;
 		w = calc_work(en, r, i, size);
 		if (w) {
 			a = node_ready(en, r, t, sh && en->spin);
 			if (a > t)
-				return put_back(en, t, seq, g, r, i, a, in_heap, e) ? -1 : 1;
+				return put_back(en, t, g, r, i, a, in_heap, e) ? -1 : 1;
 		}
 		*end = node_adv(en, r, t, w, sh && en->spin);
 		*work = w;
@@ -994,7 +1036,7 @@ static int node_calc(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32
 	/* block: round-robin slices of at most one quantum, each on a free core */
 	if ((en->inprog[rc] & ~IR_READY) != i) {
 		if (*cf > t)
-			return put_back(en, t, seq, g, r, i, *cf, in_heap, e) ? -1 : 1;
+			return put_back(en, t, g, r, i, *cf, in_heap, e) ? -1 : 1;
 		w = calc_work(en, r, i, size);
 		if (!w) {
 			*end = t;
@@ -1012,7 +1054,7 @@ static int node_calc(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32
 	if (a > t) {
 		/* the CPU is busy at least until this calc could end */
 		*cf = umax(*cf, tadd(en, a, en->rem[rc]));
-		return put_back(en, t, seq, g, r, i, a, in_heap, e) ? -1 : 1;
+		return put_back(en, t, g, r, i, a, in_heap, e) ? -1 : 1;
 	}
 	q = en->rem[rc] < en->nc.quantum ? en->rem[rc] : en->nc.quantum;
 	*end = node_adv(en, r, t, q, 0);
@@ -1039,7 +1081,7 @@ static int node_calc(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32
 		ir_ev ev;
 		memset(&ev, 0, sizeof ev);
 		ev.kind = IR_EV_CALC;
-		ev.seq = seq;
+		ev_key(en, &ev);
 		ev.t = t;
 		ev.end = *end;
 		ev.rank = r;
@@ -1055,7 +1097,7 @@ static int node_calc(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32
 
 /* ---- events ---- */
 
-static int put_back(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ref, uint32_t r, uint32_t op, uint64_t nt,
+static int put_back(ir_engine *en, uint64_t t, uint32_t ref, uint32_t r, uint32_t op, uint64_t nt,
                     int in_heap, ir_err *e)
 {
 	en->st.putbacks++;
@@ -1065,14 +1107,16 @@ static int put_back(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ref, uint3
 	} else {
 		if (!(ref & IR_MSGBIT))
 			en->state[ref] = IR_READY | r;
-		if (hpush(en, nt, seq, ref, e))
+		if (en->dseq && !(ref & IR_MSGBIT))
+			en->dseq[ref] = en->dcur;
+		if (hpush_key(en, nt, &en->cur, ref, e))
 			return -1;
 	}
 	if (en->hk.event) {
 		ir_ev ev;
 		memset(&ev, 0, sizeof ev);
 		ev.kind = IR_EV_PUTBACK;
-		ev.seq = seq;
+		ev_key(en, &ev);
 		ev.t = t;
 		ev.end = nt;
 		ev.rank = r;
@@ -1084,7 +1128,7 @@ static int put_back(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ref, uint3
 	return 0;
 }
 
-static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t r, int in_heap, ir_err *e)
+static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_heap, ir_err *e)
 {
 	uint32_t i = g - en->base[r];
 	ir_dop op;
@@ -1112,12 +1156,12 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 		uint64_t end, work = size;
 		unsigned mask = WALK_ALL;
 		if (en->node) {
-			int k = node_calc(en, t, seq, g, r, i, c, size, in_heap, &end, &work, &mask, e);
+			int k = node_calc(en, t, g, r, i, c, size, in_heap, &end, &work, &mask, e);
 			if (k)
 				return k < 0 ? -1 : 0;
 		} else {
 			if (*cf > t)
-				return put_back(en, t, seq, g, r, i, *cf, in_heap, e);
+				return put_back(en, t, g, r, i, *cf, in_heap, e);
 			end = tadd(en, t, size);
 		}
 		if (in_heap)
@@ -1148,13 +1192,13 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 		ir_net_msg nm;
 		int rndv, self = en->other_model && ir_model_self_copy(&en->p, r, dst);
 		if (avail > t)
-			return put_back(en, t, seq, g, r, i, avail, in_heap, e);
+			return put_back(en, t, g, r, i, avail, in_heap, e);
 		rndv = size > en->p.S;
 		cpu_end = en->other_model ? ir_model_send_cpu(&en->p, size, self) : ir_model_lg_send_cpu(&en->p, size);
 		if (!en->node)
 			cpu_end = tadd(en, t, cpu_end);
 		else if (node_take(en, r, t, cpu_end, &cpu_end))
-			return put_back(en, t, seq, g, r, i, cpu_end, in_heap, e);
+			return put_back(en, t, g, r, i, cpu_end, in_heap, e);
 		if (in_heap)
 			ir_heap_pop(&en->h);
 		busy = *cf > t ? *cf - t : 0; /* ARRIVAL: work the CPU still had at t */
@@ -1275,7 +1319,7 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 		return 0;
 	}
 hook:
-	ev.seq = seq;
+	ev_key(en, &ev);
 	ev.t = t;
 	ev.rank = r;
 	ev.op = i;
@@ -1287,7 +1331,7 @@ hook:
 	return en->hk.event(en->hk.ctx, &ev, e);
 }
 
-static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err *e)
+static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 {
 	msg *m = M(en, mi);
 	uint32_t d, prev = NIL, q;
@@ -1303,7 +1347,7 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err
 			ir_ev ev;
 			memset(&ev, 0, sizeof ev);
 			ev.kind = IR_EV_NET;
-			ev.seq = seq;
+			ev_key(en, &ev);
 			ev.t = t;
 			ev.op = IR_NO_OP;
 			ev.match_op = IR_NO_OP;
@@ -1316,19 +1360,19 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err
 		return en->net->wakeup(en->net_state, t, cookie, e);
 	}
 	if (m->kind == K_FIN)
-		return finish_held(en, t, seq, mi, e);
+		return finish_held(en, t, mi, e);
 	d = m->dst;
 	cf = &en->cpu_free[(size_t)d * en->C + m->cpu];
 	rf = &en->recv_free[(size_t)d * en->N + m->nic];
 	avail = en->arrival ? *rf : umax(*cf, *rf);
 	if (avail > t)
-		return put_back(en, t, seq, IR_MSGBIT | mi, d, IR_NO_OP, avail, 1, e);
+		return put_back(en, t, IR_MSGBIT | mi, d, IR_NO_OP, avail, 1, e);
 	cpu_end = en->other_model ? ir_model_recv_cpu(&en->p, m->size, m->self, (en->net->flags & IR_NET_MODELS_BYTES) != 0)
 	                          : ir_model_lg_recv_cpu(&en->p, m->size, (en->net->flags & IR_NET_MODELS_BYTES) != 0);
 	if (!en->node || en->arrival)
 		cpu_end = tadd(en, t, cpu_end);
 	else if (node_take(en, d, t, cpu_end, &cpu_end))
-		return put_back(en, t, seq, IR_MSGBIT | mi, d, IR_NO_OP, cpu_end, 1, e);
+		return put_back(en, t, IR_MSGBIT | mi, d, IR_NO_OP, cpu_end, 1, e);
 	busy = *cf > t ? *cf - t : 0; /* ARRIVAL: work the CPU still had at t */
 	ir_heap_pop(&en->h);
 	en->st.msgs++;
@@ -1348,7 +1392,7 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err
 		ir_ev ev;
 		memset(&ev, 0, sizeof ev);
 		ev.kind = IR_EV_MSG;
-		ev.seq = seq;
+		ev_key(en, &ev);
 		ev.t = t;
 		ev.end = cpu_end;
 		ev.rank = d;
@@ -1403,6 +1447,33 @@ int ir_engine_deliver(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
 		return ir_errf(e, "network delivered message %llu at %llu ps, before the current time %llu ps",
 		               (unsigned long long)M(en, mi)->id, (unsigned long long)t, (unsigned long long)en->now);
 	M(en, mi)->arrive = t;
+	if (!owned(en, M(en, mi)->dst)) {
+		/* another process simulates the destination: the message goes there with its key */
+		const msg *m = M(en, mi);
+		ir_engine_rmsg rm;
+		ir_heap_ent k;
+		if (m->rndv && !m->self)
+			return ir_errf(e, "internal error: rendezvous message from rank %u to rank %u crosses partitions",
+			               m->src, m->dst);
+		new_key(en, &k);
+		memset(&rm, 0, sizeof rm);
+		rm.t = t;
+		rm.tc = k.tc;
+		rm.n = k.seq;
+		rm.who = k.who;
+		rm.src = m->src;
+		rm.dst = m->dst;
+		rm.tag = m->tag;
+		rm.sop = m->sop;
+		rm.cpu = m->cpu;
+		rm.nic = m->nic;
+		rm.rndv = m->rndv;
+		rm.size = m->size;
+		rm.id = m->id;
+		rm.inject = m->inject;
+		pool_put(&en->mp, mi);
+		return en->remote(en->remote_ctx, &rm, e);
+	}
 	return qpush(en, t, IR_MSGBIT | mi, e);
 }
 
@@ -1447,7 +1518,7 @@ static int after_event(ir_engine *en, ir_err *e)
 		return ir_errf(e, "simulated time exceeds 2^64 ps (about 213 days)");
 	if (en->hk.progress && en->st.ops + en->st.msgs >= en->next_progress) {
 		en->next_progress += PROGRESS_EVERY;
-		en->hk.progress(en->hk.ctx, en->st.ops_done, en->s->nops);
+		en->hk.progress(en->hk.ctx, en->st.ops_done, en->owned_ops);
 	}
 	return 0;
 }
@@ -1460,26 +1531,38 @@ static int tmp_add(ir_engine *en, size_t *n, uint32_t v, ir_err *e)
 	return 0;
 }
 
-/* The ops ready at the start hold sequence numbers 0..ninit-1 in the order
- * (rank; sends, receives, calcs; program order), all at time 0. Everything
- * they queue gets a larger number, and put-backs go to later times, so they
- * run first and in that order: run them straight from the schedule instead of
- * queueing them all. */
+/* The ops ready at the start come first, all at time 0, in the order (rank; sends,
+ * receives, calcs, reads and writes; program order): their keys are (0, 0, that position),
+ * below the key of any item made later (whose maker is 1 + a rank, or the network). Put-backs
+ * go to later times, so they run first and in that order: run them straight from the schedule
+ * instead of queueing them all. A partition runs only its own ranks' (their keys are the
+ * whole run's). */
+static inline void init_key(ir_engine *en, uint32_t r, uint64_t cls, uint32_t i)
+{
+	en->cur.tc = 0;
+	en->cur.who = 0;
+	en->cur.seq = (uint64_t)r << 33 | cls << 31 | i;
+	en->dcur = en->dinit++;
+	en->who = r + 1;
+	en->now = 0;
+}
+
 static int run_initial(ir_engine *en, ir_err *e)
 {
-	uint32_t seq = 0;
-	en->in_init = 1;
 	for (uint32_t r = 0; r < en->nranks; r++) {
 		const ir_rank *rk = &en->s->rank[r];
 		uint32_t b = en->base[r];
 		size_t nt = 0;
+		if (!owned(en, r))
+			continue;
 		for (uint32_t i = 0; i < rk->nops; i++) {
 			unsigned type;
 			if (en->state[b + i] != 0)
 				continue;
 			type = ir_csched_type(en->cs, b + i);
 			if (type == IR_OP_SEND) {
-				if (step_op(en, 0, seq++, b + i, r, 0, e) || after_event(en, e))
+				init_key(en, r, 0, i);
+				if (step_op(en, 0, b + i, r, 0, e) || after_event(en, e))
 					return -1;
 			} else if (type == IR_OP_RECV) {
 				if (tmp_add(en, &nt, i, e))
@@ -1492,17 +1575,18 @@ static int run_initial(ir_engine *en, ir_err *e)
 		for (uint32_t i = 0; en->stor && i < rk->nops; i++)
 			if (en->state[b + i] == 0 && ir_op_is_io(ir_csched_type(en->cs, b + i)) && tmp_add(en, &nt, i, e))
 				return -1;
-		for (size_t j = 0; j < nt; j++)
-			if (step_op(en, 0, seq++, b + en->tmp[j], r, 0, e) || after_event(en, e))
+		for (size_t j = 0; j < nt; j++) {
+			unsigned type = ir_csched_type(en->cs, b + en->tmp[j]);
+			init_key(en, r, type == IR_OP_RECV ? 1 : type == IR_OP_CALC ? 2 : 3, en->tmp[j]);
+			if (step_op(en, 0, b + en->tmp[j], r, 0, e) || after_event(en, e))
 				return -1;
+		}
 	}
-	en->in_init = 0;
 	return 0;
 }
 
-int ir_engine_run(ir_engine *en, ir_err *e)
+int ir_engine_start(ir_engine *en, ir_err *e)
 {
-	int rc = -1;
 	if (en->ran)
 		return ir_errf(e, "the engine has already run");
 	en->ran = 1;
@@ -1511,47 +1595,123 @@ int ir_engine_run(ir_engine *en, ir_err *e)
 	if (en->node && node_init(en, e))
 		return -1;
 	en->running = 1;
-	en->seq = en->ninit;
 	en->next_progress = PROGRESS_EVERY;
-	if (run_initial(en, e))
-		goto out;
+	/* the ops ready at the start are numbered 0..ninit-1 for people, the rest from ninit on */
+	en->dinit = 0;
+	en->dnext = en->ninit;
+	if (run_initial(en, e)) {
+		en->running = 0;
+		return -1;
+	}
+	return 0;
+}
+
+uint64_t ir_engine_next_time(ir_engine *en)
+{
+	return en->h.n ? ir_heap_min(&en->h) : UINT64_MAX;
+}
+
+int ir_engine_advance(ir_engine *en, uint64_t until, int all, ir_err *e)
+{
 	for (;;) {
 		ir_heap_ent *top;
 		int k = ir_heap_top(&en->h, &top);
 		if (k <= 0) {
 			if (k < 0) {
-				ir_errf(e, "out of memory for the event queue (%zu items)", en->h.n);
-				goto out;
+				en->running = 0;
+				return ir_errf(e, "out of memory for the event queue (%zu items)", en->h.n);
 			}
-			break;
+			return 0;
 		}
 		uint64_t t = top->t;
-		uint32_t ref = top->ref, seq = top->seq;
+		uint32_t ref = top->ref;
+		if (!all && t >= until)
+			return 0;
+		en->cur = *top;
 		en->now = t;
+		if (en->dseq)
+			en->dcur = ref & IR_MSGBIT ? M(en, ref & ~IR_MSGBIT)->dseq : en->dseq[ref];
 		if (ref & IR_MSGBIT) {
-			if (step_msg(en, t, seq, ref & ~IR_MSGBIT, e))
-				goto out;
-		} else if (step_op(en, t, seq, ref, en->state[ref] & ~IR_READY, 1, e)) {
-			goto out;
+			const msg *m = M(en, ref & ~IR_MSGBIT);
+			en->who = m->kind == K_WAKE ? en->nranks + 1 : m->dst + 1;
+			if (step_msg(en, t, ref & ~IR_MSGBIT, e))
+				goto fail;
+		} else {
+			uint32_t r = en->state[ref] & ~IR_READY;
+			en->who = r + 1;
+			if (step_op(en, t, ref, r, 1, e))
+				goto fail;
 		}
 		if (after_event(en, e))
-			goto out;
+			goto fail;
 	}
-	en->st.events = en->st.ops + en->st.msgs;
-	rc = 0;
-	if (en->st.ops_done != en->s->nops)
-		rc = 1;
-	for (uint32_t r = 0; r < en->nranks && !rc; r++)
-		if (en->uq_head[r] != NIL)
-			rc = 1;
-	for (uint32_t r = 0; r < en->nranks; r++)
-		en->st.end = umax(en->st.end, ir_engine_rank_end(en, r));
-	if (en->hk.progress)
-		en->hk.progress(en->hk.ctx, en->st.ops_done, en->s->nops);
-out:
+fail:
 	en->st.events = en->st.ops + en->st.msgs;
 	en->running = 0;
+	return -1;
+}
+
+int ir_engine_finish(ir_engine *en)
+{
+	int rc = 0;
+	en->st.events = en->st.ops + en->st.msgs;
+	if (en->st.ops_done != en->owned_ops)
+		rc = 1;
+	for (uint32_t r = 0; r < en->nranks && !rc; r++)
+		if (owned(en, r) && en->uq_head[r] != NIL)
+			rc = 1;
+	for (uint32_t r = 0; r < en->nranks; r++)
+		if (owned(en, r))
+			en->st.end = umax(en->st.end, ir_engine_rank_end(en, r));
+	if (en->hk.progress)
+		en->hk.progress(en->hk.ctx, en->st.ops_done, en->owned_ops);
+	en->running = 0;
 	return rc;
+}
+
+int ir_engine_run(ir_engine *en, ir_err *e)
+{
+	if (ir_engine_start(en, e) || ir_engine_advance(en, 0, 1, e)) {
+		en->st.events = en->st.ops + en->st.msgs;
+		return -1;
+	}
+	return ir_engine_finish(en);
+}
+
+int ir_engine_put_remote(ir_engine *en, const ir_engine_rmsg *rm, ir_err *e)
+{
+	uint32_t mi;
+	msg *m;
+	ir_heap_ent k;
+	if (rm->dst >= en->nranks || !owned(en, rm->dst) || rm->src >= en->nranks)
+		return ir_errf(e, "internal error: message %llu from rank %u to rank %u handed to process %u",
+		               (unsigned long long)rm->id, rm->src, rm->dst, en->me);
+	if (rm->t < en->h.last)
+		return ir_errf(e, "internal error: message from rank %u to rank %u arrives at %llu ps, before %llu ps "
+		               "(the window exceeded the lookahead)", rm->src, rm->dst, (unsigned long long)rm->t,
+		               (unsigned long long)en->h.last);
+	mi = pool_get(&en->mp);
+	if (mi == NIL)
+		return ir_errf(e, "out of memory for messages in flight");
+	m = M(en, mi);
+	memset(m, 0, sizeof *m);
+	m->next = NIL;
+	m->src = rm->src;
+	m->dst = rm->dst;
+	m->tag = rm->tag;
+	m->sop = rm->sop;
+	m->cpu = rm->cpu;
+	m->nic = rm->nic;
+	m->kind = K_DATA;
+	m->rndv = rm->rndv;
+	m->size = rm->size;
+	m->id = rm->id;
+	m->inject = rm->inject;
+	m->arrive = rm->t;
+	k.tc = rm->tc;
+	k.who = rm->who;
+	k.seq = rm->n;
+	return hpush_key(en, rm->t, &k, IR_MSGBIT | mi, e);
 }
 
 /* ---- results ---- */
@@ -1636,7 +1796,7 @@ int ir_engine_deadlock(const ir_engine *en, ir_sb *out, uint32_t max_ranks)
 	char a[128], b[128], p[32], tg[32];
 	int rc = 0;
 	for (uint32_t r = 0; r < en->nranks; r++)
-		if (en->done[r] < en->s->rank[r].nops || en->uq_head[r] != NIL)
+		if (owned(en, r) && (en->done[r] < en->s->rank[r].nops || en->uq_head[r] != NIL))
 			stuck++;
 	rc |= ir_sb_addf(out, "deadlock: %u of %u ranks cannot finish (%llu of %llu ops done)\n", stuck, en->nranks,
 	                 (unsigned long long)en->st.ops_done, (unsigned long long)en->s->nops);
@@ -1646,7 +1806,7 @@ int ir_engine_deadlock(const ir_engine *en, ir_sb *out, uint32_t max_ranks)
 	for (uint32_t r = 0; r < en->nranks && !rc; r++) {
 		const ir_rank *rk = &en->s->rank[r];
 		uint32_t nnever = 0, first = NIL, lines = 0;
-		if (!(en->done[r] < rk->nops || en->uq_head[r] != NIL))
+		if (!owned(en, r) || !(en->done[r] < rk->nops || en->uq_head[r] != NIL))
 			continue;
 		if (shown == max_ranks) {
 			rc |= ir_sb_addf(out, "... and %u more stuck ranks\n", stuck - shown);

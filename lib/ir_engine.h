@@ -55,7 +55,11 @@ enum ir_ev_kind {
 
 typedef struct ir_ev {
 	unsigned kind;     /* enum ir_ev_kind */
-	uint32_t seq;      /* queue sequence number of the item */
+	uint32_t seq;      /* for people (-v): the item's number in the order items were first
+	                    * queued; only when the event hook is set */
+	uint64_t key_tc;   /* the item's tie key (docs/loggops-semantics.md §2): when it was made, */
+	uint32_t key_who;  /* by whom (0: the start, 1 + rank, nranks + 1: the network), */
+	uint64_t key_n;    /* and that one's count of items made before it */
 	uint64_t t;        /* time processed */
 	uint64_t end;      /* see the kinds */
 	uint32_t rank;     /* where it happened */
@@ -98,6 +102,30 @@ typedef struct ir_engine_hooks {
  * arrival. */
 enum ir_msg_progress { IR_PROGRESS_IDLE = 0, IR_PROGRESS_ARRIVAL = 1 };
 
+/* A message handed to the process that simulates its destination (ir_engine_part): its
+ * arrival time and key, and what the engine keeps of it. Plain data, the same layout in
+ * every process of one run. */
+typedef struct ir_engine_rmsg {
+	uint64_t t;          /* arrival at the destination */
+	uint64_t tc, n;      /* key: made at tc, by who, n-th */
+	uint32_t who;
+	uint32_t src, dst, tag, sop;
+	uint8_t cpu, nic, rndv, pad_;
+	uint64_t size, id, inject;
+} ir_engine_rmsg;
+
+/* Simulate only the ranks r with owner[r] == me (lib/ir_par.c drives such engines, one per
+ * process). A message to another process's rank goes to remote() instead of the queue; the
+ * caller brings it there with ir_engine_put_remote(). Messages between processes must not
+ * use rendezvous, nor hosts with shared cores span processes (the partitioner sees to it):
+ * they would couple ranks with no latency between them. */
+typedef struct ir_engine_part {
+	const uint32_t *owner; /* [nranks] */
+	uint32_t me;
+	int (*remote)(void *ctx, const ir_engine_rmsg *m, ir_err *e);
+	void *ctx;
+} ir_engine_part;
+
 typedef struct ir_engine_cfg {
 	ir_loggops p;
 	const ir_net_ops *net; /* NULL: ir_net_loggops */
@@ -106,6 +134,7 @@ typedef struct ir_engine_cfg {
 	int progress;          /* enum ir_msg_progress */
 	const ir_node_cfg *node; /* the node model (ir_node.h); NULL or inactive: none */
 	const ir_storage_cfg *storage; /* the servers' disks and caches for read/write ops; NULL: defaults */
+	const ir_engine_part *part; /* NULL: every rank */
 } ir_engine_cfg;
 
 typedef struct ir_engine_stats {
@@ -120,6 +149,8 @@ typedef struct ir_engine_stats {
 	uint32_t over_rank, over_recv; /* the first one: receiving rank and receive op */
 	uint64_t over_msg_size, over_recv_size;
 	uint32_t over_src;
+	uint64_t over_t, over_tc, over_n; /* the key of the event that found the first one */
+	uint32_t over_who;
 	uint64_t end;       /* largest end time over ranks */
 } ir_engine_stats;
 
@@ -133,6 +164,17 @@ void ir_engine_free(ir_engine *en); /* NULL is a no-op */
  * 1 when the schedule cannot finish (deadlock; see ir_engine_deadlock),
  * -1 on error (hook or network failure, time beyond 2^64 ps, out of memory). */
 int ir_engine_run(ir_engine *en, ir_err *e);
+
+/* ir_engine_run in steps, for a partitioned run: start (the ops ready at time 0), then
+ * advance (process the items earlier than `until`, or all of them when `all`; 0 or -1),
+ * as often as needed, with ir_engine_put_remote() in between, then finish (0 or 1 as
+ * ir_engine_run, for this process's ranks). ir_engine_next_time: the earliest queued
+ * item's time, UINT64_MAX when none. */
+int ir_engine_start(ir_engine *en, ir_err *e);
+int ir_engine_advance(ir_engine *en, uint64_t until, int all, ir_err *e);
+int ir_engine_finish(ir_engine *en);
+uint64_t ir_engine_next_time(ir_engine *en);
+int ir_engine_put_remote(ir_engine *en, const ir_engine_rmsg *m, ir_err *e);
 
 /* After a run. */
 const ir_engine_stats *ir_engine_get_stats(const ir_engine *en);

@@ -1,5 +1,5 @@
 /*
- * ir_heap.c: radix heap on (time, seq) (see ir_heap.h for why and how).
+ * ir_heap.c: radix heap on (time, tie key) (see ir_heap.h for why and how).
  *
  * Bucket of a time t given the last popped time L: 0 if t == L, else
  * 64 - clz(t ^ L), in 1..64. Every entry of bucket i >= 1 agrees with L above
@@ -38,13 +38,25 @@ int ir_heap_grow_(ir_heap *h, unsigned i)
 static int cmp_seq(const void *x, const void *y)
 {
 	const ir_heap_ent *a = x, *b = y;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
+	return ir_heap_key_lt(a, b) ? -1 : ir_heap_key_lt(b, a);
+}
+
+void ir_heap_insert0_(ir_heap *h, const ir_heap_ent *x)
+{
+	/* from the end: the place is usually near it */
+	size_t j = h->bn[0];
+	while (j > h->head0 && ir_heap_key_lt(x, &h->b[0][j - 1])) {
+		h->b[0][j] = h->b[0][j - 1];
+		j--;
+	}
+	h->b[0][j] = *x;
+	h->bn[0]++;
 }
 
 static void sort_seq(ir_heap_ent *v, size_t n)
 {
 	size_t i;
-	for (i = 1; i < n && v[i - 1].seq < v[i].seq; i++)
+	for (i = 1; i < n && ir_heap_key_lt(&v[i - 1], &v[i]); i++)
 		;
 	if (i == n)
 		return; /* already in order: the usual case */
@@ -52,7 +64,7 @@ static void sort_seq(ir_heap_ent *v, size_t n)
 		for (i = 1; i < n; i++) {
 			ir_heap_ent x = v[i];
 			size_t j = i;
-			while (j > 0 && v[j - 1].seq > x.seq) {
+			while (j > 0 && ir_heap_key_lt(&x, &v[j - 1])) {
 				v[j] = v[j - 1];
 				j--;
 			}
@@ -107,7 +119,7 @@ static int cmp_ent(const void *x, const void *y)
 	const ir_heap_ent *a = x, *b = y;
 	if (a->t != b->t)
 		return a->t < b->t ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
+	return ir_heap_key_lt(a, b) ? -1 : ir_heap_key_lt(b, a);
 }
 
 uint32_t ir_heap_renumber(ir_heap *h, uint32_t base)

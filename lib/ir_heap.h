@@ -14,17 +14,24 @@
  * sift-downs were 40% of the run, mispredicting on every level).
  *
  * Ties: bucket 0 holds exactly the entries whose time equals the last popped
- * time, kept sorted by sequence number: when a split fills it, it is sorted
- * (usually already in order); later pushes at that time carry new, larger
- * numbers and are appended. So entries come out in (time, seq) order exactly.
+ * time, kept sorted by their tie key (tc, who, seq): when a split fills it, it
+ * is sorted (usually already in order); a later push at that time is appended
+ * when its key is the largest (always so for callers whose keys only grow,
+ * such as a plain sequence number) and otherwise inserted in its place. So
+ * entries come out in (time, tc, who, seq) order exactly.
  *
- * Sequence numbers are 32 bits and unique; the caller assigns them (the engine
- * gives an item its number once and keeps it across put-backs). When the
- * caller runs out of numbers it calls ir_heap_renumber(), which keeps the
- * order and compacts the numbers.
+ * Two kinds of callers: ir_heap_push() gives a 32-bit sequence number (tc and
+ * who 0), unique and growing, as the InfiniBand fabric does; when such a caller
+ * runs out of numbers it calls ir_heap_renumber(), which keeps the order and
+ * compacts the numbers. ir_heap_push_key() gives the whole key: the engine's
+ * (creation time, creating rank, that rank's counter), which needs no global
+ * counter and is the same whichever process simulates the item
+ * (docs/loggops-semantics.md §2, lib/ir_par.c); there a new key may be smaller
+ * than keys already queued at the same time (an item made at t by rank 3 after
+ * one made at t by rank 7).
  *
  * `ref` is the caller's 32-bit handle of the item (op or message). Memory:
- * 16 bytes per queued entry in growable bucket arrays; a large bucket's array
+ * 32 bytes per queued entry in growable bucket arrays; a large bucket's array
  * is freed when the bucket empties, so a burst does not pin memory.
  */
 #ifndef IR_HEAP_H
@@ -35,9 +42,21 @@
 
 typedef struct ir_heap_ent {
 	uint64_t t;
+	uint64_t tc;   /* tie key, compared in this order: tc, who, seq */
+	uint64_t seq;
+	uint32_t who;
 	uint32_t ref;
-	uint32_t seq;
 } ir_heap_ent;
+
+/* a before b in the order of ties */
+static inline int ir_heap_key_lt(const ir_heap_ent *a, const ir_heap_ent *b)
+{
+	if (a->tc != b->tc)
+		return a->tc < b->tc;
+	if (a->who != b->who)
+		return a->who < b->who;
+	return a->seq < b->seq;
+}
 
 #define IR_HEAP_BUCKETS 65
 
@@ -74,20 +93,37 @@ static inline int ir_heap_append_(ir_heap *h, unsigned i, const ir_heap_ent *x)
 	return 0;
 }
 
+/* Bucket 0 gets x at its place in key order (x is smaller than its last entry). */
+void ir_heap_insert0_(ir_heap *h, const ir_heap_ent *x);
+
 /* Returns 0, -1 if memory runs out (the heap is unchanged), -2 if t is earlier
  * than the last popped time (a caller bug; the heap is unchanged). */
-static inline int ir_heap_push(ir_heap *h, uint64_t t, uint32_t seq, uint32_t ref)
+static inline int ir_heap_push_key(ir_heap *h, uint64_t t, uint64_t tc, uint32_t who, uint64_t seq, uint32_t ref)
 {
 	ir_heap_ent x;
+	unsigned i;
 	if (t < h->last)
 		return -2;
 	x.t = t;
+	x.tc = tc;
+	x.who = who;
 	x.seq = seq;
 	x.ref = ref;
-	if (ir_heap_append_(h, ir_heap_bucket_(t, h->last), &x))
+	i = ir_heap_bucket_(t, h->last);
+	if (i == 0 && h->head0 < h->bn[0] && ir_heap_key_lt(&x, &h->b[0][h->bn[0] - 1])) {
+		if (h->bn[0] == h->bcap[0] && ir_heap_grow_(h, 0))
+			return -1;
+		ir_heap_insert0_(h, &x);
+	} else if (ir_heap_append_(h, i, &x)) {
 		return -1;
+	}
 	h->n++;
 	return 0;
+}
+
+static inline int ir_heap_push(ir_heap *h, uint64_t t, uint32_t seq, uint32_t ref)
+{
+	return ir_heap_push_key(h, t, 0, 0, seq, ref);
 }
 
 /* The smallest entry: 1 and *top set, 0 when empty, -1 if memory runs out.
@@ -114,7 +150,7 @@ static inline void ir_heap_pop(ir_heap *h)
 }
 
 /* Give the top (as returned by ir_heap_top) a later or equal time, keeping
- * its sequence number; -1 if memory runs out. */
+ * its key; -1 if memory runs out. */
 static inline int ir_heap_retime_top(ir_heap *h, uint64_t t)
 {
 	ir_heap_ent x = h->b[0][h->head0];

@@ -1615,7 +1615,12 @@ int ir_engine_advance(ir_engine *en, uint64_t until, int all, ir_err *e)
 {
 	for (;;) {
 		ir_heap_ent *top;
-		int k = ir_heap_top(&en->h, &top);
+		int k;
+		/* peek without ir_heap_top, whose split would move the queue's "last" time beyond
+		 * `until`, below which the next window's messages from other processes arrive */
+		if (!all && en->h.n && ir_heap_min(&en->h) >= until)
+			return 0;
+		k = ir_heap_top(&en->h, &top);
 		if (k <= 0) {
 			if (k < 0) {
 				en->running = 0;
@@ -1625,8 +1630,6 @@ int ir_engine_advance(ir_engine *en, uint64_t until, int all, ir_err *e)
 		}
 		uint64_t t = top->t;
 		uint32_t ref = top->ref;
-		if (!all && t >= until)
-			return 0;
 		en->cur = *top;
 		en->now = t;
 		if (en->dseq)

@@ -141,7 +141,7 @@ int ir_par_plan_make(ir_par_plan *pl, const ir_sched *s, const ir_loggops *p, ui
 			if (uf_find(up, r) != r)
 				continue;
 			if (proc + 1 < nprocs && used &&
-			    ((double)acc >= (double)total * (wacc / wsum) || left == nprocs - 1 - proc)) {
+			    ((double)acc * wsum >= (double)total * wacc * (1 - 1e-12) || left == nprocs - 1 - proc)) {
 				proc++;
 				used = 0;
 				wacc += weights ? weights[proc] : 1.0;

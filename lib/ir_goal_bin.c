@@ -59,18 +59,14 @@ static uint64_t section_bytes(uint32_t nops, uint32_t nedges)
 	return b + pad8(b);
 }
 
-/* The size of the section whose header is at s, for either layout; UINT64_MAX when a
- * version-3 payload is shorter than its ops and edges need (2 bytes an op, 1 an edge)
- * or longer than `room` bytes. */
-static uint64_t section_size(unsigned version, const unsigned char *s, uint64_t room)
+/* The size of the section at `off`, of either layout (a version-3 header was checked
+ * by the walk of goalb_open before this is used). */
+static uint64_t section_size(unsigned version, const unsigned char *d, uint64_t off)
 {
-	uint64_t nb;
+	goalb3_hdr h;
 	if (version < GOALB_V3)
-		return section_bytes(ir_get32(s + 4), ir_get32(s + 8));
-	nb = ir_get64(s + 24);
-	if (nb > room || nb < 2 * (uint64_t)ir_get32(s + 4) + ir_get32(s + 8))
-		return UINT64_MAX;
-	return SECTION_HEADER_BYTES + nb + pad8(nb);
+		return section_bytes(ir_get32(d + off + 4), ir_get32(d + off + 8));
+	return goalb3_section(d, off, UINT64_MAX - off, 0, "", &h, NULL);
 }
 
 /* Section checksum: XXH64 (seed 0) of the section with its checksum field as zero. */
@@ -391,10 +387,14 @@ static ir_goalb *goalb_open(const unsigned char *d, size_t len, const char *name
 	}
 	/* every rank needs an 8-byte index entry and a 32-byte section header; version 3
 	 * its attribute table's footer */
-	if ((uint64_t)n * (8 + SECTION_HEADER_BYTES) + (v == GOALB_V3 ? GOALB_ATTR_FOOTER : 0) > tlen - HEADER_BYTES) {
-		bad(name, 12, e, "num_ranks %u needs at least %" PRIu64 " bytes of sections and index, the file has %" PRIu64,
-		    n, (uint64_t)n * (8 + SECTION_HEADER_BYTES) + (v == GOALB_V3 ? GOALB_ATTR_FOOTER : 0), tlen - HEADER_BYTES);
-		return NULL;
+	{
+		uint64_t need = v == GOALB_V3 ? (uint64_t)n * (8 + GOALB3_MIN_SECTION) + GOALB_ATTR_FOOTER
+		                              : (uint64_t)n * (8 + SECTION_HEADER_BYTES);
+		if (need > tlen - HEADER_BYTES) {
+			bad(name, 12, e, "num_ranks %u needs at least %" PRIu64 " bytes of sections and index, the file has %" PRIu64,
+			    n, need, tlen - HEADER_BYTES);
+			return NULL;
+		}
 	}
 	index_off = ir_get64(t);
 	want = tlen - (uint64_t)n * 8;
@@ -432,6 +432,25 @@ static ir_goalb *goalb_open(const unsigned char *d, size_t len, const char *name
 	for (uint32_t r = 0; r < n; r++) {
 		uint64_t eo = index_off + (uint64_t)r * 8, off = ir_get64(d + eo), sb;
 		const unsigned char *s;
+		if (v == GOALB_V3) {
+			goalb3_hdr h;
+			if (off < HEADER_BYTES || off > g->sec_end - GOALB3_MIN_SECTION) {
+				bad(name, eo, e, "index entry of rank %u: section offset %" PRIu64 " out of range (%d..%" PRIu64 ")", r,
+				    off, HEADER_BYTES, g->sec_end - GOALB3_MIN_SECTION);
+				goto fail;
+			}
+			if (!goalb3_section(d, off, g->sec_end - off, r, g->name, &h, e))
+				goto fail;
+			g->order[r].off = off;
+			g->order[r].rank = r;
+			g->nops += h.nops;
+			g->nedges += h.nedges;
+			if (drop && off > dropped + DROP_BYTES) {
+				ir_blob_drop(drop, (size_t)dropped, (size_t)(off - dropped));
+				dropped = off;
+			}
+			continue;
+		}
 		if (off < HEADER_BYTES || off > g->sec_end - SECTION_HEADER_BYTES || (off & 7)) {
 			bad(name, eo, e, "index entry of rank %u: section offset %" PRIu64 " out of range (%d..%" PRIu64
 			    ", a multiple of 8)", r, off, HEADER_BYTES, g->sec_end - SECTION_HEADER_BYTES);
@@ -442,18 +461,10 @@ static ir_goalb *goalb_open(const unsigned char *d, size_t len, const char *name
 			bad(name, off, e, "section rank %u differs from its index entry (rank %u)", ir_get32(s), r);
 			goto fail;
 		}
-		sb = section_size(v, s, g->sec_end - off - SECTION_HEADER_BYTES);
-		if (v == GOALB_V3 && sb == UINT64_MAX) {
-			bad(name, off + 24, e, "rank %u: nbytes %" PRIu64 " out of range (nops %u and nedges %u need %" PRIu64
-			    " at least, %" PRIu64 " are left before the %s)", r, ir_get64(s + 24), ir_get32(s + 4), ir_get32(s + 8),
-			    2 * (uint64_t)ir_get32(s + 4) + ir_get32(s + 8), g->sec_end - off - SECTION_HEADER_BYTES,
-			    "attribute table");
-			goto fail;
-		}
+		sb = section_bytes(ir_get32(s + 4), ir_get32(s + 8));
 		if (sb > g->sec_end - off) {
 			bad(name, off + 4, e, "rank %u: nops %u and nedges %u need %" PRIu64 " bytes, only %" PRIu64
-			    " before the %s", r, ir_get32(s + 4), ir_get32(s + 8), sb, g->sec_end - off,
-			    v == GOALB_V3 ? "attribute table" : "index");
+			    " before the index", r, ir_get32(s + 4), ir_get32(s + 8), sb, g->sec_end - off);
 			goto fail;
 		}
 		g->order[r].off = off;
@@ -474,7 +485,6 @@ static ir_goalb *goalb_open(const unsigned char *d, size_t len, const char *name
 		uint64_t at = HEADER_BYTES;
 		for (uint32_t i = 0; i < n; i++) {
 			uint64_t off = g->order[i].off;
-			const unsigned char *s = d + off;
 			if (off != at) {
 				if (off < at)
 					bad(name, off, e, "section of rank %u overlaps the section before it", g->order[i].rank);
@@ -483,7 +493,7 @@ static ir_goalb *goalb_open(const unsigned char *d, size_t len, const char *name
 					    off - at, g->order[i].rank);
 				goto fail;
 			}
-			at = off + section_size(v, s, UINT64_MAX);
+			at = off + section_size(v, d, off);
 			if (drop && off > dropped + DROP_BYTES) {
 				ir_blob_drop(drop, (size_t)dropped, (size_t)(off - dropped));
 				dropped = off;

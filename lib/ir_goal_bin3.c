@@ -51,9 +51,6 @@
 #define NONE UINT32_MAX
 
 static const unsigned char attr_magic[8] = { 'G', 'O', 'A', 'L', 'B', 'A', 'T', 'T' };
-static const unsigned char zeros[8];
-
-static uint64_t pad8(uint64_t n) { return (8 - (n & 7)) & 7; }
 
 /* An op's attributes as the file codes them: peer and tag codes (0 any, else
  * distance + 1 or tag + 1) for send and receive; the address for read and write;
@@ -129,6 +126,7 @@ static unsigned char *put_attr(unsigned char *p, const attr *x)
 	return put_uv(p, x->size);
 }
 #define ATTR_MAX_BYTES (3 + 5 + 5 + 10 + 10)
+#define GOALB3_HDR_MAX (8 + 5 + 5 + 3 + 10)
 
 /* ---- writer ---- */
 
@@ -233,17 +231,19 @@ static int w_lookup(goalb3_w *w, const attr *x, uint32_t *idx)
 int goalb3_w_section(goalb3_w *w, uint32_t rank, const ir_rank *r, ir_sb *out, const char *name, ir_err *e)
 {
 	/* an op costs at most 5 (reference) + the inline attributes + 5 (count) bytes, an
-	 * edge at most 6 */
-	uint64_t most = GOALB_SECTION_HEADER + (uint64_t)r->nops * (5 + ATTR_MAX_BYTES + 5) + (uint64_t)r->nedges * 6 + 8;
-	unsigned char *base, *p;
+	 * edge at most 6; the header at most 8 + 4 varints */
+	uint64_t most = GOALB3_HDR_MAX + (uint64_t)r->nops * (5 + ATTR_MAX_BYTES + 5) + (uint64_t)r->nedges * 6;
+	unsigned char *base, *p, hdr[GOALB3_HDR_MAX], *h;
 	uint32_t lidx[8] = { NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE };
 	attr last[8];
 	uint64_t nb;
+	size_t hl;
 	ir_sb_reset(out);
 	if (most > SIZE_MAX / 2 || ir_sb_grow(out, (size_t)most))
 		return ir_errf(e, "%s: out of memory writing rank %u (%u ops)", name, rank, r->nops);
 	base = (unsigned char *)out->buf;
-	p = base + GOALB_SECTION_HEADER;
+	/* the payload first, at the header's largest size; the header is put before it */
+	p = base + GOALB3_HDR_MAX;
 	for (uint32_t i = 0; i < r->nops; i++) {
 		const unsigned char *op = ir_rank_op(r, i);
 		unsigned type = ir_op_type(op);
@@ -269,12 +269,12 @@ int goalb3_w_section(goalb3_w *w, uint32_t rank, const ir_rank *r, ir_sb *out, c
 		} else if (ir_op_is_io(type)) {
 			x.addr = ir_op_addr(op);
 		}
-		if (type < 8 && lidx[type] != NONE && attr_eq(&last[type], &x)) {
+		if (lidx[type] != NONE && attr_eq(&last[type], &x)) {
 			idx = lidx[type];
 		} else {
 			if (w_lookup(w, &x, &idx))
 				return ir_errf(e, "%s: out of memory for the attribute table", name);
-			if (type < 8 && idx != NONE) {
+			if (idx != NONE) {
 				lidx[type] = idx;
 				last[type] = x;
 			}
@@ -298,17 +298,16 @@ int goalb3_w_section(goalb3_w *w, uint32_t rank, const ir_rank *r, ir_sb *out, c
 			prev = d;
 		}
 	}
-	nb = (uint64_t)(p - base) - GOALB_SECTION_HEADER;
-	memset(p, 0, (size_t)pad8(nb));
-	p += pad8(nb);
-	memset(base, 0, GOALB_SECTION_HEADER);
-	ir_put32(base + 0, rank);
-	ir_put32(base + 4, r->nops);
-	ir_put32(base + 8, r->nedges);
-	ir_put16(base + 12, (uint16_t)r->ncpus);
-	ir_put16(base + 14, (uint16_t)r->nnics);
-	ir_put64(base + 24, nb);
-	ir_put64(base + 16, ir_xxh64(base, (size_t)(p - base), 0));
+	nb = (uint64_t)(p - base) - GOALB3_HDR_MAX;
+	h = put_uv(hdr + 8, r->nops);
+	h = put_uv(h, r->nedges);
+	h = put_uv(h, (uint64_t)(r->ncpus - 1) | (uint64_t)(r->nnics - 1) << 8);
+	h = put_uv(h, nb);
+	hl = (size_t)(h - hdr);
+	base += GOALB3_HDR_MAX - hl;
+	memcpy(base, hdr, hl);
+	ir_put64(base, ir_xxh64(base + 8, (size_t)(p - base) - 8, rank));
+	memmove(out->buf, base, (size_t)(p - base));
 	ir_sb_setlen(out, (size_t)(p - base));
 	return 0;
 }
@@ -321,14 +320,12 @@ int goalb3_w_attrs(goalb3_w *w, ir_sb *out, const char *name, ir_err *e)
 	ir_sb_reset(out);
 	ir_xxh64_init(&st, 0);
 	ir_xxh64_update(&st, w->tab.buf, (size_t)nb);
-	ir_xxh64_update(&st, zeros, (size_t)pad8(nb));
 	memset(f, 0, sizeof f);
 	ir_put32(f + 0, w->nattr);
 	ir_put64(f + 8, nb);
 	ir_put64(f + 16, ir_xxh64_digest(&st));
 	memcpy(f + 24, attr_magic, 8);
-	if (ir_sb_add(out, w->tab.buf, (size_t)nb) || ir_sb_add(out, zeros, (size_t)pad8(nb)) ||
-	    ir_sb_add(out, f, sizeof f))
+	if (ir_sb_add(out, w->tab.buf, (size_t)nb) || ir_sb_add(out, f, sizeof f))
 		return ir_errf(e, "%s: out of memory", name);
 	return 0;
 }
@@ -416,10 +413,10 @@ static int get_attr(const goalb3_r *R, const unsigned char *p, const unsigned ch
 goalb3_r *goalb3_r_open(const unsigned char *d, uint64_t index_off, uint32_t num_ranks, unsigned goal_version,
                         const char *name, uint64_t *sections_end, ir_err *e)
 {
-	uint64_t fo, nb, ab, start;
+	uint64_t fo, nb, start;
 	uint32_t nattr;
 	goalb3_r *R;
-	/* the caller checked index_off >= 32 + 32 * num_ranks + GOALB_ATTR_FOOTER */
+	/* the caller checked index_off >= 32 + GOALB3_MIN_SECTION * num_ranks + GOALB_ATTR_FOOTER */
 	fo = index_off - GOALB_ATTR_FOOTER;
 	if (memcmp(d + fo + 24, attr_magic, 8) != 0) {
 		bad(name, fo + 24, e, "bad attribute table magic (expected GOALBATT before the index)");
@@ -431,32 +428,23 @@ goalb3_r *goalb3_r_open(const unsigned char *d, uint64_t index_off, uint32_t num
 	}
 	nattr = ir_get32(d + fo);
 	nb = ir_get64(d + fo + 8);
-	if (nb > fo - 32 - (uint64_t)num_ranks * GOALB_SECTION_HEADER) {
+	if (nb > fo - 32 - (uint64_t)num_ranks * GOALB3_MIN_SECTION) {
 		bad(name, fo + 8, e, "attribute table of %" PRIu64 " bytes does not fit before the index (%" PRIu64
-		    " bytes left after the sections' headers)", nb, fo - 32 - (uint64_t)num_ranks * GOALB_SECTION_HEADER);
+		    " bytes left after the sections)", nb, fo - 32 - (uint64_t)num_ranks * GOALB3_MIN_SECTION);
 		return NULL;
 	}
-	ab = nb + pad8(nb);
-	if (ab > fo - 32 - (uint64_t)num_ranks * GOALB_SECTION_HEADER) {
-		bad(name, fo + 8, e, "attribute table of %" PRIu64 " bytes and its padding do not fit before the index", nb);
-		return NULL;
-	}
-	start = fo - ab;
+	start = fo - nb;
 	if ((uint64_t)nattr * 2 > nb) {
 		bad(name, fo, e, "%u attributes cannot fit in %" PRIu64 " bytes (2 bytes each at least)", nattr, nb);
 		return NULL;
 	}
 	{
-		uint64_t h = ir_xxh64(d + start, (size_t)ab, 0), s = ir_get64(d + fo + 16);
-		if (h != s) {
+		uint64_t h = ir_xxh64(d + start, (size_t)nb, 0), sv = ir_get64(d + fo + 16);
+		if (h != sv) {
 			bad(name, fo + 16, e, "attribute table checksum mismatch (stored 0x%016" PRIx64 ", computed 0x%016" PRIx64 ")",
-			    s, h);
+			    sv, h);
 			return NULL;
 		}
-	}
-	if (memcmp(d + start + nb, zeros, (size_t)(ab - nb))) {
-		bad(name, start + nb, e, "attribute table padding is not zero");
-		return NULL;
 	}
 	R = calloc(1, sizeof *R);
 	if (!R || !(R->tab = malloc((nattr ? (size_t)nattr : 1) * sizeof *R->tab))) {
@@ -504,44 +492,90 @@ void goalb3_r_free(goalb3_r *R)
 
 uint32_t goalb3_r_nattr(const goalb3_r *R) { return R->nattr; }
 
+uint64_t goalb3_section(const unsigned char *d, uint64_t off, uint64_t room, uint32_t rank, const char *name,
+                        goalb3_hdr *h, ir_err *e)
+{
+	static const char *const field[4] = { "nops", "nedges", "ncpus and nnics", "nbytes" };
+	const unsigned char *p = d + off + 8, *end;
+	uint64_t v[4];
+	if (room < GOALB3_MIN_SECTION) {
+		bad(name, off, e, "rank %u: section of at least %d bytes does not fit before the attribute table (%" PRIu64 " left)",
+		    rank, GOALB3_MIN_SECTION, room);
+		return 0;
+	}
+	end = d + off + (room < GOALB3_HDR_MAX ? room : GOALB3_HDR_MAX);
+	for (int k = 0; k < 4; k++) {
+		int n = get_uv(p, end, &v[k]);
+		if (n <= 0) {
+			bad(name, (uint64_t)(p - d), e, "rank %u: %s: %s", rank, field[k], varint_err(n));
+			return 0;
+		}
+		if (k < 2 && v[k] > (k == 0 ? IR_MAX_OPS_PER_RANK : 0xFFFFFFFFu)) {
+			bad(name, (uint64_t)(p - d), e, "rank %u: %s %" PRIu64 " out of range (at most %u)", rank, field[k], v[k],
+			    k == 0 ? IR_MAX_OPS_PER_RANK : 0xFFFFFFFFu);
+			return 0;
+		}
+		if (k == 2 && v[k] > 0xFFFF) {
+			bad(name, (uint64_t)(p - d), e, "rank %u: ncpus and nnics code 0x%" PRIx64 " out of range (ncpus and nnics 1..256)",
+			    rank, v[k]);
+			return 0;
+		}
+		p += n;
+	}
+	h->nops = (uint32_t)v[0];
+	h->nedges = (uint32_t)v[1];
+	h->ncpus = (uint32_t)(v[2] & 0xFF) + 1;
+	h->nnics = (uint32_t)(v[2] >> 8) + 1;
+	h->nbytes = v[3];
+	h->hlen = (unsigned)(p - (d + off));
+	if (h->nbytes > room - h->hlen) {
+		bad(name, (uint64_t)(p - d) - 1, e, "rank %u: nbytes %" PRIu64 " does not fit before the attribute table (%" PRIu64
+		    " bytes left)", rank, h->nbytes, room - h->hlen);
+		return 0;
+	}
+	if (h->nbytes < 2 * (uint64_t)h->nops + h->nedges) {
+		bad(name, (uint64_t)(p - d) - 1, e, "rank %u: nbytes %" PRIu64 " too small for nops %u and nedges %u (%" PRIu64
+		    " at least)", rank, h->nbytes, h->nops, h->nedges, 2 * (uint64_t)h->nops + h->nedges);
+		return 0;
+	}
+	return h->hlen + h->nbytes;
+}
+
 int goalb3_r_rank(goalb3_r *R, const unsigned char *d, uint64_t off, uint32_t rank, ir_rank *out, ir_err *e)
 {
 	const char *name = R->name;
 	const unsigned char *s = d + off, *p, *end;
-	uint32_t nops = ir_get32(s + 4), nedges = ir_get32(s + 8), ncpus = ir_get16(s + 12), nnics = ir_get16(s + 14);
-	uint64_t nb = ir_get64(s + 24), pay = off + GOALB_SECTION_HEADER, ne = 0;
+	goalb3_hdr hd;
+	uint32_t nops, nedges, ncpus, nnics;
+	uint64_t nb, pay, ne = 0, size;
 	unsigned maxcpu = 0, maxnic = 0;
 	int forward = 1;
 	ir_rank r;
-	if (ncpus < 1 || ncpus > 256)
-		return bad(name, off + 12, e, "rank %u: ncpus %u out of range (1..256)", rank, ncpus);
-	if (nnics < 1 || nnics > 256)
-		return bad(name, off + 14, e, "rank %u: nnics %u out of range (1..256)", rank, nnics);
-	if (nops > IR_MAX_OPS_PER_RANK)
-		return bad(name, off + 4, e, "rank %u: nops %u out of range (at most %u)", rank, nops, IR_MAX_OPS_PER_RANK);
+	/* the walk of ir_goalb_open checked the header against the file */
+	size = goalb3_section(d, off, UINT64_MAX - off, rank, name, &hd, e);
+	if (!size)
+		return -1;
+	nops = hd.nops;
+	nedges = hd.nedges;
+	ncpus = hd.ncpus;
+	nnics = hd.nnics;
+	nb = hd.nbytes;
+	pay = off + hd.hlen;
 	{
-		ir_xxh64_state st;
-		uint64_t h, sv = ir_get64(s + 16);
-		ir_xxh64_init(&st, 0);
-		ir_xxh64_update(&st, s, 16);
-		ir_xxh64_update(&st, zeros, 8);
-		ir_xxh64_update(&st, s + 24, (size_t)(8 + nb + pad8(nb)));
-		h = ir_xxh64_digest(&st);
+		uint64_t h = ir_xxh64(s + 8, (size_t)(size - 8), rank), sv = ir_get64(s);
 		if (h != sv)
-			return bad(name, off + 16, e, "rank %u: section checksum mismatch (stored 0x%016" PRIx64
+			return bad(name, off, e, "rank %u: section checksum mismatch (stored 0x%016" PRIx64
 			           ", computed 0x%016" PRIx64 ")", rank, sv, h);
 	}
-	if (pad8(nb) && memcmp(s + GOALB_SECTION_HEADER + nb, zeros, (size_t)pad8(nb)))
-		return bad(name, pay + nb, e, "rank %u: padding is not zero", rank);
 	if (nops == 0 && nedges)
 		return bad(name, off + 8, e, "rank %u: nedges %u without ops", rank, nedges);
 	if (IR_GROW(R->ops, (size_t)nops * IR_OP_BYTES, R->ops_cap) || IR_GROW(R->edges, nedges ? nedges : 1, R->edges_cap))
 		return ir_errf(e, "%s: rank %u: out of memory for %u ops", name, rank, nops);
-	p = s + GOALB_SECTION_HEADER;
+	p = s + hd.hlen;
 	end = p + nb;
 	for (uint32_t i = 0; i < nops; i++) {
 		unsigned char *op = R->ops + (size_t)i * IR_OP_BYTES;
-		uint64_t oo = pay + (uint64_t)(p - (s + GOALB_SECTION_HEADER)), ref, cnt;
+		uint64_t oo = pay + (uint64_t)(p - (s + hd.hlen)), ref, cnt;
 		uint32_t prev = 0;
 		char what[48];
 		attr xi;
@@ -589,7 +623,7 @@ int goalb3_r_rank(goalb3_r *R, const unsigned char *d, uint64_t off, uint32_t ra
 		}
 		ir_put32(op + 12, (uint32_t)ne);
 		ir_put64(op + 16, x->size);
-		oo = pay + (uint64_t)(p - (s + GOALB_SECTION_HEADER));
+		oo = pay + (uint64_t)(p - (s + hd.hlen));
 		if ((n = get_uv(p, end, &cnt)) <= 0)
 			return bad(name, oo, e, "rank %u, op %u: number of dependents: %s", rank, i, varint_err(n));
 		if (cnt > nedges - ne)
@@ -599,7 +633,7 @@ int goalb3_r_rank(goalb3_r *R, const unsigned char *d, uint64_t off, uint32_t ra
 		for (uint64_t k = 0; k < cnt; k++, ne++) {
 			uint64_t v, dv;
 			uint32_t dd;
-			oo = pay + (uint64_t)(p - (s + GOALB_SECTION_HEADER));
+			oo = pay + (uint64_t)(p - (s + hd.hlen));
 			if ((n = get_uv(p, end, &v)) <= 0)
 				return bad(name, oo, e, "rank %u, edge %" PRIu64 " of op %u: %s", rank, ne, i, varint_err(n));
 			p += n;
@@ -632,7 +666,7 @@ int goalb3_r_rank(goalb3_r *R, const unsigned char *d, uint64_t off, uint32_t ra
 	if (ne != nedges)
 		return bad(name, off + 8, e, "rank %u: nedges %u, but the ops have %" PRIu64 " dependents", rank, nedges, ne);
 	if (p != end)
-		return bad(name, pay + (uint64_t)(p - (s + GOALB_SECTION_HEADER)), e,
+		return bad(name, pay + (uint64_t)(p - (s + hd.hlen)), e,
 		           "rank %u: %" PRIu64 " bytes after the last op (nbytes is %" PRIu64 ")", rank, (uint64_t)(end - p), nb);
 	if (maxcpu + 1 != ncpus)
 		return bad(name, off + 12, e, "rank %u: ncpus %u, but the largest cpu used is %u", rank, ncpus, maxcpu);

@@ -19,6 +19,18 @@
 #define GOALB_FLAG_GOAL2 1u /* version 3: the schedule is GOAL version 2 (read, write ops) */
 #define GOALB_SECTION_HEADER 32
 #define GOALB_ATTR_FOOTER 32
+#define GOALB3_MIN_SECTION 12 /* checksum and four one-byte varints */
+
+/* A version-3 section's header (formats/goalb.md, Version 3's section). */
+typedef struct goalb3_hdr {
+	uint32_t nops, nedges, ncpus, nnics;
+	uint64_t nbytes; /* payload */
+	unsigned hlen;   /* header bytes (checksum included) */
+} goalb3_hdr;
+/* Reads and checks the header of rank `rank`'s section at `off` with `room` bytes up to
+ * the attribute table; returns the section's size, or 0 with e filled. */
+uint64_t goalb3_section(const unsigned char *d, uint64_t off, uint64_t room, uint32_t rank, const char *name,
+                        goalb3_hdr *h, ir_err *e);
 
 /* ---- version 3 writer: a section's bytes, the attribute table ---- */
 typedef struct goalb3_w goalb3_w;
@@ -37,9 +49,9 @@ goalb3_r *goalb3_r_open(const unsigned char *d, uint64_t index_off, uint32_t num
                         const char *name, uint64_t *sections_end, ir_err *e);
 void goalb3_r_free(goalb3_r *r); /* NULL is a no-op */
 uint32_t goalb3_r_nattr(const goalb3_r *r);
-/* Validates the section at `off` (its header's rank, nops, nedges and nbytes already
- * checked against the file) and decodes it into `out`, whose ops and edges stay valid
- * until the next call or goalb3_r_free. */
+/* Validates the section at `off` (its header already checked by goalb3_section) and
+ * decodes it into `out`, whose ops and edges stay valid until the next call or
+ * goalb3_r_free. */
 int goalb3_r_rank(goalb3_r *r, const unsigned char *d, uint64_t off, uint32_t rank, ir_rank *out, ir_err *e);
 
 /* The section checks both versions share: every edge, acyclicity (forward: every

@@ -669,9 +669,9 @@ int goalb3_r_rank(goalb3_r *R, const unsigned char *d, uint64_t off, uint32_t ra
 		return bad(name, pay + (uint64_t)(p - (s + hd.hlen)), e,
 		           "rank %u: %" PRIu64 " bytes after the last op (nbytes is %" PRIu64 ")", rank, (uint64_t)(end - p), nb);
 	if (maxcpu + 1 != ncpus)
-		return bad(name, off + 12, e, "rank %u: ncpus %u, but the largest cpu used is %u", rank, ncpus, maxcpu);
+		return bad(name, off + 8, e, "rank %u: ncpus %u, but the largest cpu used is %u", rank, ncpus, maxcpu);
 	if (maxnic + 1 != nnics)
-		return bad(name, off + 14, e, "rank %u: nnics %u, but the largest nic used is %u", rank, nnics, maxnic);
+		return bad(name, off + 8, e, "rank %u: nnics %u, but the largest nic used is %u", rank, nnics, maxnic);
 	r.ops = R->ops;
 	r.edges = (const unsigned char *)R->edges;
 	/* the edges were stored as host words: make them little-endian */

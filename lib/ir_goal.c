@@ -124,7 +124,7 @@ int ir_goal_read(const char *path, const ir_goal_sink *sink, ir_err *e)
 	g = ir_goalb_open(b.data, b.len, name, e);
 	if (!g)
 		goto out;
-	if (sink->begin && sink->begin(sink->ctx, ir_goalb_num_ranks(g), ir_goalb_version(g), e))
+	if (sink->begin && sink->begin(sink->ctx, ir_goalb_num_ranks(g), ir_goalb_goal_version(g), e))
 		goto out;
 	for (uint32_t i = 0; i < ir_goalb_num_ranks(g); i++) {
 		ir_rank rk;
@@ -281,17 +281,27 @@ int ir_sched_load(ir_sched **out, const char *path, int flags, ir_err *e)
 			goto fail;
 	}
 	uint64_t dropped = 0; /* the mapping's pages before this offset were let go */
+	int decoded = ir_goalb_version(v->g) >= 3; /* sections decoded into the reader's buffer */
 	for (uint32_t i = 0; i < s->nranks; i++) {
 		uint32_t rk = ir_goalb_section_rank(v->g, i);
+		ir_rank *R = &s->rank[rk];
 		v->order[i] = rk;
-		if (ir_goalb_rank(v->g, rk, &s->rank[rk], e))
+		if (ir_goalb_rank(v->g, rk, R, e))
 			goto fail;
-		s->nops += s->rank[rk].nops;
-		s->nedges += s->rank[rk].nedges;
+		s->nops += R->nops;
+		s->nedges += R->nedges;
+		if (decoded && !(flags & IR_SCHED_COMPACT)) {
+			/* kept: copied as text's ranks are, placed by finish_decoded */
+			load_ctx lc = { s, name };
+			if (load_rank(&lc, rk, R, NULL, e))
+				goto fail;
+		}
 		if (!(flags & IR_SCHED_COMPACT))
 			continue;
-		if (ir_csched_add(&v->cs, rk, &s->rank[rk], e))
+		if (ir_csched_add(&v->cs, rk, R, e))
 			goto fail;
+		if (decoded)
+			R->ops = R->edges = NULL; /* the decoded records are gone with the next rank */
 		if (i + 1 < s->nranks && ir_goalb_section_offset(v->g, i + 1) - dropped >= DROP_WINDOW) {
 			uint64_t at = ir_goalb_section_offset(v->g, i + 1);
 			ir_blob_drop(&v->blob, (size_t)dropped, (size_t)(at - dropped));
@@ -303,6 +313,16 @@ int ir_sched_load(ir_sched **out, const char *path, int flags, ir_err *e)
 			goto fail;
 		s->compact = &v->cs;
 		ir_blob_drop(&v->blob, (size_t)dropped, v->blob.len - (size_t)dropped);
+	}
+	if (decoded && !(flags & IR_SCHED_COMPACT)) {
+		for (size_t i = 0; i < v->nents; i++) {
+			const ent *en = &v->ents[i];
+			ir_rank *R = &s->rank[en->rank];
+			R->ops = (const unsigned char *)v->data.buf + en->off;
+			R->edges = R->ops + (size_t)en->nops * IR_OP_BYTES;
+		}
+		free(v->ents);
+		v->ents = NULL;
 	}
 	/* the index's order is not needed once every section is located */
 	ir_goalb_free(v->g);

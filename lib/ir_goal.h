@@ -102,8 +102,10 @@ enum {
 	IR_SCHED_LABELS = 1, /* text input: keep the labels for messages (ir_sched_label) */
 	IR_SCHED_COMPACT = 2 /* build the compact form (ir_csched) as each rank is validated; the
 	                      * pages of a mapped binary file are let go behind it, so memory is
-	                      * that of the compact form (rank pointers stay valid: the pages are
-	                      * read again from the file if used) */
+	                      * that of the compact form (rank pointers stay valid for versions 1
+	                      * and 2: the pages are read again from the file if used; a version-3
+	                      * file's ranks have ops and edges NULL: only the compact form holds
+	                      * them, and nops, nedges, ncpus, nnics are set) */
 };
 
 /* Load a schedule from `path` ("-": stdin): GOAL text or binary, plain or
@@ -148,10 +150,20 @@ int ir_goalb_is_magic(const unsigned char *p, size_t n);
 /* ---- GOAL binary writer: streams, so the output may be a pipe ---- */
 typedef struct ir_goalb_writer ir_goalb_writer;
 struct ir_writer;
-/* Writes the file header at once: version 1 (ir_goalb_writer_new), or `version` 1 or 2
- * (version 2 allows read and write ops). */
+/* The binary format versions (formats/goalb.md): 1 and 2 (2 = 1 with read and write
+ * ops) have fixed 24-byte op records a reader can use in place; 3 has variable-length
+ * ops and a table of attributes, at most 16 bytes per op, what goalc writes. */
+#define IR_GOALB_FORMAT_FIXED 1
+#define IR_GOALB_FORMAT_V3 3
+#define IR_GOALB_FORMAT_DEFAULT IR_GOALB_FORMAT_V3
+/* Writes the file header at once. ir_goalb_writer_new: format 1; ir_goalb_writer_new_v:
+ * format `version` 1 or 2 (version 2 allows read and write ops); ir_goalb_writer_new_format:
+ * a schedule of GOAL version `goal_version` (1, or 2 with read and write ops) in `format`
+ * IR_GOALB_FORMAT_FIXED (written as 1 or 2 by goal_version) or IR_GOALB_FORMAT_V3. */
 ir_goalb_writer *ir_goalb_writer_new(struct ir_writer *w, uint32_t num_ranks, ir_err *e);
 ir_goalb_writer *ir_goalb_writer_new_v(struct ir_writer *w, uint32_t num_ranks, unsigned version, ir_err *e);
+ir_goalb_writer *ir_goalb_writer_new_format(struct ir_writer *w, uint32_t num_ranks, unsigned goal_version,
+                                            unsigned format, ir_err *e);
 /* One rank's section; ranks in any order, each once. */
 int ir_goalb_writer_rank(ir_goalb_writer *bw, uint32_t rank, const ir_rank *r, ir_err *e);
 /* Checks every rank was written, writes index and trailer, frees bw (not w). */
@@ -165,7 +177,8 @@ typedef struct ir_goalb ir_goalb;
 ir_goalb *ir_goalb_open(const unsigned char *data, size_t len, const char *name, ir_err *e);
 void ir_goalb_free(ir_goalb *g);
 uint32_t ir_goalb_num_ranks(const ir_goalb *g);
-unsigned ir_goalb_version(const ir_goalb *g); /* 1 or 2 */
+unsigned ir_goalb_version(const ir_goalb *g);      /* of the format: 1, 2 or 3 */
+unsigned ir_goalb_goal_version(const ir_goalb *g); /* of the schedule: 1, or 2 (read and write ops) */
 /* Rank number of the i-th section in file order. */
 uint32_t ir_goalb_section_rank(const ir_goalb *g, uint32_t i);
 /* Byte offset of the i-th section in file order (increasing with i). */
@@ -178,7 +191,9 @@ void ir_goalb_totals(const ir_goalb *g, uint64_t *nops, uint64_t *nedges);
 struct ir_blob;
 ir_goalb *ir_goalb_open_blob(const struct ir_blob *b, const char *name, ir_err *e);
 /* Validate rank `rank`'s section fully (checksum, every op and edge, acyclic) and
- * point `out` into the data. */
+ * point `out` into the data (versions 1 and 2), or into the reader's buffer, where
+ * version 3's section is decoded to the records above: valid until the next call
+ * or ir_goalb_free. */
 int ir_goalb_rank(const ir_goalb *g, uint32_t rank, ir_rank *out, ir_err *e);
 
 /* ---- Canonical GOAL text (goalc -d) ---- */

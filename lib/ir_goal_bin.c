@@ -29,12 +29,13 @@
 #include <string.h>
 
 #include "ir_goal.h"
+#include "ir_goal_internal.h"
 #include "ir_grow.h"
 #include "ir_hash.h"
 #include "ir_io.h"
 
 #define GOALB_VERSION 1     /* what a schedule without read/write ops is written as */
-#define GOALB_VERSION_MAX 2 /* version 2: op types 3 read, 4 write */
+#define GOALB_VERSION_MAX 3 /* version 2: op types 3 read, 4 write; 3: variable-length sections (ir_goal_bin3.c) */
 #define HEADER_BYTES 32
 #define SECTION_HEADER_BYTES 32
 #define TRAILER_BYTES 32
@@ -56,6 +57,16 @@ static uint64_t section_bytes(uint32_t nops, uint32_t nedges)
 {
 	uint64_t b = SECTION_HEADER_BYTES + (uint64_t)nops * IR_OP_BYTES + (uint64_t)nedges * 4;
 	return b + pad8(b);
+}
+
+/* The size of the section at `off`, of either layout (a version-3 header was checked
+ * by the walk of goalb_open before this is used). */
+static uint64_t section_size(unsigned version, const unsigned char *d, uint64_t off)
+{
+	goalb3_hdr h;
+	if (version < GOALB_V3)
+		return section_bytes(ir_get32(d + off + 4), ir_get32(d + off + 8));
+	return goalb3_section(d, off, UINT64_MAX - off, 0, "", &h, NULL);
 }
 
 /* Section checksum: XXH64 (seed 0) of the section with its checksum field as zero. */
@@ -90,6 +101,8 @@ struct ir_goalb_writer {
 	uint64_t pos;
 	wentry *ent;
 	size_t n, cap;
+	goalb3_w *v3; /* version 3 */
+	ir_sb buf;    /* version 3: a section's bytes */
 };
 
 ir_goalb_writer *ir_goalb_writer_new(ir_writer *w, uint32_t num_ranks, ir_err *e)
@@ -99,11 +112,33 @@ ir_goalb_writer *ir_goalb_writer_new(ir_writer *w, uint32_t num_ranks, ir_err *e
 
 ir_goalb_writer *ir_goalb_writer_new_v(ir_writer *w, uint32_t num_ranks, unsigned version, ir_err *e)
 {
+	if (version < 1 || version > 2) {
+		ir_errf(e, "%s: GOAL version %u out of range (1..2)", ir_writer_name(w), version);
+		return NULL;
+	}
+	return ir_goalb_writer_new_format(w, num_ranks, version, version, e);
+}
+
+ir_goalb_writer *ir_goalb_writer_new_format(ir_writer *w, uint32_t num_ranks, unsigned goal_version, unsigned format,
+                                            ir_err *e)
+{
 	unsigned char h[HEADER_BYTES];
 	ir_goalb_writer *bw;
-	if (version < 1 || version > GOALB_VERSION_MAX) {
-		ir_errf(e, "%s: GOAL version %u out of range (1..%d)", ir_writer_name(w), version, GOALB_VERSION_MAX);
+	unsigned version, flags = 0;
+	if (goal_version < 1 || goal_version > IR_GOAL_VERSION_MAX) {
+		ir_errf(e, "%s: GOAL version %u out of range (1..%d)", ir_writer_name(w), goal_version, IR_GOAL_VERSION_MAX);
 		return NULL;
+	}
+	if (format < 1 || format > GOALB_VERSION_MAX) {
+		ir_errf(e, "%s: GOAL binary format version %u out of range (1..%d)", ir_writer_name(w), format,
+		        GOALB_VERSION_MAX);
+		return NULL;
+	}
+	if (format == GOALB_V3) {
+		version = GOALB_V3;
+		flags = goal_version >= 2 ? GOALB_FLAG_GOAL2 : 0;
+	} else {
+		version = goal_version; /* 1, or 2 for read and write ops */
 	}
 	if (num_ranks < 1 || num_ranks > MAX_RANKS) {
 		ir_errf(e, "%s: num_ranks %u out of range (1..%u)", ir_writer_name(w), num_ranks, MAX_RANKS);
@@ -117,13 +152,19 @@ ir_goalb_writer *ir_goalb_writer_new_v(ir_writer *w, uint32_t num_ranks, unsigne
 	bw->w = w;
 	bw->num_ranks = num_ranks;
 	bw->version = version;
+	ir_sb_init(&bw->buf);
+	if (version == GOALB_V3 && !(bw->v3 = goalb3_w_new(num_ranks, goal_version))) {
+		ir_errf(e, "%s: out of memory", ir_writer_name(w));
+		free(bw);
+		return NULL;
+	}
 	memset(h, 0, sizeof h);
 	memcpy(h, goalb_magic, 8);
 	ir_put16(h + 8, (uint16_t)version);
-	ir_put16(h + 10, 0);
+	ir_put16(h + 10, (uint16_t)flags);
 	ir_put32(h + 12, num_ranks);
 	if (ir_writer_write(w, h, sizeof h, e)) {
-		free(bw);
+		ir_goalb_writer_free(bw);
 		return NULL;
 	}
 	bw->pos = HEADER_BYTES;
@@ -141,6 +182,16 @@ int ir_goalb_writer_rank(ir_goalb_writer *bw, uint32_t rank, const ir_rank *r, i
 		               r->ncpus, r->nnics);
 	if (IR_GROW(bw->ent, bw->n + 1, bw->cap))
 		return ir_errf(e, "%s: out of memory", ir_writer_name(bw->w));
+	if (bw->v3) {
+		if (goalb3_w_section(bw->v3, rank, r, &bw->buf, ir_writer_name(bw->w), e) ||
+		    ir_writer_write(bw->w, bw->buf.buf, bw->buf.len, e))
+			return -1;
+		bw->ent[bw->n].rank = rank;
+		bw->ent[bw->n].off = bw->pos;
+		bw->n++;
+		bw->pos += bw->buf.len;
+		return 0;
+	}
 	memset(h, 0, sizeof h);
 	ir_put32(h + 0, rank);
 	ir_put32(h + 4, r->nops);
@@ -170,7 +221,7 @@ int ir_goalb_writer_finish(ir_goalb_writer *bw, ir_err *e)
 {
 	unsigned char t[TRAILER_BYTES], buf[8 * 512];
 	ir_xxh64_state st;
-	uint64_t index_off = bw->pos;
+	uint64_t index_off;
 	int rc = -1;
 	if (bw->n)
 		qsort(bw->ent, bw->n, sizeof *bw->ent, went_cmp);
@@ -184,6 +235,13 @@ int ir_goalb_writer_finish(ir_goalb_writer *bw, ir_err *e)
 		ir_errf(e, "%s: a rank was written twice", ir_writer_name(bw->w));
 		goto out;
 	}
+	if (bw->v3) {
+		if (goalb3_w_attrs(bw->v3, &bw->buf, ir_writer_name(bw->w), e) ||
+		    ir_writer_write(bw->w, bw->buf.buf, bw->buf.len, e))
+			goto out;
+		bw->pos += bw->buf.len;
+	}
+	index_off = bw->pos;
 	ir_xxh64_init(&st, 0);
 	for (size_t i = 0; i < bw->n;) {
 		size_t k = 0;
@@ -211,6 +269,8 @@ void ir_goalb_writer_free(ir_goalb_writer *bw)
 	if (!bw)
 		return;
 	free(bw->ent);
+	goalb3_w_free(bw->v3);
+	ir_sb_release(&bw->buf);
 	free(bw);
 }
 
@@ -226,8 +286,11 @@ struct ir_goalb {
 	size_t len;
 	char *name;
 	uint32_t num_ranks;
-	unsigned version;
+	unsigned version;      /* of the format: 1, 2, 3 */
+	unsigned goal_version; /* of the schedule: 1, 2 (read and write ops) */
 	uint64_t index_off;
+	uint64_t sec_end;      /* the sections tile [32, sec_end): index_off, or version 3's attribute table */
+	goalb3_r *v3;
 	rentry *order; /* sections in file order */
 	uint64_t nops, nedges; /* over all sections, as their headers say */
 };
@@ -272,7 +335,7 @@ static ir_goalb *goalb_open(const unsigned char *d, size_t len, const char *name
 	const unsigned char *t;
 	uint64_t index_off, want, tlen;
 	uint32_t n, tn;
-	unsigned v, fl;
+	unsigned v, fl, gv;
 	if (!name)
 		name = "<memory>";
 	if (len < HEADER_BYTES) {
@@ -285,14 +348,15 @@ static ir_goalb *goalb_open(const unsigned char *d, size_t len, const char *name
 	}
 	v = ir_get16(d + 8);
 	if (v < 1 || v > GOALB_VERSION_MAX) {
-		bad(name, 8, e, "unsupported format version %u (this reader knows versions 1 and %d)", v, GOALB_VERSION_MAX);
+		bad(name, 8, e, "unsupported format version %u (this reader knows versions 1 to %d)", v, GOALB_VERSION_MAX);
 		return NULL;
 	}
 	fl = ir_get16(d + 10);
-	if (fl != 0) {
+	if (fl & ~(v == GOALB_V3 ? GOALB_FLAG_GOAL2 : 0u)) {
 		bad(name, 10, e, "unknown flags 0x%04x (reserved bits must be zero)", fl);
 		return NULL;
 	}
+	gv = v == GOALB_V3 ? ((fl & GOALB_FLAG_GOAL2) ? 2 : 1) : v;
 	n = ir_get32(d + 12);
 	if (n < 1 || n > MAX_RANKS) {
 		bad(name, 12, e, "num_ranks %u out of range (1..%u)", n, MAX_RANKS);
@@ -321,11 +385,16 @@ static ir_goalb *goalb_open(const unsigned char *d, size_t len, const char *name
 		bad(name, tlen + 12, e, "reserved trailer field is not zero");
 		return NULL;
 	}
-	/* every rank needs an 8-byte index entry and a 32-byte section header */
-	if ((uint64_t)n * (8 + SECTION_HEADER_BYTES) > tlen - HEADER_BYTES) {
-		bad(name, 12, e, "num_ranks %u needs at least %" PRIu64 " bytes of sections and index, the file has %" PRIu64,
-		    n, (uint64_t)n * (8 + SECTION_HEADER_BYTES), tlen - HEADER_BYTES);
-		return NULL;
+	/* every rank needs an 8-byte index entry and a 32-byte section header; version 3
+	 * its attribute table's footer */
+	{
+		uint64_t need = v == GOALB_V3 ? (uint64_t)n * (8 + GOALB3_MIN_SECTION) + GOALB_ATTR_FOOTER
+		                              : (uint64_t)n * (8 + SECTION_HEADER_BYTES);
+		if (need > tlen - HEADER_BYTES) {
+			bad(name, 12, e, "num_ranks %u needs at least %" PRIu64 " bytes of sections and index, the file has %" PRIu64,
+			    n, need, tlen - HEADER_BYTES);
+			return NULL;
+		}
 	}
 	index_off = ir_get64(t);
 	want = tlen - (uint64_t)n * 8;
@@ -355,13 +424,36 @@ static ir_goalb *goalb_open(const unsigned char *d, size_t len, const char *name
 	g->len = len;
 	g->num_ranks = n;
 	g->version = v;
+	g->goal_version = gv;
 	g->index_off = index_off;
+	g->sec_end = index_off;
+	if (v == GOALB_V3 && !(g->v3 = goalb3_r_open(d, index_off, n, gv, g->name, &g->sec_end, e)))
+		goto fail;
 	for (uint32_t r = 0; r < n; r++) {
-		uint64_t eo = index_off + (uint64_t)r * 8, off = ir_get64(d + eo);
+		uint64_t eo = index_off + (uint64_t)r * 8, off = ir_get64(d + eo), sb;
 		const unsigned char *s;
-		if (off < HEADER_BYTES || off > index_off - SECTION_HEADER_BYTES || (off & 7)) {
+		if (v == GOALB_V3) {
+			goalb3_hdr h;
+			if (off < HEADER_BYTES || off > g->sec_end - GOALB3_MIN_SECTION) {
+				bad(name, eo, e, "index entry of rank %u: section offset %" PRIu64 " out of range (%d..%" PRIu64 ")", r,
+				    off, HEADER_BYTES, g->sec_end - GOALB3_MIN_SECTION);
+				goto fail;
+			}
+			if (!goalb3_section(d, off, g->sec_end - off, r, g->name, &h, e))
+				goto fail;
+			g->order[r].off = off;
+			g->order[r].rank = r;
+			g->nops += h.nops;
+			g->nedges += h.nedges;
+			if (drop && off > dropped + DROP_BYTES) {
+				ir_blob_drop(drop, (size_t)dropped, (size_t)(off - dropped));
+				dropped = off;
+			}
+			continue;
+		}
+		if (off < HEADER_BYTES || off > g->sec_end - SECTION_HEADER_BYTES || (off & 7)) {
 			bad(name, eo, e, "index entry of rank %u: section offset %" PRIu64 " out of range (%d..%" PRIu64
-			    ", a multiple of 8)", r, off, HEADER_BYTES, index_off - SECTION_HEADER_BYTES);
+			    ", a multiple of 8)", r, off, HEADER_BYTES, g->sec_end - SECTION_HEADER_BYTES);
 			goto fail;
 		}
 		s = d + off;
@@ -369,10 +461,10 @@ static ir_goalb *goalb_open(const unsigned char *d, size_t len, const char *name
 			bad(name, off, e, "section rank %u differs from its index entry (rank %u)", ir_get32(s), r);
 			goto fail;
 		}
-		if (section_bytes(ir_get32(s + 4), ir_get32(s + 8)) > index_off - off) {
+		sb = section_bytes(ir_get32(s + 4), ir_get32(s + 8));
+		if (sb > g->sec_end - off) {
 			bad(name, off + 4, e, "rank %u: nops %u and nedges %u need %" PRIu64 " bytes, only %" PRIu64
-			    " before the index", r, ir_get32(s + 4), ir_get32(s + 8),
-			    section_bytes(ir_get32(s + 4), ir_get32(s + 8)), index_off - off);
+			    " before the index", r, ir_get32(s + 4), ir_get32(s + 8), sb, g->sec_end - off);
 			goto fail;
 		}
 		g->order[r].off = off;
@@ -388,12 +480,11 @@ static ir_goalb *goalb_open(const unsigned char *d, size_t len, const char *name
 	qsort(g->order, n, sizeof *g->order, rent_cmp);
 	dropped = 0;
 	if (drop)
-		ir_blob_drop(drop, 0, (size_t)index_off);
+		ir_blob_drop(drop, 0, (size_t)g->sec_end);
 	{
 		uint64_t at = HEADER_BYTES;
 		for (uint32_t i = 0; i < n; i++) {
 			uint64_t off = g->order[i].off;
-			const unsigned char *s = d + off;
 			if (off != at) {
 				if (off < at)
 					bad(name, off, e, "section of rank %u overlaps the section before it", g->order[i].rank);
@@ -402,16 +493,17 @@ static ir_goalb *goalb_open(const unsigned char *d, size_t len, const char *name
 					    off - at, g->order[i].rank);
 				goto fail;
 			}
-			at = off + section_bytes(ir_get32(s + 4), ir_get32(s + 8));
+			at = off + section_size(v, d, off);
 			if (drop && off > dropped + DROP_BYTES) {
 				ir_blob_drop(drop, (size_t)dropped, (size_t)(off - dropped));
 				dropped = off;
 			}
 		}
 		if (drop)
-			ir_blob_drop(drop, 0, (size_t)index_off);
-		if (at != index_off) {
-			bad(name, at, e, "%" PRIu64 " bytes before the index belong to no section", index_off - at);
+			ir_blob_drop(drop, 0, (size_t)g->sec_end);
+		if (at != g->sec_end) {
+			bad(name, at, e, "%" PRIu64 " bytes before the %s belong to no section", g->sec_end - at,
+			    v == GOALB_V3 ? "attribute table" : "index");
 			goto fail;
 		}
 	}
@@ -427,11 +519,13 @@ void ir_goalb_free(ir_goalb *g)
 		return;
 	free(g->order);
 	free(g->name);
+	goalb3_r_free(g->v3);
 	free(g);
 }
 
 uint32_t ir_goalb_num_ranks(const ir_goalb *g) { return g->num_ranks; }
 unsigned ir_goalb_version(const ir_goalb *g) { return g->version; }
+unsigned ir_goalb_goal_version(const ir_goalb *g) { return g->goal_version; }
 uint32_t ir_goalb_section_rank(const ir_goalb *g, uint32_t i) { return g->order[i].rank; }
 uint64_t ir_goalb_section_offset(const ir_goalb *g, uint32_t i) { return g->order[i].off; }
 
@@ -492,6 +586,8 @@ int ir_goalb_rank(const ir_goalb *g, uint32_t rank, ir_rank *out, ir_err *e)
 	if (rank >= g->num_ranks)
 		return ir_errf(e, "%s: rank %u out of range (num_ranks is %u)", name, rank, g->num_ranks);
 	off = ir_get64(g->data + g->index_off + (uint64_t)rank * 8);
+	if (g->v3)
+		return goalb3_r_rank(g->v3, g->data, off, rank, out, e);
 	s = g->data + off;
 	nops = ir_get32(s + 4);
 	nedges = ir_get32(s + 8);
@@ -593,14 +689,19 @@ int ir_goalb_rank(const ir_goalb *g, uint32_t rank, ir_rank *out, ir_err *e)
 			forward &= d > i;
 		}
 	}
-	if (!forward) {
-		uint32_t stuck = 0;
-		int a = acyclic(&r, &stuck);
-		if (a < 0)
-			return ir_errf(e, "%s: rank %u: out of memory checking %u ops", name, rank, nops);
-		if (!a)
-			return bad(name, off, e, "rank %u: dependency cycle through op %u", rank, stuck);
-	}
+	if (!forward && goalb_check_acyclic(&r, name, off, rank, e))
+		return -1;
 	*out = r;
+	return 0;
+}
+
+int goalb_check_acyclic(const ir_rank *r, const char *name, uint64_t off, uint32_t rank, ir_err *e)
+{
+	uint32_t stuck = 0;
+	int a = acyclic(r, &stuck);
+	if (a < 0)
+		return ir_errf(e, "%s: rank %u: out of memory checking %u ops", name, rank, r->nops);
+	if (!a)
+		return bad(name, off, e, "rank %u: dependency cycle through op %u", rank, stuck);
 	return 0;
 }

@@ -14,7 +14,7 @@
  * the sends. Alternatives not taken: graph partitioning by traffic (METIS-like)
  * cuts fewer bytes on irregular traces but needs a library or much code, and
  * only the window count, not the cut, bounds the speed-up here (docs/design.md
- * §8).
+ * §9).
  *
  * Windows. All processes agree on T, the earliest queued time anywhere (a
  * min-reduction); each simulates its items earlier than T + lookahead; then the

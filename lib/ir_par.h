@@ -1,7 +1,7 @@
 /*
  * ir_par.h: the parallel LogGOPS engine: the schedule's ranks partitioned over
  * processes, each running ir_engine on its own ranks, kept in step by
- * conservative time windows (docs/design.md §8).
+ * conservative time windows (docs/design.md §9).
  *
  * The library knows no MPI: the caller (tools/ibsim-mpi) passes the two
  * collective operations the windows need (ir_par_comm). Every process loads the
@@ -14,7 +14,7 @@
  * thing that crosses processes is an eager message, which arrives at least the
  * lookahead after the event that sent it; a window [T, T + lookahead) therefore
  * receives nothing it has not been given at its start, and each process pops
- * its items in the order the whole run pops them (docs/design.md §8 has the
+ * its items in the order the whole run pops them (docs/design.md §9 has the
  * argument). What would couple ranks with no latency, a rendezvous message
  * (its sender is released when the receive matches it) and a host whose
  * shared cores its ranks take turns on, is kept inside one process by the

@@ -72,9 +72,19 @@ test_expect_success 'the seed schedule round-trips' '
 	test_cmp seed.canon seed2.canon
 '
 
-test_expect_success 'the seed binary has 24 bytes per op, 4 per edge plus fixed overhead' '
+test_expect_success 'the seed binary in version 1 has 24 bytes per op, 4 per edge plus fixed overhead' '
 	# 82 ops, 80 edges, 2 ranks: header 32, 2 sections of 32 + pad, index 16, trailer 32
-	test $(wc -c <seed.goalb) -eq $((32 + 2 * 32 + 82 * 24 + 80 * 4 + 16 + 32))
+	goalc --goalb-version 1 -o seed1.goalb seed.goalb &&
+	test $(wc -c <seed1.goalb) -eq $((32 + 2 * 32 + 82 * 24 + 80 * 4 + 16 + 32)) &&
+	goalc -d seed1.goalb >seed1.canon &&
+	test_cmp seed.canon seed1.canon
+'
+
+test_expect_success 'the seed binary in version 3 (the default) has at most 16 bytes per op' '
+	test "$(od -An -tu2 -j8 -N2 seed.goalb | tr -d " ")" = 3 &&
+	test $(wc -c <seed.goalb) -le $((16 * 82)) &&
+	goalc --goalb-version 3 -o seed3.goalb seed1.goalb &&
+	test_cmp seed.goalb seed3.goalb
 '
 
 test_expect_success 'canonical seed text keeps every op and dependency' '

@@ -5,11 +5,12 @@
 # checksums are in tests/unit/u-goal.c).
 . "$(dirname "$0")/lib.sh"
 
-# Layout of small.goalb (formats/goalb.md):
+# Layout of small.goalb, written in version 1 (formats/goalb.md; version 3 is
+# tests/t1004-goalc-binary-v3.sh):
 #   0 header | 32 rank 0 section: 32 header, 64 two ops, 112 one edge, 116 pad
 #   | 120 rank 1 section: 120 header, 152 one op | 176 index | 192 trailer | 224 end
 printf 'num_ranks 2\nrank 0 {\na: send 8b to 1 tag 3\nb: calc 100\na requires b\n}\nrank 1 {\nrecv 8b from 0 tag 3\n}\n' >small.goal
-goalc -o small.goalb small.goal
+goalc --goalb-version 1 -o small.goalb small.goal
 
 # poke FILE OFFSET HEXBYTES...: overwrite bytes in place
 poke() {
@@ -51,8 +52,8 @@ test_expect_success 'bad magic number' '
 	broken "offset 0: bad magic number (not a GOAL binary file)"
 '
 test_expect_success 'bad format version' '
-	cp small.goalb x.goalb && poke x.goalb 8 03 &&
-	broken "offset 8: unsupported format version 3 (this reader knows versions 1 and 2)"
+	cp small.goalb x.goalb && poke x.goalb 8 04 &&
+	broken "offset 8: unsupported format version 4 (this reader knows versions 1 to 3)"
 '
 test_expect_success 'unknown flags' '
 	cp small.goalb x.goalb && poke x.goalb 10 04 &&
@@ -119,7 +120,7 @@ test_expect_success 'reserved section field' '
 test_expect_success 'a damaged binary on standard input' '
 	cp small.goalb x.goalb && poke x.goalb 8 09 &&
 	expect_fail 1 goalc -d - <x.goalb &&
-	expect_err "goalc: <stdin>: offset 8: unsupported format version 9 (this reader knows versions 1 and 2)"
+	expect_err "goalc: <stdin>: offset 8: unsupported format version 9 (this reader knows versions 1 to 3)"
 '
 test_expect_success 'a damaged compressed binary' '
 	cp small.goalb x.goalb && poke x.goalb 10 01 && zstd -q -f x.goalb &&

@@ -8,8 +8,11 @@
 test_expect_success 'an old version-1 binary loads and gives the same results' '
 	ibsim "$TOP/tests/t3020-ibsim-storage/halo-4-v1.goalb" 2>/dev/null >got &&
 	test_cmp "$TOP/tests/t3020-ibsim-storage/halo-4.expect" got &&
-	goalc "$TOP/samples/schedules/halo-4.goal" -o new.goalb &&
-	cmp new.goalb "$TOP/tests/t3020-ibsim-storage/halo-4-v1.goalb"
+	goalc --goalb-version 1 "$TOP/samples/schedules/halo-4.goal" -o new.goalb &&
+	cmp new.goalb "$TOP/tests/t3020-ibsim-storage/halo-4-v1.goalb" &&
+	goalc "$TOP/samples/schedules/halo-4.goal" -o v3.goalb &&
+	ibsim v3.goalb 2>/dev/null >got3 &&
+	test_cmp "$TOP/tests/t3020-ibsim-storage/halo-4.expect" got3
 '
 test_expect_success 'disk times: access, sequential, track-to-track, far' '
 	cat >d.goal <<-\EOT &&

@@ -20,7 +20,7 @@
 
 static void usage(void)
 {
-	printf("Usage: goalc [-z] [-f] [-o OUT] [FILE|-]\n"
+	printf("Usage: goalc [-z] [-f] [--goalb-version=V] [-o OUT] [FILE|-]\n"
 	       "   or: goalc -d [-z] [-o OUT] [FILE|-]\n"
 	       "   or: goalc --stats [-o OUT] [FILE|-]\n"
 	       "   or: goalc --check [FILE|-]\n"
@@ -32,6 +32,10 @@ static void usage(void)
 	       "  -o, --output=OUT   write to OUT instead of standard output (.zst: compressed)\n"
 	       "  -z, --zstd         compress the output with zstd\n"
 	       "  -f, --force        write binary output even to a terminal\n"
+	       "      --goalb-version=V  GOAL binary format to write: 3 (default: variable-\n"
+	       "                     length ops, at most 16 bytes per op) or 1 (fixed 24-byte\n"
+	       "                     records a reader uses in place; written as version 2\n"
+	       "                     when the schedule has read or write ops)\n"
 	       "  -d, --decompile    write canonical GOAL text (labels l0, l1, ...)\n"
 	       "      --stats        print ranks, ops by type, edges, bytes, largest fan-in/out\n"
 	       "  -c, --check        validate the schedule, write nothing\n"
@@ -54,6 +58,7 @@ typedef struct run {
 	ir_goal_stats st;
 	ir_writer *mw;       /* --matrix */
 	ir_goal_matrix mx;
+	unsigned format;     /* --goalb-version */
 	ir_progress prog;
 	uint32_t num_ranks, done;
 } run;
@@ -66,7 +71,7 @@ static int on_begin(void *ctx, uint32_t num_ranks, unsigned version, ir_err *e)
 		return -1;
 	switch (R->mode) {
 	case M_COMPILE:
-		R->bw = ir_goalb_writer_new_v(R->w, num_ranks, version, e);
+		R->bw = ir_goalb_writer_new_format(R->w, num_ranks, version, R->format, e);
 		return R->bw ? 0 : -1;
 	case M_DECOMPILE:
 		return ir_goal_text_begin_v(R->w, num_ranks, version, e);
@@ -104,7 +109,7 @@ static int on_rank(void *ctx, uint32_t rank, const ir_rank *r, const ir_goal_par
 
 int main(int argc, char **argv)
 {
-	enum { OPT_STATS = 256, OPT_VERSION, OPT_PROGRESS, OPT_MATRIX };
+	enum { OPT_STATS = 256, OPT_VERSION, OPT_PROGRESS, OPT_MATRIX, OPT_GOALB };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "zstd", no_argument, NULL, 'z' },
@@ -113,6 +118,7 @@ int main(int argc, char **argv)
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "check", no_argument, NULL, 'c' },
 		{ "matrix", required_argument, NULL, OPT_MATRIX },
+		{ "goalb-version", required_argument, NULL, OPT_GOALB },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -120,7 +126,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = "-", *in = "-", *mode_opt = NULL, *matrix = NULL;
-	int zstd = 0, force = 0, progress = -1, c, status = IR_EXIT_BAD, wflags;
+	int zstd = 0, force = 0, progress = -1, c, status = IR_EXIT_BAD, wflags, goalb_opt = 0;
 	run R;
 	ir_err e;
 	ir_goal_sink sink;
@@ -128,6 +134,7 @@ int main(int argc, char **argv)
 	ir_cli_init(argv[0]);
 	memset(&R, 0, sizeof R);
 	R.mode = M_COMPILE;
+	R.format = IR_GOALB_FORMAT_DEFAULT;
 	while ((c = getopt_long(argc, argv, "o:zfdcqh", longopts, NULL)) != -1) {
 		enum mode m = R.mode;
 		const char *name = NULL;
@@ -152,6 +159,15 @@ int main(int argc, char **argv)
 			break;
 		case OPT_MATRIX:
 			matrix = optarg;
+			break;
+		case OPT_GOALB:
+			if (strcmp(optarg, "3") == 0)
+				R.format = IR_GOALB_FORMAT_V3;
+			else if (strcmp(optarg, "1") == 0 || strcmp(optarg, "2") == 0)
+				R.format = IR_GOALB_FORMAT_FIXED;
+			else
+				return ir_cli_usage("--goalb-version: '%s' is not 1, 2 or 3", optarg);
+			goalb_opt = 1;
 			break;
 		case OPT_PROGRESS:
 			progress = 1;
@@ -184,6 +200,8 @@ int main(int argc, char **argv)
 		return ir_cli_usage("--check writes nothing: -o cannot be used with it");
 	if (R.mode == M_CHECK && zstd)
 		return ir_cli_usage("--check writes nothing: -z cannot be used with it");
+	if (goalb_opt && R.mode != M_COMPILE)
+		return ir_cli_usage("--goalb-version applies to binary output only (not with %s)", mode_opt);
 	if (matrix && !*matrix)
 		return ir_cli_usage("--matrix needs a file name");
 	if (matrix && R.mode != M_CHECK && strcmp(matrix, "-") == 0 && strcmp(out, "-") == 0)

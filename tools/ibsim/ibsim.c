@@ -51,7 +51,7 @@ static void usage(void)
 	       "its ranks partitioned over the N MPI processes, with the same results to the\n"
 	       "picosecond (--net loggops; -v, --msglog, --timeline and --otf2 are ibsim's only).\n"
 	       "\n"
-	       "Parallel run (docs/design.md section 8):\n"
+	       "Parallel run (docs/design.md section 9):\n"
 	       "      --weights W1,...,WN  shares of the ops per process (default: equal)\n"
 	       "  The partition, its cut (messages and bytes between processes), the lookahead and\n"
 	       "  the number of windows go to the summary line and to --stats.\n"
@@ -786,7 +786,7 @@ int main(int argc, char **argv)
 	cfg.net_arg = ncfg;
 #ifdef IBSIM_MPI
 	if (strcmp(nt->name, "loggops") != 0) {
-		/* docs/design.md section 8 has the design for it: the fabric partitioned by subtree */
+		/* docs/design.md section 9 has the design for it: the fabric partitioned by subtree */
 		ir_params_free(ps);
 		if (nt->cfg_free)
 			nt->cfg_free(ncfg);

@@ -352,7 +352,7 @@ static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv"
 	                                      /* the storage model (ir_storage_keys) */
 	                                      "storage_servers", "stripe_size", "stripe_count", "cb_nodes", "server_cache",
 	                                      "cache_G", "disk_G", "disk_access", "disk_track_seek", "disk_rotation",
-	                                      "disk_track", NULL };
+	                                      "disk_track", "disk_sync", NULL };
 
 static int is_key(const char *const *list, const char *k)
 {
@@ -826,6 +826,9 @@ int main(int argc, char **argv)
 			if (node.perturb > 0)
 				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " perturb=%g seed=%" PRIu64,
 				         node.perturb, node.seed);
+			if (stor.servers)
+				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " storage_servers=%" PRIu32,
+				         stor.servers);
 			char fab[160] = "";
 			const ir_ib_stats *fs = ib ? ir_ib_get_stats(ib) : NULL;
 			if (fs)

@@ -194,6 +194,13 @@ static void trace_event(const out *o, const ir_ev *ev)
 		        " arrived; recv %s and the send complete\n",
 		        ev->t, ev->seq, ev->rank, ev->msg, ev->peer, name_of(o, ev->rank, ev->op, a, sizeof a));
 		break;
+	case IR_EV_IO:
+		fprintf(stderr,
+		        "%" PRIu64 " seq %" PRIu32 " rank %" PRIu32 ": disk %s %s %" PRIu64 " bytes at %" PRIu64
+		        " done at %" PRIu64 "\n",
+		        ev->t, ev->seq, ev->rank, ev->tag ? (ev->size ? "write" : "flush") : "read",
+		        name_of(o, ev->rank, ev->op, a, sizeof a), ev->size, ev->msg, ev->end);
+		break;
 	default:
 		fprintf(stderr, "%" PRIu64 " seq %" PRIu32 ": network callback %" PRIu64 "\n", ev->t, ev->seq, ev->msg);
 		break;
@@ -231,13 +238,17 @@ static int tl_flush(out *o, int force, ir_err *e)
 	return 0;
 }
 
+/* The timeline's thread of a storage server's disk (formats/results.md §3). */
+#define IBSIM_TL_DISK 65535u
+
 static int tl_span(out *o, const char *name, const ir_ev *ev, uint64_t end)
 {
 	ir_sb *b = &o->buf;
 	const char *l = ev->op == IR_NO_OP ? NULL : ir_sched_label(o->s, ev->rank, ev->op);
 	int rc = ir_sb_adds(b, o->nspans++ ? ",\n{\"name\":\"" : "\n{\"name\":\"");
 	rc |= ir_sb_adds(b, name);
-	rc |= ir_sb_addf(b, "\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%" PRIu32 ",\"tid\":%u,\"ts\":", name, ev->rank, ev->cpu);
+	rc |= ir_sb_addf(b, "\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%" PRIu32 ",\"tid\":%u,\"ts\":", name, ev->rank,
+	                 ev->kind == IR_EV_IO ? IBSIM_TL_DISK : ev->cpu);
 	rc |= add_us(b, ev->t);
 	rc |= ir_sb_adds(b, ",\"dur\":");
 	rc |= add_us(b, end - ev->t);
@@ -252,6 +263,8 @@ static int tl_span(out *o, const char *name, const ir_ev *ev, uint64_t end)
 	}
 	if (ev->kind == IR_EV_CALC)
 		rc |= ir_sb_addf(b, "\"ps\":%" PRIu64 "}}", ev->size);
+	else if (ev->kind == IR_EV_IO)
+		rc |= ir_sb_addf(b, "\"bytes\":%" PRIu64 ",\"addr\":%" PRIu64 "}}", ev->size, ev->msg);
 	else
 		rc |= ir_sb_addf(b, "\"peer\":%" PRIu32 ",\"tag\":%" PRIu32 ",\"bytes\":%" PRIu64 ",\"msg\":%" PRIu64 "}}",
 		                 ev->peer, ev->tag, ev->size, ev->msg);
@@ -285,6 +298,9 @@ static int on_event(void *ctx, const ir_ev *ev, ir_err *e)
 			return ir_errf(e, "out of memory");
 	} else if (ev->kind == IR_EV_MSG) {
 		if (tl_span(o, "recv", ev, ev->end) || tl_flow(o, ev, 0))
+			return ir_errf(e, "out of memory");
+	} else if (ev->kind == IR_EV_IO) {
+		if (tl_span(o, ev->tag ? (ev->size ? "write" : "flush") : "read", ev, ev->end))
 			return ir_errf(e, "out of memory");
 	}
 	return tl_flush(o, 0, e);

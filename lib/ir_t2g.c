@@ -223,6 +223,9 @@ int ir_t2g_convert(const ir_trace_files *files, const ir_t2g_opts *o, ir_writer 
 	if (g.sync_wild)
 		t2g_warn(&g, "--sync: %" PRIu64 " wildcard receive%s without a recorded source: their waiting is replayed "
 		         "from this rank's own entry", g.sync_wild, g.sync_wild == 1 ? "" : "s");
+	if (g.win_unknown)
+		t2g_warn(&g, "%" PRIu64 " MPI_Win_free/MPI_Win_fence call%s on windows the trace never created: their time "
+		         "counted as computation", g.win_unknown, g.win_unknown == 1 ? "" : "s");
 	if (g.folded_tags > 1)
 		t2g_warn(&g, "%" PRIu64 " tags above 2^29-1 were folded", g.folded_tags);
 	for (size_t i = 0; i < g.nunknown; i++)

@@ -47,6 +47,11 @@ typedef struct ir_t2g_opts {
 	ir_loggops net;                   /* the message model (ir_model.h; ir_loggops_load): prices
 	                                   * --durations, S for --sync, copy and reduce for the local
 	                                   * work of collectives */
+	ir_loggops from;                  /* the traced network's model: the local work of the calls
+	                                   * that keep it in the plain conversion (window creation,
+	                                   * free and fence: docs/trace2goal.md, "One-sided
+	                                   * communication"); has_from 0: net */
+	int has_from;
 	int64_t poll_from, poll_to;       /* ps per unsuccessful poll on the traced and on the target
 	                                   * network; -1 unknown; both known: the poll model
 	                                   * (docs/trace2goal.md §2.1) */

@@ -23,11 +23,15 @@ static const callinfo calls[] = { IR_T2G_CALLS(CALLROW) };
 /* Local calls: no messages; their time counts as computation. */
 static const char *const local_prefixes[] = {
 	"MPI_Comm_", "MPI_Type_", "MPI_Group_", "MPI_Cart", "MPI_Graph", "MPI_Dist_graph", "MPI_Info_",
-	"MPI_Errhandler_", "MPI_Attr_", "MPI_Op_", "MPI_Keyval_", "MPI_Get_", "MPI_Wtime", "MPI_Wtick",
+	"MPI_Errhandler_", "MPI_Attr_", "MPI_Op_", "MPI_Keyval_", "MPI_Get", "MPI_Wtime", "MPI_Wtick",
 	"MPI_Pcontrol", "MPI_Initialized", "MPI_Finalized", "MPI_Query_thread", "MPI_Is_thread_main",
 	"MPI_Error_", "MPI_Buffer_", "MPI_Address", "MPI_Pack", "MPI_Unpack", "MPI_Dims_create",
 	"MPI_Abort", "MPI_Cancel", "MPI_Request_get_status", "MPI_Status_set", "MPI_Alloc_mem",
-	"MPI_Free_mem", "MPI_Reduce_local", NULL,
+	"MPI_Free_mem", "MPI_Reduce_local",
+	/* one-sided communication other than window creation, free and fence (docs/trace2goal.md,
+	 * "One-sided communication") */
+	"MPI_Win_", "MPI_Put", "MPI_Rput", "MPI_Accumulate", "MPI_Raccumulate", "MPI_Rget",
+	"MPI_Fetch_and_op", "MPI_Compare_and_swap", NULL,
 };
 
 const callinfo *t2g_find_call(const char *name)
@@ -67,6 +71,12 @@ int t2g_arg_comm(gstate *g, rstate *R, const ir_rec *r, unsigned i, cref *cr, ir
 	int64_t h, rk, sz;
 	if (ir_tf_triple(r->f[i], &h, &rk, &sz) || rk < 0 || sz <= 0 || rk >= sz)
 		return t2g_bad_arg(R, r, i, "a communicator '<handle>,<rank>,<size>'", e);
+	return t2g_comm_of(g, R, r, h, rk, sz, cr, e);
+}
+
+/* The communicator <h>,<rk>,<sz> (read by t2g_arg_comm, or kept by a window); as t2g_arg_comm. */
+int t2g_comm_of(gstate *g, rstate *R, const ir_rec *r, int64_t h, int64_t rk, int64_t sz, cref *cr, ir_err *e)
+{
 	cr->size = (uint32_t)sz;
 	cr->me = (uint32_t)rk;
 	if (R->flavor == IR_TRACE_ALLPROF) {
@@ -442,6 +452,11 @@ static int do_call(gstate *g, rstate *R, const ir_rec *r, ir_err *e)
 	case C_FDELETE:
 	case C_FMETA:
 		return t2g_do_io(g, R, r, ci, e);
+	case C_WCREATE:
+	case C_WDYNAMIC:
+	case C_WFREE:
+	case C_WFENCE:
+		return t2g_do_win(g, R, r, ci, e);
 	}
 	return 0;
 }
@@ -470,6 +485,7 @@ void t2g_rank_release(gstate *g, rstate *R)
 	R->ptopo = NULL;
 	ir_hmap_release(&R->cmap);
 	ir_hmap_release(&R->occ);
+	t2g_win_release(R);
 	ir_ivset_clear(&R->pinset);
 	R->owed = 0;
 	R->nends = 0;
@@ -485,12 +501,15 @@ void t2g_rank_free(rstate *R)
 	free(R->freereq);
 	free(R->comms);
 	free(R->chunks);
+	free(R->wins);
 	ir_ivset_release(&R->pinset);
 	ir_sb_release(&R->out);
 	R->ends = R->freereq = NULL;
 	R->ends_ireq = NULL;
 	R->comms = NULL;
 	R->chunks = NULL;
+	R->wins = NULL;
+	R->capwins = 0;
 }
 
 static int match_name(gstate *g, pcre2_code *re, const char *name)

@@ -781,6 +781,23 @@ enum {
 	F_MPI_File_set_size_size = 1,
 	F_MPI_File_preallocate_fh = 0,
 	F_MPI_File_preallocate_size = 1,
+	F_MPI_Win_create_size = 0,
+	F_MPI_Win_create_disp_unit = 1,
+	F_MPI_Win_create_comm = 2,
+	F_MPI_Win_create_win = 3,
+	F_MPI_Win_allocate_size = 0,
+	F_MPI_Win_allocate_disp_unit = 1,
+	F_MPI_Win_allocate_comm = 2,
+	F_MPI_Win_allocate_win = 3,
+	F_MPI_Win_allocate_shared_size = 0,
+	F_MPI_Win_allocate_shared_disp_unit = 1,
+	F_MPI_Win_allocate_shared_comm = 2,
+	F_MPI_Win_allocate_shared_win = 3,
+	F_MPI_Win_create_dynamic_comm = 0,
+	F_MPI_Win_create_dynamic_win = 1,
+	F_MPI_Win_free_win = 0,
+	F_MPI_Win_fence_assert = 0,
+	F_MPI_Win_fence_win = 1,
 };
 
 /* X(name, kind, sub-kind, nonblocking, fields, comm, request) for each call trace2goal
@@ -911,6 +928,12 @@ enum {
 	X("MPI_Wait", C_WAIT, 0, 0, 2, -1, 0) \
 	X("MPI_Waitall", C_WAITALL, 0, 0, 3, -1, -1) \
 	X("MPI_Waitany", C_WAITANY, 0, 0, 4, -1, -1) \
-	X("MPI_Waitsome", C_WAITSOME, 0, 0, 5, -1, -1)
+	X("MPI_Waitsome", C_WAITSOME, 0, 0, 5, -1, -1) \
+	X("MPI_Win_allocate", C_WCREATE, 0, 0, 4, 2, -1) \
+	X("MPI_Win_allocate_shared", C_WCREATE, 0, 0, 4, 2, -1) \
+	X("MPI_Win_create", C_WCREATE, 0, 0, 4, 2, -1) \
+	X("MPI_Win_create_dynamic", C_WDYNAMIC, 0, 0, 2, 0, -1) \
+	X("MPI_Win_fence", C_WFENCE, 0, 0, 2, -1, -1) \
+	X("MPI_Win_free", C_WFREE, 0, 0, 1, -1, -1)
 
 #endif

@@ -392,3 +392,36 @@ int t2g_do_coll(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_er
 		return -1;
 	return ci->nb ? t2g_reg_nbcoll(g, R, r, ci, &em, e) : 0;
 }
+
+/* A collective without data over cr (a barrier, or the agreement of communicator creation,
+ * kind IR_COLL_BARRIER or IR_COLL_COMM_CREATE) for a call that is none of the collectives
+ * above: window creation, free and fence (ir_t2g_win.c). The algorithm is the one --coll
+ * chooses for the kind; with comm_create=local (or --compat schedgen's default) the call
+ * emits no messages and keeps its time. */
+int t2g_coll_plain(gstate *g, rstate *R, const ir_rec *r, const cref *cr, int kind, ir_err *e)
+{
+	ir_coll_args a;
+	enum ir_coll_alg alg = g->alg[kind];
+	emitted em;
+	if (kind == IR_COLL_COMM_CREATE && ((alg == IR_ALG_DEFAULT && g->o->compat_schedgen) || alg == IR_ALG_LOCAL))
+		kind = IR_COLL_BARRIER, alg = g->alg[kind];
+	memset(&a, 0, sizeof a);
+	a.p = cr->size;
+	a.r = cr->me;
+	if (t2g_blk_room(g, a.p, e))
+		return -1;
+	if (ir_coll_build(&g->cg, kind, alg, &a, e))
+		return ir_err_prefix(e, R->fname), -1;
+	if (stage_room(g))
+		return ir_errf(e, "out of memory");
+	{
+		int64_t tag = coll_tag(cr->c);
+		for (size_t i = 0; i < g->cg.nop; i++) {
+			g->ctag[i] = tag;
+			g->cpeer[i] = (int32_t)world_of(cr, g->cg.op[i].peer);
+			g->cg.op[i].peer = 0;
+		}
+	}
+	t2g_coll_seq_note(cr->c, kind, -1);
+	return t2g_emit_call(g, R, r, ENDS_JOIN, 1, 0, &em, e);
+}

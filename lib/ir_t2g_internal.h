@@ -49,7 +49,8 @@ enum ck {
 	C_TEST, C_TESTALL, C_TESTANY, C_TESTSOME, C_PROBE, C_IPROBE, C_REQFREE, C_COLL,
 	C_MPROBE, C_IMPROBE, C_MRECV, C_IMRECV, C_NEIGH, C_CART_CREATE, C_CART_SUB, C_GRAPH_CREATE,
 	C_DIST_GRAPH_ADJ, C_DIST_GRAPH,
-	C_FOPEN, C_FCLOSE, C_FVIEW, C_FSEEK, C_FSYNC, C_FIO, C_FIO_AT, C_FIIO, C_FIIO_AT, C_FDELETE, C_FMETA /* MPI-IO: ir_t2g_io.c */
+	C_FOPEN, C_FCLOSE, C_FVIEW, C_FSEEK, C_FSYNC, C_FIO, C_FIO_AT, C_FIIO, C_FIIO_AT, C_FDELETE, C_FMETA, /* MPI-IO: ir_t2g_io.c */
+	C_WCREATE, C_WDYNAMIC, C_WFREE, C_WFENCE /* one-sided: ir_t2g_win.c */
 };
 
 /* neighbourhood collectives (callinfo.coll) */
@@ -149,6 +150,9 @@ typedef struct rstate {
 	ir_hmap occ;       /* member-list hash -> occurrences */
 	topo *ptopo;      /* topology of a communicator whose '# comm' line comes next */
 	ir_ivset pinset;  /* buffer bytes already registered (--pin) */
+	ir_hmap winmap;   /* window id -> index in wins (ir_t2g_win.c) */
+	struct win { int64_t h, rk, sz; } *wins; /* a window's communicator, as its creation wrote it */
+	size_t nwins, capwins;
 	double owed;      /* --durations: modelled time no call has absorbed yet (ps), see emit_call */
 	const char *fname;
 	unsigned long line;
@@ -222,6 +226,8 @@ typedef struct gstate {
 	uint64_t sync_wild; /* wildcard receives that could not be matched for --sync */
 	int no_dur;       /* the call's own duration is not replayed (probes without --sync) */
 	t2g_io *io;       /* MPI-IO with storage servers (ir_t2g_io.c), NULL: none */
+	int keep_local;   /* the call being emitted keeps its local work in the plain conversion */
+	uint64_t win_calls, win_unknown; /* window calls converted; on windows never created */
 } gstate;
 
 /* Output lines are formatted straight into the buffer: one capacity check per line (a line
@@ -276,6 +282,7 @@ int t2g_convert_sync(gstate *g, const ir_trace_files *files, int64_t epoch, ir_e
 /* ir_t2g_call.c */
 int t2g_bad_arg(const rstate *R, const ir_rec *r, unsigned i, const char *what, ir_err *e);
 int t2g_arg_comm(gstate *g, rstate *R, const ir_rec *r, unsigned i, cref *cr, ir_err *e);
+int t2g_comm_of(gstate *g, rstate *R, const ir_rec *r, int64_t h, int64_t rk, int64_t sz, cref *cr, ir_err *e);
 void t2g_rank_release(gstate *g, rstate *R);
 void t2g_rank_free(rstate *R);
 int t2g_rank_begin(gstate *g, rstate *R, const ir_trace_file *tf, int64_t epoch, ir_err *e);
@@ -305,6 +312,7 @@ int t2g_get_types(const rstate *R, const ir_rec *r, unsigned i, uint64_t *dst, u
 int t2g_blk_room(gstate *g, uint32_t p, ir_err *e);
 int t2g_reg_nbcoll(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, const emitted *em, ir_err *e);
 int t2g_do_coll(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e);
+int t2g_coll_plain(gstate *g, rstate *R, const ir_rec *r, const cref *cr, int kind, ir_err *e);
 
 /* ir_t2g_topo.c */
 int t2g_do_topo(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e);
@@ -324,6 +332,10 @@ int t2g_io_servers(gstate *g, ir_err *e);
 void t2g_io_free(t2g_io *io);
 const callinfo *t2g_find_call(const char *name); /* ir_t2g_call.c */
 
+/* ir_t2g_win.c */
+int t2g_do_win(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e);
+void t2g_win_release(rstate *R);
+
 /* ir_t2g_comm.c */
 int t2g_add_comm(gstate *g, rstate *R, const ir_rec *r, ir_err *e);
 int t2g_check_cseq(gstate *g, rstate *R, const comm *c, ir_err *e);
@@ -337,6 +349,7 @@ static inline void rstate_maps_init(rstate *R)
 	ir_hmap_init(&R->reqmap, sizeof(uint32_t), 64, IR_HMAP_DENSE);
 	ir_hmap_init(&R->cmap, sizeof(uint32_t), 64, IR_HMAP_DENSE);
 	ir_hmap_init(&R->occ, sizeof(uint32_t), 64, IR_HMAP_DENSE);
+	ir_hmap_init(&R->winmap, sizeof(uint32_t), 16, IR_HMAP_DENSE);
 }
 
 static inline char *utoa(char *end, uint64_t v)

@@ -62,9 +62,8 @@ uint64_t t2g_pin_new_bytes(rstate *R, uint64_t a, uint64_t n)
  * start to its message's arrival, is not in it: the --sync dataflow places the receive's
  * completion after it (sync_delays in ir_t2g_sync.c), so the post calc replays only the time
  * the model does not explain, whether the receive waited for its message or found it there. */
-static double model_time(gstate *g, rstate *R, int cpu_only)
+static double model_time(gstate *g, rstate *R, int cpu_only, const ir_loggops *net)
 {
-	const ir_loggops *net = &g->o->net;
 	double t = 0;
 	for (size_t i = 0; i < g->cg.nop; i++) {
 		const ir_cop *op = &g->cg.op[i];
@@ -121,7 +120,7 @@ int t2g_emit_call(gstate *g, rstate *R, const ir_rec *r, int ends_mode, int want
 		 * model a call could not contain is owed, and taken from the next calls' own time,
 		 * in trace order, before any of it is replayed: nothing is charged twice. */
 		double d = (double)(r->t_ret - r->t_call);
-		model = model_time(g, R, sync);
+		model = model_time(g, R, sync, &g->o->net);
 		if (d < model) {
 			R->owed += model - d;
 		} else if (R->owed > 0) {
@@ -130,6 +129,14 @@ int t2g_emit_call(gstate *g, rstate *R, const ir_rec *r, int ends_mode, int want
 			model += take;
 		}
 		if (!sync && !g->no_dur && d > model)
+			calc += d - model;
+	} else if (g->keep_local && r->t_ret != IR_TIME_NONE) {
+		/* the plain conversion of a call whose local work the network does not change
+		 * (ir_t2g_win.c): its traced time beyond what the traced network's model says its
+		 * messages cost there */
+		double d = (double)(r->t_ret - r->t_call);
+		model = model_time(g, R, 0, g->o->has_from ? &g->o->from : &g->o->net);
+		if (d > model)
 			calc += d - model;
 	}
 	em->base = R->nl + 1;

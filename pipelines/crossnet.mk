@@ -211,12 +211,16 @@ t2gparams = $(call params,$(call t2gnet,$(1),$(2),$(3)))
 # -p gives one side's key `poll`, the other network's parameters the other side's.
 t2gother = $(call params,$(if $(filter sync,$(3)),$(2),$(1)))
 t2gpoll = $(if $(filter sync,$(1)),--poll-to,--poll-from)
+# The plain conversion splits the traced time of window creation, free and fence into
+# messages and local work with the traced network's model (docs/trace2goal.md, "One-sided
+# communication"): SRC's parameters, --from-params.
+t2gfrom = $(if $(filter sync,$(3)),,--from-params $(call params,$(1)))
 define pair_rules
 $(R)/%/$(1)-on-$(2).$(3).goalb: $(R)/%/$(1).runs.tsv $(call t2gparams,$(1),$(2),$(3)) $(call t2gother,$(1),$(2),$(3)) $(F)/t2g-$(3) $(ABIN)/trace2goal $(ABIN)/goalc
 	@echo "== trace2goal $$* traced on $(1) for $(2), converted with the parameters of $(call t2gnet,$(1),$(2),$(3)), $(3)"
 	@i=$$$$(sed -n 's/^# runs=[0-9]* median_run=\([0-9]*\) .*/\1/p' $$<); test -n "$$$$i" && \
 	  p=$$$$(sed -n 's/^poll *= *\([^ #]*\).*/\1/p' $(call t2gother,$(1),$(2),$(3))) && \
-	  $(ABIN)/trace2goal -q $(T2G_$(3)) $(T2G_FLAGS) -p $(call t2gparams,$(1),$(2),$(3)) \
+	  $(ABIN)/trace2goal -q $(T2G_$(3)) $(T2G_FLAGS) -p $(call t2gparams,$(1),$(2),$(3)) $(call t2gfrom,$(1),$(2),$(3)) \
 	    $$$${p:+$(call t2gpoll,$(3)) $$$$p} -o $(R)/$$*/$(1)-on-$(2).$(3).goal.zst \
 	    $(R)/$$*/$(1)-$$$$i/trace
 	@$(ABIN)/goalc -o $$@ $(R)/$$*/$(1)-on-$(2).$(3).goal.zst

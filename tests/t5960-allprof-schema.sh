@@ -3,7 +3,8 @@
 # traced under Open MPI, make every call of the schema at least once, and every call line
 # has the number of fields the schema gives its call (tools/allprof/gen-calls.sh nf),
 # whether its wrapper is generated or hand-written. samples/apps/sendmodes.c makes the send
-# modes no other sample does; fcover.f90 the calls only the Fortran samples make.
+# modes no other sample does; fcover.f90 the calls only the Fortran samples make; rma.c the
+# one-sided calls.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/allprof-lib.sh"
 need_mpi
@@ -16,6 +17,7 @@ test_expect_success 'the samples run under allprof' '
 	traced pers 2 "$SAMPLES/persistent" 4 && traced wc 3 "$SAMPLES/wildcard" 6 &&
 	traced sm 2 "$SAMPLES/sendmodes" && test "$(cat sm.out)" = "45 3" &&
 	traced io 3 "$SAMPLES/mpiio" "$TRASH/io.dat" &&
+	traced rma 3 --mca osc sm,pt2pt "$SAMPLES/rma" && test "$(cat rma.out)" = "rma: ok 3" &&
 	traced th 3 "$SAMPLES/threads" 5 &&
 	traced fc 3 "$SAMPLES/fcover" && traced fe 3 "$SAMPLES/fedge" && traced fo 3 "$SAMPLES/fsample" &&
 	! traced ab 2 "$SAMPLES/faults" abort &&

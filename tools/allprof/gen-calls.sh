@@ -46,7 +46,7 @@ LC_ALL=C awk -F'\t' -v mode="$mode" '
 function die(msg) { print "gen-calls.sh: calls.tsv:" NR ": " msg > "/dev/stderr"; failed = 1; exit 1 }
 BEGIN {
 	# encoder -> trace fields it takes (formats/calls.md)
-	split("addr ptr buf int aint bool undef splittype order outint peer tag type comm op status statuses req newreq newpreq reqs msg newmsg list bools ranges newcomm group newgroup newtype file offset fname whence", one, " ")
+	split("addr ptr buf int aint bool undef splittype order outint peer tag type comm op status statuses req newreq newpreq reqs msg newmsg list bools ranges newcomm group newgroup newtype file offset fname whence win newwin", one, " ")
 	for (i in one) slots[one[i]] = 1
 	split("counts aints types", two, " ")
 	for (i in two) slots[two[i]] = 2
@@ -246,6 +246,8 @@ function fieldstmt(i, j, lang,    x, e, L, c) {
 	if (e == "newcomm") return "f_newcomm(p, " okexpr(lang) " ? " (c ? "*" x : "COMM(" x ")") " : MPI_COMM_NULL)"
 	if (e == "newgroup") return "f_newgroup(p, " okexpr(lang) " ? " (c ? "*" x : "GRP(" x ")") " : MPI_GROUP_NULL)"
 	if (e == "newtype") return "f_type(p, " okexpr(lang) " ? " (c ? "*" x : "TYPE(" x ")") " : MPI_DATATYPE_NULL)"
+	if (e == "win") return "f_win(p, " (c ? x : "WIN(" x ")") ")"
+	if (e == "newwin") return "f_newwin(p, " okexpr(lang) " ? " (c ? "*" x : "WIN(" x ")") " : MPI_WIN_NULL)"
 	if (e == "list") return "f_list(p, " condexpr(i, j, x) ", " L ")"
 	if (e == "bools") return (c ? "f_list(p, " : "ff_bools(p, ") condexpr(i, j, x) ", " L ")"
 	if (e == "ranges") return "f_list(p, " (c ? L " > 0 ? &" x "[0][0] : NULL" : x) ", " L ")"

@@ -130,8 +130,8 @@ static struct {
 	size_t scratch_cap;
 	char *scratch_end;
 	/* maps */
-	ap_map reqs, reqs2, comms, types, msgs, ops, groups;
-	int64_t next_group;
+	ap_map reqs, reqs2, comms, types, msgs, ops, groups, wins;
+	int64_t next_group, next_win;
 	uint64_t next_req, next_msg;
 	int64_t next_comm, next_type;
 	/* "# comm" lines waiting for the end of the current record */
@@ -1116,6 +1116,34 @@ void ap_group_free(MPI_Group g)
 		map_del(&S.groups, e);
 }
 
+/* ---------------------------------------------------------------- windows */
+
+/* Windows (MPI-3 one-sided communication) are numbered per rank from 1 in order of
+ * creation, 0 for MPI_WIN_NULL or a window made by a call allprof does not record; a freed
+ * window's number is not reused. Window creation is collective, so the ranks of one window
+ * create it in the same order on its communicator (formats/trace.md, section 3.3). */
+char *f_win(char *p, MPI_Win w)
+{
+	ap_ent *e = w == MPI_WIN_NULL ? NULL : map_find(&S.wins, HKEY(w));
+	return f_int(p, e ? e->a : 0);
+}
+
+char *f_newwin(char *p, MPI_Win w)
+{
+	if (w == MPI_WIN_NULL)
+		return f_int(p, 0);
+	ap_ent *e = map_put(&S.wins, HKEY(w));
+	e->a = S.next_win++;
+	return f_int(p, e->a);
+}
+
+void ap_win_free(MPI_Win w)
+{
+	ap_ent *e = w == MPI_WIN_NULL ? NULL : map_find(&S.wins, HKEY(w));
+	if (e)
+		map_del(&S.wins, e);
+}
+
 void ap_comm_free(MPI_Comm c)
 {
 	ap_ent *e = map_find(&S.comms, HKEY(c));
@@ -1513,6 +1541,7 @@ void ap_start(int provided)
 	comm_register(MPI_COMM_SELF, 1);
 	S.next_comm = 2;
 	S.next_group = 2;
+	S.next_win = 1;
 	S.sync_comm = MPI_COMM_NULL;
 	PMPI_Comm_dup(MPI_COMM_WORLD, &S.sync_comm);
 	clock_sync(&S.init_off_ns, &S.init_rtt_ns);

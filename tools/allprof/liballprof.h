@@ -146,6 +146,10 @@ char *f_msg(char *p, uint64_t id);      /* m<id>, m0 for MPI_MESSAGE_NULL */
 void ap_type_new(MPI_Datatype t);
 void ap_type_free(MPI_Datatype t);
 void ap_comm_free(MPI_Comm c);
+/* Windows: <id> per rank from 1, 0 for none (f_newwin registers w). */
+char *f_win(char *p, MPI_Win w);
+char *f_newwin(char *p, MPI_Win w);
+void ap_win_free(MPI_Win w);
 /* Neighbour counts of a topology communicator (0, 0 without topology). */
 void ap_nbr_counts(MPI_Comm c, int *in, int *out);
 int ap_comm_size(MPI_Comm c);

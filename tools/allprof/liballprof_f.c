@@ -130,6 +130,7 @@ static char *ff_wstatus(char *p, const F *fs)
 #define TYPE(x) PMPI_Type_f2c(*(x))
 #define COMM(x) PMPI_Comm_f2c(*(x))
 #define OP(x) PMPI_Op_f2c(*(x))
+#define WIN(x) PMPI_Win_f2c(*(x))
 
 /* Look up the next definition of this entry point once. */
 #define REAL(fp, sym)                                                                \
@@ -814,6 +815,7 @@ FFREE(mpi_comm_free, ompi_comm_free_f, "MPI_Comm_free", f_comm, PMPI_Comm_f2c, a
 FFREE(mpi_group_free, ompi_group_free_f, "MPI_Group_free", f_group, PMPI_Group_f2c,
       ap_group_free)
 FFREE(mpi_type_free, ompi_type_free_f, "MPI_Type_free", f_type, PMPI_Type_f2c, ap_type_free)
+FFREE(mpi_win_free, ompi_win_free_f, "MPI_Win_free", f_win, PMPI_Win_f2c, ap_win_free)
 
 /* The entry points made from formats/calls.tsv. */
 #include "liballprof_f_gen.inc"

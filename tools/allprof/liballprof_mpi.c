@@ -627,6 +627,8 @@ FREEWRAP(Comm, MPI_Comm, f_comm, ap_comm_free)
 
 FREEWRAP(Type, MPI_Datatype, f_type, ap_type_free)
 
+FREEWRAP(Win, MPI_Win, f_win, ap_win_free)
+
 /* ------------------------------------------------------------ MPI-IO */
 
 /* File handles are numbered per rank from 1 in order of opening (`0`: none), like

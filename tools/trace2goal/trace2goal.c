@@ -45,6 +45,11 @@ static void usage(void)
 	       "                           as calcs: copy (a rank's own block), reduce\n"
 	       "                           (combining received data); MPI-IO: storage_servers,\n"
 	       "                           stripe_size, stripe_count, cb_nodes (docs/storage.md)\n"
+	       "      --from-params FILE   the traced network's parameters (default: -p): the\n"
+	       "                           message model that prices the messages of window\n"
+	       "                           creation, free and fence where the traced time is\n"
+	       "                           split into messages and local work, and the default\n"
+	       "                           of --poll-from (its 'poll' key)\n"
 	       "      --rank-pattern RE    PCRE2 pattern giving the rank from a file name\n"
 	       "                           (default '(\\d+)\\D*$': the last integer)\n"
 	       "      --compat schedgen    convert as LogGOPSim's Schedgen does (without its bugs)\n"
@@ -80,7 +85,7 @@ static void warn_cb(void *ctx, const char *msg)
 }
 
 enum { O_RANKPAT = 256, O_COMPAT, O_COLL, O_LISTCOLL, O_NOCLOCK, O_PIN, O_CPUSCALE, O_FROM, O_FROMNTH, O_TO,
-       O_DUR, O_SYNC, O_POLLFROM, O_POLLTO, O_VERSION };
+       O_DUR, O_SYNC, O_POLLFROM, O_POLLTO, O_FROMPARAMS, O_VERSION };
 
 int main(int argc, char **argv)
 {
@@ -101,6 +106,7 @@ int main(int argc, char **argv)
 		{ "sync", no_argument, NULL, O_SYNC },
 		{ "poll-from", required_argument, NULL, O_POLLFROM },
 		{ "poll-to", required_argument, NULL, O_POLLTO },
+		{ "from-params", required_argument, NULL, O_FROMPARAMS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
@@ -112,7 +118,7 @@ int main(int argc, char **argv)
 	ir_params *params = NULL;
 	ir_writer *w = NULL;
 	ir_err e;
-	const char *out = "-", *pattern = NULL, *pfile = NULL, *pin = NULL, *from_nth = NULL;
+	const char *out = "-", *pattern = NULL, *pfile = NULL, *fromfile = NULL, *pin = NULL, *from_nth = NULL;
 	int c, quiet = 0, status = IR_EXIT_BAD, sync = 0;
 
 	ir_cli_init("trace2goal");
@@ -124,6 +130,9 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			pfile = optarg;
+			break;
+		case O_FROMPARAMS:
+			fromfile = optarg;
 			break;
 		case O_RANKPAT:
 			pattern = optarg;
@@ -226,6 +235,8 @@ int main(int argc, char **argv)
 			return ir_cli_usage("--sync cannot be used with --compat schedgen");
 		o.sync = 1;
 	}
+	if (fromfile && o.durations)
+		return ir_cli_usage("--from-params is for the plain conversion: with --durations, -p gives the traced network");
 	o.warn = warn_cb;
 	o.warn_ctx = &quiet;
 	if (pfile) {
@@ -272,6 +283,26 @@ int main(int argc, char **argv)
 			if (*side < 0)
 				*side = (int64_t)v;
 		}
+	}
+	if (fromfile) {
+		/* the traced network: its message model and its poll */
+		ir_params *fp = ir_params_new();
+		uint64_t v;
+		int r;
+		if (!fp) {
+			ir_cli_failf("out of memory");
+			goto done;
+		}
+		if (ir_params_load(fp, fromfile, &e) || ir_loggops_load(&o.from, fp, &e) ||
+		    (r = ir_params_time(fp, "poll", &v, &e)) < 0) {
+			ir_params_free(fp);
+			ir_cli_fail(&e);
+			goto done;
+		}
+		if (r > 0 && o.poll_from < 0)
+			o.poll_from = (int64_t)v;
+		o.has_from = 1;
+		ir_params_free(fp);
 	}
 	if (pin) {
 		char a[64], *comma = strchr(pin, ',');

@@ -310,4 +310,32 @@ int ir_calib_write_table(const ir_calib_data *d, const ir_calib_fit *f, const ch
 int ir_calib_plot_script(const ir_calib_data *d, const ir_calib_fit *f, const char *outfile, ir_sb *out,
                          ir_err *e);
 
+/* ---- the node model (lib/ir_calib_node.c; formats/calibration.md, "Shared cores") ---- */
+
+#define IR_NODECAL_TAG 30010 /* samples/apps/nodecal: the pairs' ping-pong */
+
+/* One run of samples/apps/nodecal with n ranks on k cores. */
+typedef struct ir_calib_yrun {
+	const char *dir;
+	uint32_t nranks;
+	size_t reps;        /* rank 0's round trips */
+	double oneway_ps;   /* their median, halved */
+	double quiet_ps;    /* the model's one-way time without wake-ups (ir_calib_yield_fit) */
+	double wake_ps;     /* what waking the receiver costs, from the inversion */
+	double x;           /* (n - k) / k: the turns a wake-up waits */
+} ir_calib_yrun;
+
+/* Read rank 0's round trips with rank 1 (tag IR_NODECAL_TAG) of the traces in dir. */
+int ir_calib_yield_read(ir_calib_yrun *run, const char *dir, ir_err *e);
+/* Invert the model of the pairs' ping-pong for every run (p: the quiet parameters, the
+ * intra-node model's when set) and fit cpu_yield (ps) as the slope of wake_ps against x. */
+int ir_calib_yield_fit(ir_calib_yrun *runs, size_t n, uint32_t cores, const ir_loggops *p, double *yield_ps,
+                       ir_err *e);
+/* The parameter file of the fit: comments per run, cores, cpu_wait = block, cpu_yield. */
+int ir_calib_yield_write(const ir_calib_yrun *runs, size_t n, uint32_t cores, double yield_ps, const char *version,
+                         ir_sb *out);
+/* A parameter file written by ir_calib_write_params, as the intra-node model: its comments,
+ * and send_o, recv_o, net_L and S renamed intra_send_o ... intra_S; other keys dropped. */
+int ir_calib_intra_only(const char *text, size_t len, ir_sb *out);
+
 #endif

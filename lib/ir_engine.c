@@ -63,6 +63,7 @@ typedef struct msg {
 	uint8_t cpu, nic, kind, rndv;
 	uint32_t rop; /* K_HELD, K_FIN: the receive it matched */
 	uint8_t self; /* a copy to oneself (ir_model.h): no network, no NIC */
+	uint8_t intra; /* between two ranks of one host, intra-node model: no network, no NIC */
 	uint64_t size;
 	uint64_t id;
 	uint64_t inject, arrive;
@@ -183,6 +184,9 @@ struct ir_engine {
 	 * nothing below is allocated or looked at. */
 	int node;
 	ir_node_cfg nc;
+	int intra;               /* the intra-node model prices messages within a host (pi) */
+	ir_loggops pi;
+	uint64_t *hwake;         /* block with cpu_yield: [nhosts] what waking a waiting rank costs */
 	uint32_t K;              /* cores per host when some host is shared (else 0) */
 	int spin, block;         /* some host has more ranks than cores, and the rule */
 	uint32_t nhosts;
@@ -355,9 +359,18 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	if ((C > 1 || cfg->progress == IR_PROGRESS_ARRIVAL || en->stor) &&
 	    !(en->earliest = xcalloc((size_t)total, 8, e, "op start times")))
 		goto fail;
-	if (ir_model_pw(&en->p) && !(en->held_end = xcalloc(s->nranks, 8, e, "rank counters")))
+	if ((ir_model_pw(&en->p) || ir_model_intra(&en->p)) && !(en->held_end = xcalloc(s->nranks, 8, e, "rank counters")))
 		goto fail;
-	en->other_model = ir_model_pw(&en->p) || en->p.copy.n;
+	en->other_model = ir_model_pw(&en->p) || en->p.copy.n || ir_model_intra(&en->p);
+	/* The intra-node model: the hosts are the node model's (ranks_per_host or the placement) */
+	if (ir_model_intra(&en->p)) {
+		en->intra = 1;
+		ir_loggops_intra(&en->p, &en->pi);
+		if (cfg->node)
+			en->nc = *cfg->node;
+		else
+			ir_node_defaults(&en->nc);
+	}
 	/* The node model, when some rule of it may change the run; the hosts are known when
 	 * the run starts (node_init). */
 	if (cfg->node && (ir_node_active(cfg->node, s->nranks) ||
@@ -417,6 +430,7 @@ void ir_engine_free(ir_engine *en)
 	free(en->core_free);
 	free(en->host);
 	free(en->pos);
+	free(en->hwake);
 	free(en->hsize);
 	free(en->rem);
 	free(en->inprog);
@@ -590,7 +604,13 @@ static inline uint64_t s1_of(uint64_t size) { return size ? size - 1 : 0; }
  * log it, free the message. */
 static inline int handshake(const ir_engine *en, const msg *m)
 {
-	return m->rndv && !m->self && (en->net->flags & IR_NET_RNDV_HANDSHAKE);
+	return m->rndv && !m->self && !m->intra && (en->net->flags & IR_NET_RNDV_HANDSHAKE);
+}
+
+/* The parameters that price message m: the intra-node model's or the network's. */
+static inline const ir_loggops *msg_params(const ir_engine *en, const msg *m)
+{
+	return m->intra ? &en->pi : &en->p;
 }
 
 static int log_msg(ir_engine *en, const msg *m, uint32_t ri, uint64_t t, ir_err *e)
@@ -622,12 +642,12 @@ static int release_sender(ir_engine *en, const msg *m, uint64_t t, ir_err *e)
 	uint32_t sr = m->src;
 	uint64_t *cf = &en->cpu_free[(size_t)sr * en->C + m->cpu];
 	uint64_t *sf = &en->send_free[(size_t)sr * en->N + m->nic];
-	uint64_t cpu_end = tadd(en, m->inject, ir_model_send_cpu(&en->p, m->size, m->self)), t_done = t;
+	uint64_t cpu_end = tadd(en, m->inject, ir_model_send_cpu(msg_params(en, m), m->size, m->self)), t_done = t;
 	if (*cf < t)
 		*cf = t;
 	if (*sf < t)
 		*sf = t;
-	if (en->held_end && !handshake(en, m)) {
+	if (en->held_end && ir_model_pw(msg_params(en, m)) && !handshake(en, m)) {
 		if (m->mt > t_done)
 			t_done = m->mt;
 		if (en->held_end[sr] < t_done)
@@ -726,10 +746,10 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_
  * blocks of ranks_per_host ranks; a rank's position is its index among its host's ranks
  * in rank order. Called when the run starts (the network is placed by then); leaves the
  * node model off when, after all, nothing of it changes the run. */
-static int node_init(ir_engine *en, ir_err *e)
+static int hosts_init(ir_engine *en, ir_err *e)
 {
 	const ir_node_cfg *nc = &en->nc;
-	uint32_t n = en->nranks, C = en->C, most = 0;
+	uint32_t n = en->nranks;
 	int placed = en->net->host_of && !nc->ranks_per_host_set;
 	if (!(en->host = xcalloc(n, 4, e, "rank hosts")) || !(en->pos = xcalloc(n, 4, e, "rank hosts")))
 		return -1;
@@ -741,11 +761,20 @@ static int node_init(ir_engine *en, ir_err *e)
 	}
 	if (!(en->hsize = xcalloc(en->nhosts, 4, e, "host sizes")))
 		return -1;
-	for (uint32_t r = 0; r < n; r++) {
+	for (uint32_t r = 0; r < n; r++)
 		en->pos[r] = en->hsize[en->host[r]]++;
-		if (en->hsize[en->host[r]] > most)
-			most = en->hsize[en->host[r]];
-	}
+	return 0;
+}
+
+static int node_init(ir_engine *en, ir_err *e)
+{
+	const ir_node_cfg *nc = &en->nc;
+	uint32_t n = en->nranks, C = en->C, most = 0;
+	if (!en->host && hosts_init(en, e))
+		return -1;
+	for (uint32_t h = 0; h < en->nhosts; h++)
+		if (en->hsize[h] > most)
+			most = en->hsize[h];
 	if (nc->cores && most > nc->cores) {
 		en->K = nc->cores;
 		en->spin = nc->wait == IR_WAIT_SPIN;
@@ -763,6 +792,18 @@ static int node_init(ir_engine *en, ir_err *e)
 		    !(en->inprog = xcalloc((size_t)n * C, 4, e, "calc slices")))
 			return -1;
 		memset(en->inprog, 0xff, (size_t)n * C * 4);
+		if (nc->yield) {
+			/* a waking rank waits for the host's other waiting ranks of its core to
+			 * yield in turn: (ranks - cores) / cores of them (docs/loggops-semantics.md
+			 * section 8, "Waking a waiting rank") */
+			if (!(en->hwake = xcalloc(en->nhosts, 8, e, "host wake-ups")))
+				return -1;
+			for (uint32_t h = 0; h < en->nhosts; h++)
+				if (en->hsize[h] > en->K) {
+					double v = (double)nc->yield * (double)(en->hsize[h] - en->K) / (double)en->K + 0.5;
+					en->hwake[h] = v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)v;
+				}
+		}
 	}
 	if (nc->nz && nc->nz->nd) {
 		const ir_noise *nz = nc->nz;
@@ -1162,11 +1203,15 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 		uint32_t mi, dst = op.peer;
 		msg *m;
 		ir_net_msg nm;
-		int rndv, self = en->other_model && ir_model_self_copy(&en->p, r, dst);
+		int rndv, self = en->other_model && ir_model_self_copy(&en->p, r, dst), intra;
+		const ir_loggops *P = &en->p;
 		if (avail > t)
 			return put_back(en, t, seq, g, r, i, avail, in_heap, e);
-		rndv = size > en->p.S;
-		cpu_end = en->other_model ? ir_model_send_cpu(&en->p, size, self) : ir_model_lg_send_cpu(&en->p, size);
+		intra = en->intra && !self && dst < en->nranks && en->host[r] == en->host[dst];
+		if (intra)
+			P = &en->pi;
+		rndv = size > P->S;
+		cpu_end = en->other_model ? ir_model_send_cpu(P, size, self) : ir_model_lg_send_cpu(P, size);
 		if (!en->node)
 			cpu_end = tadd(en, t, cpu_end);
 		else if (node_take(en, r, t, cpu_end, &cpu_end))
@@ -1175,7 +1220,7 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 			ir_heap_pop(&en->h);
 		busy = *cf > t ? *cf - t : 0; /* ARRIVAL: work the CPU still had at t */
 		*cf = busy ? tadd(en, cpu_end, busy) : cpu_end;
-		if (!self)
+		if (!self && !intra)
 			*sf = tadd(en, tadd(en, t, en->p.g), tmul(en, s1, en->p.G));
 		en->nmsgs[r]++;
 		en->nbytes[r] = tadd(en, en->nbytes[r], size);
@@ -1194,6 +1239,7 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 		m->kind = K_DATA;
 		m->rndv = (uint8_t)rndv;
 		m->self = (uint8_t)self;
+		m->intra = (uint8_t)intra;
 		m->mt = 0;
 		m->size = size;
 		m->id = en->next_msg_id++;
@@ -1212,6 +1258,9 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 		en->now = t;
 		if (self) { /* a local copy: it is there when the sender's copy is done */
 			if (ir_engine_deliver(en, mi, cpu_end, e))
+				return -1;
+		} else if (intra) { /* through the host's memory: net_L of the intra-node model */
+			if (ir_engine_deliver(en, mi, tadd(en, t, ir_model_arrival(P, size, 0)), e))
 				return -1;
 		} else if (en->net->inject(en->net_state, mi, &nm, t, e))
 			return -1;
@@ -1339,8 +1388,12 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err
 	avail = en->arrival ? *rf : umax(*cf, *rf);
 	if (avail > t)
 		return put_back(en, t, seq, IR_MSGBIT | mi, d, IR_NO_OP, avail, 1, e);
-	cpu_end = en->other_model ? ir_model_recv_cpu(&en->p, m->size, m->self, (en->net->flags & IR_NET_MODELS_BYTES) != 0)
+	cpu_end = en->other_model ? ir_model_recv_cpu(msg_params(en, m), m->size, m->self,
+	                                              !m->intra && (en->net->flags & IR_NET_MODELS_BYTES) != 0)
 	                          : ir_model_lg_recv_cpu(&en->p, m->size, (en->net->flags & IR_NET_MODELS_BYTES) != 0);
+	/* a rank waiting in MPI on a shared host (its CPU idle) is woken first */
+	if (en->hwake && *cf < t)
+		cpu_end = tadd(en, cpu_end, en->hwake[en->host[d]]);
 	if (!en->node || en->arrival)
 		cpu_end = tadd(en, t, cpu_end);
 	else if (node_take(en, d, t, cpu_end, &cpu_end))
@@ -1349,7 +1402,7 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err
 	ir_heap_pop(&en->h);
 	en->st.msgs++;
 	s1 = s1_of(m->size);
-	if (!(en->net->flags & IR_NET_MODELS_BYTES) && !m->self)
+	if (!(en->net->flags & IR_NET_MODELS_BYTES) && !m->self && !m->intra)
 		*rf = tadd(en, tadd(en, t, en->p.g), tmul(en, s1, en->p.G));
 	if (!handshake(en, m))
 		m->mt = cpu_end;
@@ -1523,6 +1576,8 @@ int ir_engine_run(ir_engine *en, ir_err *e)
 		return ir_errf(e, "the engine has already run");
 	en->ran = 1;
 	if (en->net->init(&en->net_state, en, en->nranks, &en->p, en->net_arg, e))
+		return -1;
+	if (en->intra && !en->node && hosts_init(en, e))
 		return -1;
 	if (en->node && node_init(en, e))
 		return -1;

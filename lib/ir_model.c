@@ -14,7 +14,8 @@
 #include "ir_params.h"
 
 const char *const ir_loggops_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send",
-	                                "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", "poll", NULL };
+	                                "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", "poll",
+	                                "intra_send_o", "intra_recv_o", "intra_net_L", "intra_S", NULL };
 
 static const char *skip_ws(const char *s)
 {
@@ -203,6 +204,8 @@ static int load_pw(const ir_params *ps, const char *key, ir_pw *f, ir_err *e)
 	return -1;
 }
 
+static int three(const ir_params *ps, int a, int b, int c, const char *pre, ir_err *e);
+
 int ir_loggops_load(ir_loggops *p, const ir_params *ps, ir_err *e)
 {
 	int have_or, have_Or, have_Os, have_Osr, a, b, c;
@@ -227,17 +230,43 @@ int ir_loggops_load(ir_loggops *p, const ir_params *ps, ir_err *e)
 	    (c = load_pw(ps, "net_L", &p->net_L, e)) < 0 || load_pw(ps, "copy", &p->copy, e) < 0 ||
 	    load_pw(ps, "reduce", &p->reduce, e) < 0)
 		return -1;
+	if (three(ps, a, b, c, "", e))
+		return -1;
+	p->intra_S = p->S;
+	if ((a = load_pw(ps, "intra_send_o", &p->intra_send_o, e)) < 0 ||
+	    (b = load_pw(ps, "intra_recv_o", &p->intra_recv_o, e)) < 0 ||
+	    (c = load_pw(ps, "intra_net_L", &p->intra_net_L, e)) < 0 || ir_params_size(ps, "intra_S", &p->intra_S, e) < 0)
+		return -1;
+	return three(ps, a, b, c, "intra_", e);
+}
+
+void ir_loggops_intra(const ir_loggops *p, ir_loggops *q)
+{
+	*q = *p;
+	q->send_o = p->intra_send_o;
+	q->recv_o = p->intra_recv_o;
+	q->net_L = p->intra_net_L;
+	q->S = p->intra_S;
+}
+
+/* send_o, recv_o and net_L (with prefix `pre`) come together: a, b, c say which are set. */
+static int three(const ir_params *ps, int a, int b, int c, const char *pre, ir_err *e)
+{
+	char k[3][32];
+	snprintf(k[0], sizeof k[0], "%ssend_o", pre);
+	snprintf(k[1], sizeof k[1], "%srecv_o", pre);
+	snprintf(k[2], sizeof k[2], "%snet_L", pre);
 	if ((a || b || c) && !(a && b && c)) {
-		const char *have = a ? "send_o" : b ? "recv_o" : "net_L";
+		const char *have = a ? k[0] : b ? k[1] : k[2];
 		char org[300] = "";
 		for (size_t i = 0; i < ir_params_count(ps); i++)
 			if (!strcmp(ir_params_key(ps, i), have))
 				ir_params_origin(ps, i, org, sizeof org);
-		return ir_errf(e, "%s%s'%s' is set, but the piecewise model needs send_o, recv_o and net_L together; "
+		return ir_errf(e, "%s%s'%s' is set, but the piecewise model needs %s, %s and %s together; "
 		                  "%s%s%s%s%s missing",
-		               org, *org ? ": " : "", have,
-		               a ? "" : "send_o", !a && !b ? " " : "", b ? "" : "recv_o", (!a || !b) && !c ? " " : "",
-		               c ? "" : "net_L");
+		               org, *org ? ": " : "", have, k[0], k[1], k[2],
+		               a ? "" : k[0], !a && !b ? " " : "", b ? "" : k[1], (!a || !b) && !c ? " " : "",
+		               c ? "" : k[2]);
 	}
 	return 0;
 }

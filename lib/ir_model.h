@@ -82,6 +82,9 @@ typedef struct ir_loggops {
 	uint64_t O_send, O_send_rndv;
 	ir_pw send_o, recv_o, net_L;
 	ir_pw copy, reduce;
+	/* the intra-node model: messages between two ranks of one host (all three or none) */
+	ir_pw intra_send_o, intra_recv_o, intra_net_L;
+	uint64_t intra_S; /* their eager limit (default S) */
 } ir_loggops;
 
 /* L=2500 o=1500 g=1000 G=6 O=0 S=65535 (LogGOPSim's defaults); o_rndv = o, O_rndv = O,
@@ -92,6 +95,11 @@ struct ir_params;
 /* Defaults, then every model key the set holds (formats/params.md). Errors name the
  * file and line of the bad value; send_o, recv_o and net_L must come together. */
 int ir_loggops_load(ir_loggops *p, const struct ir_params *ps, ir_err *e);
+/* The parameters of a message between two ranks of one host: p with send_o, recv_o, net_L
+ * and S replaced by the intra_ ones (formats/params.md, "The intra-node model"); the rest
+ * (copy, reduce, g, G) as in p. Only meaningful when ir_model_intra(p). */
+void ir_loggops_intra(const ir_loggops *p, ir_loggops *q);
+static inline int ir_model_intra(const ir_loggops *p) { return p->intra_send_o.n != 0; }
 /* The keys ir_loggops_load reads (NULL-terminated), for tools' unknown-key warnings. */
 extern const char *const ir_loggops_keys[];
 

@@ -18,6 +18,7 @@ void ir_loggops_defaults(ir_loggops *p)
 {
 	memset(p, 0, sizeof *p);
 	p->L = 2500;
+	p->intra_S = 65535; /* S */
 	p->o = 1500;
 	p->g = 1000;
 	p->G = 6;

@@ -19,7 +19,7 @@
 #include "ir_num.h"
 #include "ir_params.h"
 
-const char *const ir_node_keys[] = { "cores", "ranks_per_host", "cpu_wait", "quantum", "cpu_scale",
+const char *const ir_node_keys[] = { "cores", "ranks_per_host", "cpu_wait", "quantum", "cpu_scale", "cpu_yield",
 	                             "perturb", "seed", "noise", "noise_loggopsim", NULL };
 
 void ir_noise_init(ir_noise *nz) { memset(nz, 0, sizeof *nz); }
@@ -276,6 +276,8 @@ int ir_node_load(ir_node_cfg *c, const struct ir_params *ps, ir_err *e)
 		else
 			return bad_value(ps, "cpu_wait", "spin or block", e);
 	}
+	if (ir_params_time(ps, "cpu_yield", &c->yield, e) < 0)
+		return -1;
 	if ((k = ir_params_time(ps, "quantum", &c->quantum, e)) < 0)
 		return -1;
 	if (k && c->quantum == 0)

@@ -59,6 +59,8 @@ typedef struct ir_node_cfg {
 	int ranks_per_host_set;  /* given: it wins over the network's placement */
 	int wait;                /* enum ir_cpu_wait */
 	uint64_t quantum;        /* round-robin time slice, ps */
+	uint64_t yield;          /* block: one waiting rank's turn on a core (a context switch and
+	                          * a poll); waking a rank of a shared host costs (n-k)/k of them */
 	double cpu_scale;        /* every calc takes this factor as long */
 	double perturb;          /* A: each calc times a factor uniform on [1-A, 1+A) */
 	uint64_t seed;           /* of the perturbation */

@@ -4,6 +4,7 @@
 #        [REPS=1000 (pingpong: 20)] [MAXBYTES=67108864] [BUDGET=30] [PROGRAM=netcal|pingpong]
 #        [RUNS=1] [RUN_DELAY=0]
 #   make -f pipelines/calibrate.mk stability [DELAY=120] ...
+#   make -f pipelines/calibrate.mk node [NODE_NP="4 8"] [CORES=2] ...
 #
 # Builds the tools and samples/apps/netcal (through the top-level Makefile),
 # runs it under allprof on exactly 2 ranks (one per core: oversubscribed
@@ -27,6 +28,12 @@
 # options to calib (-p, -S, --model loggp). BUILD_TOOLS=no uses the tools and
 # the programs as they are in BIN and BUILD instead of asking the top-level
 # Makefile for them.
+#
+# `node` also runs samples/apps/nodecal oversubscribed at each rank count of NODE_NP
+# (more ranks than the CORES of this machine) into $(OUT)/nodecalN and fits cpu_yield with
+# calib --yield against cluster.params (formats/calibration.md, "Shared cores"):
+# $(OUT)/node.params (cores, cpu_wait, cpu_yield), and $(OUT)/cluster-node.params, both
+# files in one, for ibsim -p with --ranks-per-host.
 #
 # `stability` calibrates twice, DELAY seconds apart, into $(OUT)/stab1 and
 # $(OUT)/stab2, and writes $(OUT)/stability.tsv (also shown): per fitted term,
@@ -76,7 +83,12 @@ endif
 RUN_DIRS := $(OUT)/pp $(patsubst %,$(OUT)/pp%,$(wordlist 2,$(RUNS),$(shell seq 1 $(RUNS))))
 RUN_DONE := $(addsuffix /.done,$(RUN_DIRS))
 
-.PHONY: all tools retrace stability
+NODE_NP  ?= 4 8
+CORES    ?= $(shell nproc)
+NODECAL_REPS ?= 2000
+NODE_MPIRUN ?= mpirun --oversubscribe --bind-to none
+
+.PHONY: all tools retrace stability node
 all: $(OUT)/cluster.params $(OUT)/fit.png $(OUT)/fit.svg
 	@cat $(OUT)/table.txt
 	@echo
@@ -104,6 +116,21 @@ $(OUT)/pp$(1)/.done: $(OUT)/pp$(2)/.done | tools
 	@touch $$@
 endef
 $(foreach i,$(wordlist 2,$(RUNS),$(shell seq 1 $(RUNS))),$(eval $(call run_rule,$(i),$(if $(filter 2,$(i)),,$(shell expr $(i) - 1)))))
+
+node: $(OUT)/cluster-node.params
+	@grep -E '^(# |cpu_yield)' $(OUT)/node.params | grep -v '^# written'
+
+$(OUT)/nodecal%/.done: | tools
+	@$(MAKE) -s BUILD=$(BUILD) BIN=$(BIN) $(BUILD)/samples/nodecal >/dev/null
+	@rm -rf $(OUT)/nodecal$*
+	$(ALLPROF) -q -o $(OUT)/nodecal$* -- $(NODE_MPIRUN) -np $* $(BUILD)/samples/nodecal -q -n $(NODECAL_REPS)
+	@touch $@
+
+$(OUT)/node.params: $(OUT)/cluster.params $(foreach n,$(NODE_NP),$(OUT)/nodecal$(n)/.done) | tools
+	$(CALIB) --yield --cores $(CORES) -p $(OUT)/cluster.params -o $@ $(foreach n,$(NODE_NP),$(OUT)/nodecal$(n))
+
+$(OUT)/cluster-node.params: $(OUT)/cluster.params $(OUT)/node.params
+	cat $^ >$@
 
 retrace:
 	@rm -f $(RUN_DONE)

@@ -35,6 +35,7 @@ static void usage(void)
 {
 	printf("Usage: calib [options] TRACEDIR|TSV\n"
 	       "   or: calib [options] TRACE...\n"
+	       "   or: calib --yield --cores N [-p FILE] [-o FILE] RUNDIR...\n"
 	       "   or: calib --io [-o FILE] [-q] TRACEDIR...\n"
 	       "Fit the cost model of a cluster to a measured ping-pong or netcal run and\n"
 	       "write a parameter file (formats/params.md) on standard output.\n"
@@ -68,10 +69,19 @@ static void usage(void)
 	       "      --plot FILE     draw the points and the fitted lines (FILE.png or FILE.svg;\n"
 	       "                      needs gnuplot)\n"
 	       "      --io            fit the storage keys to traces of samples/apps/iocal\n"
+	       "      --intra         the run was of two ranks on one host: write the intra-node\n"
+	       "                      model (intra_send_o, intra_recv_o, intra_net_L, intra_S)\n"
 	       "  -o, --output FILE   write the parameter file to FILE\n"
 	       "  -q, --quiet         no table on standard error\n"
 	       "  -h, --help          show this help and exit\n"
 	       "      --version       show the version and exit\n"
+	       "\n"
+	       "\n"
+	       "--yield: each RUNDIR holds the traces of samples/apps/nodecal run with more\n"
+	       "ranks than the N cores of one host; the fit is cpu_yield, what waking a waiting\n"
+	       "rank costs per rank beyond the cores (docs/loggops-semantics.md section 8), from\n"
+	       "the quiet model of -p (the intra-node model when it has one); the output has\n"
+	       "cores, cpu_wait and cpu_yield, to add to that file.\n"
 	       "\n"
 	       "Exit status: 0 ok, 1 bad input, 2 usage error.\n");
 }
@@ -130,7 +140,7 @@ static int run_gnuplot(const char *script, size_t len, const char *plot)
 	return 0;
 }
 
-enum { OPT_TOPO = 256, OPT_OVERHEAD, OPT_PLOT, OPT_UNWEIGHTED, OPT_VERSION, OPT_IO };
+enum { OPT_TOPO = 256, OPT_OVERHEAD, OPT_PLOT, OPT_UNWEIGHTED, OPT_VERSION, OPT_INTRA, OPT_YIELD, OPT_CORES, OPT_IO };
 
 /* calib --io: the storage keys from iocal's traces (lib/ir_calib_io.c). */
 static int calib_io(char *const *dirs, size_t n, const char *out, int quiet)
@@ -181,6 +191,67 @@ done:
 	return ir_cli_finish(status);
 }
 
+
+/* calib --yield: fit cpu_yield to nodecal runs (formats/calibration.md, "Shared cores"). */
+static int do_yield(char *const *dirs, int n, uint32_t cores, const char *pfile, const char *out)
+{
+	ir_params *ps = NULL;
+	ir_loggops lp;
+	ir_calib_yrun *runs;
+	ir_sb sb = IR_SB_INIT;
+	ir_writer *w = NULL;
+	ir_err e;
+	double y;
+	int status = IR_EXIT_BAD;
+	if (!(runs = calloc((size_t)n, sizeof *runs)))
+		return ir_cli_failf("out of memory");
+	ir_loggops_defaults(&lp);
+	if (pfile) {
+		if (!(ps = ir_params_new())) {
+			free(runs);
+			return ir_cli_failf("out of memory");
+		}
+		if (ir_params_load(ps, pfile, &e) || ir_loggops_load(&lp, ps, &e)) {
+			status = ir_cli_fail(&e);
+			goto done;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (ir_calib_yield_read(&runs[i], dirs[i], &e)) {
+			status = ir_cli_fail(&e);
+			goto done;
+		}
+	if (ir_calib_yield_fit(runs, (size_t)n, cores, &lp, &y, &e)) {
+		status = ir_cli_fail(&e);
+		goto done;
+	}
+	if (ir_calib_yield_write(runs, (size_t)n, cores, y, IR_VERSION, &sb)) {
+		status = ir_cli_failf("out of memory");
+		goto done;
+	}
+	w = ir_writer_open(out, 0, &e);
+	if (!w || ir_writer_write(w, sb.buf, sb.len, &e)) {
+		status = ir_cli_fail(&e);
+		goto done;
+	}
+	{
+		ir_writer *w2 = w;
+		w = NULL;
+		if (ir_writer_close(w2, &e)) {
+			status = ir_cli_fail(&e);
+			goto done;
+		}
+	}
+	status = IR_EXIT_OK;
+done:
+	if (w)
+		ir_writer_abort(w);
+	ir_sb_release(&sb);
+	ir_params_free(ps);
+	free(runs);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -196,10 +267,15 @@ int main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "intra", no_argument, NULL, OPT_INTRA },
+		{ "yield", no_argument, NULL, OPT_YIELD },
+		{ "cores", required_argument, NULL, OPT_CORES },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *pfile = NULL, *net_name = NULL, *topo = NULL, *plot = NULL, *out = "-", *s_arg = NULL;
-	int c, quiet = 0, status = IR_EXIT_BAD, is_trace, ndirs = 0, io = 0;
+	int c, quiet = 0, status = IR_EXIT_BAD, is_trace, ndirs = 0, intra = 0, yield = 0, io = 0;
+	uint32_t cores = 0;
+	int rc_intra;
 	ir_calib_opts co;
 	ir_calib_data d;
 	ir_calib_fit f;
@@ -266,6 +342,19 @@ int main(int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
+		case OPT_INTRA:
+			intra = 1;
+			break;
+		case OPT_YIELD:
+			yield = 1;
+			break;
+		case OPT_CORES: {
+			uint64_t v;
+			if (ir_parse_range(optarg, 1, 65536, &v, "--cores", &e))
+				return ir_cli_usage("%s", e.msg);
+			cores = (uint32_t)v;
+			break;
+		}
 		case 'h':
 			usage();
 			return ir_cli_finish(IR_EXIT_OK);
@@ -279,10 +368,22 @@ int main(int argc, char **argv)
 	if (optind == argc)
 		return ir_cli_usage("missing INPUT (a trace directory, trace files or a TSV)");
 	if (io) {
-		if (pfile || net_name || topo || s_arg || plot || co.model != IR_CALIB_OGOPS || co.have_o || co.unweighted)
+		if (pfile || net_name || topo || s_arg || plot || co.model != IR_CALIB_OGOPS || co.have_o || co.unweighted ||
+		    yield || intra || cores)
 			return ir_cli_usage("--io takes only -o and -q (the storage keys need no network)");
 		return calib_io(argv + optind, (size_t)(argc - optind), out, quiet);
 	}
+	if (yield) {
+		if (!cores)
+			return ir_cli_usage("--yield needs --cores N (the cores of the host the runs shared)");
+		if (intra || plot || net_name || topo || s_arg || co.model != IR_CALIB_OGOPS || co.unweighted)
+			return ir_cli_usage("--yield takes only --cores, -p, -o and -q");
+		return ir_cli_finish(do_yield(argv + optind, argc - optind, cores, pfile, out));
+	}
+	if (cores)
+		return ir_cli_usage("--cores applies to --yield");
+	if (intra && co.model == IR_CALIB_LOGGP)
+		return ir_cli_usage("--intra applies to the overheads model, not to --model loggp");
 	if (co.have_o && co.model != IR_CALIB_LOGGP)
 		return ir_cli_usage("--overhead applies to --model loggp");
 	if (s_arg && co.model == IR_CALIB_LOGGP)
@@ -409,6 +510,16 @@ int main(int argc, char **argv)
 	if (ir_calib_write_params(&d, &f, co.model == IR_CALIB_OGOPS ? &net : NULL, IR_VERSION, &sb)) {
 		status = ir_cli_failf("out of memory");
 		goto done;
+	}
+	if (intra) {
+		ir_sb full = sb;
+		ir_sb_init(&sb);
+		rc_intra = ir_calib_intra_only(full.buf, full.len, &sb);
+		ir_sb_release(&full);
+		if (rc_intra) {
+			status = ir_cli_failf("out of memory");
+			goto done;
+		}
 	}
 	w = ir_writer_open(out, 0, &e);
 	if (!w || ir_writer_write(w, sb.buf, sb.len, &e)) {

@@ -64,6 +64,9 @@ static void usage(void)
 	       "      --cpu-wait MODE a rank blocked in MPI gives its core up (block, default,\n"
 	       "                      as MPI libraries do on an oversubscribed host) or keeps it (spin)\n"
 	       "      --quantum T     round-robin time slice of shared cores (default 4ms)\n"
+	       "      --cpu-yield T   block: one waiting rank's turn on a shared core; a message\n"
+	       "                      that wakes a waiting rank costs it (ranks-cores)/cores\n"
+	       "                      turns (default 0; calib --yield measures it)\n"
 	       "      --cpu-scale F   every calc takes F times as long (default 1)\n"
 	       "      --noise FILE    detours per host (formats/noise.md)\n"
 	       "      --noise-loggopsim FILE  detours in LogGOPSim's format, on every host\n"
@@ -363,7 +366,8 @@ static int write_stats(const char *path, double load, double wall, const ir_engi
 /* Keys ibsim reads, and keys of other tools (trace2goal's pinning cost, written by
  * calib) that it ignores without a warning, so one params file serves all tools. */
 static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send", "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", "net", "async_progress",
-	                                      "pin_a", "pin_b", "poll", "cores", "ranks_per_host", "cpu_wait", "quantum", "cpu_scale",
+	                                      "pin_a", "pin_b", "poll", "cores", "ranks_per_host", "cpu_wait", "quantum", "cpu_scale", "cpu_yield",
+	                                      "intra_send_o", "intra_recv_o", "intra_net_L", "intra_S",
 	                                      "perturb", "seed", "noise", "noise_loggopsim",
 	                                      /* the storage model (ir_storage_keys) */
 	                                      "storage_servers", "stripe_size", "stripe_count", "cb_nodes", "server_cache",
@@ -394,7 +398,7 @@ static int get_params(const ir_params *ps, ir_loggops *p, const char **net, ir_e
 enum {
 	OPT_ORNDV = 256, OPT_ORNDV_BIG, OPT_OSEND, OPT_OSEND_RNDV, OPT_ASYNC, OPT_MSGLOG, OPT_TIMELINE, OPT_OTF2, OPT_PROGRESS, OPT_VERSION, OPT_TOPO, OPT_ROUTING,
 	OPT_PLACEMENT, OPT_LINK, OPT_MTU, OPT_IB, OPT_LINKSTATS, OPT_DUMPLFT, OPT_DUMPNET, OPT_ROUTESTATS, OPT_RNDV, OPT_STATS,
-	OPT_CORES, OPT_RPH, OPT_CPUWAIT, OPT_QUANTUM, OPT_CPUSCALE, OPT_NOISE, OPT_NOISE_LG, OPT_PERTURB, OPT_SEED
+	OPT_CORES, OPT_RPH, OPT_CPUWAIT, OPT_QUANTUM, OPT_CPUYIELD, OPT_CPUSCALE, OPT_NOISE, OPT_NOISE_LG, OPT_PERTURB, OPT_SEED
 };
 #define MAXSET 64
 
@@ -432,6 +436,7 @@ int main(int argc, char **argv)
 		{ "ranks-per-host", required_argument, NULL, OPT_RPH },
 		{ "cpu-wait", required_argument, NULL, OPT_CPUWAIT },
 		{ "quantum", required_argument, NULL, OPT_QUANTUM },
+		{ "cpu-yield", required_argument, NULL, OPT_CPUYIELD },
 		{ "cpu-scale", required_argument, NULL, OPT_CPUSCALE },
 		{ "noise", required_argument, NULL, OPT_NOISE },
 		{ "noise-loggopsim", required_argument, NULL, OPT_NOISE_LG },
@@ -497,6 +502,7 @@ int main(int argc, char **argv)
 		case OPT_RPH: key = "ranks_per_host"; opt = "--ranks-per-host"; break;
 		case OPT_CPUWAIT: key = "cpu_wait"; opt = "--cpu-wait"; break;
 		case OPT_QUANTUM: key = "quantum"; opt = "--quantum"; break;
+		case OPT_CPUYIELD: key = "cpu_yield"; opt = "--cpu-yield"; break;
 		case OPT_CPUSCALE: key = "cpu_scale"; opt = "--cpu-scale"; break;
 		case OPT_NOISE: key = "noise"; opt = "--noise"; break;
 		case OPT_NOISE_LG: key = "noise_loggopsim"; opt = "--noise-loggopsim"; break;
@@ -833,6 +839,16 @@ int main(int argc, char **argv)
 				snprintf(osend + strlen(osend), sizeof osend - strlen(osend),
 				         " cores=%" PRIu32 " ranks_per_host=%s cpu_wait=%s quantum=%" PRIu64, node.cores, rph,
 				         node.wait == IR_WAIT_BLOCK ? "block" : "spin", node.quantum);
+				if (node.yield)
+					snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " cpu_yield=%" PRIu64,
+					         node.yield);
+			}
+			if (ir_model_intra(&cfg.p)) {
+				char rph[32] = "placement";
+				if (node.ranks_per_host_set || !nt->ops->host_of)
+					snprintf(rph, sizeof rph, "%" PRIu32, node.ranks_per_host);
+				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " intra=piecewise%s%s",
+				         node.cores ? "" : " ranks_per_host=", node.cores ? "" : rph);
 			}
 			if (node.cpu_scale != 1.0)
 				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " cpu_scale=%g", node.cpu_scale);

@@ -1,0 +1,212 @@
+/*
+ * ir_calib_node.c: calib's fits of the node model (ir_calib.h, "The node model";
+ * formats/calibration.md, "Shared cores" and "The intra-node model").
+ *
+ * Two things a parameter file says about a host rather than the network:
+ *
+ *   - the intra-node model: a netcal run of two ranks on one host is exactly the
+ *     measurement of messages through the host's memory, so calib fits it as it fits a
+ *     network and writes the three message functions and S under the prefix `intra_`
+ *     (ir_calib_intra_only turns a written parameter file into those lines);
+ *   - the cost of waking a rank on a host with more ranks than cores (`cpu_yield`,
+ *     docs/loggops-semantics.md section 8): samples/apps/nodecal run with n ranks on k
+ *     cores, every rank ping-ponging with its neighbour at once. Rank 0's median one-way
+ *     time T is inverted through the model ibsim applies to that program: a message
+ *     costs its waiting receiver w = y*(n-k)/k more CPU, so one way lasts
+ *         max(net_L + recv_o + w, (p/k) * (send_o + recv_o + w))      p = n/2 pairs
+ *     (the latency of one message, or the k cores' throughput when p pairs share them),
+ *     and w is the smaller of the two inverses (the max of two increasing functions
+ *     reaches T first through the larger one). y is the least-squares slope of w against
+ *     (n-k)/k through the origin, over the runs.
+ *
+ * Alternatives rejected: a fit of y by simulating the program with the engine for
+ * candidate values (exact, but the closed form above is what the engine does on this
+ * program, and a test checks the two agree: tests/t6012-calib-yield.sh); a wake-up cost
+ * that does not grow with the ranks per core (the real runs are 0.5 us at 4 ranks and
+ * 1.7 us at 8 on 2 cores: each waiting rank of a core takes a turn before the woken one).
+ */
+#include "ir_calib.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir_grow.h"
+#include "ir_num.h"
+#include "ir_trace.h"
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+int ir_calib_yield_read(ir_calib_yrun *run, const char *dir, ir_err *e)
+{
+	ir_trace_files tf = { NULL, 0 };
+	char *paths[1];
+	int64_t epoch, t_call = 0;
+	int have_send = 0, rc = -1, k;
+	double *v = NULL;
+	size_t n = 0, cap = 0;
+	ir_trace *t = NULL;
+	ir_rec r;
+	memset(run, 0, sizeof *run);
+	run->dir = dir;
+	paths[0] = (char *)dir;
+	if (ir_trace_discover(&tf, paths, 1, NULL, e))
+		return -1;
+	run->nranks = (uint32_t)tf.n;
+	if (tf.n < 2) {
+		ir_errf(e, "%s: traces of %zu rank%s (nodecal pairs ranks 0 and 1: at least 2)", dir, tf.n,
+		        tf.n == 1 ? "" : "s");
+		goto out;
+	}
+	if (ir_trace_epoch(tf.f[0].path, &epoch, e))
+		goto out;
+	{
+		ir_trace_opts to = { epoch, 0 };
+		if (!(t = ir_trace_open(tf.f[0].path, &to, e)))
+			goto out;
+	}
+	while ((k = ir_trace_next(t, &r, e)) == 1) {
+		int64_t peer, tag;
+		int send;
+		if (r.kind != IR_REC_CALL)
+			continue;
+		send = !strcmp(r.name, "MPI_Send");
+		if (!send && strcmp(r.name, "MPI_Recv"))
+			continue;
+		if (r.nf < 5 || ir_tf_int(r.f[3], &peer) || ir_tf_int(r.f[4], &tag)) {
+			ir_errf_at(e, tf.f[0].path, r.line, "%s: expected the peer and the tag as integers in fields 4 and 5",
+			           r.name);
+			goto out;
+		}
+		if (peer != 1 || tag != IR_NODECAL_TAG)
+			continue;
+		if (r.t_call == IR_TIME_NONE || r.t_ret == IR_TIME_NONE || r.t_ret < r.t_call) {
+			ir_errf_at(e, tf.f[0].path, r.line, "%s: expected a call time and a later return time", r.name);
+			goto out;
+		}
+		if (send) {
+			have_send = 1;
+			t_call = r.t_call;
+			continue;
+		}
+		if (!have_send)
+			continue;
+		have_send = 0;
+		if (n == cap && IR_GROW(v, n + 1, cap)) {
+			ir_errf(e, "out of memory for round trips");
+			goto out;
+		}
+		v[n++] = (double)(r.t_ret - t_call) / 2;
+	}
+	if (k < 0)
+		goto out;
+	if (!n) {
+		ir_errf(e, "%s: no nodecal round trip found (expected MPI_Send to rank 1 with tag %d followed by "
+		           "MPI_Recv from rank 1 with that tag)",
+		        tf.f[0].path, IR_NODECAL_TAG);
+		goto out;
+	}
+	qsort(v, n, sizeof *v, cmp_dbl);
+	run->reps = n;
+	run->oneway_ps = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	rc = 0;
+out:
+	ir_trace_free(t);
+	free(v);
+	ir_trace_files_release(&tf);
+	return rc;
+}
+
+int ir_calib_yield_fit(ir_calib_yrun *runs, size_t n, uint32_t cores, const ir_loggops *p, double *yield_ps,
+                       ir_err *e)
+{
+	const ir_loggops *q = p;
+	ir_loggops pi;
+	double so, ro, lat, sxx = 0, sxw = 0;
+	if (!cores)
+		return ir_errf(e, "the cores per host must be at least 1");
+	if (ir_model_intra(p)) { /* the ranks of a nodecal run share one host */
+		ir_loggops_intra(p, &pi);
+		q = &pi;
+	}
+	so = (double)ir_model_send_cpu(q, 0, 0);
+	ro = (double)ir_model_recv_cpu(q, 0, 0, 0);
+	lat = (double)ir_model_arrival(q, 0, 0);
+	for (size_t i = 0; i < n; i++) {
+		ir_calib_yrun *r = &runs[i];
+		double pairs = (double)(r->nranks / 2), a, b, w;
+		if (r->nranks <= cores)
+			return ir_errf(e, "%s: %" PRIu32 " ranks on %" PRIu32 " cores share none (nodecal must run with "
+			                  "more ranks than cores)",
+			               r->dir, r->nranks, cores);
+		a = r->oneway_ps - lat - ro;                      /* latency-bound */
+		b = r->oneway_ps * (double)cores / pairs - so - ro; /* throughput-bound */
+		w = a < b ? a : b;
+		if (w < 0)
+			w = 0;
+		r->quiet_ps = lat + ro > pairs / cores * (so + ro) ? lat + ro : pairs / cores * (so + ro);
+		r->wake_ps = w;
+		r->x = (double)(r->nranks - cores) / (double)cores;
+		sxx += r->x * r->x;
+		sxw += r->x * w;
+	}
+	*yield_ps = sxx > 0 ? sxw / sxx : 0;
+	return 0;
+}
+
+int ir_calib_yield_write(const ir_calib_yrun *runs, size_t n, uint32_t cores, double yield_ps, const char *version,
+                         ir_sb *o)
+{
+	uint64_t y = yield_ps > 0 ? (uint64_t)(yield_ps + 0.5) : 0;
+	if (ir_sb_addf(o, "# written by calib %s --yield: samples/apps/nodecal on %" PRIu32 " core%s per host "
+	                  "(formats/calibration.md, \"Shared cores\")\n",
+	               version, cores, cores == 1 ? "" : "s"))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const ir_calib_yrun *r = &runs[i];
+		if (ir_sb_addf(o, "# %s: %" PRIu32 " ranks, %zu round trips: one way %.3f us (the model without "
+		                  "wake-ups: %.3f us); wake-up %.3f us = %.3f turns x %.3f us\n",
+		               r->dir, r->nranks, r->reps, r->oneway_ps / 1e6, r->quiet_ps / 1e6, r->wake_ps / 1e6, r->x,
+		               r->x > 0 ? r->wake_ps / r->x / 1e6 : 0.0))
+			return -1;
+	}
+	return ir_sb_addf(o, "cores = %" PRIu32 "\ncpu_wait = block\ncpu_yield = %" PRIu64
+	                     "    # a waiting rank's turn on a shared core, ps\n",
+	                  cores, y);
+}
+
+/* The keys a two-rank run of one host gives the intra-node model. */
+static const char *const intra_keys[] = { "send_o", "recv_o", "net_L", "S", NULL };
+
+int ir_calib_intra_only(const char *text, size_t len, ir_sb *o)
+{
+	size_t i = 0;
+	if (ir_sb_addf(o, "# the intra-node model (formats/params.md, \"The intra-node model\"): two ranks of one "
+	                  "host, fitted as below\n"))
+		return -1;
+	while (i < len) {
+		size_t j = i, k;
+		int keep = 0;
+		while (j < len && text[j] != '\n')
+			j++;
+		if (text[i] == '#')
+			keep = 1;
+		for (k = 0; intra_keys[k] && !keep; k++) {
+			size_t kl = strlen(intra_keys[k]);
+			if (j - i > kl && !memcmp(text + i, intra_keys[k], kl) && (text[i + kl] == ' ' || text[i + kl] == '=')) {
+				if (ir_sb_addf(o, "intra_"))
+					return -1;
+				keep = 1;
+			}
+		}
+		if (keep && (ir_sb_add(o, text + i, j - i) || ir_sb_addf(o, "\n")))
+			return -1;
+		i = j + 1;
+	}
+	return 0;
+}

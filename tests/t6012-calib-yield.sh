@@ -1,0 +1,130 @@
+#!/bin/sh
+# calib --yield (formats/calibration.md, "Shared cores"): runs of samples/apps/nodecal with
+# more ranks than cores give cpu_yield, the cost of one waiting rank's turn on a shared core.
+# Synthetic runs of known one-way times: the inversion of the model and the fit; ibsim
+# given the fitted value reproduces the one-way time of the run it came from; a real run
+# of nodecal when MPI is there; the errors.
+. "$(dirname "$0")/lib.sh"
+. "$TOP/tests/allprof-lib.sh"
+
+cat >q.params <<'EOF2'
+send_o = 0:60ns
+recv_o = 0:200ns
+net_L = 0:100ns
+EOF2
+
+# mk_run DIR N ONEWAY_US...: the traces of a nodecal run of N ranks whose rank 0 measured
+# round trips of twice the given one-way times (the other ranks' traces: no call of note)
+mk_run() {
+	d=$1 n=$2
+	shift 2
+	mkdir -p "$d"
+	r=0
+	while [ $r -lt "$n" ]; do
+		{
+			printf "# allprof 1.0 trace format 1\n# rank: %d of %d\n" $r "$n"
+			printf "# clock: monotonic, microseconds, epoch-aligned at start\n"
+			printf "MPI_Init:1000.000:0:0:1010.000\n"
+			if [ $r = 0 ]; then
+				t=2000
+				for ow in "$@"; do
+					awk -v t=$t -v ow="$ow" "BEGIN {
+						printf \"MPI_Send:%.3f:0:0:13,1,1:1:30010:0,0,4:%.3f\n\", t, t + 0.05
+						printf \"MPI_Recv:%.3f:0:0:13,1,1:1:30010:0,0,4:1,30010,0:%.3f\n\", t + 0.06, t + 2 * ow }"
+					t=$((t + 100))
+				done
+			fi
+			printf "MPI_Finalize:9000.000:9001.000\n"
+		} >"$d/body" &&
+		{ cat "$d/body"; printf "# end %d %d\n" $(grep -c "^MPI_" "$d/body") $(wc -c <"$d/body"); } >"$d/rank-$r.trace" &&
+		rm "$d/body"
+		r=$((r + 1))
+	done
+}
+
+test_expect_success 'one run: the inverse of the model, as a comment and the key' '
+	mk_run r4 4 0.7 0.8 0.9 &&
+	calib --yield --cores 2 -p q.params -o y4.params r4 &&
+	# T = 0.8 us: latency-bound w = 0.8 - 0.1 - 0.2 = 0.5 us; throughput-bound (2 pairs on
+	# 2 cores) w = 0.8 - 0.26 = 0.54 us; the smaller; 1 turn
+	grep -q "^# r4: 4 ranks, 3 round trips: one way 0.800 us (the model without wake-ups: 0.300 us); wake-up 0.500 us = 1.000 turns x 0.500 us$" y4.params &&
+	grep -v "^#" y4.params >got &&
+	printf "cores = 2\ncpu_wait = block\ncpu_yield = 500000    # a waiting rank'"'"'s turn on a shared core, ps\n" >want &&
+	test_cmp want got
+'
+
+test_expect_success 'two runs: the least-squares slope through the origin over the turns' '
+	mk_run r8 8 4.0 &&
+	calib --yield --cores 2 -p q.params r4 r8 >y.params &&
+	# 8 ranks: latency-bound 3.7 us, throughput-bound (4 pairs on 2 cores) 4 * 2 / 4 - 0.26
+	# = 1.74 us; 3 turns. Slope: (1 * 0.5 + 3 * 1.74) / (1 + 9) = 0.572 us
+	grep -q "^# r8: 8 ranks, 1 round trips: one way 4.000 us .* wake-up 1.740 us = 3.000 turns x 0.580 us$" y.params &&
+	grep -q "^cpu_yield = 572000 " y.params
+'
+
+# pairs N REPS: the GOAL schedule of nodecal: rank r ping-pongs with r xor 1, REPS times
+pairs() {
+	awk -v n="$1" -v reps="$2" "BEGIN {
+		print \"num_ranks \" n
+		for (r = 0; r < n; r++) {
+			p = r % 2 ? r - 1 : r + 1
+			print \"rank \" r \" {\"
+			for (i = 0; i < reps; i++) {
+				if (r % 2 == 0) {
+					print \"s\" i \": send 0b to \" p \" tag 0\"
+					print \"r\" i \": recv 0b from \" p \" tag 0\"
+					print \"r\" i \" requires s\" i
+					if (i) print \"s\" i \" requires r\" i - 1
+				} else {
+					print \"r\" i \": recv 0b from \" p \" tag 0\"
+					print \"s\" i \": send 0b to \" p \" tag 0\"
+					print \"s\" i \" requires r\" i
+					if (i) print \"r\" i \" requires s\" i - 1
+				}
+			}
+			print \"}\"
+		}
+	}"
+}
+
+test_expect_success 'ibsim with the fitted value reproduces the run it came from (within 3 %)' '
+	for n in 4 8; do
+		pairs $n 200 >p$n.goal &&
+		calib --yield --cores 2 -p q.params -o f$n.params r$n &&
+		cat q.params f$n.params >s$n.params &&
+		ibsim -q -p s$n.params --ranks-per-host $n p$n.goal >s$n.out || return 1
+	done &&
+	# rank 0 ends after 200 round trips: one way = end / 400
+	awk "NR == 3 { ow = \$2 / 400 / 1e6; d = (ow - 0.8) / 0.8; if (d < 0) d = -d; exit !(d < 0.03) }" s4.out &&
+	awk "NR == 3 { ow = \$2 / 400 / 1e6; d = (ow - 4.0) / 4.0; if (d < 0) d = -d; exit !(d < 0.03) }" s8.out
+'
+
+test_expect_success 'errors: no --cores, a run that shares no core, a run without round trips' '
+	expect_fail 2 calib --yield r4 &&
+	expect_err "calib: --yield needs --cores N (the cores of the host the runs shared)" &&
+	expect_fail 2 calib --cores 2 r4 &&
+	expect_err "calib: --cores applies to --yield" &&
+	expect_fail 2 calib --yield --cores 2 --intra r4 &&
+	expect_fail 1 calib --yield --cores 4 r4 &&
+	expect_err "calib: r4: 4 ranks on 4 cores share none (nodecal must run with more ranks than cores)" &&
+	mk_run none 4 &&
+	expect_fail 1 calib --yield --cores 2 none &&
+	expect_err "calib: none/rank-0.trace: no nodecal round trip found (expected MPI_Send to rank 1 with tag 30010 followed by MPI_Recv from rank 1 with that tag)" &&
+	mk_run one 1 0.5 &&
+	expect_fail 1 calib --yield --cores 2 one &&
+	grep -q "^calib: one: traces of 1 rank " err
+'
+
+if command -v mpirun >/dev/null 2>&1 && [ -x "$SAMPLES/nodecal" ] && command -v allprof >/dev/null 2>&1; then
+	test_expect_success 'a real run of nodecal, 4 ranks on fewer cores' '
+		allprof -q -o real -- mpirun --oversubscribe -np 4 --mca btl vader,self "$SAMPLES/nodecal" -q -n 100 \
+			>/dev/null 2>real.err &&
+		calib --yield --cores 1 -p q.params real >real.params &&
+		grep -q "^# real: 4 ranks, 100 round trips: one way " real.params &&
+		grep -q "^cpu_yield = [0-9]" real.params
+	'
+else
+	test_skip 'a real run of nodecal, 4 ranks on fewer cores' 'MPI or nodecal missing'
+fi
+
+test_done

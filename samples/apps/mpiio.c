@@ -127,6 +127,8 @@ static void all(const char *path)
 		MPI_Offset sz;
 		int flag;
 		MPI_File_get_size(fh, &sz);
+		/* collective calls need the same size on every rank */
+		MPI_Allreduce(MPI_IN_PLACE, &sz, 1, MPI_OFFSET, MPI_MAX, MPI_COMM_WORLD);
 		MPI_File_preallocate(fh, sz);
 		MPI_File_set_size(fh, sz);
 		MPI_File_get_atomicity(fh, &flag);

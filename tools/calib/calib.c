@@ -140,6 +140,22 @@ static int run_gnuplot(const char *script, size_t len, const char *plot)
 	return 0;
 }
 
+/* Write the finished parameters to OUT (a temporary file renamed when complete, or standard
+ * output); 0, or -1 after reporting the error. */
+static int write_out(const char *out, const ir_sb *sb)
+{
+	ir_err e;
+	ir_writer *w = ir_writer_open(out, 0, &e);
+	if (!w || ir_writer_write(w, sb->buf, sb->len, &e)) {
+		if (w)
+			ir_writer_abort(w);
+		return ir_cli_fail(&e), -1;
+	}
+	if (ir_writer_close(w, &e))
+		return ir_cli_fail(&e), -1;
+	return 0;
+}
+
 enum { OPT_TOPO = 256, OPT_OVERHEAD, OPT_PLOT, OPT_UNWEIGHTED, OPT_VERSION, OPT_INTRA, OPT_YIELD, OPT_CORES, OPT_IO };
 
 /* calib --io: the storage keys from iocal's traces (lib/ir_calib_io.c). */
@@ -147,7 +163,6 @@ static int calib_io(char *const *dirs, size_t n, const char *out, int quiet)
 {
 	ir_calib_io c;
 	ir_sb sb = IR_SB_INIT;
-	ir_writer *w = NULL;
 	ir_err e;
 	int status = IR_EXIT_BAD;
 	ir_calib_io_init(&c);
@@ -169,23 +184,12 @@ static int calib_io(char *const *dirs, size_t n, const char *out, int quiet)
 			p += len;
 		}
 	}
-	w = ir_writer_open(out, 0, &e);
-	if (!w || ir_writer_write(w, sb.buf, sb.len, &e)) {
-		status = ir_cli_fail(&e);
+	if (write_out(out, &sb)) {
+		status = IR_EXIT_BAD;
 		goto done;
-	}
-	{
-		ir_writer *w2 = w;
-		w = NULL;
-		if (ir_writer_close(w2, &e)) {
-			status = ir_cli_fail(&e);
-			goto done;
-		}
 	}
 	status = IR_EXIT_OK;
 done:
-	if (w)
-		ir_writer_abort(w);
 	ir_sb_release(&sb);
 	ir_calib_io_release(&c);
 	return ir_cli_finish(status);
@@ -199,7 +203,6 @@ static int do_yield(char *const *dirs, int n, uint32_t cores, const char *pfile,
 	ir_loggops lp;
 	ir_calib_yrun *runs;
 	ir_sb sb = IR_SB_INIT;
-	ir_writer *w = NULL;
 	ir_err e;
 	double y;
 	int status = IR_EXIT_BAD;
@@ -229,23 +232,12 @@ static int do_yield(char *const *dirs, int n, uint32_t cores, const char *pfile,
 		status = ir_cli_failf("out of memory");
 		goto done;
 	}
-	w = ir_writer_open(out, 0, &e);
-	if (!w || ir_writer_write(w, sb.buf, sb.len, &e)) {
-		status = ir_cli_fail(&e);
+	if (write_out(out, &sb)) {
+		status = IR_EXIT_BAD;
 		goto done;
-	}
-	{
-		ir_writer *w2 = w;
-		w = NULL;
-		if (ir_writer_close(w2, &e)) {
-			status = ir_cli_fail(&e);
-			goto done;
-		}
 	}
 	status = IR_EXIT_OK;
 done:
-	if (w)
-		ir_writer_abort(w);
 	ir_sb_release(&sb);
 	ir_params_free(ps);
 	free(runs);
@@ -283,7 +275,6 @@ int main(int argc, char **argv)
 	ir_params *ps = NULL;
 	ir_loggops lp;
 	ir_sb sb = IR_SB_INIT;
-	ir_writer *w = NULL;
 	ir_err e;
 
 	ir_cli_init(argv[0]);
@@ -521,18 +512,9 @@ int main(int argc, char **argv)
 			goto done;
 		}
 	}
-	w = ir_writer_open(out, 0, &e);
-	if (!w || ir_writer_write(w, sb.buf, sb.len, &e)) {
-		status = ir_cli_fail(&e);
+	if (write_out(out, &sb)) {
+		status = IR_EXIT_BAD;
 		goto done;
-	}
-	{
-		ir_writer *w2 = w;
-		w = NULL;
-		if (ir_writer_close(w2, &e)) {
-			status = ir_cli_fail(&e);
-			goto done;
-		}
 	}
 	if (plot) {
 		ir_sb_reset(&sb);
@@ -547,8 +529,6 @@ int main(int argc, char **argv)
 	}
 	status = IR_EXIT_OK;
 done:
-	if (w)
-		ir_writer_abort(w);
 	ir_sb_release(&sb);
 	ir_params_free(ps);
 	ir_calib_net_release(&net);

@@ -169,14 +169,14 @@ demo:
 # in the tests); MPI: libopenmpi-dev openmpi-bin gfortran, and MPICH
 # beside it for the MPICH tracer (mpich libmpich-dev; Open MPI stays the default mpicc/mpirun);
 # plots: gnuplot-nox; fuzzing: clang; tests and benchmarks: zstd, time and bc (the commands), real MPI
-# programs to trace (hpcc lammps lammps-examples netpipe-openmpi mumps-test meep-openmpi yorick-mpy-openmpi
+# programs to trace (libhdf5-openmpi-dev: samples/hdf5/h5io, parallel HDF5 over MPI-IO; hpcc lammps lammps-examples netpipe-openmpi mumps-test meep-openmpi yorick-mpy-openmpi
 # nwchem-openmpi: pipelines/apps.mk); real OpenSM fabrics (ibsim-utils, whose fabric simulator is
 # /usr/bin/ibsim, not ours; opensm; infiniband-diags for ibnetdiscover: pipelines/opensm.mk); a
 # one-node Slurm on localhost for the sweeps' srun and job-array modes (slurmctld slurmd slurm-client:
 # tests/t8006-slurm-sweep.sh, pipelines/submit.mk); the Debian package (debhelper, dpkg-dev and
 # pkg-config: debian/, tests/t8008-package.sh).
 DEPS_PKGS := libzstd-dev libpcre2-dev zlib1g-dev libotf2-trace-dev otf2-tools libopenmpi-dev openmpi-bin mpich libmpich-dev gfortran gnuplot-nox \
-             clang zstd time bc man-db hpcc lammps lammps-examples netpipe-openmpi mumps-test meep-openmpi \
+             clang zstd time bc man-db libhdf5-openmpi-dev hpcc lammps lammps-examples netpipe-openmpi mumps-test meep-openmpi \
              yorick-mpy-openmpi nwchem-openmpi ibsim-utils opensm infiniband-diags slurmctld slurmd slurm-client \
              debhelper dpkg-dev pkg-config
 deps:

@@ -165,6 +165,7 @@ static int read_results(ir_cmp_sim *s, ir_reader *rd, const char *name, ir_err *
 	uint8_t *seen = NULL;
 	uint32_t maxrank = 0;
 	uint64_t nrows = 0;
+	unsigned long servers = 0;
 	s->name = strdup(name);
 	if (!s->name)
 		return ir_errf(e, "out of memory");
@@ -179,7 +180,14 @@ static int read_results(ir_cmp_sim *s, ir_reader *rd, const char *name, ir_err *
 		}
 		if (len && line[len - 1] == '\r')
 			line[--len] = 0;
-		if (!len || line[0] == '#')
+		if (len && line[0] == '#') {
+			/* ibsim's first line: storage servers are the last ranks (docs/storage.md §1) */
+			const char *k = ln == 1 ? strstr(line, " storage_servers=") : NULL;
+			if (k)
+				servers = strtoul(k + 17, NULL, 10);
+			continue;
+		}
+		if (!len)
 			continue;
 		nf = split_tabs(line, f, MAX_COLS);
 		if (!ncols) {
@@ -278,6 +286,11 @@ static int read_results(ir_cmp_sim *s, ir_reader *rd, const char *name, ir_err *
 	free(line_of);
 	free(seen);
 	s->nranks = maxrank;
+	if (rc == 0 && servers) {
+		if (servers >= maxrank)
+			return ir_errf(e, "%s: %lu storage servers, but only %" PRIu32 " ranks", name, servers, maxrank);
+		s->nranks = maxrank - (uint32_t)servers; /* the application's ranks */
+	}
 	return rc < 0 ? -1 : 0;
 }
 

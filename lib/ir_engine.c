@@ -1188,6 +1188,22 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_hea
 		if (ir_storage_access(en->stor, r, t, type == IR_OP_WRITE, (uint64_t)op.peer | (uint64_t)op.tag << 32, size, &end, e))
 			return -1;
 		en->io_end[r] = umax(en->io_end[r], end);
+		if (en->hk.event) {
+			ir_ev io;
+			memset(&io, 0, sizeof io);
+			io.kind = IR_EV_IO;
+			ev_key(en, &io);
+			io.t = t;
+			io.end = end;
+			io.rank = r;
+			io.op = i;
+			io.size = size;
+			io.msg = (uint64_t)op.peer | (uint64_t)op.tag << 32;
+			io.tag = type == IR_OP_WRITE;
+			io.match_op = IR_NO_OP;
+			if (en->hk.event(en->hk.ctx, &io, e))
+				return -1;
+		}
 		en->done[r]++;
 		en->st.ops_done++;
 		en->st.ops++;

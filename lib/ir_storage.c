@@ -26,7 +26,7 @@
 
 const char *const ir_storage_keys[] = { "storage_servers", "stripe_size", "stripe_count", "cb_nodes",
 	                                "server_cache", "cache_G", "disk_G", "disk_access",
-	                                "disk_track_seek", "disk_rotation", "disk_track", NULL };
+	                                "disk_track_seek", "disk_rotation", "disk_track", "disk_sync", NULL };
 
 void ir_storage_defaults(ir_storage_cfg *c)
 {
@@ -90,7 +90,8 @@ int ir_storage_load(ir_storage_cfg *c, const ir_params *ps, ir_err *e)
 	    ir_params_time(ps, "disk_access", &c->disk_access, e) < 0 ||
 	    ir_params_time(ps, "disk_track_seek", &c->disk_track_seek, e) < 0 ||
 	    ir_params_time(ps, "disk_rotation", &c->disk_rotation, e) < 0 ||
-	    ir_params_size(ps, "disk_track", &c->disk_track, e) < 0)
+	    ir_params_size(ps, "disk_track", &c->disk_track, e) < 0 ||
+	    ir_params_time(ps, "disk_sync", &c->disk_sync, e) < 0)
 		return -1;
 	if (c->disk_track_seek > c->disk_access)
 		return bad(ps, "disk_track_seek", "a time no longer than disk_access", e);
@@ -150,6 +151,7 @@ typedef struct srv {
 	dirty *d;           /* dirty data not yet on disk, oldest first, from dh */
 	size_t dh, dn, dcap;
 	uint64_t ndirty;
+	int unflushed;      /* written since the last flush */
 } srv;
 
 struct ir_storage {
@@ -303,9 +305,18 @@ int ir_storage_access(ir_storage *S, uint32_t rank, uint64_t t, int write, uint6
 	}
 	if (!v->dn)
 		v->dh = 0;
-	if (write) {
+	if (write && len == 0) {
+		/* a flush (MPI_File_sync, docs/storage.md §4): done when the disk has written
+		 * everything it was given, plus disk_sync if anything was written since the last */
+		uint64_t start = v->disk_free > t ? v->disk_free : t;
+		S->st.flushes++;
+		*end = v->unflushed ? sadd(S, start, S->c.disk_sync) : start;
+		v->disk_free = *end;
+		v->unflushed = 0;
+	} else if (write) {
 		uint64_t in = t, start, done;
 		S->st.writes++;
+		v->unflushed = 1;
 		if (S->c.cache && len <= S->c.cache) {
 			/* wait for room: the oldest dirty extents reach the disk in order */
 			size_t i = v->dh;

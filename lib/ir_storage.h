@@ -48,6 +48,7 @@ typedef struct ir_storage_cfg {
 	uint64_t disk_track_seek; /* seek to a nearby track */
 	uint64_t disk_rotation;   /* one revolution */
 	uint64_t disk_track;   /* bytes: a jump of at most this far is a track-to-track seek */
+	uint64_t disk_sync;    /* what a flush costs beyond writing the dirty data (0: nothing) */
 } ir_storage_cfg;
 
 extern const char *const ir_storage_keys[]; /* NULL-terminated */
@@ -86,7 +87,7 @@ int ir_storage_access(ir_storage *s, uint32_t rank, uint64_t t, int write, uint6
                       uint64_t *end, ir_err *e);
 
 typedef struct ir_storage_stats {
-	uint64_t reads, writes, read_hits, seeks, short_seeks, sequential, disk_bytes;
+	uint64_t reads, writes, read_hits, seeks, short_seeks, sequential, disk_bytes, flushes;
 } ir_storage_stats;
 void ir_storage_get_stats(const ir_storage *s, ir_storage_stats *st);
 

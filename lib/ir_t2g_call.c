@@ -449,6 +449,8 @@ static int do_call(gstate *g, rstate *R, const ir_rec *r, ir_err *e)
 	case C_FIO_AT:
 	case C_FIIO:
 	case C_FIIO_AT:
+	case C_FDELETE:
+	case C_FMETA:
 		return t2g_do_io(g, R, r, ci, e);
 	case C_WCREATE:
 	case C_WDYNAMIC:

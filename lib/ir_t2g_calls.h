@@ -774,6 +774,13 @@ enum {
 	F_MPI_File_iwrite_at_all_count = 3,
 	F_MPI_File_iwrite_at_all_type = 4,
 	F_MPI_File_iwrite_at_all_request = 5,
+	F_MPI_File_delete_filename = 0,
+	F_MPI_File_get_size_fh = 0,
+	F_MPI_File_get_size_size = 1,
+	F_MPI_File_set_size_fh = 0,
+	F_MPI_File_set_size_size = 1,
+	F_MPI_File_preallocate_fh = 0,
+	F_MPI_File_preallocate_size = 1,
 	F_MPI_Win_create_size = 0,
 	F_MPI_Win_create_disp_unit = 1,
 	F_MPI_Win_create_comm = 2,
@@ -820,6 +827,8 @@ enum {
 	X("MPI_Dist_graph_create_adjacent", C_DIST_GRAPH_ADJ, 0, 0, 7, 0, -1) \
 	X("MPI_Exscan", C_COLL, IR_COLL_EXSCAN, 0, 6, 5, -1) \
 	X("MPI_File_close", C_FCLOSE, 0, 0, 1, -1, -1) \
+	X("MPI_File_delete", C_FDELETE, 0, 0, 1, -1, -1) \
+	X("MPI_File_get_size", C_FMETA, 0, 0, 2, -1, -1) \
 	X("MPI_File_iread", C_FIIO, 0, 0, 5, -1, 4) \
 	X("MPI_File_iread_all", C_FIIO, 0, 0, 5, -1, 4) \
 	X("MPI_File_iread_at", C_FIIO_AT, 0, 0, 6, -1, 5) \
@@ -831,6 +840,7 @@ enum {
 	X("MPI_File_iwrite_at_all", C_FIIO_AT, 0, 0, 6, -1, 5) \
 	X("MPI_File_iwrite_shared", C_FIIO, 0, 0, 5, -1, 4) \
 	X("MPI_File_open", C_FOPEN, 0, 0, 4, 0, -1) \
+	X("MPI_File_preallocate", C_FMETA, 0, 0, 2, -1, -1) \
 	X("MPI_File_read", C_FIO, 0, 0, 5, -1, -1) \
 	X("MPI_File_read_all", C_FIO, 0, 0, 5, -1, -1) \
 	X("MPI_File_read_at", C_FIO_AT, 0, 0, 6, -1, -1) \
@@ -839,6 +849,7 @@ enum {
 	X("MPI_File_read_shared", C_FIO, 0, 0, 5, -1, -1) \
 	X("MPI_File_seek", C_FSEEK, 0, 0, 3, -1, -1) \
 	X("MPI_File_seek_shared", C_FSEEK, 0, 0, 3, -1, -1) \
+	X("MPI_File_set_size", C_FMETA, 0, 0, 2, -1, -1) \
 	X("MPI_File_set_view", C_FVIEW, 0, 0, 4, -1, -1) \
 	X("MPI_File_sync", C_FSYNC, 0, 0, 1, -1, -1) \
 	X("MPI_File_write", C_FIO, 0, 0, 5, -1, -1) \

@@ -37,7 +37,7 @@ typedef struct io_ext {
 
 typedef struct io_acc {
 	uint32_t rank, slot;
-	uint8_t write, coll, how, nb;
+	uint8_t write, coll, how, nb, sync; /* sync: MPI_File_sync (a flush, no bytes) */
 	uint64_t ckey;         /* collective group key */
 	int64_t t;             /* call time (shared pointer order) */
 	uint64_t size;         /* bytes */
@@ -202,7 +202,7 @@ static int prepass_rank(gstate *g, uint32_t rank, const ir_trace_file *tf, int64
 		int64_t id, x;
 		if (r.kind != IR_REC_CALL || strncmp(r.name, "MPI_File_", 9) != 0)
 			continue;
-		if (!(ci = t2g_find_call(r.name)))
+		if (!(ci = t2g_find_call(r.name)) || ci->k == C_FDELETE)
 			continue;
 		if (r.nf != ci->nf) {
 			ir_errf(e, "%s:%lu: %s: expected %u arguments, found %u", ir_trace_name(t), r.line, r.name, ci->nf,
@@ -274,6 +274,8 @@ static int prepass_rank(gstate *g, uint32_t rank, const ir_trace_file *tf, int64
 			f->disp = (uint64_t)x;
 			f->ptr = 0;
 			continue;
+		case C_FMETA:
+			continue;
 		case C_FSEEK: {
 			int64_t w;
 			if (fint(t, &r, 1, &x, e) || fint(t, &r, 2, &w, e))
@@ -285,6 +287,14 @@ static int prepass_rank(gstate *g, uint32_t rank, const ir_trace_file *tf, int64
 			continue;
 		}
 		case C_FSYNC:
+			if (IR_GROW(io->acc, io->nacc + 1, io->capacc))
+				goto oom;
+			memset(&io->acc[io->nacc], 0, sizeof *io->acc);
+			io->acc[io->nacc].rank = rank;
+			io->acc[io->nacc].slot = f->slot;
+			io->acc[io->nacc].sync = 1;
+			io->acc[io->nacc].first = io->next;
+			io->nacc++;
 			continue;
 		default:
 			break;
@@ -563,6 +573,21 @@ out:
 	return rc;
 }
 
+/* MPI_File_sync: a flush (a 0-byte write, docs/storage.md §4) on every server the file in
+ * `slot` is striped over, requested together; the call ends with the last reply. */
+static int stage_sync(gstate *g, rstate *R, uint32_t slot, ir_err *e)
+{
+	t2g_io *io = g->io;
+	uint32_t cnt = io->c.stripe_count ? io->c.stripe_count : io->c.servers;
+	for (uint32_t k = 0; k < cnt; k++) {
+		uint32_t s = (slot + k) % io->c.servers;
+		if (stage(g, IR_OP_SEND, g->nranks + s, 0, IO_TAG) < 0 || stage(g, IR_OP_RECV, g->nranks + s, 0, IO_TAG) < 0 ||
+		    server_req(g, s, R->rank, 1, (uint64_t)slot * IR_STORAGE_FILE_SPAN, 0))
+			return ir_errf(e, "out of memory");
+	}
+	return 0;
+}
+
 /* Bytes of ext[0..n) inside [lo, hi). */
 static uint64_t overlap(const io_ext *x, size_t n, uint64_t lo, uint64_t hi)
 {
@@ -714,12 +739,18 @@ int t2g_do_io(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err 
 	t2g_io *io = g->io;
 	const io_acc *a;
 	emitted em;
-	if (!io || ci->k == C_FOPEN || ci->k == C_FCLOSE || ci->k == C_FVIEW || ci->k == C_FSEEK || ci->k == C_FSYNC)
+	if (!io || ci->k == C_FOPEN || ci->k == C_FCLOSE || ci->k == C_FVIEW || ci->k == C_FSEEK || ci->k == C_FDELETE ||
+	    ci->k == C_FMETA)
 		return 0; /* no servers, or no data moved: the call's time stays computation */
 	if (io->rnext[R->rank] >= io->rn[R->rank])
 		return t2g_errat(R, e, "%s: not seen when the file accesses were read (a trace that changed?)", r->name);
 	a = &io->acc[io->rfirst[R->rank] + io->rnext[R->rank]++];
-	if (a->coll && a->how != A_ORDERED) {
+	if (a->sync != (ci->k == C_FSYNC))
+		return t2g_errat(R, e, "%s: not seen when the file accesses were read (a trace that changed?)", r->name);
+	if (a->sync) {
+		if (stage_sync(g, R, a->slot, e))
+			return -1;
+	} else if (a->coll && a->how != A_ORDERED) {
 		if (stage_coll(g, R, a, e))
 			return -1;
 	} else if (stage_runs(g, R, a->slot, a->write, io->ext + a->first, a->n, -1, e)) {

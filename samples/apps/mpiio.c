@@ -122,6 +122,18 @@ static void all(const char *path)
 	MPI_File_seek_shared(fh, base, MPI_SEEK_SET);
 	MPI_File_iread_shared(fh, w, 16, MPI_INT, &q[0]);
 	MPI_Wait(&q[0], &st);
+	/* the calls on the file's size and atomicity (parallel HDF5 makes some of them) */
+	{
+		MPI_Offset sz;
+		int flag;
+		MPI_File_get_size(fh, &sz);
+		/* collective calls need the same size on every rank */
+		MPI_Allreduce(MPI_IN_PLACE, &sz, 1, MPI_OFFSET, MPI_MAX, MPI_COMM_WORLD);
+		MPI_File_preallocate(fh, sz);
+		MPI_File_set_size(fh, sz);
+		MPI_File_get_atomicity(fh, &flag);
+		MPI_File_set_atomicity(fh, flag);
+	}
 	MPI_File_close(&fh);
 }
 

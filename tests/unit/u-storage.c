@@ -108,10 +108,40 @@ static void cache(void)
 	ir_storage_free(s);
 }
 
+/* A 0-byte write is a flush (MPI_File_sync, docs/storage.md §4). */
+static void flush(void)
+{
+	ir_storage_cfg c;
+	ir_storage *s;
+	ir_err e;
+	uint64_t end;
+	ir_storage_defaults(&c);
+	c.cache = 1 << 20;
+	c.cache_G = 1000;     /* 1 ns per byte */
+	c.disk_G = 10000;     /* 10 ns per byte */
+	c.disk_access = 8000000000ull;
+	c.disk_rotation = 0;
+	c.disk_sync = 500000000ull; /* 0.5 ms */
+	s = ir_storage_new(&c, 1, &e);
+	/* nothing written: a flush costs nothing */
+	ir_storage_access(s, 0, 1000, 1, 0, 0, &end, &e);
+	is_u64(end, 1000, "a flush with nothing written ends at once");
+	/* 1000 B: in the cache at 1 us; on disk at 1 us + 8 ms + 10 us */
+	ir_storage_access(s, 0, 0, 1, 0, 1000, &end, &e);
+	is_u64(end, 1000000ull, "write-back");
+	ir_storage_access(s, 0, 2000000ull, 1, 0, 0, &end, &e);
+	is_u64(end, 8011000000ull + 500000000ull, "a flush waits for the disk, then disk_sync");
+	/* a second flush: nothing written since */
+	ir_storage_access(s, 0, 9000000000ull, 1, 0, 0, &end, &e);
+	is_u64(end, 9000000000ull, "a second flush has nothing to do");
+	ir_storage_free(s);
+}
+
 int main(void)
 {
 	striping();
 	disk();
 	cache();
+	flush();
 	return tap_done();
 }

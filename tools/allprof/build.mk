@@ -44,8 +44,21 @@ AP_MPICH_SAMPLES := $(if $(AP_HAVE_MPICH),\
               $(if $(shell command -v $(AP_MPICH_F90) 2>/dev/null),\
                 $(patsubst samples/apps/%.f90,$(BUILD)/samples-mpich/%,$(wildcard samples/apps/*.f90))))
 
+# samples/hdf5/h5io: parallel HDF5 over MPI-IO, built when Debian's libhdf5-openmpi-dev is
+# installed (make deps); tests/t4022 skips without it.
+# (only when its header is really found: a package build's pkg-config may point elsewhere)
+AP_HDF5_CFLAGS := $(shell pkg-config --cflags hdf5-openmpi 2>/dev/null)
+AP_HDF5_LIBS   := $(shell pkg-config --libs hdf5-openmpi 2>/dev/null)
+AP_HASH        := \#
+AP_HDF5_OK     := $(if $(AP_HDF5_LIBS),$(shell echo '$(AP_HASH)include <hdf5.h>' | $(AP_MPICC) $(AP_HDF5_CFLAGS) -E -x c - >/dev/null 2>&1 && echo yes))
+AP_HDF5_SAMPLES := $(if $(AP_HDF5_OK),$(BUILD)/samples/h5io)
+
 special-tools:: $(BIN)/allprof $(AP_SO) $(AP_SAMPLES) $(AP_FSAMPLES) $(BUILD)/samples/pingpong-linked \
-	$(if $(AP_HAVE_MPICH),$(AP_MPICH_SO)) $(AP_MPICH_SAMPLES)
+	$(if $(AP_HAVE_MPICH),$(AP_MPICH_SO)) $(AP_MPICH_SAMPLES) $(AP_HDF5_SAMPLES)
+
+$(BUILD)/samples/h5io: samples/hdf5/h5io.c
+	@mkdir -p $(@D)
+	$(AP_MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g $(if $(WERROR),-Werror) $(AP_HDF5_CFLAGS) -o $@ $< $(AP_HDF5_LIBS)
 
 $(AP_DIR)/liballprof_pass.c: tools/allprof/genpass.sh
 	@mkdir -p $(@D)

@@ -793,6 +793,48 @@ int MPI_File_sync(MPI_File fh)
 	return rc;
 }
 
+int MPI_File_delete(const char *name, MPI_Info info)
+{
+	if (!AP_ON())
+		return PMPI_File_delete(name, info);
+	uint64_t t0 = ap_now();
+	ap_depth++;
+	int rc = PMPI_File_delete(name, info);
+	ap_depth--;
+	uint64_t t1 = ap_now();
+	ap_lock();
+	char *p = ap_begin(AP_B, "MPI_File_delete", t0);
+	p = f_u64(p, fnv1a(name));
+	ap_end(p, t1);
+	ap_unlock();
+	return rc;
+}
+
+/* Calls on an open file with one MPI_Offset (in, or out through a pointer). */
+#define AP_FOFF(NAME, T, VAL)                                                       \
+	int MPI_File_##NAME(MPI_File fh, T size)                                     \
+	{                                                                           \
+		if (!AP_ON())                                                       \
+			return PMPI_File_##NAME(fh, size);                          \
+		uint64_t t0 = ap_now();                                             \
+		ap_depth++;                                                         \
+		int rc = PMPI_File_##NAME(fh, size);                                \
+		ap_depth--;                                                         \
+		uint64_t t1 = ap_now();                                             \
+		ap_lock();                                                          \
+		char *p = ap_begin(AP_B, "MPI_File_" #NAME, t0);                    \
+		p = f_int(p, file_id(fh));                                          \
+		p = f_int(p, VAL);                                                  \
+		ap_end(p, t1);                                                      \
+		ap_unlock();                                                        \
+		return rc;                                                          \
+	}
+AP_FOFF(get_size, MPI_Offset *, rc == MPI_SUCCESS ? (int64_t)*size : -1)
+AP_FOFF(set_size, MPI_Offset, (int64_t)size)
+AP_FOFF(preallocate, MPI_Offset, (int64_t)size)
+AP_FOFF(get_atomicity, int *, rc == MPI_SUCCESS ? (int64_t)*size : -1)
+AP_FOFF(set_atomicity, int, (int64_t)size)
+
 /* Blocking data access: [offset,] buffer, count, type, status. */
 #define AP_FIO(NAME, BUF, AT, ATARG, ATVAL)                                         \
 	int MPI_File_##NAME(MPI_File fh AT, BUF buf, int count, MPI_Datatype dt, MPI_Status *st) \

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "ir_calib.h"
+#include "ir_calib_io.h"
 #include "ir_cli.h"
 #include "ir_io.h"
 #include "ir_net.h"
@@ -35,6 +36,7 @@ static void usage(void)
 	printf("Usage: calib [options] TRACEDIR|TSV\n"
 	       "   or: calib [options] TRACE...\n"
 	       "   or: calib --yield --cores N [-p FILE] [-o FILE] RUNDIR...\n"
+	       "   or: calib --io [-o FILE] [-q] TRACEDIR...\n"
 	       "Fit the cost model of a cluster to a measured ping-pong or netcal run and\n"
 	       "write a parameter file (formats/params.md) on standard output.\n"
 	       "\n"
@@ -46,6 +48,11 @@ static void usage(void)
 	       "also give the piecewise functions send_o, recv_o, net_L, copy and reduce.\n"
 	       "Several directories are several runs (each its ranks' traces), pooled: every\n"
 	       "median is then over all their repetitions.\n"
+	       "With --io the input is traces of samples/apps/iocal (an MPI-IO benchmark) and\n"
+	       "calib fits the storage model's disk and cache keys instead (cache_G, disk_G,\n"
+	       "disk_sync, disk_access, disk_track_seek; formats/calibration.md, \"Storage:\n"
+	       "iocal\"), each with its 95 %% uncertainty, and says which keys the disk cannot\n"
+	       "identify.\n"
 	       "\n"
 	       "Options (times: integer picoseconds or a unit ps ns us ms s):\n"
 	       "  -p, --params FILE   network parameters (L g G ...); o and O are fitted\n"
@@ -61,6 +68,7 @@ static void usage(void)
 	       "                      send calls of the smallest message)\n"
 	       "      --plot FILE     draw the points and the fitted lines (FILE.png or FILE.svg;\n"
 	       "                      needs gnuplot)\n"
+	       "      --io            fit the storage keys to traces of samples/apps/iocal\n"
 	       "      --intra         the run was of two ranks on one host: write the intra-node\n"
 	       "                      model (intra_send_o, intra_recv_o, intra_net_L, intra_S)\n"
 	       "  -o, --output FILE   write the parameter file to FILE\n"
@@ -132,7 +140,61 @@ static int run_gnuplot(const char *script, size_t len, const char *plot)
 	return 0;
 }
 
-enum { OPT_TOPO = 256, OPT_OVERHEAD, OPT_PLOT, OPT_UNWEIGHTED, OPT_VERSION, OPT_INTRA, OPT_YIELD, OPT_CORES };
+/* Write the finished parameters to OUT (a temporary file renamed when complete, or standard
+ * output); 0, or -1 after reporting the error. */
+static int write_out(const char *out, const ir_sb *sb)
+{
+	ir_err e;
+	ir_writer *w = ir_writer_open(out, 0, &e);
+	if (!w || ir_writer_write(w, sb->buf, sb->len, &e)) {
+		if (w)
+			ir_writer_abort(w);
+		return ir_cli_fail(&e), -1;
+	}
+	if (ir_writer_close(w, &e))
+		return ir_cli_fail(&e), -1;
+	return 0;
+}
+
+enum { OPT_TOPO = 256, OPT_OVERHEAD, OPT_PLOT, OPT_UNWEIGHTED, OPT_VERSION, OPT_INTRA, OPT_YIELD, OPT_CORES, OPT_IO };
+
+/* calib --io: the storage keys from iocal's traces (lib/ir_calib_io.c). */
+static int calib_io(char *const *dirs, size_t n, const char *out, int quiet)
+{
+	ir_calib_io c;
+	ir_sb sb = IR_SB_INIT;
+	ir_err e;
+	int status = IR_EXIT_BAD;
+	ir_calib_io_init(&c);
+	if (ir_calib_io_read(&c, dirs, n, &e) || ir_calib_io_fit(&c, &e)) {
+		status = ir_cli_fail(&e);
+		goto done;
+	}
+	if (ir_sb_addf(&sb, "# calib " IR_VERSION " --io\n") || ir_calib_io_write(&c, &sb)) {
+		status = ir_cli_failf("out of memory");
+		goto done;
+	}
+	if (!quiet) {
+		/* the fitted lines and keys, without the table's '#|' lines */
+		for (const char *p = sb.buf; *p;) {
+			const char *q = strchr(p, '\n');
+			size_t len = q ? (size_t)(q - p) + 1 : strlen(p);
+			if (strncmp(p, "#|", 2) != 0)
+				fprintf(stderr, "%s: %.*s", ir_cli_prog(), (int)len, p);
+			p += len;
+		}
+	}
+	if (write_out(out, &sb)) {
+		status = IR_EXIT_BAD;
+		goto done;
+	}
+	status = IR_EXIT_OK;
+done:
+	ir_sb_release(&sb);
+	ir_calib_io_release(&c);
+	return ir_cli_finish(status);
+}
+
 
 /* calib --yield: fit cpu_yield to nodecal runs (formats/calibration.md, "Shared cores"). */
 static int do_yield(char *const *dirs, int n, uint32_t cores, const char *pfile, const char *out)
@@ -141,7 +203,6 @@ static int do_yield(char *const *dirs, int n, uint32_t cores, const char *pfile,
 	ir_loggops lp;
 	ir_calib_yrun *runs;
 	ir_sb sb = IR_SB_INIT;
-	ir_writer *w = NULL;
 	ir_err e;
 	double y;
 	int status = IR_EXIT_BAD;
@@ -171,23 +232,12 @@ static int do_yield(char *const *dirs, int n, uint32_t cores, const char *pfile,
 		status = ir_cli_failf("out of memory");
 		goto done;
 	}
-	w = ir_writer_open(out, 0, &e);
-	if (!w || ir_writer_write(w, sb.buf, sb.len, &e)) {
-		status = ir_cli_fail(&e);
+	if (write_out(out, &sb)) {
+		status = IR_EXIT_BAD;
 		goto done;
-	}
-	{
-		ir_writer *w2 = w;
-		w = NULL;
-		if (ir_writer_close(w2, &e)) {
-			status = ir_cli_fail(&e);
-			goto done;
-		}
 	}
 	status = IR_EXIT_OK;
 done:
-	if (w)
-		ir_writer_abort(w);
 	ir_sb_release(&sb);
 	ir_params_free(ps);
 	free(runs);
@@ -204,6 +254,7 @@ int main(int argc, char **argv)
 		{ "overhead", required_argument, NULL, OPT_OVERHEAD },
 		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "unweighted", no_argument, NULL, OPT_UNWEIGHTED },
+		{ "io", no_argument, NULL, OPT_IO },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -214,7 +265,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *pfile = NULL, *net_name = NULL, *topo = NULL, *plot = NULL, *out = "-", *s_arg = NULL;
-	int c, quiet = 0, status = IR_EXIT_BAD, is_trace, ndirs = 0, intra = 0, yield = 0;
+	int c, quiet = 0, status = IR_EXIT_BAD, is_trace, ndirs = 0, intra = 0, yield = 0, io = 0;
 	uint32_t cores = 0;
 	int rc_intra;
 	ir_calib_opts co;
@@ -224,7 +275,6 @@ int main(int argc, char **argv)
 	ir_params *ps = NULL;
 	ir_loggops lp;
 	ir_sb sb = IR_SB_INIT;
-	ir_writer *w = NULL;
 	ir_err e;
 
 	ir_cli_init(argv[0]);
@@ -271,6 +321,9 @@ int main(int argc, char **argv)
 		case OPT_UNWEIGHTED:
 			co.unweighted = 1;
 			break;
+		case OPT_IO:
+			io = 1;
+			break;
 		case OPT_PLOT:
 			plot = optarg;
 			break;
@@ -305,6 +358,12 @@ int main(int argc, char **argv)
 	}
 	if (optind == argc)
 		return ir_cli_usage("missing INPUT (a trace directory, trace files or a TSV)");
+	if (io) {
+		if (pfile || net_name || topo || s_arg || plot || co.model != IR_CALIB_OGOPS || co.have_o || co.unweighted ||
+		    yield || intra || cores)
+			return ir_cli_usage("--io takes only -o and -q (the storage keys need no network)");
+		return calib_io(argv + optind, (size_t)(argc - optind), out, quiet);
+	}
 	if (yield) {
 		if (!cores)
 			return ir_cli_usage("--yield needs --cores N (the cores of the host the runs shared)");
@@ -453,18 +512,9 @@ int main(int argc, char **argv)
 			goto done;
 		}
 	}
-	w = ir_writer_open(out, 0, &e);
-	if (!w || ir_writer_write(w, sb.buf, sb.len, &e)) {
-		status = ir_cli_fail(&e);
+	if (write_out(out, &sb)) {
+		status = IR_EXIT_BAD;
 		goto done;
-	}
-	{
-		ir_writer *w2 = w;
-		w = NULL;
-		if (ir_writer_close(w2, &e)) {
-			status = ir_cli_fail(&e);
-			goto done;
-		}
 	}
 	if (plot) {
 		ir_sb_reset(&sb);
@@ -479,8 +529,6 @@ int main(int argc, char **argv)
 	}
 	status = IR_EXIT_OK;
 done:
-	if (w)
-		ir_writer_abort(w);
 	ir_sb_release(&sb);
 	ir_params_free(ps);
 	ir_calib_net_release(&net);

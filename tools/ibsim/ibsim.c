@@ -222,6 +222,13 @@ static void trace_event(const out *o, const ir_ev *ev)
 		        " arrived; recv %s and the send complete\n",
 		        ev->t, ev->seq, ev->rank, ev->msg, ev->peer, name_of(o, ev->rank, ev->op, a, sizeof a));
 		break;
+	case IR_EV_IO:
+		fprintf(stderr,
+		        "%" PRIu64 " seq %" PRIu32 " rank %" PRIu32 ": disk %s %s %" PRIu64 " bytes at %" PRIu64
+		        " done at %" PRIu64 "\n",
+		        ev->t, ev->seq, ev->rank, ev->tag ? (ev->size ? "write" : "flush") : "read",
+		        name_of(o, ev->rank, ev->op, a, sizeof a), ev->size, ev->msg, ev->end);
+		break;
 	default:
 		fprintf(stderr, "%" PRIu64 " seq %" PRIu32 ": network callback %" PRIu64 "\n", ev->t, ev->seq, ev->msg);
 		break;
@@ -259,13 +266,17 @@ static int tl_flush(out *o, int force, ir_err *e)
 	return 0;
 }
 
+/* The timeline's thread of a storage server's disk (formats/results.md §3). */
+#define IBSIM_TL_DISK 65535u
+
 static int tl_span(out *o, const char *name, const ir_ev *ev, uint64_t end)
 {
 	ir_sb *b = &o->buf;
 	const char *l = ev->op == IR_NO_OP ? NULL : ir_sched_label(o->s, ev->rank, ev->op);
 	int rc = ir_sb_adds(b, o->nspans++ ? ",\n{\"name\":\"" : "\n{\"name\":\"");
 	rc |= ir_sb_adds(b, name);
-	rc |= ir_sb_addf(b, "\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%" PRIu32 ",\"tid\":%u,\"ts\":", name, ev->rank, ev->cpu);
+	rc |= ir_sb_addf(b, "\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%" PRIu32 ",\"tid\":%u,\"ts\":", name, ev->rank,
+	                 ev->kind == IR_EV_IO ? IBSIM_TL_DISK : ev->cpu);
 	rc |= add_us(b, ev->t);
 	rc |= ir_sb_adds(b, ",\"dur\":");
 	rc |= add_us(b, end - ev->t);
@@ -280,6 +291,8 @@ static int tl_span(out *o, const char *name, const ir_ev *ev, uint64_t end)
 	}
 	if (ev->kind == IR_EV_CALC)
 		rc |= ir_sb_addf(b, "\"ps\":%" PRIu64 "}}", ev->size);
+	else if (ev->kind == IR_EV_IO)
+		rc |= ir_sb_addf(b, "\"bytes\":%" PRIu64 ",\"addr\":%" PRIu64 "}}", ev->size, ev->msg);
 	else
 		rc |= ir_sb_addf(b, "\"peer\":%" PRIu32 ",\"tag\":%" PRIu32 ",\"bytes\":%" PRIu64 ",\"msg\":%" PRIu64 "}}",
 		                 ev->peer, ev->tag, ev->size, ev->msg);
@@ -313,6 +326,9 @@ static int on_event(void *ctx, const ir_ev *ev, ir_err *e)
 			return ir_errf(e, "out of memory");
 	} else if (ev->kind == IR_EV_MSG) {
 		if (tl_span(o, "recv", ev, ev->end) || tl_flow(o, ev, 0))
+			return ir_errf(e, "out of memory");
+	} else if (ev->kind == IR_EV_IO) {
+		if (tl_span(o, ev->tag ? (ev->size ? "write" : "flush") : "read", ev, ev->end))
 			return ir_errf(e, "out of memory");
 	}
 	return tl_flush(o, 0, e);
@@ -407,7 +423,7 @@ static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv"
 	                                      /* the storage model (ir_storage_keys) */
 	                                      "storage_servers", "stripe_size", "stripe_count", "cb_nodes", "server_cache",
 	                                      "cache_G", "disk_G", "disk_access", "disk_track_seek", "disk_rotation",
-	                                      "disk_track", NULL };
+	                                      "disk_track", "disk_sync", NULL };
 
 static int is_key(const char *const *list, const char *k)
 {
@@ -972,6 +988,9 @@ int main(int argc, char **argv)
 			if (node.perturb > 0)
 				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " perturb=%g seed=%" PRIu64,
 				         node.perturb, node.seed);
+			if (stor.servers)
+				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " storage_servers=%" PRIu32,
+				         stor.servers);
 			char fab[160] = "";
 			const ir_ib_stats *fs = ib ? ir_ib_get_stats(ib) : NULL;
 			if (fs)

@@ -22,6 +22,7 @@ void ir_heap_release(ir_heap *h)
 {
 	for (int i = 0; i < IR_HEAP_BUCKETS; i++)
 		free(h->b[i]);
+	free(h->tmp);
 	ir_heap_init(h);
 }
 
@@ -33,12 +34,6 @@ int ir_heap_grow_(ir_heap *h, unsigned i)
 	if (want < h->bcap[i])
 		return -1;
 	return IR_GROW(h->b[i], want, h->bcap[i]);
-}
-
-static int cmp_seq(const void *x, const void *y)
-{
-	const ir_heap_ent *a = x, *b = y;
-	return ir_heap_key_lt(a, b) ? -1 : ir_heap_key_lt(b, a);
 }
 
 void ir_heap_insert0_(ir_heap *h, const ir_heap_ent *x)
@@ -53,26 +48,66 @@ void ir_heap_insert0_(ir_heap *h, const ir_heap_ent *x)
 	h->bn[0]++;
 }
 
-static void sort_seq(ir_heap_ent *v, size_t n)
+/* Bucket 0 after a split, in the order its entries were appended: sorted runs
+ * (made in one instant, in the order of their makers' events), so a natural merge sort:
+ * find the runs, merge neighbours through the scratch array until one is left. */
+static int sort_seq(ir_heap *h, ir_heap_ent *v, size_t n)
 {
 	size_t i;
-	for (i = 1; i < n && ir_heap_key_lt(&v[i - 1], &v[i]); i++)
+	for (i = 1; i < n && !ir_heap_key_lt(&v[i], &v[i - 1]); i++)
 		;
 	if (i == n)
-		return; /* already in order: the usual case */
-	if (n <= 16) {
-		for (i = 1; i < n; i++) {
-			ir_heap_ent x = v[i];
-			size_t j = i;
-			while (j > 0 && ir_heap_key_lt(&x, &v[j - 1])) {
-				v[j] = v[j - 1];
-				j--;
-			}
-			v[j] = x;
-		}
-		return;
+		return 0; /* already in order: the usual case */
+	if (h->tcap < n) {
+		size_t want = n > 64 ? n : 64;
+		ir_heap_ent *p = realloc(h->tmp, want * sizeof *p);
+		if (!p)
+			return -1;
+		h->tmp = p;
+		h->tcap = want;
 	}
-	qsort(v, n, sizeof *v, cmp_seq);
+	ir_heap_ent *a = v, *b = h->tmp;
+	for (;;) {
+		size_t o = 0, runs = 0;
+		i = 0;
+		while (i < n) {
+			size_t m = i + 1, j;
+			while (m < n && !ir_heap_key_lt(&a[m], &a[m - 1]))
+				m++;
+			if (m == n) {
+				memcpy(b + o, a + i, (n - i) * sizeof *a);
+				o = n;
+				runs++;
+				break;
+			}
+			j = m + 1;
+			while (j < n && !ir_heap_key_lt(&a[j], &a[j - 1]))
+				j++;
+			/* merge a[i..m) and a[m..j) */
+			size_t x = i, y = m;
+			while (x < m && y < j)
+				b[o++] = ir_heap_key_lt(&a[y], &a[x]) ? a[y++] : a[x++];
+			while (x < m)
+				b[o++] = a[x++];
+			while (y < j)
+				b[o++] = a[y++];
+			runs++;
+			i = j;
+		}
+		ir_heap_ent *c = a;
+		a = b;
+		b = c;
+		if (runs == 1)
+			break;
+	}
+	if (a != v)
+		memcpy(v, a, n * sizeof *v);
+	if (h->tcap > BIG_BUCKET) {
+		free(h->tmp);
+		h->tmp = NULL;
+		h->tcap = 0;
+	}
+	return 0;
 }
 
 /* Bucket 0 is empty: split the lowest non-empty bucket around its smallest time. */
@@ -99,8 +134,7 @@ int ir_heap_split_(ir_heap *h)
 		h->b[i] = NULL;
 		h->bcap[i] = 0;
 	}
-	sort_seq(h->b[0], h->bn[0]);
-	return 0;
+	return sort_seq(h, h->b[0], h->bn[0]);
 }
 
 uint64_t ir_heap_min_scan_(const ir_heap *h)
@@ -143,7 +177,7 @@ uint32_t ir_heap_renumber(ir_heap *h, uint32_t base)
 	 * (entries may change buckets only if `last` changed, and it does not),
 	 * so each bucket gets back at most what it had. */
 	for (size_t j = 0; j < k; j++) {
-		all[j].seq = base + (uint32_t)j;
+		all[j].who = base + (uint32_t)j;
 		(void)ir_heap_append_(h, ir_heap_bucket_(all[j].t, h->last), &all[j]);
 	}
 	free(all);

@@ -7,11 +7,11 @@
  * times on the same schedule:
  *   - one queue of items (ready ops, messages at their destination, network
  *     callbacks) ordered by (time, tie key); the key is (the time the item was
- *     made, the rank whose event made it), given when the item is first queued
- *     and kept when it is put back later; items with equal keys keep the order
- *     they were last queued in (docs/loggops-semantics.md §2). No global
- *     counter enters it, so a process that simulates only some ranks
- *     (lib/ir_par.c) orders their items as the whole run does;
+ *     made, the rank whose event made it, that rank's count of items made so
+ *     far), given when the item is first queued and kept when it is put back
+ *     later (docs/loggops-semantics.md §2). No global counter enters it, so a
+ *     process that simulates only some ranks (lib/ir_par.c) gives their items
+ *     the keys the whole run gives them;
  *   - an item whose CPU or NIC is busy at its time is put back at the time the
  *     resource frees (ir_heap_retime_top: one sift, no pop and push);
  *   - after each event, the ops it made ready are queued rank by rank in
@@ -175,8 +175,9 @@ struct ir_engine {
 	int other_model;    /* the parameters set a piecewise function or copy (else the LogGOPS rule alone) */
 	pool mp;
 	ir_heap h;
-	uint32_t who;            /* who makes the items queued now: the start (0), rank r (r + 1),
-	                          * the network's callbacks (nranks + 1) */
+	uint64_t *made;          /* [nranks + 2] items made so far by: the start (0), rank r (r + 1),
+	                          * the network's callbacks (nranks + 1): the last part of a key */
+	uint32_t who;            /* who makes the items queued now (an index of made) */
 	ir_heap_ent cur;         /* the key of the item being processed */
 	uint32_t *dseq;          /* [nops], with the event hook only: each queued op's ir_ev.seq */
 	uint32_t dnext, dcur, dinit; /* the next such number; the current item's; the next at the start */
@@ -372,6 +373,7 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	    !(en->uq_head = xcalloc(s->nranks, 4, e, "message queues")) ||
 	    !(en->uq_tail = xcalloc(s->nranks, 4, e, "message queues")) ||
 	    !(en->done = xcalloc(s->nranks, 4, e, "rank counters")) ||
+	    !(en->made = xcalloc((size_t)s->nranks + 2, 8, e, "rank counters")) ||
 	    !(en->calc = xcalloc(s->nranks, 8, e, "rank counters")) ||
 	    !(en->nmsgs = xcalloc(s->nranks, 8, e, "rank counters")) ||
 	    !(en->nbytes = xcalloc(s->nranks, 8, e, "rank counters")))
@@ -450,6 +452,7 @@ void ir_engine_free(ir_engine *en)
 	free(en->uq_head);
 	free(en->uq_tail);
 	free(en->done);
+	free(en->made);
 	free(en->dseq);
 	free(en->calc);
 	free(en->held_end);
@@ -487,11 +490,12 @@ static inline void ev_key(const ir_engine *en, ir_ev *ev)
 	ev->seq = en->dcur;
 	ev->key_tc = en->cur.tc;
 	ev->key_who = en->cur.who;
+	ev->key_n = en->cur.seq;
 }
 
 static int hpush_key(ir_engine *en, uint64_t t, const ir_heap_ent *k, uint32_t ref, ir_err *e)
 {
-	int rc = ir_heap_push_key(&en->h, t, k->tc, k->who, ref);
+	int rc = ir_heap_push_key(&en->h, t, k->tc, k->who, k->seq, ref);
 	if (rc == -2)
 		return ir_errf(e, "internal error: item queued at %llu ps, before the current time %llu ps",
 		               (unsigned long long)t, (unsigned long long)en->h.last);
@@ -500,11 +504,12 @@ static int hpush_key(ir_engine *en, uint64_t t, const ir_heap_ent *k, uint32_t r
 	return 0;
 }
 
-/* A new item: its key is (now, who makes it). */
+/* A new item: its key is (now, who makes it, that one's count). */
 static inline void new_key(ir_engine *en, ir_heap_ent *k)
 {
 	k->tc = en->now;
 	k->who = en->who;
+	k->seq = en->made[en->who]++;
 }
 
 static int qpush(ir_engine *en, uint64_t t, uint32_t ref, ir_err *e)
@@ -697,15 +702,7 @@ static int matched(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uint64_t
 	ir_dop rop;
 	opd(en, d, ri, &rop);
 	if (m->size > rop.size) {
-		/* the least by (time, key, receiving rank, receive): the first processed, and the
-		 * same whichever process finds it (tools/ibsim-mpi) */
-		const ir_engine_stats *o = &en->st;
-		if (!en->st.oversize++ || en->cur.t < o->over_t ||
-		    (en->cur.t == o->over_t &&
-		     (en->cur.tc < o->over_tc ||
-		      (en->cur.tc == o->over_tc &&
-		       (en->cur.who < o->over_who ||
-		        (en->cur.who == o->over_who && (d < o->over_rank || (d == o->over_rank && ri < o->over_recv)))))))) {
+		if (!en->st.oversize++) {
 			en->st.over_rank = d;
 			en->st.over_recv = ri;
 			en->st.over_msg_size = m->size;
@@ -714,6 +711,7 @@ static int matched(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uint64_t
 			en->st.over_t = en->cur.t;
 			en->st.over_tc = en->cur.tc;
 			en->st.over_who = en->cur.who;
+			en->st.over_n = en->cur.seq;
 		}
 	}
 	if (handshake(en, m)) {
@@ -1530,6 +1528,7 @@ int ir_engine_deliver(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
 		memset(&rm, 0, sizeof rm);
 		rm.t = t;
 		rm.tc = k.tc;
+		rm.n = k.seq;
 		rm.who = k.who;
 		rm.src = m->src;
 		rm.dst = m->dst;
@@ -1602,16 +1601,16 @@ static int tmp_add(ir_engine *en, size_t *n, uint32_t v, ir_err *e)
 }
 
 /* The ops ready at the start come first, all at time 0, in the order (rank; sends,
- * receives, calcs, reads and writes; program order): their key is (0, 0), below the key of
- * any item made later (whose maker is 1 + a rank, or the network), and those put back are
- * queued in that order, which their equal keys keep. Put-backs go to later times, so they run
- * first and in that order: run them straight from the schedule instead of queueing them all.
- * A partition runs only its own ranks' (their keys are the whole run's). */
-static inline void init_key(ir_engine *en, uint32_t r)
+ * receives, calcs, reads and writes; program order): their keys are (0, 0, that position),
+ * below the key of any item made later (whose maker is 1 + a rank, or the network). Put-backs
+ * go to later times, so they run first and in that order: run them straight from the schedule
+ * instead of queueing them all. A partition runs only its own ranks' (their keys are the
+ * whole run's). */
+static inline void init_key(ir_engine *en, uint32_t r, uint64_t cls, uint32_t i)
 {
-	en->cur.t = 0;
 	en->cur.tc = 0;
 	en->cur.who = 0;
+	en->cur.seq = (uint64_t)r << 33 | cls << 31 | i;
 	en->dcur = en->dinit++;
 	en->who = r + 1;
 	en->now = 0;
@@ -1631,7 +1630,7 @@ static int run_initial(ir_engine *en, ir_err *e)
 				continue;
 			type = ir_csched_type(en->cs, b + i);
 			if (type == IR_OP_SEND) {
-				init_key(en, r);
+				init_key(en, r, 0, i);
 				if (step_op(en, 0, b + i, r, 0, e) || after_event(en, e))
 					return -1;
 			} else if (type == IR_OP_RECV) {
@@ -1646,7 +1645,8 @@ static int run_initial(ir_engine *en, ir_err *e)
 			if (en->state[b + i] == 0 && ir_op_is_io(ir_csched_type(en->cs, b + i)) && tmp_add(en, &nt, i, e))
 				return -1;
 		for (size_t j = 0; j < nt; j++) {
-			init_key(en, r);
+			unsigned type = ir_csched_type(en->cs, b + en->tmp[j]);
+			init_key(en, r, type == IR_OP_RECV ? 1 : type == IR_OP_CALC ? 2 : 3, en->tmp[j]);
 			if (step_op(en, 0, b + en->tmp[j], r, 0, e) || after_event(en, e))
 				return -1;
 		}
@@ -1784,6 +1784,7 @@ int ir_engine_put_remote(ir_engine *en, const ir_engine_rmsg *rm, ir_err *e)
 	m->arrive = rm->t;
 	k.tc = rm->tc;
 	k.who = rm->who;
+	k.seq = rm->n;
 	return hpush_key(en, rm->t, &k, IR_MSGBIT | mi, e);
 }
 

@@ -60,7 +60,8 @@ typedef struct ir_ev {
 	uint32_t seq;      /* for people (-v): the item's number in the order items were first
 	                    * queued; only when the event hook is set */
 	uint64_t key_tc;   /* the item's tie key (docs/loggops-semantics.md §2): when it was made, */
-	uint32_t key_who;  /* by whom (0: the start, 1 + rank, nranks + 1: the network) */
+	uint32_t key_who;  /* by whom (0: the start, 1 + rank, nranks + 1: the network), */
+	uint64_t key_n;    /* and that one's count of items made before it */
 	uint64_t t;        /* time processed */
 	uint64_t end;      /* see the kinds */
 	uint32_t rank;     /* where it happened */
@@ -108,7 +109,7 @@ enum ir_msg_progress { IR_PROGRESS_IDLE = 0, IR_PROGRESS_ARRIVAL = 1 };
  * every process of one run. */
 typedef struct ir_engine_rmsg {
 	uint64_t t;          /* arrival at the destination */
-	uint64_t tc;         /* key: made at tc, by who */
+	uint64_t tc, n;      /* key: made at tc, by who, n-th */
 	uint32_t who;
 	uint32_t src, dst, tag, sop;
 	uint8_t cpu, nic, rndv, pad_;
@@ -150,7 +151,7 @@ typedef struct ir_engine_stats {
 	uint32_t over_rank, over_recv; /* the first one: receiving rank and receive op */
 	uint64_t over_msg_size, over_recv_size;
 	uint32_t over_src;
-	uint64_t over_t, over_tc; /* the key of the event that found the first one */
+	uint64_t over_t, over_tc, over_n; /* the key of the event that found the first one */
 	uint32_t over_who;
 	uint64_t end;       /* largest end time over ranks */
 } ir_engine_stats;

@@ -177,7 +177,7 @@ uint32_t ir_heap_renumber(ir_heap *h, uint32_t base)
 	 * (entries may change buckets only if `last` changed, and it does not),
 	 * so each bucket gets back at most what it had. */
 	for (size_t j = 0; j < k; j++) {
-		all[j].who = base + (uint32_t)j;
+		all[j].seq = base + (uint32_t)j;
 		(void)ir_heap_append_(h, ir_heap_bucket_(all[j].t, h->last), &all[j]);
 	}
 	free(all);

@@ -1,6 +1,6 @@
 /*
- * ir_heap.h: the simulator's event queue: a radix heap of 24-byte entries
- * popped in exact (time, tie key, order queued) order.
+ * ir_heap.h: the simulator's event queue: a radix heap of 16-byte entries
+ * popped in exact (time, sequence number) order.
  *
  * Why a radix heap: the engine's queue is monotone (nothing is ever queued
  * earlier than the last item taken out: every rule of the engine queues at
@@ -14,33 +14,27 @@
  * sift-downs were 40% of the run, mispredicting on every level).
  *
  * Ties: bucket 0 holds exactly the entries whose time equals the last popped
- * time, kept sorted by their tie key (tc, who), entries with equal keys in the
- * order they were queued (a put-back, ir_heap_retime_top, queues anew): when a
- * split fills it, it is sorted stably (a natural merge sort: the usual case is
- * already in order, one comparison per entry; otherwise it is a few sorted
- * runs, one per batch of items made at one time); a later push at that time is
- * appended when its key is not smaller than the last (one comparison, the
- * usual case) and otherwise inserted after the last entry not greater. So
- * entries come out in (time, tc, who, order queued) order exactly.
+ * time, kept sorted by their tie key (tc, who, seq): when a split fills it, it
+ * is sorted by a natural merge sort (the usual case is already in order, one
+ * comparison per entry; otherwise it is a few sorted runs, one per batch of
+ * items made at one time, merged through a scratch array); a later push at that
+ * time is appended when its key is the largest (one comparison; always so for
+ * callers whose keys only grow, such as a plain sequence number) and otherwise
+ * inserted in its place. So entries come out in (time, tc, who, seq) order
+ * exactly.
  *
- * Two kinds of callers: ir_heap_push() gives a 32-bit sequence number (kept in
- * `who`, tc 0), unique and growing, as the InfiniBand fabric does; when such a
- * caller runs out of numbers it calls ir_heap_renumber(), which keeps the order
- * and compacts the numbers. ir_heap_push_key() gives the engine's key (creation
- * time, creating rank), which needs no global counter and orders a process's
- * items the same whichever process simulates them (docs/loggops-semantics.md
- * §2, lib/ir_par.c); there a new key may be smaller than keys already queued at
- * the same time (an item made at t by rank 3 after one made at t by rank 7).
- *
- * Why not more: a third part, the maker's count of items, made the entry 32
- * bytes and needed a counter per rank; queue order does its work (items of one
- * maker with one creation time are queued in the order it made them, and a
- * put-back's new place is decided by the process that owns the item), and the
- * entry is 24 bytes. docs/design.md §9 has the measurements (16 bytes, the
- * entry before the key, is the floor: time and handle fill 12 of them).
+ * Two kinds of callers: ir_heap_push() gives a 32-bit sequence number (tc and
+ * who 0), unique and growing, as the InfiniBand fabric does; when such a caller
+ * runs out of numbers it calls ir_heap_renumber(), which keeps the order and
+ * compacts the numbers. ir_heap_push_key() gives the whole key: the engine's
+ * (creation time, creating rank, that rank's counter), which needs no global
+ * counter and is the same whichever process simulates the item
+ * (docs/loggops-semantics.md §2, lib/ir_par.c); there a new key may be smaller
+ * than keys already queued at the same time (an item made at t by rank 3 after
+ * one made at t by rank 7).
  *
  * `ref` is the caller's 32-bit handle of the item (op or message). Memory:
- * 24 bytes per queued entry in growable bucket arrays, and a scratch array for
+ * 32 bytes per queued entry in growable bucket arrays, and a scratch array for
  * the sort; a large bucket's array (and a large scratch array) is freed when it
  * is no longer used, so a burst does not pin memory.
  */
@@ -52,15 +46,20 @@
 
 typedef struct ir_heap_ent {
 	uint64_t t;
-	uint64_t tc;   /* tie key, compared in this order: tc, who; equal keys: first queued first */
+	uint64_t tc;   /* tie key, compared in this order: tc, who, seq */
+	uint64_t seq;
+	uint32_t who;
 	uint32_t ref;
-	uint32_t who;  /* ir_heap_push: the sequence number */
 } ir_heap_ent;
 
-/* a before b in the order of ties (equal keys keep the order they were queued in) */
+/* a before b in the order of ties */
 static inline int ir_heap_key_lt(const ir_heap_ent *a, const ir_heap_ent *b)
 {
-	return a->tc != b->tc ? a->tc < b->tc : a->who < b->who;
+	if (a->tc != b->tc)
+		return a->tc < b->tc;
+	if (a->who != b->who)
+		return a->who < b->who;
+	return a->seq < b->seq;
 }
 
 #define IR_HEAP_BUCKETS 65
@@ -105,7 +104,7 @@ void ir_heap_insert0_(ir_heap *h, const ir_heap_ent *x);
 
 /* Returns 0, -1 if memory runs out (the heap is unchanged), -2 if t is earlier
  * than the last popped time (a caller bug; the heap is unchanged). */
-static inline int ir_heap_push_key(ir_heap *h, uint64_t t, uint64_t tc, uint32_t who, uint32_t ref)
+static inline int ir_heap_push_key(ir_heap *h, uint64_t t, uint64_t tc, uint32_t who, uint64_t seq, uint32_t ref)
 {
 	ir_heap_ent x;
 	unsigned i;
@@ -114,6 +113,7 @@ static inline int ir_heap_push_key(ir_heap *h, uint64_t t, uint64_t tc, uint32_t
 	x.t = t;
 	x.tc = tc;
 	x.who = who;
+	x.seq = seq;
 	x.ref = ref;
 	i = ir_heap_bucket_(t, h->last);
 	if (i == 0 && h->head0 < h->bn[0] && ir_heap_key_lt(&x, &h->b[0][h->bn[0] - 1])) {
@@ -129,7 +129,7 @@ static inline int ir_heap_push_key(ir_heap *h, uint64_t t, uint64_t tc, uint32_t
 
 static inline int ir_heap_push(ir_heap *h, uint64_t t, uint32_t seq, uint32_t ref)
 {
-	return ir_heap_push_key(h, t, 0, seq, ref);
+	return ir_heap_push_key(h, t, 0, 0, seq, ref);
 }
 
 /* The smallest entry: 1 and *top set, 0 when empty, -1 if memory runs out.

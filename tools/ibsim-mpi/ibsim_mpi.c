@@ -161,10 +161,9 @@ static int gather_col(uint64_t **dst, ir_engine *en, const ir_par_plan *pl, uint
 	return 0;
 }
 
-/* The first oversize message: the least by (time, key, receiving rank, receive) over the processes,
- * as the sequential engine keeps it. */
+/* The first oversize message: the process whose first one has the smallest key. */
 typedef struct over_rec {
-	uint64_t has, t, tc, who, msg_size, recv_size, rank, recv, src;
+	uint64_t has, t, tc, who, n, msg_size, recv_size, rank, recv, src;
 } over_rec;
 
 static int key_lt(const over_rec *a, const over_rec *b)
@@ -177,9 +176,7 @@ static int key_lt(const over_rec *a, const over_rec *b)
 		return a->tc < b->tc;
 	if (a->who != b->who)
 		return a->who < b->who;
-	if (a->rank != b->rank)
-		return a->rank < b->rank;
-	return a->recv < b->recv;
+	return a->n < b->n;
 }
 
 int par_run(const ir_sched *s, ir_engine_cfg *cfg, const double *weights, uint32_t host_ranks, ir_engine **en,
@@ -252,6 +249,7 @@ int par_run(const ir_sched *s, ir_engine_cfg *cfg, const double *weights, uint32
 			mine.t = st->over_t;
 			mine.tc = st->over_tc;
 			mine.who = st->over_who;
+			mine.n = st->over_n;
 			mine.msg_size = st->over_msg_size;
 			mine.recv_size = st->over_recv_size;
 			mine.rank = st->over_rank;

@@ -637,14 +637,20 @@ static int log_msg(ir_engine *en, const msg *m, uint32_t ri, uint64_t t, ir_err 
  * rendezvous send returns when the data has been taken, not when the receive
  * begins; its CPU stays free for arriving messages meanwhile, as an MPI
  * library progresses them while it waits (docs/loggops-semantics.md section 6.2). */
+static uint64_t node_wake(ir_engine *en, uint32_t r, uint64_t t);
+
 static int release_sender(ir_engine *en, const msg *m, uint64_t t, ir_err *e)
 {
 	uint32_t sr = m->src;
 	uint64_t *cf = &en->cpu_free[(size_t)sr * en->C + m->cpu];
 	uint64_t *sf = &en->send_free[(size_t)sr * en->N + m->nic];
 	uint64_t cpu_end = tadd(en, m->inject, ir_model_send_cpu(msg_params(en, m), m->size, m->self)), t_done = t;
-	if (*cf < t)
-		*cf = t;
+	/* a sender waiting in MPI on a shared host is woken by the release, a protocol step of
+	 * its own (docs/loggops-semantics.md section 8, "Waking a waiting rank") */
+	if (en->hwake && *cf < t && en->hwake[en->host[sr]])
+		t_done = node_wake(en, sr, t);
+	if (*cf < t_done)
+		*cf = t_done;
 	if (*sf < t)
 		*sf = t;
 	if (en->held_end && ir_model_pw(msg_params(en, m)) && !handshake(en, m)) {
@@ -989,6 +995,23 @@ static int node_take(ir_engine *en, uint32_t r, uint64_t t, uint64_t w, uint64_t
 	if (j != NIL)
 		en->core_free[(size_t)h * en->K + j] = *out;
 	return 0;
+}
+
+/* block with cpu_yield: rank r, waiting in MPI, is woken at t by a protocol step that is
+ * no message it handles (a rendezvous sender's release). The wake-up takes the first core
+ * of its host free from t on (outside detours) for the host's wake-up time; its end. */
+static uint64_t node_wake(ir_engine *en, uint32_t r, uint64_t t)
+{
+	uint32_t h = en->host[r], j = NIL;
+	uint64_t a = node_ready(en, r, t, 0), q = core_at(en, h, a, &j), end;
+	if (j == NIL) {
+		a = node_ready(en, r, q, 0);
+		while ((q = core_at(en, h, a, &j)) > a || j == NIL)
+			a = node_ready(en, r, q, 0);
+	}
+	end = node_adv(en, r, a, en->hwake[h], 0);
+	en->core_free[(size_t)h * en->K + j] = end;
+	return end;
 }
 
 /* The work of calc op i of rank r of d picoseconds: scaled, perturbed, rounded. */

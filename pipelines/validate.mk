@@ -26,8 +26,9 @@
 # NODE turns the node model on for the runs with more ranks than CORES (default: this
 # machine's cores), which oversubscribe them (docs/loggops-semantics.md section 8): the
 # ibsim options of the host, e.g. NODE="--cores 2 --cpu-wait block". Such runs are then
-# traced with `allprof --cpu-time`, converted in the default mode with `--calc cpu` (a
-# gap is the rank's CPU time, not the wall time in which it also waited for a core), and
+# traced with `allprof --cpu-time`, converted in the default mode with `--calc $(NODE_CALC)`
+# (NODE_CALC=cpu, the default: a gap is the rank's CPU time, not the wall time in which it
+# also waited for a core; NODE_CALC=wall: the wall time, as without the node model), and
 # simulated with NODE, `--ranks-per-host <ranks>` and the cpu_yield that
 # `pipelines/calibrate.mk node` measures with the calibration ($(OUT)/calibrate/node.params;
 # NODE_PARAMS names another file). The sync mode keeps the clock and no node model. Empty
@@ -68,6 +69,7 @@ IBSIM_FLAGS ?=
 NODE      ?=
 CORES     ?= $(shell nproc)
 NODE_PARAMS ?= $(OUT)/calibrate/node.params
+NODE_CALC ?= cpu
 MPIRUN_2    ?= mpirun --bind-to core
 MPIRUN_MANY ?= mpirun --oversubscribe --bind-to none
 BUILD_TOOLS ?= yes
@@ -113,7 +115,7 @@ NETFLAGS = --net $(NET)$(if $(TOPO), --topo $(TOPO))
 # simulation flags (the cpu_yield is read from NODE_PARAMS when the simulation runs)
 node_on   = $(if $(NODE),$(shell [ "$(1)" -gt "$(CORES)" ] && echo y))
 AP_FLAGS  = $(if $(call node_on,$(1)),--cpu-time)
-NODE_T2G  = $(if $(filter default,$(1)),$(if $(call node_on,$(2)),--calc cpu))
+NODE_T2G  = $(if $(filter default,$(1)),$(if $(call node_on,$(2)),--calc $(NODE_CALC)))
 NODE_SIM  = $(if $(filter default,$(1)),$(if $(call node_on,$(2)),$(NODE) --ranks-per-host $(2)))
 NODE_DEP  = $(if $(NODE),$(if $(filter default,$(1)),$(NODE_PARAMS)))
 
@@ -161,7 +163,7 @@ endif
 stamp = @mkdir -p $(@D); printf '%s\n' '$(subst ','\'',$(STAMP))' > $@.new; \
   if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
 F := $(OUT)/settings
-$(F)/t2g-%: STAMP = trace2goal -q $(T2G_$*) $(T2G_FLAGS) -p $(abspath $(PARAMS)) / node: $(NODE) $(CORES)
+$(F)/t2g-%: STAMP = trace2goal -q $(T2G_$*) $(T2G_FLAGS) -p $(abspath $(PARAMS)) / node: $(NODE) $(CORES) $(NODE_CALC)
 $(F)/ibsim-%: STAMP = ibsim -q -p $(abspath $(PARAMS)) $(NETFLAGS) $(IBSIM_$*) $(IBSIM_FLAGS) / node: $(NODE) $(CORES)
 $(F)/cmp: STAMP = cmp-real -t $(TOLERANCE)
 $(F)/table: STAMP = $(MODES) / $(RUNS) / $(MISSING)

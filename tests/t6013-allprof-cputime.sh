@@ -9,15 +9,16 @@
 . "$TOP/tests/allprof-lib.sh"
 need_mpi
 
-# cpucheck FILE: the CPU field on every call line, and the rules above (1 ns of slack for
-# the three decimals)
+# cpucheck FILE: the CPU field on every call line, and the rules above (a gap's CPU time may
+# pass its wall time by 0.2 us and 5 %: the kernel's CPU clock and CLOCK_MONOTONIC are read
+# from different clocks, 20 ns apart in 1.25 us seen here)
 cpucheck() {
 	awk -F: '/^#/ { next } {
 		if ($NF !~ /^c[0-9]+\.[0-9][0-9][0-9],[0-9]+\.[0-9][0-9][0-9]$/) { print FILENAME ":" NR ": no CPU field: " $0; bad = 1; next }
 		split(substr($NF, 2), c, ","); c0 = c[1] + 0; c1 = c[2] + 0; t0 = $2 + 0; t1 = $(NF - 1) + 0
 		if (c1 < c0) { print FILENAME ":" NR ": CPU return before CPU call"; bad = 1 }
 		if (n && c0 < lc1) { print FILENAME ":" NR ": CPU time goes back"; bad = 1 }
-		if (n && $1 != "MPI_Finalize" && (c0 - lc1) > (t0 - lt1) + 0.002) {
+		if (n && $1 != "MPI_Finalize" && (c0 - lc1) > 1.05 * (t0 - lt1) + 0.2) {
 			print FILENAME ":" NR ": gap of " c0 - lc1 " us CPU in " t0 - lt1 " us wall"; bad = 1 }
 		lc1 = c1; lt1 = t1; n++
 	} END { exit bad || !n }' "$1"
@@ -29,12 +30,15 @@ test_expect_success 'ring and nonblock on 3 ranks: CPU times on every line' '
 	for r in 0 1 2; do
 		for d in ring nb; do
 			f=$d/rank-$r.trace &&
-			complete $f && monotonic $f && cpucheck $f &&
+			sed "s/:c[0-9.]*,[0-9.]*\$//" $f >nocpu &&
+			complete $f && monotonic nocpu && cpucheck $f &&
 			head -n 1 $f | grep -q "^# allprof .* trace format 2$" &&
 			grep -qx "# cpu: thread, microseconds" $f || return 1
 		done
 	done &&
-	check_ring ring 3
+	# without the CPU field, the lines are those of a trace without the option
+	mkdir ringnc && for r in 0 1 2; do sed "s/:c[0-9.]*,[0-9.]*\$//" ring/rank-$r.trace >ringnc/rank-$r.trace; done &&
+	check_ring ringnc 3
 '
 
 test_expect_success 'trace2goal: --calc cpu and wall convert the same schedule, CPU gaps shorter' '

@@ -168,7 +168,7 @@ struct ir_engine {
 	uint64_t *calc, *nmsgs, *nbytes; /* [nranks] */
 	uint64_t *held_end; /* [nranks], piecewise model only: latest completion of a rendezvous send */
 	/* Async progress: receives charged when needed (docs/loggops-semantics.md 6.2 item 3). */
-	uint32_t *pend;          /* [nops] predecessors that are matched receives not charged yet */
+	uint32_t *pend;          /* [nops] receives among the unmet predecessors (required, not irequired) */
 	uint32_t *pend_head, *pend_tail; /* [nranks] K_PEND messages in match order, or NIL */
 	uint64_t *charge_at;     /* [nranks] time of the last K_CHARGE queued, or UINT64_MAX */
 	/* Storage (read and write ops, ir_storage.h): only when the schedule has some; maxcls is
@@ -418,6 +418,12 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	}
 	for (uint64_t g = 0; g < total; g++)
 		en->ninit += en->state[g] == 0;
+	/* async progress: each op's count of receives it requires (pend) */
+	for (uint32_t g = 0; en->pend && g < (uint32_t)total; g++)
+		if (ir_csched_type(en->cs, g) == IR_OP_RECV)
+			for (uint32_t k = en->cop[g].s; k < en->cop[g + 1].s; k++)
+				if (!(en->cedge[k] & IR_EDGE_IREQ))
+					en->pend[en->cedge[k] & IR_EDGE_INDEX]++;
 	return en;
 fail:
 	ir_engine_free(en);
@@ -532,9 +538,12 @@ static int walk(ir_engine *en, uint32_t r, uint32_t i, unsigned mask, uint64_t t
                 ir_err *e)
 {
 	uint32_t base = en->base[r], b = en->cop[base + i].s, end = en->cop[base + i + 1].s;
+	int rdone = 0;
 	if (b == end)
 		return 0;
 	l->rank = r;
+	if (en->pend && (mask & WALK_REQ))
+		rdone = ir_csched_type(en->cs, base + i) == IR_OP_RECV;
 	for (uint32_t k = b; k < end; k++) {
 		uint32_t ed = en->cedge[k];
 		uint32_t g = ed & IR_EDGE_INDEX;
@@ -546,10 +555,13 @@ static int walk(ir_engine *en, uint32_t r, uint32_t i, unsigned mask, uint64_t t
 			if (en->earliest[g] < tt)
 				en->earliest[g] = tt;
 		}
+		if (rdone && kind == WALK_REQ)
+			en->pend[g]--;
 		if (--en->state[g] == 0) {
 			if (rl_add(l, g - base, e))
 				return -1;
-		} else if (en->pend && en->pend[g] == en->state[g] && need_charge(en, r, g, e)) {
+		} else if (en->pend && en->pend[g] == en->state[g] && en->pend_head[r] != NIL &&
+		           need_charge(en, r, g, e)) {
 			return -1;
 		}
 	}
@@ -797,8 +809,9 @@ static int has_req_succ(const ir_engine *en, uint32_t r, uint32_t i)
 	return 0;
 }
 
-/* Op g of rank r waits only for matched receives not charged yet: queue a charge at the
- * time its other predecessors are done (once per rank and time). */
+/* Op g of rank r waits only for receives (it is reached: the rank waits in the call
+ * that completes them) and some of its rank's receives are matched and not charged:
+ * queue a charge at the time its other predecessors are done (once per rank and time). */
 static int need_charge(ir_engine *en, uint32_t r, uint32_t g, ir_err *e)
 {
 	uint64_t t = umax(en->now, en->earliest[g]);
@@ -835,13 +848,13 @@ static int make_pending(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uin
 		uint32_t ed = en->cedge[k], g = ed & IR_EDGE_INDEX;
 		if (ed & IR_EDGE_IREQ)
 			continue;
-		if (++en->pend[g] == en->state[g] && need_charge(en, d, g, e))
+		if (en->pend[g] == en->state[g] && need_charge(en, d, g, e))
 			return -1;
 	}
 	return 0;
 }
 
-/* A pending receive is needed when one of the ops requiring it waits for nothing else. */
+/* A pending receive is needed when an op requiring it waits for nothing but receives. */
 static int pend_needed(const ir_engine *en, uint32_t r, uint32_t ri)
 {
 	uint32_t base = en->base[r], b = en->cop[base + ri].s, end = en->cop[base + ri + 1].s;
@@ -863,18 +876,9 @@ static int charge(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ci, ir_err *
 	pool_put(&en->mp, ci);
 	if (en->charge_at[r] == t)
 		en->charge_at[r] = UINT64_MAX;
-	/* which are needed is decided before any completes; then they stop counting as
-	 * pending, so that their completions release their dependents as usual */
+	/* which are needed is decided before any completes */
 	for (mi = en->pend_head[r]; mi != NIL; mi = M(en, mi)->next)
 		M(en, mi)->kind = pend_needed(en, r, M(en, mi)->rop) ? K_CHARGE : K_PEND;
-	for (mi = en->pend_head[r]; mi != NIL; mi = M(en, mi)->next) {
-		uint32_t ri = M(en, mi)->rop, base = en->base[r];
-		if (M(en, mi)->kind != K_CHARGE)
-			continue;
-		for (uint32_t k = en->cop[base + ri].s; k < en->cop[base + ri + 1].s; k++)
-			if (!(en->cedge[k] & IR_EDGE_IREQ))
-				en->pend[en->cedge[k] & IR_EDGE_INDEX]--;
-	}
 	for (mi = en->pend_head[r]; mi != NIL; mi = nx) {
 		msg *m = M(en, mi);
 		uint32_t ri = m->rop;
@@ -891,8 +895,9 @@ static int charge(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ci, ir_err *
 		if (en->pend_tail[r] == mi)
 			en->pend_tail[r] = prev;
 		cf = &en->cpu_free[(size_t)r * en->C + m->cpu];
-		c = tadd(en, c, m->mt);
-		*cf = tadd(en, umax(*cf, start), m->mt);
+		start = umax(c, *cf);
+		c = tadd(en, start, m->mt);
+		*cf = c;
 		en->done[r]++;
 		en->st.ops_done++;
 		if (en->hk.event) {

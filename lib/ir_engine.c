@@ -894,10 +894,11 @@ static int charge(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ci, ir_err *
 			M(en, prev)->next = nx;
 		if (en->pend_tail[r] == mi)
 			en->pend_tail[r] = prev;
+		/* as for any message under async progress: done after its charge, which is
+		 * added to whatever work the CPU still has */
 		cf = &en->cpu_free[(size_t)r * en->C + m->cpu];
-		start = umax(c, *cf);
 		c = tadd(en, start, m->mt);
-		*cf = c;
+		*cf = *cf > start ? tadd(en, *cf, m->mt) : c;
 		en->done[r]++;
 		en->st.ops_done++;
 		if (en->hk.event) {

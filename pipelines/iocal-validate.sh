@@ -8,7 +8,7 @@
 # median run, whose traces are converted with PARAMS (trace2goal -p: storage servers), and
 # the simulation is compared against the median and the spread of all runs. With BEFORE (a
 # second parameter file: the model without the keys under test) each row has a second
-# simulation, converted and simulated with it. RERUN=no reuses the real runs of OUT.
+# simulation, converted and simulated with it (without the program's keys below). RERUN=no reuses the real runs of OUT.
 # mpiio-indep-romio is mpiio-indep through ROMIO (--mca io romio321; Open MPI's default
 # here, OMPIO, sieves only gaps of at most 4 KiB): its conversion adds
 # `romio_ds_write = enable`, ROMIO's data sieving (docs/storage.md §8).
@@ -46,10 +46,10 @@ for i in $(seq 1 "$NRUNS"); do
 		$MEASURE "$BIN/allprof" -q -o "$OUT/$p/run$i" -- $MPIRUN $(cmd "$p") >/dev/null
 	done
 done
-# sim PARAMS NAME: convert the median run with PARAMS (and the program's keys), simulate,
-# compare: $OUT/$p/NAME.tsv (cmp-real)
+# sim PARAMS NAME [EXTRA]: convert the median run with PARAMS (and with EXTRA the
+# program's keys), simulate, compare: $OUT/$p/NAME.tsv (cmp-real)
 sim() {
-	{ cat "$1"; extra "$p"; } >"$OUT/$p/$2.params"
+	{ cat "$1"; [ -z "${3:-}" ] || extra "$p"; } >"$OUT/$p/$2.params"
 	"$BIN/trace2goal" -p "$OUT/$p/$2.params" "$med" >"$OUT/$p/$2.goal"
 	"$BIN/ibsim" -q -p "$OUT/$p/$2.params" "$OUT/$p/$2.goal" >"$OUT/$p/$2.sim.tsv"
 	# shellcheck disable=SC2086
@@ -70,7 +70,7 @@ sim() {
 		# traces first, then the --run ones)
 		# shellcheck disable=SC2086
 		med=$("$BIN/cmp-real" -f tsv $runs "$OUT/$p/run$NRUNS" | sed -n 's/^# runs=[0-9]* median_run=[0-9]* //p')
-		sim "$PARAMS" sim
+		sim "$PARAMS" sim extra
 		b=""
 		if [ -n "$BEFORE" ]; then
 			sim "$BEFORE" before

@@ -5,7 +5,10 @@
  *
  * A server's state is small: where its disk's last access ended and when the disk is
  * free (one FIFO queue: requests are served in the order they reach the server), a FIFO
- * of dirty extents waiting for the disk with the time each will be on it, and the cache's
+ * of dirty extents given to the disk with the time each will be on it, the dirty extents
+ * held in the cache and not yet given to it (until a flush of their file, the dirty
+ * limit or a full cache: Linux's write-back; a list in write order, filtered per file at a
+ * flush, which costs O(held extents) per flush and is capped at STOR_EXTENTS), and the cache's
  * contents as a FIFO of extents (oldest evicted first; a new extent that continues the
  * newest one extends it, so a sequential stream costs one entry). A read hits when one
  * cached extent holds all of it; a partial hit counts as a miss (docs/storage.md §4). The

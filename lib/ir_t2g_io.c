@@ -7,6 +7,8 @@
  * and on the server a receive, a `read` or `write` op (GOAL version 2) and the reply.
  * Collective accesses (_all) are two-phase: the ranks send their bytes to aggregators that
  * own contiguous file domains, which then access the servers in large contiguous runs.
+ * Independent noncontiguous ones are, when selected (romio_ds_write, romio_ds_read),
+ * ROMIO's data sieving: the covering extent read (and written back) buffer by buffer.
  *
  * Where a rank's bytes lie in the file depends on its file pointer and view, and a
  * collective needs every participant's bytes. So the whole I/O of the run is resolved

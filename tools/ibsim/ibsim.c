@@ -373,7 +373,8 @@ static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv"
 	                                      /* the storage model (ir_storage_keys) */
 	                                      "storage_servers", "stripe_size", "stripe_count", "cb_nodes", "server_cache",
 	                                      "cache_G", "disk_G", "disk_access", "disk_track_seek", "disk_rotation",
-	                                      "disk_track", "disk_sync", NULL };
+	                                      "disk_track", "disk_sync", "disk_read_G", "dirty_limit", "flush_on_close",
+	                                      "romio_ds_read", "romio_ds_write", "ind_rd_buffer_size", "ind_wr_buffer_size", NULL };
 
 static int is_key(const char *const *list, const char *k)
 {

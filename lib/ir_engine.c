@@ -747,6 +747,30 @@ static int matched(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uint64_t
 	return 0;
 }
 
+/* Report message m handled by receive op (or IR_NO_OP) of rank d from t to end. */
+static int msg_event(ir_engine *en, unsigned kind, uint32_t seq, uint64_t t, uint64_t end, uint32_t d,
+                     uint32_t op, uint32_t match_op, const msg *m, ir_err *e)
+{
+	ir_ev ev;
+	memset(&ev, 0, sizeof ev);
+	ev.kind = kind;
+	ev.seq = seq;
+	ev.t = t;
+	ev.end = end;
+	ev.rank = d;
+	ev.op = op;
+	ev.match_op = match_op;
+	ev.cpu = m->cpu;
+	ev.nic = m->nic;
+	ev.peer = m->src;
+	ev.tag = m->tag;
+	ev.size = m->size;
+	ev.msg = m->id;
+	ev.rndv = m->rndv;
+	ev.matched = op != IR_NO_OP;
+	return en->hk.event(en->hk.ctx, &ev, e);
+}
+
 /* The data of a held rendezvous message arrived at t: the receive and the
  * send complete now. */
 static int finish_held(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err *e)
@@ -764,27 +788,8 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_
 	en->st.ops_done++;
 	if (walk(en, d, ri, WALK_REQ, t, t, &en->ra, e) || release_sender(en, m, t, e))
 		return -1;
-	if (en->hk.event) {
-		ir_ev ev;
-		memset(&ev, 0, sizeof ev);
-		ev.kind = IR_EV_DATA;
-		ev.seq = seq;
-		ev.t = t;
-		ev.end = t;
-		ev.rank = d;
-		ev.op = ri;
-		ev.cpu = m->cpu;
-		ev.nic = m->nic;
-		ev.peer = m->src;
-		ev.tag = m->tag;
-		ev.size = m->size;
-		ev.msg = m->id;
-		ev.rndv = 1;
-		ev.matched = 1;
-		ev.match_op = m->sop;
-		if (en->hk.event(en->hk.ctx, &ev, e))
-			return -1;
-	}
+	if (en->hk.event && msg_event(en, IR_EV_DATA, seq, t, t, d, ri, m->sop, m, e))
+		return -1;
 	/* the message log reports when the data arrived, not its request-to-send */
 	m->arrive = t;
 	if (en->hk.message && log_msg(en, m, ri, m->mt, e))
@@ -907,26 +912,8 @@ static int charge(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ci, ir_err *
 		*cf = *cf > start ? tadd(en, *cf, m->mt) : c;
 		en->done[r]++;
 		en->st.ops_done++;
-		if (en->hk.event) {
-			ir_ev ev;
-			memset(&ev, 0, sizeof ev);
-			ev.kind = IR_EV_MSG;
-			ev.seq = seq;
-			ev.t = start;
-			ev.end = c;
-			ev.rank = r;
-			ev.op = ri;
-			ev.match_op = ri;
-			ev.cpu = m->cpu;
-			ev.nic = m->nic;
-			ev.peer = m->src;
-			ev.tag = m->tag;
-			ev.size = m->size;
-			ev.msg = m->id;
-			ev.matched = 1;
-			if (en->hk.event(en->hk.ctx, &ev, e))
-				return -1;
-		}
+		if (en->hk.event && msg_event(en, IR_EV_MSG, seq, start, c, r, ri, ri, m, e))
+			return -1;
 		if (walk(en, r, ri, WALK_REQ, start, c, &en->ra, e))
 			return -1;
 		pool_put(&en->mp, mi);
@@ -1673,27 +1660,9 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err
 	if (!handshake(en, m))
 		m->mt = cpu_end;
 	*cf = en->arrival ? tadd(en, cpu_end, busy) : cpu_end;
-	if (en->hk.event) {
-		ir_ev ev;
-		memset(&ev, 0, sizeof ev);
-		ev.kind = IR_EV_MSG;
-		ev.seq = seq;
-		ev.t = t;
-		ev.end = cpu_end;
-		ev.rank = d;
-		ev.op = q != NIL ? q : IR_NO_OP;
-		ev.match_op = ev.op;
-		ev.cpu = m->cpu;
-		ev.nic = m->nic;
-		ev.peer = m->src;
-		ev.tag = m->tag;
-		ev.size = m->size;
-		ev.msg = m->id;
-		ev.rndv = m->rndv;
-		ev.matched = q != NIL;
-		if (en->hk.event(en->hk.ctx, &ev, e))
-			return -1;
-	}
+	if (en->hk.event && msg_event(en, IR_EV_MSG, seq, t, cpu_end, d, q != NIL ? q : IR_NO_OP,
+	                              q != NIL ? q : IR_NO_OP, m, e))
+		return -1;
 	if (q != NIL) {
 		uint32_t ri = q, nx = rq_next(en, d, q);
 		if (prev == NIL)

@@ -164,6 +164,21 @@ static ofile *find_file(ofile *f, size_t n, int64_t id)
 	return NULL;
 }
 
+/* A flush of the file in slot `slot` by `rank` (MPI_File_sync; MPI_File_close with
+ * flush_on_close): an access with no data. -1 if memory runs out. */
+static int add_flush(t2g_io *io, uint32_t rank, uint32_t slot)
+{
+	if (IR_GROW(io->acc, io->nacc + 1, io->capacc))
+		return -1;
+	memset(&io->acc[io->nacc], 0, sizeof *io->acc);
+	io->acc[io->nacc].rank = rank;
+	io->acc[io->nacc].slot = slot;
+	io->acc[io->nacc].sync = 1;
+	io->acc[io->nacc].first = io->next;
+	io->nacc++;
+	return 0;
+}
+
 static int grp_add(t2g_io *io, uint64_t key, size_t acc)
 {
 	int isnew;
@@ -260,17 +275,9 @@ static int prepass_rank(gstate *g, uint32_t rank, const ir_trace_file *tf, int64
 		}
 		switch (ci->k) {
 		case C_FCLOSE:
-			if (io->c.flush_on_close) {
-				/* a flush of the file (docs/storage.md §4), as MPI_File_sync */
-				if (IR_GROW(io->acc, io->nacc + 1, io->capacc))
-					goto oom;
-				memset(&io->acc[io->nacc], 0, sizeof *io->acc);
-				io->acc[io->nacc].rank = rank;
-				io->acc[io->nacc].slot = f->slot;
-				io->acc[io->nacc].sync = 1;
-				io->acc[io->nacc].first = io->next;
-				io->nacc++;
-			}
+			/* a flush of the file (docs/storage.md §4), as MPI_File_sync */
+			if (io->c.flush_on_close && add_flush(io, rank, f->slot))
+				goto oom;
 			*f = files[--nf];
 			continue;
 		case C_FVIEW:
@@ -300,14 +307,8 @@ static int prepass_rank(gstate *g, uint32_t rank, const ir_trace_file *tf, int64
 			continue;
 		}
 		case C_FSYNC:
-			if (IR_GROW(io->acc, io->nacc + 1, io->capacc))
+			if (add_flush(io, rank, f->slot))
 				goto oom;
-			memset(&io->acc[io->nacc], 0, sizeof *io->acc);
-			io->acc[io->nacc].rank = rank;
-			io->acc[io->nacc].slot = f->slot;
-			io->acc[io->nacc].sync = 1;
-			io->acc[io->nacc].first = io->next;
-			io->nacc++;
 			continue;
 		default:
 			break;

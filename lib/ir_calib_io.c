@@ -245,6 +245,27 @@ int ir_calib_io_fit(ir_calib_io *c, ir_err *e)
 	diff_key(&c->disk_access, "disk_access", HAVE(IR_CIO_FAR_SYNC) && HAVE(IR_CIO_SEQ_SYNC),
 	         HAVE(IR_CIO_FAR_SYNC) ? f[IR_CIO_FAR_SYNC]->base : 0, HAVE(IR_CIO_FAR_SYNC) ? f[IR_CIO_FAR_SYNC]->ci_base : 0,
 	         HAVE(IR_CIO_SEQ_SYNC) ? f[IR_CIO_SEQ_SYNC]->base : 0, HAVE(IR_CIO_SEQ_SYNC) ? f[IR_CIO_SEQ_SYNC]->ci_base : 0);
+	/* disk_read_G: both cold-read phases measure it (at sequential and random offsets;
+	 * their bases differ by the positioning, their slopes should not) */
+	c->disk_read_G.key = "disk_read_G";
+	c->disk_read_G.clamped = 0;
+	if ((c->disk_read_G.have = HAVE(IR_CIO_SEQ_READ) || HAVE(IR_CIO_FAR_READ))) {
+		const ir_calib_seg *a = HAVE(IR_CIO_SEQ_READ) ? f[IR_CIO_SEQ_READ] : f[IR_CIO_FAR_READ];
+		const ir_calib_seg *b = HAVE(IR_CIO_SEQ_READ) && HAVE(IR_CIO_FAR_READ) ? f[IR_CIO_FAR_READ] : NULL;
+		c->disk_read_G.value = a->slope;
+		c->disk_read_G.ci = a->ci_slope;
+		if (b && a->ci_slope > 0 && b->ci_slope > 0) {
+			double wa = 1 / (a->ci_slope * a->ci_slope), wb = 1 / (b->ci_slope * b->ci_slope);
+			c->disk_read_G.value = (wa * a->slope + wb * b->slope) / (wa + wb);
+			c->disk_read_G.ci = 1 / sqrt(wa + wb);
+		} else if (b) {
+			c->disk_read_G.value = (a->slope + b->slope) / 2;
+			c->disk_read_G.ci = a->ci_slope < 0 || b->ci_slope < 0 ? -1 : hyp(a->ci_slope, b->ci_slope) / 2;
+		}
+		c->disk_read_G.clamped = c->disk_read_G.value < 0;
+		if (c->disk_read_G.clamped)
+			c->disk_read_G.value = 0;
+	}
 #undef HAVE
 	/* the model needs disk_track_seek <= disk_access (ir_storage_load) */
 	if (c->disk_track_seek.have && c->disk_access.have && c->disk_track_seek.value > c->disk_access.value)
@@ -298,6 +319,8 @@ int ir_calib_io_write(const ir_calib_io *c, ir_sb *o)
 	              "positioning at a random offset: the base of far_sync minus the base of seq_sync");
 	rc |= put_key(o, &c->disk_track_seek, "us",
 	              "positioning 64 KiB ahead: the base of near_sync minus the base of seq_sync");
+	rc |= put_key(o, &c->disk_read_G, "ps/byte",
+	              "per byte read from the disk: the slopes of seq_read and far_read, weighted");
 	rc |= ir_sb_adds(o, "# disk_rotation: not identifiable from these times: seek and rotation add up in the\n"
 	                    "#   positioning time, which disk_access and disk_track_seek hold whole (a virtual disk\n"
 	                    "#   has no rotation at all); written as 0\n"
@@ -305,13 +328,11 @@ int ir_calib_io_write(const ir_calib_io *c, ir_sb *o)
 	                    "# disk_track: not identified (iocal jumps 64 KiB or at random): the default applies\n"
 	                    "# server_cache: not identified (iocal writes less than the page cache holds): the\n"
 	                    "#   default applies\n");
-	if (c->fitted[IR_CIO_SEQ_READ] && c->disk_G.have) {
-		const ir_calib_seg *s = &c->fit[IR_CIO_SEQ_READ].seg[0];
-		rc |= ir_sb_addf(o, "# check: reading from the disk costs %.2f ps per byte (seq_read), the model's disk_G "
-		                    "%.2f (%+.0f %%)\n",
-		                 s->slope, c->disk_G.value,
-		                 c->disk_G.value > 0 ? 100 * (s->slope - c->disk_G.value) / c->disk_G.value : 0);
-	}
+	if (c->disk_read_G.have && c->disk_G.have)
+		rc |= ir_sb_addf(o, "# check: reading from the disk costs %.2f ps per byte (disk_read_G), writing %.2f "
+		                    "(disk_G): %.2f times\n",
+		                 c->disk_read_G.value, c->disk_G.value,
+		                 c->disk_G.value > 0 ? c->disk_read_G.value / c->disk_G.value : 0);
 	if (c->fitted[IR_CIO_SEQ_READ] && c->fitted[IR_CIO_FAR_READ])
 		rc |= ir_sb_addf(o, "# check: a random read costs %.2f us more than a sequential one (far_read - seq_read)\n",
 		                 (c->fit[IR_CIO_FAR_READ].seg[0].base - c->fit[IR_CIO_SEQ_READ].seg[0].base) / US_PS);

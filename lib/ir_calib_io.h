@@ -15,11 +15,13 @@
  *   disk_sync        base of phase 3 minus base of phase 1 (what a flush costs)
  *   disk_track_seek  base of phase 4 (64 KiB jump) minus base of phase 3
  *   disk_access      base of phase 5 (random offset) minus base of phase 3
+ *   disk_read_G      the slopes of phases 6 and 7 (reads from the disk), their mean
+ *                    weighted by the inverse squares of their half-widths
  *
  * each with the root of the sum of the squared half-widths of its two terms; a difference
  * below 0 is written as 0. disk_rotation, disk_track and server_cache are not identified
- * by these measurements (the parameter file says why); the read phases are a check of the
- * write-derived figures, written as comments.
+ * by these measurements (the parameter file says why); the bases of the read phases are
+ * written as comments.
  *
  * Why a module of its own and not more of ir_calib.c: the network calibration reads
  * message tags of two ranks, this one Pcontrol levels and file calls of one; they share
@@ -64,7 +66,7 @@ typedef struct ir_calib_io {
 	ir_cio_series s[IR_CIO_PHASES][IR_CIO_MAXSIZES];
 	int fitted[IR_CIO_PHASES];
 	ir_calib_pwfit fit[IR_CIO_PHASES];              /* one segment each */
-	ir_cio_key cache_G, disk_G, disk_sync, disk_track_seek, disk_access;
+	ir_cio_key cache_G, disk_G, disk_sync, disk_track_seek, disk_access, disk_read_G;
 } ir_calib_io;
 
 void ir_calib_io_init(ir_calib_io *c);

@@ -54,8 +54,11 @@
 enum { WALK_REQ = 1, WALK_IREQ = 2, WALK_ALL = 3 };
 /* Message kinds: travelling or unexpected; a network callback; a rendezvous
  * message matched and waiting for its data (IR_NET_RNDV_HANDSHAKE); its data
- * arrived, completion queued. */
-enum { K_DATA = 0, K_WAKE = 1, K_HELD = 2, K_FIN = 3 };
+ * arrived, completion queued; with async progress, an eager message matched
+ * whose receiver's charge waits until an op needs the receive (K_PEND, in its
+ * rank's pending list), and the event that charges a rank's needed ones
+ * (K_CHARGE, rank in `dst`; docs/loggops-semantics.md section 6.2 item 3). */
+enum { K_DATA = 0, K_WAKE = 1, K_HELD = 2, K_FIN = 3, K_PEND = 4, K_CHARGE = 5 };
 
 /* A message (or a network callback, kind K_WAKE, cookie in `size`). `next`
  * comes first: it links the UQ while the message waits there, and the pool's
@@ -69,10 +72,12 @@ typedef struct msg {
 	uint8_t self; /* a copy to oneself (ir_model.h): no network, no NIC */
 	uint32_t dseq; /* with the event hook: its number for people (ir_ev.seq) */
 	uint8_t intra; /* between two ranks of one host, intra-node model: no network, no NIC */
+	uint8_t lazy;  /* async progress: unexpected, its receiver's charge (in mt) not paid yet */
 	uint64_t size;
 	uint64_t id;
 	uint64_t inject, arrive;
-	uint64_t mt;  /* K_HELD, K_FIN: when it matched; else: when the receiver's charge ends */
+	uint64_t mt;  /* K_HELD, K_FIN: when it matched; K_PEND and lazy: the receiver's charge;
+	               * else: when the receiver's charge ends */
 } msg;
 
 /* Chunked pool of fixed-size records: no reallocation of live records (a
@@ -167,6 +172,10 @@ struct ir_engine {
 	uint32_t *done;          /* [nranks] ops done */
 	uint64_t *calc, *nmsgs, *nbytes; /* [nranks] */
 	uint64_t *held_end; /* [nranks], piecewise model only: latest completion of a rendezvous send */
+	/* Async progress: receives charged when needed (docs/loggops-semantics.md 6.2 item 3). */
+	uint32_t *pend;          /* [nops] receives among the unmet predecessors (required, not irequired) */
+	uint32_t *pend_head, *pend_tail; /* [nranks] K_PEND messages in match order, or NIL */
+	uint64_t *charge_at;     /* [nranks] time of the last K_CHARGE queued, or UINT64_MAX */
 	/* Storage (read and write ops, ir_storage.h): only when the schedule has some; maxcls is
 	 * the last op class queue_list orders (IR_OP_CALC without them, as before). */
 	ir_storage *stor;
@@ -383,6 +392,17 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	if ((C > 1 || cfg->progress == IR_PROGRESS_ARRIVAL || en->stor) &&
 	    !(en->earliest = xcalloc((size_t)total, 8, e, "op start times")))
 		goto fail;
+	if (en->arrival) {
+		if (!(en->pend = xcalloc((size_t)total, 4, e, "pending receives")) ||
+		    !(en->pend_head = xcalloc(s->nranks, 4, e, "pending receives")) ||
+		    !(en->pend_tail = xcalloc(s->nranks, 4, e, "pending receives")) ||
+		    !(en->charge_at = xcalloc(s->nranks, 8, e, "pending receives")))
+			goto fail;
+		for (uint32_t r = 0; r < s->nranks; r++) {
+			en->pend_head[r] = en->pend_tail[r] = NIL;
+			en->charge_at[r] = UINT64_MAX;
+		}
+	}
 	if ((ir_model_pw(&en->p) || ir_model_intra(&en->p)) && !(en->held_end = xcalloc(s->nranks, 8, e, "rank counters")))
 		goto fail;
 	en->other_model = ir_model_pw(&en->p) || en->p.copy.n || ir_model_intra(&en->p);
@@ -427,6 +447,12 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 			en->owned_ops += s->rank[r].nops;
 	if (en->hk.event && !(en->dseq = xcalloc((size_t)total, 4, e, "op numbers")))
 		goto fail;
+	/* async progress: each op's count of receives it requires (pend) */
+	for (uint32_t g = 0; en->pend && g < (uint32_t)total; g++)
+		if (ir_csched_type(en->cs, g) == IR_OP_RECV)
+			for (uint32_t k = en->cop[g].s; k < en->cop[g + 1].s; k++)
+				if (!(en->cedge[k] & IR_EDGE_IREQ))
+					en->pend[en->cedge[k] & IR_EDGE_INDEX]++;
 	return en;
 fail:
 	ir_engine_free(en);
@@ -442,6 +468,10 @@ void ir_engine_free(ir_engine *en)
 	ir_csched_release(&en->own);
 	free(en->state);
 	free(en->earliest);
+	free(en->pend);
+	free(en->pend_head);
+	free(en->pend_tail);
+	free(en->charge_at);
 	ir_storage_free(en->stor);
 	free(en->io_end);
 	free(en->cpu_free);
@@ -537,6 +567,8 @@ static int rl_add(rlist *l, uint32_t v, ir_err *e)
 	return 0;
 }
 
+static int need_charge(ir_engine *en, uint32_t r, uint32_t g, ir_err *e);
+
 /* Op i of rank r started (mask WALK_IREQ: at ts) and/or completed (WALK_REQ: at
  * td): release the dependents waiting for that; those with no unmet
  * predecessor left go on `l` in program order (edges are sorted). */
@@ -544,9 +576,12 @@ static int walk(ir_engine *en, uint32_t r, uint32_t i, unsigned mask, uint64_t t
                 ir_err *e)
 {
 	uint32_t base = en->base[r], b = en->cop[base + i].s, end = en->cop[base + i + 1].s;
+	int rdone = 0;
 	if (b == end)
 		return 0;
 	l->rank = r;
+	if (en->pend && (mask & WALK_REQ))
+		rdone = ir_csched_type(en->cs, base + i) == IR_OP_RECV;
 	for (uint32_t k = b; k < end; k++) {
 		uint32_t ed = en->cedge[k];
 		uint32_t g = ed & IR_EDGE_INDEX;
@@ -558,8 +593,15 @@ static int walk(ir_engine *en, uint32_t r, uint32_t i, unsigned mask, uint64_t t
 			if (en->earliest[g] < tt)
 				en->earliest[g] = tt;
 		}
-		if (--en->state[g] == 0 && rl_add(l, g - base, e))
+		if (rdone && kind == WALK_REQ)
+			en->pend[g]--;
+		if (--en->state[g] == 0) {
+			if (rl_add(l, g - base, e))
+				return -1;
+		} else if (en->pend && en->pend[g] == en->state[g] && en->pend_head[r] != NIL &&
+		           need_charge(en, r, g, e)) {
 			return -1;
+		}
 	}
 	return 0;
 }
@@ -675,14 +717,20 @@ static int log_msg(ir_engine *en, const msg *m, uint32_t ri, uint64_t t, ir_err 
  * rendezvous send returns when the data has been taken, not when the receive
  * begins; its CPU stays free for arriving messages meanwhile, as an MPI
  * library progresses them while it waits (docs/loggops-semantics.md section 6.2). */
+static uint64_t node_wake(ir_engine *en, uint32_t r, uint64_t t);
+
 static int release_sender(ir_engine *en, const msg *m, uint64_t t, ir_err *e)
 {
 	uint32_t sr = m->src;
 	uint64_t *cf = &en->cpu_free[(size_t)sr * en->C + m->cpu];
 	uint64_t *sf = &en->send_free[(size_t)sr * en->N + m->nic];
 	uint64_t cpu_end = tadd(en, m->inject, ir_model_send_cpu(msg_params(en, m), m->size, m->self)), t_done = t;
-	if (*cf < t)
-		*cf = t;
+	/* a sender waiting in MPI on a shared host is woken by the release, a protocol step of
+	 * its own (docs/loggops-semantics.md section 8, "Waking a waiting rank") */
+	if (en->hwake && *cf < t && en->hwake[en->host[sr]])
+		t_done = node_wake(en, sr, t);
+	if (*cf < t_done)
+		*cf = t_done;
 	if (*sf < t)
 		*sf = t;
 	if (en->held_end && ir_model_pw(msg_params(en, m)) && !handshake(en, m)) {
@@ -696,9 +744,9 @@ static int release_sender(ir_engine *en, const msg *m, uint64_t t, ir_err *e)
 	return walk(en, sr, m->sop, WALK_REQ, 0, umax(t_done, cpu_end), &en->rb, e);
 }
 
-static int matched(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uint64_t t, ir_err *e)
+/* Count an oversize message (receive ri of rank d met message m). */
+static void note_size(ir_engine *en, uint32_t d, uint32_t ri, const msg *m)
 {
-	msg *m = M(en, mi);
 	ir_dop rop;
 	opd(en, d, ri, &rop);
 	if (m->size > rop.size) {
@@ -714,6 +762,12 @@ static int matched(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uint64_t
 			en->st.over_n = en->cur.seq;
 		}
 	}
+}
+
+static int matched(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uint64_t t, ir_err *e)
+{
+	msg *m = M(en, mi);
+	note_size(en, d, ri, m);
 	if (handshake(en, m)) {
 		/* The receive and the send complete when the data has arrived
 		 * (ir_engine_complete); the network moves it from now on. */
@@ -735,6 +789,30 @@ static int matched(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uint64_t
 	return 0;
 }
 
+/* Report message m handled by receive op (or IR_NO_OP) of rank d from t to end. */
+static int msg_event(ir_engine *en, unsigned kind, uint64_t t, uint64_t end, uint32_t d,
+                     uint32_t op, uint32_t match_op, const msg *m, ir_err *e)
+{
+	ir_ev ev;
+	memset(&ev, 0, sizeof ev);
+	ev.kind = kind;
+	ev_key(en, &ev);
+	ev.t = t;
+	ev.end = end;
+	ev.rank = d;
+	ev.op = op;
+	ev.match_op = match_op;
+	ev.cpu = m->cpu;
+	ev.nic = m->nic;
+	ev.peer = m->src;
+	ev.tag = m->tag;
+	ev.size = m->size;
+	ev.msg = m->id;
+	ev.rndv = m->rndv;
+	ev.matched = op != IR_NO_OP;
+	return en->hk.event(en->hk.ctx, &ev, e);
+}
+
 /* The data of a held rendezvous message arrived at t: the receive and the
  * send complete now. */
 static int finish_held(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
@@ -752,27 +830,8 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 	en->st.ops_done++;
 	if (walk(en, d, ri, WALK_REQ, t, t, &en->ra, e) || release_sender(en, m, t, e))
 		return -1;
-	if (en->hk.event) {
-		ir_ev ev;
-		memset(&ev, 0, sizeof ev);
-		ev.kind = IR_EV_DATA;
-		ev_key(en, &ev);
-		ev.t = t;
-		ev.end = t;
-		ev.rank = d;
-		ev.op = ri;
-		ev.cpu = m->cpu;
-		ev.nic = m->nic;
-		ev.peer = m->src;
-		ev.tag = m->tag;
-		ev.size = m->size;
-		ev.msg = m->id;
-		ev.rndv = 1;
-		ev.matched = 1;
-		ev.match_op = m->sop;
-		if (en->hk.event(en->hk.ctx, &ev, e))
-			return -1;
-	}
+	if (en->hk.event && msg_event(en, IR_EV_DATA, t, t, d, ri, m->sop, m, e))
+		return -1;
 	/* the message log reports when the data arrived, not its request-to-send */
 	m->arrive = t;
 	if (en->hk.message && log_msg(en, m, ri, m->mt, e))
@@ -781,6 +840,128 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 	return 0;
 }
 
+
+/* ---- async progress: receives charged when an op needs them ----
+ *
+ * With async progress an eager message is matched when it arrives (or when its
+ * receive is posted, if it came first), but the receiver's charge (recv_o, or
+ * o + max(s1*O, s1*G)) waits until an op that requires the receive has every other
+ * predecessor done: the moment the rank waits for it, as an MPI library takes in a
+ * message in the call that completes its request. The charge then runs on the CPU
+ * and the receive completes at its end. This is the order trace2goal --sync assumes
+ * (docs/trace2goal.md section 9: a call's post calc follows the receive's charge at
+ * max(entry, arrival)). A receive nothing requires is charged at once. Rendezvous
+ * messages are charged as before. docs/loggops-semantics.md section 6.2 item 3. */
+
+static int has_req_succ(const ir_engine *en, uint32_t r, uint32_t i)
+{
+	uint32_t base = en->base[r], b = en->cop[base + i].s, end = en->cop[base + i + 1].s;
+	for (uint32_t k = b; k < end; k++)
+		if (!(en->cedge[k] & IR_EDGE_IREQ))
+			return 1;
+	return 0;
+}
+
+/* Op g of rank r waits only for receives (it is reached: the rank waits in the call
+ * that completes them) and some of its rank's receives are matched and not charged:
+ * queue a charge at the time its other predecessors are done (once per rank and time). */
+static int need_charge(ir_engine *en, uint32_t r, uint32_t g, ir_err *e)
+{
+	uint64_t t = umax(en->now, en->earliest[g]);
+	uint32_t mi;
+	if (en->charge_at[r] == t)
+		return 0;
+	mi = pool_get(&en->mp);
+	if (mi == NIL)
+		return ir_errf(e, "out of memory for messages in flight");
+	M(en, mi)->kind = K_CHARGE;
+	M(en, mi)->dst = r;
+	M(en, mi)->next = NIL;
+	en->charge_at[r] = t;
+	return qpush(en, t, IR_MSGBIT | mi, e);
+}
+
+/* Receive ri of rank d matched eager message mi at t; its charge (m->mt) waits. */
+static int make_pending(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uint64_t t, ir_err *e)
+{
+	msg *m = M(en, mi);
+	uint32_t base = en->base[d], b = en->cop[base + ri].s, end = en->cop[base + ri + 1].s;
+	note_size(en, d, ri, m);
+	if (en->hk.message && log_msg(en, m, ri, t, e))
+		return -1;
+	m->kind = K_PEND;
+	m->rop = ri;
+	m->next = NIL;
+	if (en->pend_tail[d] == NIL)
+		en->pend_head[d] = mi;
+	else
+		M(en, en->pend_tail[d])->next = mi;
+	en->pend_tail[d] = mi;
+	for (uint32_t k = b; k < end; k++) {
+		uint32_t ed = en->cedge[k], g = ed & IR_EDGE_INDEX;
+		if (ed & IR_EDGE_IREQ)
+			continue;
+		if (en->pend[g] == en->state[g] && need_charge(en, d, g, e))
+			return -1;
+	}
+	return 0;
+}
+
+/* A pending receive is needed when an op requiring it waits for nothing but receives. */
+static int pend_needed(const ir_engine *en, uint32_t r, uint32_t ri)
+{
+	uint32_t base = en->base[r], b = en->cop[base + ri].s, end = en->cop[base + ri + 1].s;
+	for (uint32_t k = b; k < end; k++) {
+		uint32_t ed = en->cedge[k], g = ed & IR_EDGE_INDEX;
+		if (!(ed & IR_EDGE_IREQ) && en->pend[g] == en->state[g])
+			return 1;
+	}
+	return 0;
+}
+
+/* K_CHARGE at t: charge rank r's needed pending receives, one after the other, in
+ * the order they matched. */
+static int charge(ir_engine *en, uint64_t t, uint32_t ci, ir_err *e)
+{
+	uint32_t r = M(en, ci)->dst, mi, prev = NIL, nx;
+	uint64_t c = t;
+	ir_heap_pop(&en->h);
+	pool_put(&en->mp, ci);
+	if (en->charge_at[r] == t)
+		en->charge_at[r] = UINT64_MAX;
+	/* which are needed is decided before any completes */
+	for (mi = en->pend_head[r]; mi != NIL; mi = M(en, mi)->next)
+		M(en, mi)->kind = pend_needed(en, r, M(en, mi)->rop) ? K_CHARGE : K_PEND;
+	for (mi = en->pend_head[r]; mi != NIL; mi = nx) {
+		msg *m = M(en, mi);
+		uint32_t ri = m->rop;
+		uint64_t *cf, start = c;
+		nx = m->next;
+		if (m->kind != K_CHARGE) {
+			prev = mi;
+			continue;
+		}
+		if (prev == NIL)
+			en->pend_head[r] = nx;
+		else
+			M(en, prev)->next = nx;
+		if (en->pend_tail[r] == mi)
+			en->pend_tail[r] = prev;
+		/* as for any message under async progress: done after its charge, which is
+		 * added to whatever work the CPU still has */
+		cf = &en->cpu_free[(size_t)r * en->C + m->cpu];
+		c = tadd(en, start, m->mt);
+		*cf = *cf > start ? tadd(en, *cf, m->mt) : c;
+		en->done[r]++;
+		en->st.ops_done++;
+		if (en->hk.event && msg_event(en, IR_EV_MSG, start, c, r, ri, ri, m, e))
+			return -1;
+		if (walk(en, r, ri, WALK_REQ, start, c, &en->ra, e))
+			return -1;
+		pool_put(&en->mp, mi);
+	}
+	return 0;
+}
 
 /* ---- the node model (docs/loggops-semantics.md section 8) ---- */
 
@@ -1031,6 +1212,23 @@ static int node_take(ir_engine *en, uint32_t r, uint64_t t, uint64_t w, uint64_t
 	if (j != NIL)
 		en->core_free[(size_t)h * en->K + j] = *out;
 	return 0;
+}
+
+/* block with cpu_yield: rank r, waiting in MPI, is woken at t by a protocol step that is
+ * no message it handles (a rendezvous sender's release). The wake-up takes the first core
+ * of its host free from t on (outside detours) for the host's wake-up time; its end. */
+static uint64_t node_wake(ir_engine *en, uint32_t r, uint64_t t)
+{
+	uint32_t h = en->host[r], j = NIL;
+	uint64_t a = node_ready(en, r, t, 0), q = core_at(en, h, a, &j), end;
+	if (j == NIL) {
+		a = node_ready(en, r, q, 0);
+		while ((q = core_at(en, h, a, &j)) > a || j == NIL)
+			a = node_ready(en, r, q, 0);
+	}
+	end = node_adv(en, r, a, en->hwake[h], 0);
+	en->core_free[(size_t)h * en->K + j] = end;
+	return end;
 }
 
 /* The work of calc op i of rank r of d picoseconds: scaled, perturbed, rounded. */
@@ -1284,6 +1482,7 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_hea
 		m->rndv = (uint8_t)rndv;
 		m->self = (uint8_t)self;
 		m->intra = (uint8_t)intra;
+		m->lazy = 0;
 		m->mt = 0;
 		m->size = size;
 		m->id = en->next_msg_id++;
@@ -1351,7 +1550,30 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_hea
 				M(en, prev)->next = m->next;
 			if (en->uq_tail[r] == mi)
 				en->uq_tail[r] = prev;
-			if (handshake(en, m)) {
+			if (m->lazy && has_req_succ(en, r, i)) {
+				/* async progress: charged when an op needs the receive */
+				if (en->hk.event) {
+					ev.matched = 1;
+					ev.msg = m->id;
+					ev.match_op = m->sop;
+					ev.peer = m->src;
+				}
+				if (walk(en, r, i, WALK_IREQ, t, t, &en->ra, e) || make_pending(en, r, i, mi, t, e))
+					return -1;
+				if (en->hk.event)
+					goto hook;
+				return 0;
+			}
+			if (m->lazy) {
+				/* nothing waits for it: charged now */
+				uint64_t *mcf = &en->cpu_free[(size_t)r * en->C + m->cpu], end = tadd(en, t, m->mt);
+				*mcf = tadd(en, umax(*mcf, t), m->mt);
+				m->mt = end;
+				en->done[r]++;
+				en->st.ops_done++;
+				if (walk(en, r, i, WALK_ALL, t, end, &en->ra, e))
+					return -1;
+			} else if (handshake(en, m)) {
 				if (walk(en, r, i, WALK_IREQ, t, t, &en->ra, e))
 					return -1;
 			} else {
@@ -1426,6 +1648,8 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 	}
 	if (m->kind == K_FIN)
 		return finish_held(en, t, mi, e);
+	if (m->kind == K_CHARGE)
+		return charge(en, t, mi, e);
 	d = m->dst;
 	cf = &en->cpu_free[(size_t)d * en->C + m->cpu];
 	rf = &en->recv_free[(size_t)d * en->N + m->nic];
@@ -1448,36 +1672,41 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 	s1 = s1_of(m->size);
 	if (!(en->net->flags & IR_NET_MODELS_BYTES) && !m->self && !m->intra)
 		*rf = tadd(en, tadd(en, t, en->p.g), tmul(en, s1, en->p.G));
-	if (!handshake(en, m))
-		m->mt = cpu_end;
-	*cf = en->arrival ? tadd(en, cpu_end, busy) : cpu_end;
 	for (q = en->rq_head[d]; q != NIL; prev = q, q = rq_next(en, d, q)) {
 		ir_dop rop;
 		opd(en, d, q, &rop);
 		if (recv_fits(rop.peer, rop.tag, m))
 			break;
 	}
-	if (en->hk.event) {
-		ir_ev ev;
-		memset(&ev, 0, sizeof ev);
-		ev.kind = IR_EV_MSG;
-		ev_key(en, &ev);
-		ev.t = t;
-		ev.end = cpu_end;
-		ev.rank = d;
-		ev.op = q != NIL ? q : IR_NO_OP;
-		ev.match_op = ev.op;
-		ev.cpu = m->cpu;
-		ev.nic = m->nic;
-		ev.peer = m->src;
-		ev.tag = m->tag;
-		ev.size = m->size;
-		ev.msg = m->id;
-		ev.rndv = m->rndv;
-		ev.matched = q != NIL;
-		if (en->hk.event(en->hk.ctx, &ev, e))
-			return -1;
+	/* async progress: an eager message's charge waits until an op needs its receive
+	 * (charge()); it is seen in the event hooks then */
+	if (en->arrival && !m->rndv && cpu_end > t && (q == NIL || has_req_succ(en, d, q))) {
+		m->mt = cpu_end - t;
+		if (q == NIL) {
+			m->lazy = 1;
+			m->next = NIL;
+			if (en->uq_tail[d] == NIL)
+				en->uq_head[d] = mi;
+			else
+				M(en, en->uq_tail[d])->next = mi;
+			en->uq_tail[d] = mi;
+			return 0;
+		}
+		if (prev == NIL)
+			en->rq_head[d] = rq_next(en, d, q);
+		else
+			rq_set_next(en, d, prev, rq_next(en, d, q));
+		if (en->rq_tail[d] == q)
+			en->rq_tail[d] = prev;
+		en->state[en->base[d] + q] = IR_READY | d;
+		return make_pending(en, d, q, mi, t, e);
 	}
+	if (!handshake(en, m))
+		m->mt = cpu_end;
+	*cf = en->arrival ? tadd(en, cpu_end, busy) : cpu_end;
+	if (en->hk.event && msg_event(en, IR_EV_MSG, t, cpu_end, d, q != NIL ? q : IR_NO_OP,
+	                              q != NIL ? q : IR_NO_OP, m, e))
+		return -1;
 	if (q != NIL) {
 		uint32_t ri = q, nx = rq_next(en, d, q);
 		if (prev == NIL)

@@ -286,6 +286,18 @@ int ir_sched_load(ir_sched **out, const char *path, int flags, ir_err *e)
 		uint32_t rk = ir_goalb_section_rank(v->g, i);
 		ir_rank *R = &s->rank[rk];
 		v->order[i] = rk;
+		if (decoded && (flags & IR_SCHED_COMPACT)) {
+			/* version 3 straight into the compact form; a section it does not take
+			 * goes the general way below, which names what is wrong with it */
+			int k = ir_goalb_rank_compact(v->g, rk, &v->cs, R, e);
+			if (k < 0)
+				goto fail;
+			if (k == 0) {
+				s->nops += R->nops;
+				s->nedges += R->nedges;
+				goto placed;
+			}
+		}
 		if (ir_goalb_rank(v->g, rk, R, e))
 			goto fail;
 		s->nops += R->nops;
@@ -302,6 +314,7 @@ int ir_sched_load(ir_sched **out, const char *path, int flags, ir_err *e)
 			goto fail;
 		if (decoded)
 			R->ops = R->edges = NULL; /* the decoded records are gone with the next rank */
+	placed:
 		if (i + 1 < s->nranks && ir_goalb_section_offset(v->g, i + 1) - dropped >= DROP_WINDOW) {
 			uint64_t at = ir_goalb_section_offset(v->g, i + 1);
 			ir_blob_drop(&v->blob, (size_t)dropped, (size_t)(at - dropped));

@@ -196,6 +196,14 @@ ir_goalb *ir_goalb_open_blob(const struct ir_blob *b, const char *name, ir_err *
  * or ir_goalb_free. */
 int ir_goalb_rank(const ir_goalb *g, uint32_t rank, ir_rank *out, ir_err *e);
 
+/* For IR_SCHED_COMPACT: validate rank `rank`'s section as ir_goalb_rank does and decode it
+ * straight into the compact form c (version 3; no 24-byte records in between), `out` taking
+ * its counts (ops and edges NULL). Returns 0; 1 when this path does not take the section
+ * (versions 1 and 2, or anything wrong with it): ir_goalb_rank and ir_csched_add then give
+ * the answer or the error; -1 with e filled. */
+struct ir_csched;
+int ir_goalb_rank_compact(const ir_goalb *g, uint32_t rank, struct ir_csched *c, ir_rank *out, ir_err *e);
+
 /* ---- Canonical GOAL text (goalc -d) ---- */
 int ir_goal_text_begin(struct ir_writer *w, uint32_t num_ranks, ir_err *e);
 /* The same with `version 2` first when version is 2. */
@@ -265,6 +273,7 @@ typedef struct ir_csched {
 	uint32_t *priv_hash;    /* building: attribute slots + 1, 0 empty */
 	size_t priv_hcap;
 	uint32_t priv_ranks;    /* ranks added */
+	uint32_t priv_cap_ops, priv_cap_edges; /* building: the room counted by init */
 } ir_csched;
 
 /* The op as the engine uses it. */
@@ -279,6 +288,17 @@ typedef struct ir_dop {
 int ir_csched_init(ir_csched *c, uint32_t nranks, uint64_t nops, uint64_t nedges, ir_err *e);
 /* Add rank `rank` (a validated ir_rank); ranks in any order, each once. */
 int ir_csched_add(ir_csched *c, uint32_t rank, const ir_rank *r, ir_err *e);
+/* For a decoder writing a rank's compact ops in place (lib/ir_goal_bin3.c): checks rank
+ * `rank` may be added with nops and nedges (as ir_csched_add does) and sets *g0 and *e0,
+ * where its ops (op[*g0 ..]) and edges (edge[*e0 ..], global ids) go; then
+ * ir_csched_commit adds the rank. */
+int ir_csched_reserve(ir_csched *c, uint32_t rank, uint32_t nops, uint32_t nedges, uint32_t *g0, uint32_t *e0,
+                      ir_err *e);
+void ir_csched_commit(ir_csched *c, uint32_t rank, uint32_t nops, uint32_t nedges);
+/* The word ir_csop.a of an op with the attributes x (pad 0; with rel, peer a distance):
+ * the inline calc, or the index of x in the table (added if new); UINT32_MAX when out
+ * of memory. The ops of ir_csched_add get theirs the same way. */
+uint32_t ir_csched_word(ir_csched *c, const ir_cattr *x);
 /* After every rank was added: checks the counts, frees the build's hash table. */
 int ir_csched_finish(ir_csched *c, ir_err *e);
 void ir_csched_release(ir_csched *c);

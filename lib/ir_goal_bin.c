@@ -429,6 +429,11 @@ static ir_goalb *goalb_open(const unsigned char *d, size_t len, const char *name
 	g->sec_end = index_off;
 	if (v == GOALB_V3 && !(g->v3 = goalb3_r_open(d, index_off, n, gv, g->name, &g->sec_end, e)))
 		goto fail;
+	/* tiles: the sections so far lie back to back in rank order from the header on (what
+	 * a writer given the ranks in order writes), ending at `at`; then they need neither
+	 * sorting nor a second walk to check that they cover the file exactly */
+	int tiles = 1;
+	uint64_t at = HEADER_BYTES;
 	for (uint32_t r = 0; r < n; r++) {
 		uint64_t eo = index_off + (uint64_t)r * 8, off = ir_get64(d + eo), sb;
 		const unsigned char *s;
@@ -439,8 +444,10 @@ static ir_goalb *goalb_open(const unsigned char *d, size_t len, const char *name
 				    off, HEADER_BYTES, g->sec_end - GOALB3_MIN_SECTION);
 				goto fail;
 			}
-			if (!goalb3_section(d, off, g->sec_end - off, r, g->name, &h, e))
+			if (!(sb = goalb3_section(d, off, g->sec_end - off, r, g->name, &h, e)))
 				goto fail;
+			tiles &= off == at;
+			at = off + sb;
 			g->order[r].off = off;
 			g->order[r].rank = r;
 			g->nops += h.nops;
@@ -467,6 +474,8 @@ static ir_goalb *goalb_open(const unsigned char *d, size_t len, const char *name
 			    " before the index", r, ir_get32(s + 4), ir_get32(s + 8), sb, g->sec_end - off);
 			goto fail;
 		}
+		tiles &= off == at;
+		at = off + sb;
 		g->order[r].off = off;
 		g->order[r].rank = r;
 		g->nops += ir_get32(s + 4);
@@ -477,12 +486,17 @@ static ir_goalb *goalb_open(const unsigned char *d, size_t len, const char *name
 		}
 	}
 
+	if (tiles && at == g->sec_end) {
+		if (drop)
+			ir_blob_drop(drop, 0, (size_t)g->sec_end);
+		return g;
+	}
 	qsort(g->order, n, sizeof *g->order, rent_cmp);
 	dropped = 0;
 	if (drop)
 		ir_blob_drop(drop, 0, (size_t)g->sec_end);
 	{
-		uint64_t at = HEADER_BYTES;
+		at = HEADER_BYTES;
 		for (uint32_t i = 0; i < n; i++) {
 			uint64_t off = g->order[i].off;
 			if (off != at) {
@@ -693,6 +707,14 @@ int ir_goalb_rank(const ir_goalb *g, uint32_t rank, ir_rank *out, ir_err *e)
 		return -1;
 	*out = r;
 	return 0;
+}
+
+int ir_goalb_rank_compact(const ir_goalb *g, uint32_t rank, ir_csched *c, ir_rank *out, ir_err *e)
+{
+	if (!g->v3 || rank >= g->num_ranks)
+		return 1;
+	return goalb3_r_rank_compact(g->v3, g->data, ir_get64(g->data + g->index_off + (uint64_t)rank * 8), rank, c,
+	                             out, e);
 }
 
 int goalb_check_acyclic(const ir_rank *r, const char *name, uint64_t off, uint32_t rank, ir_err *e)

@@ -346,6 +346,10 @@ struct goalb3_r {
 	size_t ops_cap;
 	uint32_t *edges;
 	size_t edges_cap;
+	/* goalb3_r_rank_compact: each table entry's word in `word_of`'s compact form, plus
+	 * 2^32 once known (0: not yet) */
+	uint64_t *word;
+	const ir_csched *word_of;
 };
 
 static int bad(const char *name, uint64_t off, ir_err *e, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -491,6 +495,7 @@ void goalb3_r_free(goalb3_r *R)
 	free(R->tab);
 	free(R->ops);
 	free(R->edges);
+	free(R->word);
 	free(R);
 }
 
@@ -690,5 +695,168 @@ int goalb3_r_rank(goalb3_r *R, const unsigned char *d, uint64_t off, uint32_t ra
 	if (!forward && goalb_check_acyclic(&r, name, off, rank, e))
 		return -1;
 	*out = r;
+	return 0;
+}
+
+/* ---- straight into the compact form ---- */
+
+/* The compact word (ir_csched_word) of the attributes x. */
+static uint32_t compact_word(ir_csched *c, const attr *x)
+{
+	ir_cattr y;
+	memset(&y, 0, sizeof y);
+	y.size = x->size;
+	y.type = x->type;
+	y.cpu = x->cpu;
+	y.nic = x->nic;
+	if (x->type == IR_OP_SEND || x->type == IR_OP_RECV) {
+		/* the file's peer code is the compact form's distance + 1 */
+		if (x->peer) {
+			y.rel = 1;
+			y.peer = x->peer - 1;
+		} else {
+			y.peer = IR_ANY;
+		}
+		y.tag = x->tag ? x->tag - 1 : IR_ANY;
+	} else if (ir_op_is_io(x->type)) {
+		y.peer = (uint32_t)x->addr;
+		y.tag = (uint32_t)(x->addr >> 32);
+	}
+	return ir_csched_word(c, &y);
+}
+
+/* A varint in the fast path: one byte inline, else get_uv; any trouble leaves the
+ * section to goalb3_r_rank. */
+#define FAST_UV(v)                                                                                                    \
+	do {                                                                                                          \
+		if (p < end && *p < 0x80) {                                                                           \
+			(v) = *p++;                                                                                   \
+		} else {                                                                                              \
+			int n_ = get_uv(p, end, &(v));                                                                \
+			if (n_ <= 0)                                                                                  \
+				return 1;                                                                             \
+			p += n_;                                                                                      \
+		}                                                                                                     \
+	} while (0)
+
+int goalb3_r_rank_compact(goalb3_r *R, const unsigned char *d, uint64_t off, uint32_t rank, ir_csched *c,
+                          ir_rank *out, ir_err *e)
+{
+	const unsigned char *s = d + off, *p, *end;
+	goalb3_hdr hd;
+	uint32_t nops, nedges, ncpus, nnics, g0, e0, ne = 0;
+	unsigned maxcpu = 0, maxnic = 0;
+	int forward = 1;
+	uint64_t size = goalb3_section(d, off, UINT64_MAX - off, rank, R->name, &hd, NULL);
+	ir_csop *op;
+	uint32_t *edge;
+	if (!size)
+		return 1;
+	nops = hd.nops;
+	nedges = hd.nedges;
+	ncpus = hd.ncpus;
+	nnics = hd.nnics;
+	if (ir_xxh64(s + 8, (size_t)(size - 8), rank) != ir_get64(s))
+		return 1;
+	if (nops == 0 && nedges)
+		return 1;
+	if (ir_csched_reserve(c, rank, nops, nedges, &g0, &e0, NULL))
+		return 1;
+	if (R->word_of != c) {
+		free(R->word);
+		R->word = calloc(R->nattr ? R->nattr : 1, sizeof *R->word);
+		if (!R->word)
+			return ir_errf(e, "%s: out of memory for %u attributes", R->name, R->nattr);
+		R->word_of = c;
+	}
+	op = c->op + g0;
+	edge = c->edge + e0;
+	p = s + hd.hlen;
+	end = p + hd.nbytes;
+	for (uint32_t i = 0; i < nops; i++) {
+		uint64_t ref, cnt;
+		uint32_t w, prev = 0;
+		unsigned cpu, nic;
+		FAST_UV(ref);
+		if (ref == 0) {
+			attr xi;
+			int n = get_attr(R, p, end, 0, &xi, "", NULL);
+			if (n < 0)
+				return 1;
+			p += n;
+			cpu = xi.cpu;
+			nic = xi.nic;
+			w = compact_word(c, &xi);
+			if (w == UINT32_MAX && !(xi.type == IR_OP_CALC && xi.cpu == 0 && xi.size == 0x7FFFFFFFu))
+				return ir_errf(e, "out of memory for the attributes of ops (%u of them)", c->nattr);
+		} else {
+			uint64_t k;
+			if (ref > R->nattr)
+				return 1;
+			cpu = R->tab[ref - 1].cpu;
+			nic = R->tab[ref - 1].nic;
+			k = R->word[ref - 1];
+			if (!k) {
+				const attr *x = &R->tab[ref - 1];
+				w = compact_word(c, x);
+				if (w == UINT32_MAX && !(x->type == IR_OP_CALC && x->cpu == 0 && x->size == 0x7FFFFFFFu))
+					return ir_errf(e, "out of memory for the attributes of ops (%u of them)", c->nattr);
+				R->word[ref - 1] = (uint64_t)1 << 32 | w;
+			} else {
+				w = (uint32_t)k;
+			}
+		}
+		if (cpu >= ncpus || nic >= nnics)
+			return 1;
+		if (cpu > maxcpu)
+			maxcpu = cpu;
+		if (nic > maxnic)
+			maxnic = nic;
+		op[i].a = w;
+		op[i].s = e0 + ne;
+		FAST_UV(cnt);
+		if (cnt > nedges - ne)
+			return 1;
+		for (uint64_t k = 0; k < cnt; k++) {
+			uint64_t v, dv;
+			uint32_t dd;
+			FAST_UV(v);
+			dv = v >> 1;
+			if (k == 0) {
+				if (dv & 1) {
+					if ((dv >> 1) >= i)
+						return 1;
+					dd = i - 1 - (uint32_t)(dv >> 1);
+				} else {
+					if ((dv >> 1) >= (uint64_t)nops - i - 1)
+						return 1;
+					dd = i + 1 + (uint32_t)(dv >> 1);
+				}
+			} else {
+				if (dv >= (uint64_t)nops - prev - 1)
+					return 1;
+				dd = prev + 1 + (uint32_t)dv;
+				if (dd == i)
+					return 1;
+			}
+			forward &= dd > i;
+			prev = dd;
+			edge[ne++] = (g0 + dd) | (uint32_t)(v & 1) << 31;
+		}
+	}
+	if (ne != nedges || p != end || maxcpu + 1 != ncpus || maxnic + 1 != nnics)
+		return 1;
+	if (!forward) {
+		/* acyclicity: the general path checks it (and names the op of a cycle) */
+		ir_rank tmp;
+		if (goalb3_r_rank(R, d, off, rank, &tmp, e))
+			return -1;
+	}
+	ir_csched_commit(c, rank, nops, nedges);
+	out->ops = out->edges = NULL;
+	out->nops = nops;
+	out->nedges = nedges;
+	out->ncpus = ncpus;
+	out->nnics = nnics;
 	return 0;
 }

@@ -54,10 +54,10 @@ int ir_csched_init(ir_csched *c, uint32_t nranks, uint64_t nops, uint64_t nedges
 		               (unsigned long long)nedges);
 	}
 	memset(c->base, 0xff, (size_t)nranks * sizeof *c->base);
-	/* nops and nedges count what was added; the slot after the last op added holds the
-	 * capacities until finish checks them and leaves op[nops].s = nedges */
-	c->op[0].a = (uint32_t)nops;
-	c->op[0].s = (uint32_t)nedges;
+	/* nops and nedges count what was added; finish checks them against the room and
+	 * leaves op[nops].s = nedges */
+	c->priv_cap_ops = (uint32_t)nops;
+	c->priv_cap_edges = (uint32_t)nedges;
 	return 0;
 }
 
@@ -122,18 +122,42 @@ static uint32_t attr_of(ir_csched *c, const ir_cattr *x)
 	return c->nattr - 1;
 }
 
+uint32_t ir_csched_word(ir_csched *c, const ir_cattr *x)
+{
+	if (x->type == IR_OP_CALC && x->cpu == 0 && x->size < IR_COP_INLINE)
+		return IR_COP_INLINE | (uint32_t)x->size;
+	return attr_of(c, x);
+}
+
+int ir_csched_reserve(ir_csched *c, uint32_t rank, uint32_t nops, uint32_t nedges, uint32_t *g0, uint32_t *e0,
+                      ir_err *e)
+{
+	if (rank >= c->nranks || c->base[rank] != UINT32_MAX)
+		return ir_errf(e, "rank %u added twice or out of range (%u ranks)", rank, c->nranks);
+	if (nops > c->priv_cap_ops - c->nops || nedges > c->priv_cap_edges - c->nedges)
+		return ir_errf(e, "rank %u: more ops or dependencies than counted", rank);
+	*g0 = c->nops;
+	*e0 = c->nedges;
+	return 0;
+}
+
+void ir_csched_commit(ir_csched *c, uint32_t rank, uint32_t nops, uint32_t nedges)
+{
+	c->base[rank] = c->nops;
+	c->nops += nops;
+	c->nedges += nedges;
+	c->priv_ranks++;
+}
+
 int ir_csched_add(ir_csched *c, uint32_t rank, const ir_rank *r, ir_err *e)
 {
-	uint32_t cap_ops = c->op[c->nops].a, cap_edges = c->op[c->nops].s, g0 = c->nops, e0 = c->nedges;
+	uint32_t g0, e0;
 	/* the attributes of the op of the same type before, as scalars: the next op often
 	 * has the same ones (sends and receives alternate in many schedules) */
 	uint32_t last[8], lpeer[8] = { 0 }, ltag[8] = { 0 }, lkind[8] = { 0 };
 	uint64_t lsize[8] = { 0 };
-	if (rank >= c->nranks || c->base[rank] != UINT32_MAX)
-		return ir_errf(e, "rank %u added twice or out of range (%u ranks)", rank, c->nranks);
-	if (r->nops > cap_ops - g0 || r->nedges > cap_edges - e0)
-		return ir_errf(e, "rank %u: more ops or dependencies than counted", rank);
-	c->base[rank] = g0;
+	if (ir_csched_reserve(c, rank, r->nops, r->nedges, &g0, &e0, e))
+		return -1;
 	for (unsigned k = 0; k < 8; k++)
 		last[k] = UINT32_MAX;
 	for (uint32_t i = 0; i < r->nops; i++) {
@@ -185,21 +209,17 @@ int ir_csched_add(ir_csched *c, uint32_t rank, const ir_rank *r, ir_err *e)
 			return ir_errf(e, "rank %u: edge %u names op %u of %u", rank, k, ed & IR_EDGE_INDEX, r->nops);
 		c->edge[e0 + k] = (ed & IR_EDGE_IREQ) | (g0 + (ed & IR_EDGE_INDEX));
 	}
-	c->nops = g0 + r->nops;
-	c->nedges = e0 + r->nedges;
-	/* keep the capacities in the sentinel slot (the op after the last one added) */
-	c->op[c->nops].a = cap_ops;
-	c->op[c->nops].s = cap_edges;
-	c->priv_ranks++;
+	ir_csched_commit(c, rank, r->nops, r->nedges);
 	return 0;
 }
 
 int ir_csched_finish(ir_csched *c, ir_err *e)
 {
-	if (c->priv_ranks != c->nranks || c->op[c->nops].a != c->nops || c->op[c->nops].s != c->nedges)
+	if (c->priv_ranks != c->nranks || c->priv_cap_ops != c->nops || c->priv_cap_edges != c->nedges)
 		return ir_errf(e, "schedule of %u ranks: only %u ranks with %u ops and %u dependencies were added",
 		               c->nranks, c->priv_ranks, c->nops, c->nedges);
 	c->op[c->nops].a = 0;
+	c->op[c->nops].s = c->nedges;
 	free(c->priv_hash);
 	c->priv_hash = NULL;
 	c->priv_hcap = 0;

@@ -54,6 +54,15 @@ uint32_t goalb3_r_nattr(const goalb3_r *r);
  * goalb3_r_free. */
 int goalb3_r_rank(goalb3_r *r, const unsigned char *d, uint64_t off, uint32_t rank, ir_rank *out, ir_err *e);
 
+/* The same checks, decoding the section straight into the compact form c (ir_csched_reserve,
+ * ir_csched_commit) with no op records in between; `out` gets the counts (ops and edges
+ * NULL). Returns 0; 1 when the section is not one this path takes whole (anything wrong
+ * with it, or a rank c refuses): nothing was added to c but perhaps attributes, and
+ * goalb3_r_rank and ir_csched_add give the answer, the error's message included; -1 with
+ * e filled (out of memory, a dependency cycle). */
+int goalb3_r_rank_compact(goalb3_r *r, const unsigned char *d, uint64_t off, uint32_t rank, ir_csched *c,
+                          ir_rank *out, ir_err *e);
+
 /* The section checks both versions share: every edge, acyclicity (forward: every
  * edge goes to a later op, already known). */
 int goalb_check_acyclic(const ir_rank *r, const char *name, uint64_t off, uint32_t rank, ir_err *e);

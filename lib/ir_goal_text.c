@@ -72,7 +72,12 @@ struct ir_goal_parser {
 	int in_comment;
 	unsigned long comment_line;
 
-	ir_hmap seen;            /* rank -> line of its block (unsigned long) */
+	/* ranks seen: 0..nseq-1 in a list of their blocks' lines (ranks nearly always come
+	 * in order), any other in a hash, rank -> line of its block (unsigned long) */
+	unsigned long *seq_line;
+	uint32_t nseq;
+	size_t seq_cap;
+	ir_hmap seen;
 
 	/* the open rank block */
 	int in_block;
@@ -149,7 +154,7 @@ static int expected(ir_goal_parser *P, const char *what, const char *p)
 }
 
 /* Skip blanks and comments. A block comment left open ends the line. */
-static const char *ws(ir_goal_parser *P, const char *p)
+static const char *ws_comment(ir_goal_parser *P, const char *p)
 {
 	for (;;) {
 		while (*p == ' ' || *p == '\t')
@@ -170,6 +175,15 @@ static const char *ws(ir_goal_parser *P, const char *p)
 	}
 }
 
+/* Inline, since it runs between every two tokens: blanks, and the call only when a
+ * comment may start. */
+static inline const char *ws(ir_goal_parser *P, const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p == '/' ? ws_comment(P, p) : p;
+}
+
 static const char *word_end(const char *p)
 {
 	while (IS_WORD(*p))
@@ -186,7 +200,7 @@ static int word_is(const char *p, const char *q, const char *kw, size_t n)
 /* An unsigned decimal number at *pp. `what` says what was expected (for "expected
  * <what>, found ..."), `noun` names the value in the overflow message. With
  * `size_b`, the number may be followed directly by the 'b' of a size. */
-static int number(ir_goal_parser *P, const char **pp, uint64_t *v, const char *what, const char *noun, int size_b)
+static int number_long(ir_goal_parser *P, const char **pp, uint64_t *v, const char *what, const char *noun, int size_b)
 {
 	const char *p = *pp;
 	uint64_t x = 0;
@@ -203,6 +217,27 @@ static int number(ir_goal_parser *P, const char **pp, uint64_t *v, const char *w
 	}
 	if (IS_WORD(*p) && !(size_b && *p == 'b' && !IS_WORD(p[1])))
 		return expected(P, what, *pp);
+	*v = x;
+	*pp = p;
+	return 0;
+}
+
+/* The same, inline: numbers of up to 19 digits cannot overflow, so the loop checks
+ * nothing per digit; a longer one (or none) takes number_long, for its messages. */
+static inline int number(ir_goal_parser *P, const char **pp, uint64_t *v, const char *what, const char *noun,
+                         int size_b)
+{
+	const char *p = *pp;
+	unsigned d = (unsigned)(unsigned char)*p - '0';
+	uint64_t x;
+	if (d > 9)
+		return number_long(P, pp, v, what, noun, size_b);
+	x = d;
+	p++;
+	for (int k = 1; k < 19 && (d = (unsigned)(unsigned char)*p - '0') <= 9; k++, p++)
+		x = x * 10 + d;
+	if (IS_WORD(*p) && !(size_b && *p == 'b' && !IS_WORD(p[1])))
+		return number_long(P, pp, v, what, noun, size_b);
 	*v = x;
 	*pp = p;
 	return 0;
@@ -299,8 +334,15 @@ static uint32_t label(ir_goal_parser *P, const char *s, size_t n)
 	while ((k = P->slots[slot]) != 0) {
 		if ((uint32_t)(k >> 32) == h) {
 			const lab *l = &P->labs[(uint32_t)k - 1];
-			if (l->len == n && memcmp(P->arena + l->off, s, n) == 0)
-				return (uint32_t)k - 1;
+			if (l->len == n) {
+				/* labels are short: a loop beats a call to memcmp */
+				const char *t = P->arena + l->off;
+				size_t j = 0;
+				while (j < n && t[j] == s[j])
+					j++;
+				if (j == n)
+					return (uint32_t)k - 1;
+			}
 		}
 		if (!step)
 			step = probe_step(h);
@@ -621,7 +663,7 @@ static int u32cmp(const void *a, const void *b)
 static int check_all_ranks(ir_goal_parser *P)
 {
 	uint32_t *r, n = 0, missing;
-	if (P->seen.n == P->num_ranks)
+	if ((uint64_t)P->nseq + P->seen.n == P->num_ranks)
 		return 0;
 	r = malloc((P->seen.n + 1) * sizeof *r);
 	if (!r)
@@ -630,12 +672,10 @@ static int check_all_ranks(ir_goal_parser *P)
 		if (ir_hmap_at(&P->seen, i))
 			r[n++] = (uint32_t)ir_hmap_key_a(&P->seen, i);
 	qsort(r, n, sizeof *r, u32cmp);
-	missing = n;
-	for (uint32_t i = 0; i < n; i++)
-		if (r[i] != i) {
-			missing = i;
-			break;
-		}
+	/* 0..nseq-1 were seen, the hash's ranks are all nseq or more */
+	missing = P->nseq;
+	for (uint32_t i = 0; i < n && r[i] == missing; i++)
+		missing++;
 	free(r);
 	return ir_errf_at(P->e, P->name, 0, "missing rank %u (num_ranks is %u)", missing, P->num_ranks);
 }
@@ -866,12 +906,21 @@ static int parse_rank(ir_goal_parser *P, const char *p)
 		return expected(P, "'{' after the rank number", p);
 	if (end_of_statement(P, p + 1, "'{'"))
 		return -1;
-	s = ir_hmap_put(&P->seen, r, 0, &isnew);
-	if (!s)
-		return oom(P);
-	if (!isnew)
-		return fail(P, "rank %llu given twice (first block on line %lu)", (unsigned long long)r, *s);
-	*s = P->line;
+	if (r < P->nseq)
+		return fail(P, "rank %llu given twice (first block on line %lu)", (unsigned long long)r, P->seq_line[r]);
+	if (r == P->nseq && P->seen.n == 0) {
+		/* in order so far: a list, not a hash probe per rank */
+		if (P->nseq == P->seq_cap && IR_GROW(P->seq_line, (size_t)P->nseq + 1, P->seq_cap))
+			return oom(P);
+		P->seq_line[P->nseq++] = P->line;
+	} else {
+		s = ir_hmap_put(&P->seen, r, 0, &isnew);
+		if (!s)
+			return oom(P);
+		if (!isnew)
+			return fail(P, "rank %llu given twice (first block on line %lu)", (unsigned long long)r, *s);
+		*s = P->line;
+	}
 	P->in_block = 1;
 	P->rank = (uint32_t)r;
 	P->block_line = P->line;
@@ -984,6 +1033,7 @@ static int statement(ir_goal_parser *P, const char *p)
 static void parser_release(ir_goal_parser *P)
 {
 	ir_hmap_release(&P->seen);
+	free(P->seq_line);
 	free(P->ops);
 	free(P->op_lab);
 	free(P->deps);

@@ -330,14 +330,13 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 	}
 	nb = t->nports_total * ib->nvl;
 	ib->out = calloc(t->nports_total, sizeof *ib->out);
-	ib->cred = calloc(nb, sizeof *ib->cred);
 	ib->cr = calloc(nb, sizeof *ib->cr);
 	ib->in = calloc(nb, sizeof *ib->in);
 	ib->rr = calloc(nb, sizeof *ib->rr);
 	ib->req = calloc((size_t)nb * ib->W, sizeof *ib->req);
 	ib->h = calloc(t->nhosts, sizeof *ib->h);
 	ib->rrc = calloc(t->nhosts ? t->nhosts : 1, sizeof *ib->rrc);
-	if (!ib->out || !ib->cred || !ib->cr || !ib->in || !ib->rr || !ib->req || !ib->h || !ib->rrc) {
+	if (!ib->out || !ib->cr || !ib->in || !ib->rr || !ib->req || !ib->h || !ib->rrc) {
 		ir_errf(e, "out of memory for the fabric's ports");
 		goto fail;
 	}
@@ -378,7 +377,10 @@ ir_ib *ir_ib_new(const ir_ib_cfg *c, uint32_t nranks, const ir_ib_client *cl, ir
 				uint32_t k = gp * ib->nvl + v;
 				ib->in[k].head = ib->in[k].tail = NIL;
 				ib->rr[k] = maxp * ib->nvl; /* first search starts at port 0 */
-				ib->cred[k] = x->peer == IR_TOPO_NONE ? 0
+				ib->cr[k].t0 = TMAX;
+				ib->cr[k].r = ib->cr[k].in;
+				ib->cr[k].cap = CR_INLINE;
+				ib->cr[k].cred = x->peer == IR_TOPO_NONE ? 0
 				            : (int32_t)(x->peer < t->nhosts ? ib->cfg.host_buffer : ib->cfg.buffer);
 			}
 		}
@@ -402,12 +404,11 @@ void ir_ib_free(ir_ib *ib)
 		return;
 	if (ib->cr && ib->t)
 		for (uint32_t i = 0; i < ib->t->nports_total * ib->nvl; i++) {
-			free(ib->cr[i].t);
-			free(ib->cr[i].b);
+			if (ib->cr[i].r != ib->cr[i].in)
+				free(ib->cr[i].r);
 		}
 	free(ib->cr);
 	free(ib->out);
-	free(ib->cred);
 	free(ib->in);
 	free(ib->rr);
 	free(ib->req);

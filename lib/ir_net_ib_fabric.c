@@ -152,30 +152,24 @@ static int cr_push(ir_ib *ib, uint32_t gp, unsigned vl, uint64_t t, uint32_t blo
 {
 	cring *c = &ib->cr[gp * ib->nvl + vl];
 	if (c->n == c->cap) {
-		uint32_t nc = c->cap ? c->cap * 2 : 8, i;
-		uint64_t *nt = malloc((size_t)nc * sizeof *nt);
-		uint32_t *nb = malloc((size_t)nc * sizeof *nb);
-		if (!nt || !nb) {
-			free(nt);
-			free(nb);
+		uint32_t nc = c->cap * 2, i;
+		cret *nr = malloc((size_t)nc * sizeof *nr);
+		if (!nr)
 			return ir_errf(e, "out of memory for credit returns");
-		}
-		for (i = 0; i < c->n; i++) {
-			nt[i] = c->t[(c->head + i) & (c->cap - 1)];
-			nb[i] = c->b[(c->head + i) & (c->cap - 1)];
-		}
-		free(c->t);
-		free(c->b);
-		c->t = nt;
-		c->b = nb;
+		for (i = 0; i < c->n; i++)
+			nr[i] = c->r[(c->head + i) & (c->cap - 1)];
+		if (c->r != c->in)
+			free(c->r);
+		c->r = nr;
 		c->cap = nc;
 		c->head = 0;
 	}
 	{
 		uint32_t k = (c->head + c->n) & (c->cap - 1);
-		c->t[k] = t;
-		c->b[k] = blocks;
-		c->n++;
+		c->r[k].t = t;
+		c->r[k].b = blocks;
+		if (!c->n++)
+			c->t0 = t;
 	}
 	/* someone waiting at this output? make sure it looks again when the credits arrive */
 	{
@@ -187,16 +181,18 @@ static int cr_push(ir_ib *ib, uint32_t gp, unsigned vl, uint64_t t, uint32_t blo
 }
 
 /* Absorb the returns due by now; returns the time of the next pending one (TMAX: none). */
-static uint64_t cr_absorb(ir_ib *ib, uint32_t gp, unsigned vl)
+static inline uint64_t cr_absorb(ir_ib *ib, uint32_t gp, unsigned vl)
 {
-	uint32_t k = gp * ib->nvl + vl;
-	cring *c = &ib->cr[k];
-	while (c->n && c->t[c->head] <= ib->now) {
-		ib->cred[k] += (int32_t)c->b[c->head];
+	cring *c = &ib->cr[gp * ib->nvl + vl];
+	if (c->t0 > ib->now)
+		return c->t0;
+	do {
+		c->cred += (int32_t)c->r[c->head].b;
 		c->head = (c->head + 1) & (c->cap - 1);
 		c->n--;
-	}
-	return c->n ? c->t[c->head] : TMAX;
+	} while (c->n && c->r[c->head].t <= ib->now);
+	c->t0 = c->n ? c->r[c->head].t : TMAX;
+	return c->t0;
 }
 
 /* ---- congestion control (docs/ib-model.md section 8) ---- */
@@ -339,7 +335,7 @@ static int send_on(ir_ib *ib, uint32_t pi, uint32_t gp, uint64_t s, ir_err *e)
 		o->stall_ps += ib->now - o->stall_since;
 		o->stall_since = TMAX;
 	}
-	ib->cred[gp * ib->nvl + p->vl] -= (int32_t)p->blocks;
+	ib->cr[gp * ib->nvl + p->vl].cred -= (int32_t)p->blocks;
 	ib->st.packet_hops++;
 	p->t_arr = ib->now + lp->delay;
 	p->t_tail = p->t_arr + s;
@@ -478,7 +474,7 @@ static int host_try(ir_ib *ib, uint32_t hn, ir_err *e)
 	wire = payload + IR_IB_HEADER_BYTES;
 	blocks = (wire + IR_IB_BLOCK - 1) / IR_IB_BLOCK;
 	nxt = cr_absorb(ib, gp, m->vl);
-	if (ib->cred[gp * ib->nvl + m->vl] < (int32_t)blocks) {
+	if (ib->cr[gp * ib->nvl + m->vl].cred < (int32_t)blocks) {
 		if (o->stall_since == TMAX)
 			o->stall_since = ib->now;
 		return nxt != TMAX ? ensure_wake(ib, gp, nxt, e) : 0;
@@ -625,7 +621,7 @@ static __attribute__((noinline)) int out_try_prio(ir_ib *ib, uint32_t gp, ir_err
 				continue;
 			pi = ib->in[nd->port0 * nvl + (uint32_t)ip].head;
 			nx = cr_absorb(ib, gp, vl);
-			if (ib->cred[ob] < (int32_t)ib->pk[pi].blocks) {
+			if (ib->cr[ob].cred < (int32_t)ib->pk[pi].blocks) {
 				stalled = 1;
 				if (nx < earliest)
 					earliest = nx;
@@ -670,7 +666,7 @@ static int out_try(ir_ib *ib, uint32_t gp, ir_err *e)
 		bi = nd->port0 * nvl + (uint32_t)ip;
 		pi = ib->in[bi].head;
 		nx = cr_absorb(ib, gp, vl);
-		if (ib->cred[ob] < (int32_t)ib->pk[pi].blocks) {
+		if (ib->cr[ob].cred < (int32_t)ib->pk[pi].blocks) {
 			stalled = 1;
 			if (nx < earliest)
 				earliest = nx;
@@ -742,7 +738,7 @@ static uint64_t out_load(const ir_ib *ib, uint32_t gp)
 	const ir_topo_port *x = &ib->t->port[gp];
 	uint64_t cap = x->peer < ib->t->nhosts ? ib->cfg.host_buffer : ib->cfg.buffer, q = 0;
 	for (uint32_t v = 0; v < ib->nvl; v++) {
-		int32_t c = ib->cred[gp * ib->nvl + v];
+		int32_t c = ib->cr[gp * ib->nvl + v].cred;
 		q += c <= 0 ? cap : (uint64_t)c >= cap ? 0 : cap - (uint64_t)c;
 	}
 	return q + (uint64_t)ib->out[gp].nreq * ((ib->full_wire + IR_IB_BLOCK - 1) / IR_IB_BLOCK);
@@ -805,7 +801,7 @@ static __attribute__((noinline)) uint32_t path_choose(ir_ib *ib, const ibmsg *m,
 		} else {
 			int32_t c;
 			cr_absorb(ib, gp, m->vl);
-			c = ib->cred[gp * ib->nvl + m->vl];
+			c = ib->cr[gp * ib->nvl + m->vl].cred;
 			x = c > 0 ? (uint64_t)c : 0;
 		}
 		if (j == 0 || x > bm) {

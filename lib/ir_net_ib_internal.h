@@ -67,10 +67,24 @@ typedef struct ibmsg {
 	uint64_t size;
 } ibmsg;
 
-typedef struct cring { /* credit returns of one (output, VL); cap a power of two */
-	uint64_t *t;
-	uint32_t *b;
+typedef struct cret { /* a credit return: `b` blocks come back at `t` */
+	uint64_t t;
+	uint32_t b;
+} cret;
+
+/* The credits of one (output, VL) and their returns, in one record: the per-packet
+ * paths read the credits, the time of the first return and the ring together (as
+ * separate arrays, and the ring's times and blocks as two allocations of their own,
+ * they were four cache misses). A buffer of 128 blocks holds at most 3 packets of
+ * 2 KiB or 1 of 4 KiB, so CR_INLINE returns in the record itself nearly always
+ * suffice; a longer ring moves to the heap. */
+#define CR_INLINE 4
+typedef struct cring {
+	cret *r;             /* returns in FIFO order: `in`, or the heap; cap a power of two */
+	uint64_t t0;         /* r[head].t, TMAX when empty: absorbing nothing reads no entry */
+	int32_t cred;        /* blocks the output may still send on this VL */
 	uint32_t head, n, cap;
+	cret in[CR_INLINE];
 } cring;
 
 typedef struct outp {
@@ -111,8 +125,7 @@ struct ir_ib {
 	uint32_t nranks, nvl, W; /* W: 64-bit words of a request set (a bit per input port and VL) */
 	uint32_t *rank_host;
 	outp *out;          /* [nports_total] */
-	int32_t *cred;      /* [gp * nvl + v] */
-	cring *cr;          /* [gp * nvl + v] */
+	cring *cr;          /* [gp * nvl + v]: credits and their returns */
 	inbuf *in;          /* [gp * nvl + v] */
 	uint64_t *req;      /* [(gp * nvl + v) * W]: bit (input port - 1) * nvl + input VL */
 	uint32_t *rr;       /* [gp * nvl + v]: last served input port (0-based) */

@@ -5,7 +5,10 @@
  *
  * A server's state is small: where its disk's last access ended and when the disk is
  * free (one FIFO queue: requests are served in the order they reach the server), a FIFO
- * of dirty extents waiting for the disk with the time each will be on it, and the cache's
+ * of dirty extents given to the disk with the time each will be on it, the dirty extents
+ * held in the cache and not yet given to it (until a flush of their file, the dirty
+ * limit or a full cache: Linux's write-back; a list in write order, filtered per file at a
+ * flush, which costs O(held extents) per flush and is capped at STOR_EXTENTS), and the cache's
  * contents as a FIFO of extents (oldest evicted first; a new extent that continues the
  * newest one extends it, so a sequential stream costs one entry). A read hits when one
  * cached extent holds all of it; a partial hit counts as a miss (docs/storage.md §4). The
@@ -26,7 +29,9 @@
 
 const char *const ir_storage_keys[] = { "storage_servers", "stripe_size", "stripe_count", "cb_nodes",
 	                                "server_cache", "cache_G", "disk_G", "disk_access",
-	                                "disk_track_seek", "disk_rotation", "disk_track", "disk_sync", NULL };
+	                                "disk_track_seek", "disk_rotation", "disk_track", "disk_sync", "disk_read_G",
+	                                "dirty_limit", "flush_on_close", "romio_ds_read", "romio_ds_write",
+	                                "ind_rd_buffer_size", "ind_wr_buffer_size", NULL };
 
 void ir_storage_defaults(ir_storage_cfg *c)
 {
@@ -39,6 +44,9 @@ void ir_storage_defaults(ir_storage_cfg *c)
 	c->disk_track_seek = 1000000000ull; /* 1 ms */
 	c->disk_rotation = 8333333000ull;  /* 7200 rpm */
 	c->disk_track = 1 << 20;
+	c->disk_read_G = IR_STORAGE_AS_WRITE;
+	c->ds_wr_buf = 512 * 1024;    /* ROMIO's defaults */
+	c->ds_rd_buf = 4 * 1024 * 1024;
 }
 
 static int bad(const ir_params *ps, const char *key, const char *expect, ir_err *e)
@@ -52,6 +60,22 @@ static int bad(const ir_params *ps, const char *key, const char *expect, ir_err 
 			ir_params_origin(ps, i, o, sizeof o);
 	return ir_errf(e, "%s: invalid %s '%s' (expected %s)", o, key, ir_err_quote(q, sizeof q, v, strlen(v)),
 	               expect);
+}
+
+/* ROMIO's data sieving hints: enable and automatic (ROMIO's default: sieve noncontiguous
+ * accesses) sieve, disable does not. */
+static int ds_hint(const ir_params *ps, const char *key, int *on, ir_err *e)
+{
+	const char *v = ir_params_get(ps, key);
+	if (!v)
+		return 0;
+	if (strcmp(v, "enable") == 0 || strcmp(v, "automatic") == 0)
+		*on = 1;
+	else if (strcmp(v, "disable") == 0)
+		*on = 0;
+	else
+		return bad(ps, key, "enable, disable or automatic", e);
+	return 0;
 }
 
 int ir_storage_load(ir_storage_cfg *c, const ir_params *ps, ir_err *e)
@@ -95,6 +119,26 @@ int ir_storage_load(ir_storage_cfg *c, const ir_params *ps, ir_err *e)
 		return -1;
 	if (c->disk_track_seek > c->disk_access)
 		return bad(ps, "disk_track_seek", "a time no longer than disk_access", e);
+	if ((k = ir_params_time(ps, "disk_read_G", &c->disk_read_G, e)) < 0 ||
+	    ir_params_size(ps, "dirty_limit", &c->dirty_limit, e) < 0)
+		return -1;
+	if (k && c->disk_read_G == IR_STORAGE_AS_WRITE)
+		return bad(ps, "disk_read_G", "a time per byte below 2^64 ps", e);
+	if ((k = ir_params_u64(ps, "flush_on_close", &x, e)) < 0)
+		return -1;
+	if (k) {
+		if (x > 1)
+			return bad(ps, "flush_on_close", "0 or 1", e);
+		c->flush_on_close = (int)x;
+	}
+	if (ds_hint(ps, "romio_ds_read", &c->ds_read, e) || ds_hint(ps, "romio_ds_write", &c->ds_write, e) ||
+	    ir_params_size(ps, "ind_rd_buffer_size", &c->ds_rd_buf, e) < 0 ||
+	    ir_params_size(ps, "ind_wr_buffer_size", &c->ds_wr_buf, e) < 0)
+		return -1;
+	if (c->ds_rd_buf < 1 || c->ds_rd_buf > IR_STORAGE_FILE_SPAN)
+		return bad(ps, "ind_rd_buffer_size", "a size from 1 byte to 1T", e);
+	if (c->ds_wr_buf < 1 || c->ds_wr_buf > IR_STORAGE_FILE_SPAN)
+		return bad(ps, "ind_wr_buffer_size", "a size from 1 byte to 1T", e);
 	return 0;
 }
 
@@ -148,9 +192,12 @@ typedef struct srv {
 	ext *x;             /* cache contents, oldest first, from xh */
 	size_t xh, xn, xcap;
 	uint64_t cached;    /* bytes in x */
-	dirty *d;           /* dirty data not yet on disk, oldest first, from dh */
+	dirty *d;           /* dirty data given to the disk, not yet on it, oldest first, from dh */
 	size_t dh, dn, dcap;
-	uint64_t ndirty;
+	uint64_t ninfl;     /* bytes in d */
+	ext *h;             /* dirty data held in the cache (not given to the disk), oldest first */
+	size_t hn, hcap;
+	uint64_t nheld;     /* bytes in h */
 	int unflushed;      /* written since the last flush */
 } srv;
 
@@ -203,6 +250,7 @@ void ir_storage_free(ir_storage *S)
 		if (S->s[r]) {
 			free(S->s[r]->x);
 			free(S->s[r]->d);
+			free(S->s[r]->h);
 			free(S->s[r]);
 		}
 	}
@@ -271,9 +319,10 @@ static int cache_has(const srv *v, uint64_t a, uint64_t n)
 }
 
 /* Disk time of an access, from when the disk starts it; moves the head. */
-static uint64_t disk(ir_storage *S, srv *v, uint64_t addr, uint64_t len)
+static uint64_t disk(ir_storage *S, srv *v, int write, uint64_t addr, uint64_t len)
 {
 	uint64_t pos = ir_storage_position(&S->c, v->has_last, v->last, addr);
+	uint64_t g = write || S->c.disk_read_G == IR_STORAGE_AS_WRITE ? S->c.disk_G : S->c.disk_read_G;
 	if (pos == 0)
 		S->st.sequential++;
 	else if (pos == S->c.disk_track_seek + S->c.disk_rotation / 2 && v->has_last)
@@ -283,7 +332,87 @@ static uint64_t disk(ir_storage *S, srv *v, uint64_t addr, uint64_t len)
 	v->has_last = 1;
 	v->last = addr + len;
 	S->st.disk_bytes += len;
-	return sadd(S, pos, smul(S, len, S->c.disk_G));
+	return sadd(S, pos, smul(S, len, g));
+}
+
+/* Give dirty extent [a, a+n) to the disk from time `from`: queued behind what it has. */
+static int to_disk(ir_storage *S, srv *v, uint64_t from, uint64_t a, uint64_t n, ir_err *e)
+{
+	uint64_t start = v->disk_free > from ? v->disk_free : from;
+	uint64_t done = sadd(S, start, disk(S, v, 1, a, n));
+	v->disk_free = done;
+	if (v->dh && v->dh + v->dn == v->dcap) {
+		memmove(v->d, v->d + v->dh, v->dn * sizeof *v->d);
+		v->dh = 0;
+	}
+	if (IR_GROW(v->d, v->dh + v->dn + 1, v->dcap))
+		return ir_errf(e, "out of memory for a storage server's cache");
+	v->d[v->dh + v->dn].end = done;
+	v->d[v->dh + v->dn].n = n;
+	v->dn++;
+	v->ninfl += n;
+	return 0;
+}
+
+/* The oldest held extent to the disk, from `from`. */
+static int hand_oldest(ir_storage *S, srv *v, uint64_t from, ir_err *e)
+{
+	ext o = v->h[0];
+	memmove(v->h, v->h + 1, (v->hn - 1) * sizeof *v->h);
+	v->hn--;
+	v->nheld -= o.n;
+	return to_disk(S, v, from, o.a, o.n, e);
+}
+
+static int cmp_ext(const void *x, const void *y)
+{
+	const ext *p = x, *q = y;
+	return p->a < q->a ? -1 : p->a > q->a;
+}
+
+/* A flush of the file in slot `slot` from t: its held extents to the disk in address
+ * order, overlapping and adjacent ones merged (a page written twice is written once). */
+static int flush_file(ir_storage *S, srv *v, uint64_t t, uint64_t slot, int *wrote, ir_err *e)
+{
+	size_t k = 0, m = v->hn, w;
+	ext *f;
+	*wrote = 0;
+	for (size_t i = 0; i < v->hn; i++)
+		if (v->h[i].a / IR_STORAGE_FILE_SPAN == slot)
+			k++;
+	if (!k)
+		return 0;
+	if (!(f = malloc(k * sizeof *f)))
+		return ir_errf(e, "out of memory for a storage server's cache");
+	k = 0;
+	w = 0;
+	for (size_t i = 0; i < m; i++) {
+		if (v->h[i].a / IR_STORAGE_FILE_SPAN == slot) {
+			f[k++] = v->h[i];
+			v->nheld -= v->h[i].n;
+		} else {
+			v->h[w++] = v->h[i];
+		}
+	}
+	v->hn = w;
+	qsort(f, k, sizeof *f, cmp_ext);
+	w = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (w && f[w - 1].a + f[w - 1].n >= f[i].a) {
+			if (f[i].a + f[i].n > f[w - 1].a + f[w - 1].n)
+				f[w - 1].n = f[i].a + f[i].n - f[w - 1].a;
+		} else {
+			f[w++] = f[i];
+		}
+	}
+	for (size_t i = 0; i < w; i++)
+		if (to_disk(S, v, t, f[i].a, f[i].n, e)) {
+			free(f);
+			return -1;
+		}
+	free(f);
+	*wrote = 1;
+	return 0;
 }
 
 int ir_storage_access(ir_storage *S, uint32_t rank, uint64_t t, int write, uint64_t addr, uint64_t len,
@@ -299,53 +428,66 @@ int ir_storage_access(ir_storage *S, uint32_t rank, uint64_t t, int write, uint6
 	}
 	/* dirty data already on disk at t leaves the queue */
 	while (v->dn && v->d[v->dh].end <= t) {
-		v->ndirty -= v->d[v->dh].n;
+		v->ninfl -= v->d[v->dh].n;
 		v->dh++;
 		v->dn--;
 	}
 	if (!v->dn)
 		v->dh = 0;
 	if (write && len == 0) {
-		/* a flush (MPI_File_sync, docs/storage.md §4): done when the disk has written
-		 * everything it was given, plus disk_sync if anything was written since the last */
-		uint64_t start = v->disk_free > t ? v->disk_free : t;
+		/* a flush (MPI_File_sync, docs/storage.md §4): the file's held data to the disk;
+		 * done when the disk has written everything it was given, plus disk_sync if the
+		 * flush wrote something or the server was written to since the last flush */
+		int wrote;
+		uint64_t start;
+		if (flush_file(S, v, t, addr / IR_STORAGE_FILE_SPAN, &wrote, e))
+			return -1;
+		start = v->disk_free > t ? v->disk_free : t;
 		S->st.flushes++;
-		*end = v->unflushed ? sadd(S, start, S->c.disk_sync) : start;
+		*end = v->unflushed || wrote ? sadd(S, start, S->c.disk_sync) : start;
 		v->disk_free = *end;
 		v->unflushed = 0;
 	} else if (write) {
-		uint64_t in = t, start, done;
+		uint64_t in = t, done;
 		S->st.writes++;
 		v->unflushed = 1;
 		if (S->c.cache && len <= S->c.cache) {
-			/* wait for room: the oldest dirty extents reach the disk in order */
-			size_t i = v->dh;
-			uint64_t nd = v->ndirty;
-			while (nd + len > S->c.cache && i < v->dh + v->dn) {
-				nd -= v->d[i].n;
-				if (v->d[i].end > in)
-					in = v->d[i].end;
-				i++;
+			uint64_t nd = v->ninfl + v->nheld;
+			if (nd + len > S->c.cache) {
+				/* wait for room: held data goes to the disk, oldest first, until what
+				 * the disk has been given covers what must leave; then the oldest dirty
+				 * extents reach the disk in order */
+				uint64_t need = nd + len - S->c.cache, freed = 0;
+				while (v->ninfl < need && v->hn)
+					if (hand_oldest(S, v, t, e))
+						return -1;
+				for (size_t i = v->dh; freed < need && i < v->dh + v->dn; i++) {
+					freed += v->d[i].n;
+					if (v->d[i].end > in)
+						in = v->d[i].end;
+				}
 			}
 			in = sadd(S, in, copy);
-			start = v->disk_free > in ? v->disk_free : in;
-			done = sadd(S, start, disk(S, v, addr, len));
-			v->disk_free = done;
-			if (v->dh && v->dh + v->dn == v->dcap) {
-				memmove(v->d, v->d + v->dh, v->dn * sizeof *v->d);
-				v->dh = 0;
+			if (v->hn && v->h[v->hn - 1].a + v->h[v->hn - 1].n == addr) {
+				v->h[v->hn - 1].n += len;
+			} else {
+				if (IR_GROW(v->h, v->hn + 1, v->hcap))
+					return ir_errf(e, "out of memory for a storage server's cache");
+				v->h[v->hn].a = addr;
+				v->h[v->hn].n = len;
+				v->hn++;
 			}
-			if (IR_GROW(v->d, v->dh + v->dn + 1, v->dcap))
-				return ir_errf(e, "out of memory for a storage server's cache");
-			v->d[v->dh + v->dn].end = done;
-			v->d[v->dh + v->dn].n = len;
-			v->dn++;
-			v->ndirty += len;
+			v->nheld += len;
+			/* beyond the dirty limit (or the extent cap) the oldest goes to the disk, from
+			 * when this write is in the cache; dirty_limit 0: every write at once */
+			while (v->hn && (v->nheld > S->c.dirty_limit || v->hn > STOR_EXTENTS))
+				if (hand_oldest(S, v, in, e))
+					return -1;
 			*end = in;
 		} else {
 			/* no cache, or larger than it: write-through */
-			start = v->disk_free > t ? v->disk_free : t;
-			done = sadd(S, start, disk(S, v, addr, len));
+			uint64_t start = v->disk_free > t ? v->disk_free : t;
+			done = sadd(S, start, disk(S, v, 1, addr, len));
 			v->disk_free = done;
 			*end = done;
 		}
@@ -358,7 +500,7 @@ int ir_storage_access(ir_storage *S, uint32_t rank, uint64_t t, int write, uint6
 			*end = sadd(S, t, copy);
 		} else {
 			uint64_t start = v->disk_free > t ? v->disk_free : t;
-			uint64_t done = sadd(S, start, disk(S, v, addr, len));
+			uint64_t done = sadd(S, start, disk(S, v, 0, addr, len));
 			v->disk_free = done;
 			*end = done;
 			if (cache_put(v, S->c.cache, addr, len, e))

@@ -49,7 +49,17 @@ typedef struct ir_storage_cfg {
 	uint64_t disk_rotation;   /* one revolution */
 	uint64_t disk_track;   /* bytes: a jump of at most this far is a track-to-track seek */
 	uint64_t disk_sync;    /* what a flush costs beyond writing the dirty data (0: nothing) */
+	uint64_t disk_read_G;  /* ps per byte of a read from the disk; IR_STORAGE_AS_WRITE: disk_G */
+	uint64_t dirty_limit;  /* bytes of dirty data a server holds before its disk writes the
+	                        * oldest (0: the disk writes dirty data at once) */
+	/* trace2goal: how the client library accesses the file */
+	int flush_on_close;    /* MPI_File_close is a flush of the file, as MPI_File_sync */
+	int ds_write, ds_read; /* ROMIO's data sieving of independent noncontiguous accesses */
+	uint64_t ds_wr_buf, ds_rd_buf; /* its buffers: ind_wr_buffer_size, ind_rd_buffer_size */
 } ir_storage_cfg;
+
+/* disk_read_G when the parameters do not set it: reads cost disk_G, as writes */
+#define IR_STORAGE_AS_WRITE UINT64_MAX
 
 extern const char *const ir_storage_keys[]; /* NULL-terminated */
 
@@ -82,7 +92,9 @@ ir_storage *ir_storage_new(const ir_storage_cfg *c, uint32_t nranks, ir_err *e);
 void ir_storage_free(ir_storage *s); /* NULL is a no-op */
 /* A request of rank `rank` (its server) arriving at t: returns (in *end) when the
  * server has done it (a write: in the cache, or on disk when it does not fit; a read: from
- * the cache or the disk). Requests must come in non-decreasing t per server. */
+ * the cache or the disk; a write of 0 bytes is a flush of the file whose slot `addr` lies
+ * in: its dirty data written, then disk_sync). Requests must come in non-decreasing t per
+ * server. */
 int ir_storage_access(ir_storage *s, uint32_t rank, uint64_t t, int write, uint64_t addr, uint64_t len,
                       uint64_t *end, ir_err *e);
 

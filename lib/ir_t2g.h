@@ -43,6 +43,8 @@ typedef struct ir_t2g_opts {
 	const char *from_re, *to_re;      /* phase cut (PCRE2 on call names), NULL: none */
 	unsigned long from_nth;           /* the K-th match of from_re starts the phase (default 1) */
 	int durations;                    /* the calls' own durations become calcs */
+	int calc_cpu;                     /* --calc cpu: a gap's calc is the thread's CPU time in it
+	                                   * (the trace's CPU times, format version 2), not wall time */
 	int sync;                         /* --sync: durations from the zero-cost completion */
 	ir_loggops net;                   /* the message model (ir_model.h; ir_loggops_load): prices
 	                                   * --durations, S for --sync, copy and reduce for the local

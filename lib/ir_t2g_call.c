@@ -58,6 +58,20 @@ static int is_local(const char *name)
 	return 0;
 }
 
+int t2g_gap_cpu(gstate *g, rstate *R, const ir_rec *r, int64_t w1, int64_t c1, int64_t *gap, ir_err *e)
+{
+	int64_t off;
+	if (!g->o->calc_cpu)
+		return 0;
+	if (c1 == IR_TIME_NONE || R->gc == IR_TIME_NONE || w1 == IR_TIME_NONE || R->gw == IR_TIME_NONE)
+		return t2g_errat(R, e, "%s: no CPU times (trace with allprof --cpu-time, or convert with --calc wall)",
+		                 r->name);
+	off = (w1 - R->gw) - (c1 - R->gc);
+	if (off > 0)
+		*gap = *gap > off ? *gap - off : 0;
+	return 0;
+}
+
 int t2g_bad_arg(const rstate *R, const ir_rec *r, unsigned i, const char *what, ir_err *e)
 {
 	char q[120];
@@ -209,6 +223,7 @@ static int do_call(gstate *g, rstate *R, const ir_rec *r, ir_err *e)
 	if (ci->k != C_INIT && !R->started) {
 		R->started = 1;
 		R->gap_start = r->t_call != IR_TIME_NONE ? r->t_call : 0;
+		t2g_gap_mark(R, r->t_call, r->cpu_call);
 		if (t2g_sync_lead(g, R, R->gap_start, e))
 			return -1;
 	}
@@ -222,6 +237,7 @@ static int do_call(gstate *g, rstate *R, const ir_rec *r, ir_err *e)
 		if (r->t_ret == IR_TIME_NONE)
 			return t2g_errat(R, e, "%s: expected a return time, found '-'", r->name);
 		R->gap_start = r->t_ret;
+		t2g_gap_mark(R, r->t_ret, r->cpu_ret);
 		R->started = 1;
 		return t2g_sync_lead(g, R, r->t_ret, e);
 	case C_FINALIZE: {
@@ -234,6 +250,8 @@ static int do_call(gstate *g, rstate *R, const ir_rec *r, ir_err *e)
 			g->neg_gaps++;
 			gap = 0;
 		}
+		if (t2g_gap_cpu(g, R, r, t, r->cpu_call, &gap, e))
+			return -1;
 		l = new_label(R);
 		if (def_calc(R, l, scale_calc(g, (double)gap)))
 			return ir_errf(e, "out of memory");
@@ -529,6 +547,7 @@ int t2g_rank_begin(gstate *g, rstate *R, const ir_trace_file *tf, int64_t epoch,
 	R->nends = 0;
 	R->started = R->finished = 0;
 	R->gap_start = 0;
+	R->gw = R->gc = IR_TIME_NONE;
 	R->prun = 0;
 	R->phase = g->from_re ? 0 : 1;
 	R->from_seen = 0;
@@ -570,6 +589,10 @@ int t2g_rank_record(gstate *g, rstate *R, ir_rec *r, ir_err *e)
 		R->phase = 1;
 		R->started = 1;
 		R->gap_start = r->t_call != IR_TIME_NONE ? r->t_call : r->t_ret;
+		if (r->t_call != IR_TIME_NONE)
+			t2g_gap_mark(R, r->t_call, r->cpu_call);
+		else
+			t2g_gap_mark(R, r->t_ret, r->cpu_ret);
 		if (t2g_sync_lead(g, R, R->gap_start, e))
 			return -1;
 	}
@@ -579,6 +602,9 @@ int t2g_rank_record(gstate *g, rstate *R, ir_rec *r, ir_err *e)
 		/* the phase ends with this call: a last calc up to its return */
 		int64_t gap = (r->t_ret != IR_TIME_NONE ? r->t_ret : r->t_call) - R->gap_start;
 		uint32_t l = new_label(R);
+		if (r->t_ret != IR_TIME_NONE ? t2g_gap_cpu(g, R, r, r->t_ret, r->cpu_ret, &gap, e)
+		                             : t2g_gap_cpu(g, R, r, r->t_call, r->cpu_call, &gap, e))
+			return -1;
 		if (def_calc(R, l, scale_calc(g, gap > 0 ? (double)gap : 0)))
 			return ir_errf(e, "out of memory");
 		for (size_t i = 0; i < R->nends; i++)

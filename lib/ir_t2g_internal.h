@@ -135,6 +135,7 @@ typedef struct rstate {
 	uint8_t *ends_ireq;
 	size_t nends, capends;
 	int64_t gap_start;
+	int64_t gw, gc;   /* --calc cpu: wall and CPU time where the gap began (the last return) */
 	int started, finished, phase;
 	unsigned long from_seen;
 	ir_hmap reqmap;    /* key -> index in reqs */
@@ -263,6 +264,16 @@ typedef struct p2pf {
 /* ir_t2g.c */
 void t2g_warn(gstate *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int t2g_errat(const rstate *R, ir_err *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* --calc cpu (docs/trace2goal.md, "Wall or CPU time"): a gap begins at wall time w with the
+ * thread's CPU time c (t2g_gap_mark); t2g_gap_cpu takes from *gap, which ends at wall time
+ * w1 with CPU time c1, the time the thread was off its CPU in it (never below 0). Without
+ * --calc cpu it changes nothing; -1 when the record has no CPU times. */
+static inline void t2g_gap_mark(rstate *R, int64_t w, int64_t c)
+{
+	R->gw = w;
+	R->gc = c;
+}
+int t2g_gap_cpu(gstate *g, rstate *R, const ir_rec *r, int64_t w1, int64_t c1, int64_t *gap, ir_err *e);
 
 /* ir_t2g_out.c */
 int t2g_flush_out(gstate *g, rstate *R, ir_err *e);

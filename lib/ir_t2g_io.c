@@ -7,6 +7,8 @@
  * and on the server a receive, a `read` or `write` op (GOAL version 2) and the reply.
  * Collective accesses (_all) are two-phase: the ranks send their bytes to aggregators that
  * own contiguous file domains, which then access the servers in large contiguous runs.
+ * Independent noncontiguous ones are, when selected (romio_ds_write, romio_ds_read),
+ * ROMIO's data sieving: the covering extent read (and written back) buffer by buffer.
  *
  * Where a rank's bytes lie in the file depends on its file pointer and view, and a
  * collective needs every participant's bytes. So the whole I/O of the run is resolved
@@ -162,6 +164,21 @@ static ofile *find_file(ofile *f, size_t n, int64_t id)
 	return NULL;
 }
 
+/* A flush of the file in slot `slot` by `rank` (MPI_File_sync; MPI_File_close with
+ * flush_on_close): an access with no data. -1 if memory runs out. */
+static int add_flush(t2g_io *io, uint32_t rank, uint32_t slot)
+{
+	if (IR_GROW(io->acc, io->nacc + 1, io->capacc))
+		return -1;
+	memset(&io->acc[io->nacc], 0, sizeof *io->acc);
+	io->acc[io->nacc].rank = rank;
+	io->acc[io->nacc].slot = slot;
+	io->acc[io->nacc].sync = 1;
+	io->acc[io->nacc].first = io->next;
+	io->nacc++;
+	return 0;
+}
+
 static int grp_add(t2g_io *io, uint64_t key, size_t acc)
 {
 	int isnew;
@@ -258,6 +275,9 @@ static int prepass_rank(gstate *g, uint32_t rank, const ir_trace_file *tf, int64
 		}
 		switch (ci->k) {
 		case C_FCLOSE:
+			/* a flush of the file (docs/storage.md §4), as MPI_File_sync */
+			if (io->c.flush_on_close && add_flush(io, rank, f->slot))
+				goto oom;
 			*f = files[--nf];
 			continue;
 		case C_FVIEW:
@@ -287,14 +307,8 @@ static int prepass_rank(gstate *g, uint32_t rank, const ir_trace_file *tf, int64
 			continue;
 		}
 		case C_FSYNC:
-			if (IR_GROW(io->acc, io->nacc + 1, io->capacc))
+			if (add_flush(io, rank, f->slot))
 				goto oom;
-			memset(&io->acc[io->nacc], 0, sizeof *io->acc);
-			io->acc[io->nacc].rank = rank;
-			io->acc[io->nacc].slot = f->slot;
-			io->acc[io->nacc].sync = 1;
-			io->acc[io->nacc].first = io->next;
-			io->nacc++;
 			continue;
 		default:
 			break;
@@ -734,24 +748,102 @@ out:
 	return rc;
 }
 
+/* A 0-byte calc that ends when the ops staged from `first` of type `type` have ended. */
+static long join_ops(gstate *g, size_t first, int type)
+{
+	long j = stage(g, IR_OP_CALC, 0, 0, 0);
+	if (j < 0)
+		return -1;
+	for (size_t k = first; k < (size_t)j; k++)
+		if (g->cg.op[k].type == type && cg_dep(g, (uint32_t)k, (uint32_t)j))
+			return -1;
+	return j;
+}
+
+/* One buffer of data sieving: [off, off+len) read (a write: then written back) after
+ * staged op `*after`, which becomes the buffer's last op. */
+static int ds_buffer(gstate *g, rstate *R, uint32_t slot, int write, uint64_t off, uint64_t len, long *after,
+                     ir_err *e)
+{
+	io_ext x = { off, len };
+	size_t first = g->cg.nop;
+	long j;
+	if (stage_runs(g, R, slot, 0, &x, 1, *after, e))
+		return -1;
+	if ((j = join_ops(g, first, IR_OP_RECV)) < 0)
+		return ir_errf(e, "out of memory");
+	if (write) {
+		first = g->cg.nop;
+		if (stage_runs(g, R, slot, 1, &x, 1, j, e))
+			return -1;
+		if ((j = join_ops(g, first, IR_OP_RECV)) < 0)
+			return ir_errf(e, "out of memory");
+	}
+	*after = j;
+	return 0;
+}
+
+/* ROMIO's data sieving of an independent noncontiguous access (docs/storage.md §8,
+ * ADIOI_GEN_WriteStrided and _ReadStrided): buffers of at most `buf` bytes over the
+ * extent from the first byte to the last, each starting at the first byte of an extent
+ * the previous buffer did not reach (or where the previous one ended, when an extent runs
+ * past it); per buffer the whole of it is read and, for a write, written back, one buffer
+ * after the other. */
+static int stage_sieve(gstate *g, rstate *R, const io_acc *a, uint64_t buf, ir_err *e)
+{
+	const io_ext *x = g->io->ext + a->first;
+	uint64_t hi = 0, bo = 0, be = 0;
+	int have = 0;
+	long after = -1;
+	for (size_t i = 0; i < a->n; i++)
+		if (x[i].off + x[i].len > hi)
+			hi = x[i].off + x[i].len;
+	for (size_t i = 0; i < a->n; i++) {
+		uint64_t p = x[i].off, z = x[i].off + x[i].len;
+		while (p < z) {
+			if (!have || p >= be || p < bo) {
+				if (have && ds_buffer(g, R, a->slot, a->write, bo, be - bo, &after, e))
+					return -1;
+				bo = p;
+				be = hi - p < buf ? hi : p + buf;
+				have = 1;
+			}
+			p = z < be ? z : be;
+			if (p < z) {
+				/* the extent runs past the buffer: the next one starts where it ends */
+				if (ds_buffer(g, R, a->slot, a->write, bo, be - bo, &after, e))
+					return -1;
+				bo = be;
+				be = hi - bo < buf ? hi : bo + buf;
+			}
+		}
+	}
+	if (have && ds_buffer(g, R, a->slot, a->write, bo, be - bo, &after, e))
+		return -1;
+	return 0;
+}
+
 int t2g_do_io(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e)
 {
 	t2g_io *io = g->io;
 	const io_acc *a;
 	emitted em;
-	if (!io || ci->k == C_FOPEN || ci->k == C_FCLOSE || ci->k == C_FVIEW || ci->k == C_FSEEK || ci->k == C_FDELETE ||
-	    ci->k == C_FMETA)
+	if (!io || ci->k == C_FOPEN || (ci->k == C_FCLOSE && !io->c.flush_on_close) || ci->k == C_FVIEW ||
+	    ci->k == C_FSEEK || ci->k == C_FDELETE || ci->k == C_FMETA)
 		return 0; /* no servers, or no data moved: the call's time stays computation */
 	if (io->rnext[R->rank] >= io->rn[R->rank])
 		return t2g_errat(R, e, "%s: not seen when the file accesses were read (a trace that changed?)", r->name);
 	a = &io->acc[io->rfirst[R->rank] + io->rnext[R->rank]++];
-	if (a->sync != (ci->k == C_FSYNC))
+	if (a->sync != (ci->k == C_FSYNC || ci->k == C_FCLOSE))
 		return t2g_errat(R, e, "%s: not seen when the file accesses were read (a trace that changed?)", r->name);
 	if (a->sync) {
 		if (stage_sync(g, R, a->slot, e))
 			return -1;
 	} else if (a->coll && a->how != A_ORDERED) {
 		if (stage_coll(g, R, a, e))
+			return -1;
+	} else if (a->n > 1 && (a->write ? io->c.ds_write : io->c.ds_read)) {
+		if (stage_sieve(g, R, a, a->write ? io->c.ds_wr_buf : io->c.ds_rd_buf, e))
 			return -1;
 	} else if (stage_runs(g, R, a->slot, a->write, io->ext + a->first, a->n, -1, e)) {
 		return -1;

@@ -112,6 +112,8 @@ int t2g_emit_call(gstate *g, rstate *R, const ir_rec *r, int ends_mode, int want
 		g->neg_gaps++;
 		gap = 0;
 	}
+	if (t2g_gap_cpu(g, R, r, r->t_call, r->cpu_call, &gap, e))
+		return -1;
 	calc = (double)gap + extra;
 	if (g->o->durations && r->t_ret != IR_TIME_NONE) {
 		/* The model charges each op to the call that starts it, but the MPI library does the
@@ -250,6 +252,7 @@ int t2g_emit_call(gstate *g, rstate *R, const ir_rec *r, int ends_mode, int want
 		}
 	}
 	R->gap_start = r->t_ret;
+	t2g_gap_mark(R, r->t_ret, r->cpu_ret);
 	g->st->ops += c->nop + 1 + (em->join != NOLABEL);
 	if (R->out.len >= (sync ? SPILL_AT : FLUSH_AT) && t2g_flush_out(g, R, e))
 		return -1;

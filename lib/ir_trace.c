@@ -660,6 +660,21 @@ static int parse_call(ir_trace *t, char *l, size_t n, ir_rec *r, ir_err *e)
 		p = c + 1;
 	}
 	*end = 0;
+	r->cpu_call = r->cpu_ret = IR_TIME_NONE;
+	if (nf >= 3 && fields[nf - 1][0] == 'c') {
+		/* format version 2: the thread's CPU times after the return time, "c<call>,<return>" */
+		const char *cf = fields[nf - 1] + 1, *comma = strchr(cf, ',');
+		if (!comma || ir_tf_time(cf, (size_t)(comma - cf), 0, &r->cpu_call) ||
+		    ir_tf_time(comma + 1, strlen(comma + 1), 0, &r->cpu_ret) || r->cpu_ret < r->cpu_call ||
+		    r->cpu_call < 0) {
+			char q[80];
+			ir_err_quote(q, sizeof q, fields[nf - 1], strlen(fields[nf - 1]));
+			return ir_errf_at(e, t->name, ir_reader_lineno(t->r),
+			                  "%s: expected CPU times 'c<call>,<return>' in microseconds, found '%s'", r->name,
+			                  q);
+		}
+		nf--;
+	}
 	if (nf < 2)
 		return ir_errf_at(e, t->name, ir_reader_lineno(t->r),
 		                  "%s: expected a call time and a return time, found %u field%s", r->name, nf,

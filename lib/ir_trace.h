@@ -84,6 +84,8 @@ typedef struct ir_rec {
 	/* IR_REC_CALL */
 	const char *name;      /* "MPI_Send" (NUL-terminated) */
 	int64_t t_call, t_ret; /* ps since the epoch on rank 0's clock; IR_TIME_NONE for '-' */
+	int64_t cpu_call, cpu_ret; /* the thread's CPU time at the call and the return, ps (format
+	                        * version 2, allprof --cpu-time); IR_TIME_NONE when the line has none */
 	unsigned nf;           /* argument fields, between the call and the return time */
 	char *f[IR_TRACE_MAXF];
 	/* IR_REC_COMM */

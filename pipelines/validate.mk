@@ -23,6 +23,17 @@
 #   $(OUT)/deviation.md   the same as Markdown (printed at the end)
 #   $(OUT)/deviation.png  a bar chart of the median |deviation| (with gnuplot)
 #
+# NODE turns the node model on for the runs with more ranks than CORES (default: this
+# machine's cores), which oversubscribe them (docs/loggops-semantics.md section 8): the
+# ibsim options of the host, e.g. NODE="--cores 2 --cpu-wait block". Such runs are then
+# traced with `allprof --cpu-time`, converted in the default mode with `--calc $(NODE_CALC)`
+# (NODE_CALC=cpu, the default: a gap is the rank's CPU time, not the wall time in which it
+# also waited for a core; NODE_CALC=wall: the wall time, as without the node model), and
+# simulated with NODE, `--ranks-per-host <ranks>` and the cpu_yield that
+# `pipelines/calibrate.mk node` measures with the calibration ($(OUT)/calibrate/node.params;
+# NODE_PARAMS names another file). The sync mode keeps the clock and no node model. Empty
+# (the default): every run is replayed as if each rank had a core.
+#
 # PARAMS defaults to $(OUT)/calibrate/cluster.params, which
 # pipelines/calibrate.mk measures first with exactly 2 ranks (one per core).
 # Runs with more ranks than 2 oversubscribe the cores (MPIRUN_MANY).
@@ -55,6 +66,10 @@ PARAMS    ?= $(CAL_PARAMS)
 TOLERANCE ?= 5
 T2G_FLAGS ?=
 IBSIM_FLAGS ?=
+NODE      ?=
+CORES     ?= $(shell nproc)
+NODE_PARAMS ?= $(OUT)/calibrate/node.params
+NODE_CALC ?= cpu
 MPIRUN_2    ?= mpirun --bind-to core
 MPIRUN_MANY ?= mpirun --oversubscribe --bind-to none
 BUILD_TOOLS ?= yes
@@ -96,6 +111,13 @@ CMP_sync    := --sync
 IBSIM_default :=
 IBSIM_sync    := --async-progress
 NETFLAGS = --net $(NET)$(if $(TOPO), --topo $(TOPO))
+# the node model (NODE): for a run of more ranks than CORES; the mode's conversion and
+# simulation flags (the cpu_yield is read from NODE_PARAMS when the simulation runs)
+node_on   = $(if $(NODE),$(shell [ "$(1)" -gt "$(CORES)" ] && echo y))
+AP_FLAGS  = $(if $(call node_on,$(1)),--cpu-time)
+NODE_T2G  = $(if $(filter default,$(1)),$(if $(call node_on,$(2)),--calc $(NODE_CALC)))
+NODE_SIM  = $(if $(filter default,$(1)),$(if $(call node_on,$(2)),$(NODE) --ranks-per-host $(2)))
+NODE_DEP  = $(if $(NODE),$(if $(filter default,$(1)),$(NODE_PARAMS)))
 
 GNUPLOT := $(shell command -v gnuplot 2>/dev/null)
 
@@ -127,18 +149,26 @@ $(CAL_PARAMS): FORCE | tools
 	  BUILD_TOOLS=$(BUILD_TOOLS) $(if $(CAL_REPS),REPS=$(CAL_REPS)) $(if $(CAL_MAXBYTES),MAXBYTES=$(CAL_MAXBYTES)) \
 	  $(OUT)/calibrate/cluster.params
 endif
+# ---- the node model's cpu_yield (NODE), unless NODE_PARAMS names a file
+ifneq ($(NODE),)
+ifeq ($(NODE_PARAMS),$(OUT)/calibrate/node.params)
+$(NODE_PARAMS): $(PARAMS) FORCE | tools
+	@$(MAKE) -s --no-print-directory -f pipelines/calibrate.mk BUILD=$(BUILD) BIN=$(BIN) OUT=$(OUT)/calibrate \
+	  BUILD_TOOLS=$(BUILD_TOOLS) CORES=$(CORES) $(OUT)/calibrate/node.params
+endif
+endif
 
 # ---- settings as files, rewritten only when they change: what a step depends on
 # (each rule sets STAMP, the text; commas and quotes are fine there)
 stamp = @mkdir -p $(@D); printf '%s\n' '$(subst ','\'',$(STAMP))' > $@.new; \
   if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
 F := $(OUT)/settings
-$(F)/t2g-%: STAMP = trace2goal -q $(T2G_$*) $(T2G_FLAGS) -p $(abspath $(PARAMS))
-$(F)/ibsim-%: STAMP = ibsim -q -p $(abspath $(PARAMS)) $(NETFLAGS) $(IBSIM_$*) $(IBSIM_FLAGS)
+$(F)/t2g-%: STAMP = trace2goal -q $(T2G_$*) $(T2G_FLAGS) -p $(abspath $(PARAMS)) / node: $(NODE) $(CORES) $(NODE_CALC)
+$(F)/ibsim-%: STAMP = ibsim -q -p $(abspath $(PARAMS)) $(NETFLAGS) $(IBSIM_$*) $(IBSIM_FLAGS) / node: $(NODE) $(CORES)
 $(F)/cmp: STAMP = cmp-real -t $(TOLERANCE)
 $(F)/table: STAMP = $(MODES) / $(RUNS) / $(MISSING)
 $(R)/%/cmd: STAMP = setup: $(call SETUP_$(call app_of,$*),$(call np_of,$*)) / run: \
-  $(call mpirun,$(call np_of,$*)) $(CMD_$(call app_of,$*))
+  $(call mpirun,$(call np_of,$*)) $(CMD_$(call app_of,$*)) / allprof $(call AP_FLAGS,$(call np_of,$*))
 $(F)/t2g-%: FORCE
 	$(stamp)
 $(F)/ibsim-%: FORCE
@@ -154,7 +184,7 @@ $(R)/%/trace/.done: $(R)/%/cmd $(AP_SO) $$(PROG_$$(call app_of,$$*)) | $(ABIN)/a
 	@echo "== trace $* ($(call np_of,$*) ranks)"
 	@rm -rf $(R)/$*/work $(R)/$*/trace.tmp && mkdir -p $(R)/$*/work
 	@cd $(R)/$*/work && { $(or $(call SETUP_$(call app_of,$*),$(call np_of,$*)),:); } && \
-	  $(ABIN)/allprof -q -o ../trace.tmp -- $(call mpirun,$(call np_of,$*)) $(CMD_$(call app_of,$*)) \
+	  $(ABIN)/allprof -q $(call AP_FLAGS,$(call np_of,$*)) -o ../trace.tmp -- $(call mpirun,$(call np_of,$*)) $(CMD_$(call app_of,$*)) \
 	    >../app.out 2>../app.err || { echo "$*: the traced run failed:" >&2; tail -n 20 ../app.err >&2; exit 1; }
 	@rm -rf $(R)/$*/trace && mv $(R)/$*/trace.tmp $(R)/$*/trace && touch $@
 
@@ -163,13 +193,16 @@ define mode_rules
 $(R)/%/$(1).goalb: $(R)/%/trace/.done $(F)/t2g-$(1) $(PARAMS) $(ABIN)/trace2goal $(ABIN)/goalc
 	@echo "== trace2goal $$* $(1)"
 	@p=$$$$(sed -n 's/^poll *= *\([^ #]*\).*/\1/p' $(PARAMS)) && \
-	  $(ABIN)/trace2goal -q $(T2G_$(1)) $(T2G_FLAGS) -p $(PARAMS) $$$${p:+--poll-from $$$$p --poll-to $$$$p} \
+	  $(ABIN)/trace2goal -q $(T2G_$(1)) $(T2G_FLAGS) $$(call NODE_T2G,$(1),$$(call np_of,$$*)) -p $(PARAMS) $$$${p:+--poll-from $$$$p --poll-to $$$$p} \
 	    -o $(R)/$$*/$(1).goal.zst $(R)/$$*/trace
 	@$(ABIN)/goalc -o $$@ $(R)/$$*/$(1).goal.zst
 
-$(R)/%/$(1).sim.tsv: $(R)/%/$(1).goalb $(F)/ibsim-$(1) $(PARAMS) $(ABIN)/ibsim
+$(R)/%/$(1).sim.tsv: $(R)/%/$(1).goalb $(F)/ibsim-$(1) $(PARAMS) $(ABIN)/ibsim $(call NODE_DEP,$(1))
 	@echo "== ibsim $$* $(1)"
-	@$(ABIN)/ibsim -q -p $(PARAMS) $(NETFLAGS) $(IBSIM_$(1)) $(IBSIM_FLAGS) $$< > $$@ 2> $(R)/$$*/$(1).ibsim.log || \
+	@$$(if $$(call NODE_SIM,$(1),$$(call np_of,$$*)),y=$$$$(sed -n 's/^cpu_yield *= *\([^ #]*\).*/\1/p' $(NODE_PARAMS)) && ,)\
+	  $(ABIN)/ibsim -q -p $(PARAMS) $(NETFLAGS) $(IBSIM_$(1)) $(IBSIM_FLAGS) \
+	    $$(call NODE_SIM,$(1),$$(call np_of,$$*))$$(if $$(call NODE_SIM,$(1),$$(call np_of,$$*)), $$$${y:+--cpu-yield $$$$y}) \
+	    $$< > $$@ 2> $(R)/$$*/$(1).ibsim.log || \
 	  { cat $(R)/$$*/$(1).ibsim.log >&2; exit 1; }
 
 # cmp-real says 1 when some rank is outside the tolerance: that is a result, not a failure

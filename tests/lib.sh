@@ -104,3 +104,16 @@ test_done() {
 	fi
 	[ "$test_failures" = 0 ]
 }
+
+# need_pipeline: what a test of pipelines/*.mk on real MPI runs needs (t6200, t6201, t8003):
+# skips the file without mpirun, the ring and pingpong samples or allprof; gives Open MPI a
+# private TMPDIR (concurrent mpiruns must not share a session directory); keeps the
+# pipeline's make out of the jobserver of a `make check` around the test.
+need_pipeline() {
+	command -v mpirun >/dev/null 2>&1 || { echo "1..0 # SKIP mpirun not installed"; exit 0; }
+	[ -x "$IR_BUILD/samples/ring" ] && [ -x "$IR_BUILD/samples/pingpong" ] && [ -x "$IR_BIN/allprof" ] ||
+		{ echo "1..0 # SKIP sample programs or allprof not built ($IR_BUILD/samples)"; exit 0; }
+	TMPDIR=$TRASH
+	export TMPDIR
+	unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
+}

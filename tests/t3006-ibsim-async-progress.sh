@@ -72,6 +72,62 @@ test_expect_success 'async_progress from a parameter file; a bad value names the
 	expect_err "ibsim: bad.params:2: invalid async_progress '"'"'sometimes'"'"' (expected yes or no)"
 '
 
+# The charge of an eager message waits until an op that requires its receive waits for it
+# (docs/loggops-semantics.md 6.2 item 3). Rank 1 posts r, computes c1 then c2, sends y and
+# waits (j) for r and y; rank 0's message arrives at 1100, during c1.
+cat >w.goal <<'EOF'
+num_ranks 2
+rank 0 {
+s: send 10b to 1 tag 0
+q: recv 10b from 1 tag 1
+}
+rank 1 {
+r: recv 10b from 0 tag 0
+c1: calc 5000
+c2: calc 1000
+y: send 10b to 0 tag 1
+j: calc 0
+c2 requires c1
+y requires c2
+j requires r
+j requires y
+}
+EOF
+
+test_expect_success '--async-progress: a message is charged when its receive is waited for' '
+	# async: charged at 6109, once y is done and j waits (at its arrival, 1100, it would
+	# push c2 to 5109-6109 and y to 6109, rank 0 done at 7318): c2 5000-6000, y at 6000 (CPU
+	# until 6109), the charge 6109-6218, j then; rank 0 takes y at 7100 until 7209 (nothing
+	# requires q: charged at once)
+	ibsim -q $P --async-progress w.goal >w2.out && ends w2.out >got && printf "0 7209\n1 6218\n" >want &&
+	test_cmp want got &&
+	ibsim -q $P --async-progress --msglog w.log w.goal >/dev/null &&
+	awk -F "\t" "\$1 == 0 { print \$6, \$7, \$8 }" w.log >got && echo "0 1100 1100" >want && test_cmp want got
+'
+
+test_expect_success '--async-progress: an unexpected message is charged from its posting on, when waited for' '
+	# r posted after c1 (at 5000), the message waits in the UQ uncharged: same ends
+	sed "s/^c2 requires c1/c2 requires c1\nr requires c1/" w.goal >u.goal &&
+	ibsim -q $P --async-progress u.goal >u.out && ends u.out >got && printf "0 7209\n1 6218\n" >want &&
+	test_cmp want got &&
+	# j waits for r alone: charged at its posting, 5000-5109, added to the work of c2 (CPU
+	# free at 6109); y goes out when c2 ends at 6000 and reaches rank 0 at 7100. Charged at
+	# its arrival instead (1100), it would have pushed c2 to 5109-6109 and y to 6109 (7318).
+	sed "/^j requires y/d" u.goal >u2.goal &&
+	ibsim -q $P --async-progress u2.goal >u2.out && ends u2.out >got && printf "0 7209\n1 6218\n" >want &&
+	test_cmp want got
+'
+
+test_expect_success '--async-progress: two receives waited for together are charged one after the other' '
+	# rank 0 sends b at 3109 (after the o of a, and w); rank 1 waits (j) from 2000 for r1
+	# (arrived at 1100) and r2 (arrives at 4209): r1 is charged 2000-2109, r2 on its
+	# arrival 4209-4318
+	printf "num_ranks 2\nrank 0 {\na: send 10b to 1 tag 0\nw: calc 3000\nb: send 10b to 1 tag 1\nb requires w\n}\n" >two.goal &&
+	printf "rank 1 {\nr1: recv 10b from 0 tag 0\nr2: recv 10b from 0 tag 1\nc: calc 2000\nj: calc 0\nj requires r1\nj requires r2\nj requires c\n}\n" >>two.goal &&
+	ibsim -q $P --async-progress two.goal >two.out && ends two.out >got &&
+	printf "0 3218\n1 4318\n" >want && test_cmp want got
+'
+
 # A recorded rendezvous exchange: rank 0 sends 10000 bytes at +10 us and its Send returns
 # at +60, when rank 1, which posted its Irecv at +5 and then computed, enters MPI_Wait.
 mkdir tr

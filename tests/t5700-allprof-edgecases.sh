@@ -246,10 +246,20 @@ Barrier:[0-9.]+:0,$r,3|Finalize:[0-9.]+):[0-9.]+\$" >bad;
 			" th/rank-$r.trace || return 1
 		done
 	'
+	# The lines carry no thread: in rare interleavings the one-thread replay waits for a
+	# message the peer sends only after a receive this rank makes later (formats/trace.md
+	# section 6). ibsim must then say so (a deadlock report naming a posted receive), not
+	# fail in any other way.
 	test_expect_success 'threads: converted by trace2goal and simulated by ibsim' '
 		trace2goal -q th >th.goal &&
-		ibsim -q th.goal >th.tsv &&
-		test "$(grep -c "^[0-2]	" th.tsv)" = 3
+		{ ibsim -q th.goal >th.tsv 2>th.err; rc=$?; } &&
+		if [ $rc = 0 ]; then
+			test "$(grep -c "^[0-2]	" th.tsv)" = 3 && test ! -s th.err
+		else
+			test $rc = 1 && grep -q "^ibsim: deadlock: " th.err &&
+			grep -q "^ibsim: rank [0-2]: recv .* is posted; no message matches it" th.err &&
+			echo "# the replay of this interleaving deadlocks (formats/trace.md section 6)"
+		fi
 	'
 fi
 test_done

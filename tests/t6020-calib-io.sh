@@ -48,6 +48,7 @@ test_expect_success 'the keys are the differences of the phase lines' '
 	disk_sync = 195000000
 	disk_access = 100000000
 	disk_track_seek = 0
+	disk_read_G = 875
 	disk_rotation = 0
 	EOT
 	test_cmp want keys &&

@@ -6,15 +6,7 @@
 # incremental: a second run does nothing, a changed setting redoes only the
 # steps that depend on it. Skipped without mpirun or the sample programs.
 . "$(dirname "$0")/lib.sh"
-# a private TMPDIR: concurrent mpiruns must not share Open MPI's session directory
-TMPDIR=$TRASH
-export TMPDIR
-
-command -v mpirun >/dev/null 2>&1 || { echo "1..0 # SKIP mpirun not installed"; exit 0; }
-[ -x "$IR_BUILD/samples/ring" ] && [ -x "$IR_BUILD/samples/pingpong" ] && [ -x "$IR_BIN/allprof" ] ||
-	{ echo "1..0 # SKIP sample programs or allprof not built ($IR_BUILD/samples)"; exit 0; }
-# the pipeline's make must not join the jobserver of a `make check` around us
-unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
+need_pipeline
 
 V=$TRASH/v
 # vmake [VAR=VALUE...]: run the pipeline on ring at 2 ranks into $V (output in vmake.out)

@@ -125,14 +125,22 @@ static void all(const char *path)
 	/* the calls on the file's size and atomicity (parallel HDF5 makes some of them) */
 	{
 		MPI_Offset sz;
+		MPI_File own;
+		char ownpath[4096];
 		int flag;
 		MPI_File_get_size(fh, &sz);
-		/* collective calls need the same size on every rank */
-		MPI_Allreduce(MPI_IN_PLACE, &sz, 1, MPI_OFFSET, MPI_MAX, MPI_COMM_WORLD);
-		MPI_File_preallocate(fh, sz);
-		MPI_File_set_size(fh, sz);
 		MPI_File_get_atomicity(fh, &flag);
 		MPI_File_set_atomicity(fh, flag);
+		/* preallocate and set_size on a file of this rank alone: inside these collective
+		 * calls Open MPI 4.1's ompio compares each rank's own view of the file's size, and
+		 * ranks that see different sizes take different paths and wait for each other
+		 * forever (seen on a loaded machine, with every rank passing the same size) */
+		snprintf(ownpath, sizeof ownpath, "%s.%d", path, r);
+		MPI_File_open(MPI_COMM_SELF, ownpath, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &own);
+		MPI_File_preallocate(own, sz);
+		MPI_File_set_size(own, sz / 2);
+		MPI_File_close(&own);
+		MPI_File_delete(ownpath, MPI_INFO_NULL);
 	}
 	MPI_File_close(&fh);
 }

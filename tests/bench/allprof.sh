@@ -6,7 +6,9 @@
 #   MPI_Iprobe) on one rank, with and without the tracer, BENCH_RUNS runs
 #   (default 3) interleaved, a line per run (the driver makes min/median/max);
 #   "traced" includes formatting the text at flush time (in the same
-#   thread), "traced_64k" the same with ALLPROF_BUFSIZE=64K (many spills);
+#   thread), "traced_64k" the same with ALLPROF_BUFSIZE=64K (many spills),
+#   "traced_cpu" with --cpu-time (the thread's CPU time read at every call
+#   and return) and "added_cpu" what that adds to "traced";
 # - trace bytes per call of those loops;
 # - third-party programs (LAMMPS in.melt, MUMPS dsimpletest, HPCC, NetPIPE)
 #   traced: wall time traced and untraced, BENCH_RUNS runs; calls and trace
@@ -36,6 +38,8 @@ for i in $RUNLIST; do
 	allprof -q -o tr.$i -- mpirun -np 1 "$S/apbench" "$N" >traced.$i 2>/dev/null
 	rm -rf sm
 	ALLPROF_BUFSIZE=64K allprof -q -o sm -- mpirun -np 1 "$S/apbench" "$N" >small.$i 2>/dev/null
+	rm -rf cp
+	allprof -q --cpu-time -o cp -- mpirun -np 1 "$S/apbench" "$N" >cpu.$i 2>/dev/null
 done
 for b in comm_rank isend_irecv_waitall iprobe_miss; do
 	for i in $RUNLIST; do
@@ -47,6 +51,9 @@ for b in comm_rank isend_irecv_waitall iprobe_miss; do
 		# the cost added, run by run (the runs are interleaved)
 		[ -n "$p" ] && [ -n "$t" ] && printf 'allprof\t%s\tadded\t%s\tns/call\n' "$b" "$(echo "$t $p" | awk '{ printf "%.1f", $1 - $2 }')"
 		[ -n "$s" ] && printf 'allprof\t%s\ttraced_64k\t%s\tns/call\n' "$b" "$s"
+		c=$(val $b cpu.$i)
+		[ -n "$c" ] && printf 'allprof\t%s\ttraced_cpu\t%s\tns/call\n' "$b" "$c"
+		[ -n "$c" ] && [ -n "$t" ] && printf 'allprof\t%s\tadded_cpu\t%s\tns/call\n' "$b" "$(echo "$c $t" | awk '{ printf "%.1f", $1 - $2 }')"
 	done
 done
 f=tr.1/rank-0.trace

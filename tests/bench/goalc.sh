@@ -10,6 +10,9 @@
 #          edge, acyclicity); rss is the compile's peak memory (it streams, so
 #          it follows one rank, not the file).
 #   ranks: 200 000 small ranks (the per-rank cost).
+#   dissemination-1M, ring-256x80000: goalgen's schedules of tests/bench/ibsim.sh
+#          as GOAL text (1.65 and 2.14 GB), compiled to the default binary
+#          (issue 16's targets are set on these two), when goalgen is there.
 # Each timed step runs BENCH_RUNS times (default 3) and prints a line per run
 # (the driver makes min/median/max); sizes are printed once.
 # The generator is a small C program compiled here, so the figure does not
@@ -98,3 +101,23 @@ while [ $i -lt "$RUNS" ]; do
 	line ranks per-rank "$(awk -v t="$s" 'BEGIN { printf "%.2f", t / 200000 * 1e6 }')" us
 done
 rm -f "$T/ranks.goal" "$T/ranks.goalb" "$T/goalc-gen" "$T/goalc-gen.c" "$T/rss"
+
+# gen NAME GOALGEN-ARGS...: goalgen's schedule as text, compiled RUNS times
+gen() {
+	name=$1
+	shift
+	goalgen "$@" >"$T/gen.goal"
+	bytes=$(wc -c <"$T/gen.goal")
+	line "$name" text "$(awk -v s="$bytes" 'BEGIN { printf "%.0f", s / 1e6 }')" MB
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		i=$((i + 1))
+		t0=$(now); goalc -q -o "$T/gen.goalb" "$T/gen.goal"; t1=$(now)
+		line "$name" compile-speed "$(mbps "$bytes" "$(secs "$t0" "$t1")")" MB/s
+	done
+	rm -f "$T/gen.goal" "$T/gen.goalb"
+}
+if command -v goalgen >/dev/null; then
+	gen dissemination-1M dissemination 1048576 --size 180
+	gen ring-256x80000 ring 256 --steps 80000
+fi

@@ -9,7 +9,8 @@
 #   dissemination  fattree2:36 (648 hosts, the thesis's M9), 180-byte messages
 #   ring           fattree2:32 (512 hosts), 45 messages of 1000 bytes per host,
 #                  each send after the previous receive
-#   alltoall       fattree2:16 64 KiB; fattree3:24 (3456 hosts) with 2 KiB;
+#   alltoall       fattree2:16 64 KiB; fattree3:16 (1024 hosts) and fattree3:24
+#                  (3456 hosts) with 2 KiB;
 #                  2 KiB (one packet per message) on torus:8x8x8 (512 hosts,
 #                  dor, 2 VLs) and dragonfly:8,4,4,33 (264 routers, 1,056 hosts,
 #                  minimal, 2 VLs), seconds each
@@ -41,6 +42,7 @@ runs() {
 runs "$D" bench dissem fattree2:36 648 180
 runs "$D" bench ring fattree2:32 512 45 1000
 runs "$D" bench alltoall fattree2:16 128 65536 4
+runs "$D" bench alltoall fattree3:16 1024 2048 4
 runs "$D" bench alltoall fattree3:24 3456 2048 4
 runs "$D" bench alltoall torus:8x8x8 512 2048 4 dor 2
 runs "$D" bench alltoall dragonfly:8,4,4,33 1056 2048 4 minimal 2

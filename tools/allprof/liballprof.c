@@ -53,25 +53,37 @@
 
 #include "liballprof.h"
 
+/* the format version in the header: 2 with CPU times (formats/trace.md section 3.6), else 1,
+ * whose layout version 2 keeps */
 #define AP_FORMAT_VERSION "1"
+#define AP_FORMAT_VERSION_CPU "2"
 #ifndef IR_VERSION
 #define IR_VERSION "1.0"
 #endif
 
 struct ap_state ap;
 __thread int ap_depth __attribute__((tls_model("initial-exec")));
+/* With ALLPROF_CPUTIME: the thread's CPU time (ns) at the last two ap_now() calls; a wrapper
+ * reads the clock at entry and at return, then begins its record, which takes the pair. */
+static __thread uint64_t cpu_prev __attribute__((tls_model("initial-exec")));
+static __thread uint64_t cpu_cur __attribute__((tls_model("initial-exec")));
+static __thread int cpu_in __attribute__((tls_model("initial-exec"))); /* the next ap_now() is a return */
 
 /*
  * Record encoding (native byte order, unaligned; memory only, never on disk):
  *   call record  'C' len:8 name:8 t_call:8 fields... t_return:8
  *   poll record  'P' len:8 name:8 t_call:8 fields... count:8 t_return:8
  *   text record  'T' len:8 bytes...
+ * and with CPU times (ALLPROF_CPUTIME), the same with the thread's CPU time at the call and
+ * at the return before t_return:
+ *   'c' len:8 name:8 t_call:8 fields... cpu_call:8 cpu_return:8 t_return:8
+ *   'p' len:8 name:8 t_call:8 fields... count:8 cpu_call:8 cpu_return:8 t_return:8
  * len counts the whole record. name is the address of a static string. A
  * field is <sep><tag><value>: sep is the character written before the value
  * (':' as encoded; list helpers overwrite it with ',' or ';'), tag one of
  * the FT_* below.
  */
-enum { RK_CALL = 'C', RK_POLL = 'P', RK_TEXT = 'T' };
+enum { RK_CALL = 'C', RK_POLL = 'P', RK_TEXT = 'T', RK_CALLC = 'c', RK_POLLC = 'p' };
 enum { REC_HDR = 1 + 8 + 8 + 8, TEXT_HDR = 1 + 8 };
 enum {
 	FT_I64 = 1, /* int64: decimal */
@@ -122,6 +134,11 @@ static struct {
 	char *poll;
 	size_t poll_len, poll_cap;
 	uint64_t poll_n, poll_t1;
+	uint64_t poll_c0, poll_c1;  /* its CPU times (first call, last return) */
+	uint64_t rec_c0, rec_c1;    /* CPU times of the record being written */
+	uint64_t scr_c0, scr_c1;    /* ... of the poll record in scratch */
+	uint64_t fin_c0;            /* CPU time at MPI_Finalize's call */
+	uint64_t init_c0;           /* ... at the start of the tracer's start-up (MPI_Init's call) */
 	int poll_active;
 	size_t poll_done_at;  /* the length that commits the pending poll, while it is being moved */
 	uint64_t last_t1;     /* t_return of the last line (lines never go back in time) */
@@ -145,10 +162,31 @@ static struct {
 
 /* ---------------------------------------------------------------- clock */
 
+static inline void cpu_read(void)
+{
+	struct timespec c;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
+	cpu_prev = cpu_cur;
+	cpu_cur = (uint64_t)c.tv_sec * 1000000000u + (uint64_t)c.tv_nsec;
+}
+
 uint64_t ap_now(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (__builtin_expect(ap.cpu, 0)) {
+		/* The CPU clock is a system call, not the vDSO (about 170 ns here): it is read
+		 * before t_call and after t_return, so that its cost falls in the gaps, which a
+		 * replay keeps as computation, not in the calls, which it replaces by a model. */
+		int ret = cpu_in;
+		cpu_in = !ret;
+		if (!ret)
+			cpu_read();
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (ret)
+			cpu_read();
+	} else {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	}
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + S.base_ns;
 }
 
@@ -586,9 +624,19 @@ static char *fmt_time(char *q, uint64_t ns)
 	return q + 10;
 }
 
-/* One call or poll line: NAME:t_call<fields>[:count]:t_return\n */
+/* A CPU time: microseconds with three decimals. */
+static char *fmt_cpu(char *q, uint64_t ns)
+{
+	q = put_u64(q, ns / 1000);
+	*q++ = '.';
+	put_digits(q + 3, ns % 1000, 3);
+	return q + 3;
+}
+
+/* One call or poll line: NAME:t_call<fields>[:count]:t_return[:c<cpu_call>,<cpu_return>]\n
+ * (cpu: the record has CPU times at c[0], c[1]) */
 static char *fmt_line(char *q, const char *hdr, const char *f, const char *e, int poll,
-		      uint64_t n, uint64_t t1)
+		      uint64_t n, uint64_t t1, const char *c)
 {
 	const char *name = (const char *)(uintptr_t)ld64(hdr + 9);
 	q = tb_bytes(q, name, strlen(name));
@@ -603,6 +651,14 @@ static char *fmt_line(char *q, const char *hdr, const char *f, const char *e, in
 	}
 	*q++ = ':';
 	q = fmt_time(q, t1);
+	if (c) {
+		q = tb_room(q);
+		*q++ = ':';
+		*q++ = 'c';
+		q = fmt_cpu(q, ld64(c));
+		*q++ = ',';
+		q = fmt_cpu(q, ld64(c + 8));
+	}
 	*q++ = '\n';
 	return q;
 }
@@ -620,9 +676,13 @@ static void fmt_records(void)
 		if (b[0] == RK_TEXT)
 			q = tb_bytes(q, b + TEXT_HDR, len - TEXT_HDR);
 		else if (b[0] == RK_CALL && len >= REC_HDR + 8)
-			q = fmt_line(q, b, b + REC_HDR, e - 8, 0, 0, ld64(e - 8));
+			q = fmt_line(q, b, b + REC_HDR, e - 8, 0, 0, ld64(e - 8), NULL);
 		else if (b[0] == RK_POLL && len >= REC_HDR + 16)
-			q = fmt_line(q, b, b + REC_HDR, e - 16, 1, ld64(e - 16), ld64(e - 8));
+			q = fmt_line(q, b, b + REC_HDR, e - 16, 1, ld64(e - 16), ld64(e - 8), NULL);
+		else if (b[0] == RK_CALLC && len >= REC_HDR + 24)
+			q = fmt_line(q, b, b + REC_HDR, e - 24, 0, 0, ld64(e - 8), e - 24);
+		else if (b[0] == RK_POLLC && len >= REC_HDR + 32)
+			q = fmt_line(q, b, b + REC_HDR, e - 32, 1, ld64(e - 32), ld64(e - 8), e - 24);
 		b = e;
 		S.fmt_pos = (size_t)(b - S.buf);
 		S.tlen = (size_t)(q - S.tb);
@@ -693,13 +753,17 @@ static void poll_close(void)
 {
 	if (!S.poll_active)
 		return;
-	size_t n = S.poll_len + 16;
+	size_t n = S.poll_len + (ap.cpu ? 32 : 16);
 	reserve(n);
-	char *p = S.buf + S.len;
+	char *p = S.buf + S.len, *q;
 	memcpy(p, S.poll, S.poll_len);
 	st64(p + 1, n);
-	st64(p + S.poll_len, S.poll_n);
-	st64(p + S.poll_len + 8, S.poll_t1);
+	q = st64(p + S.poll_len, S.poll_n);
+	if (ap.cpu) {
+		p[0] = RK_POLLC;
+		q = st64(st64(q, S.poll_c0), S.poll_c1);
+	}
+	st64(q, S.poll_t1);
 	S.poll_done_at = S.len + n; /* a signal from here on: committed or not, never twice */
 	SIGNAL_FENCE();
 	S.len += n;
@@ -719,10 +783,12 @@ char *ap_begin(size_t bound, const char *name, uint64_t t0)
 {
 	if (S.poll_active)
 		poll_close();
-	reserve(bound + 64);
+	reserve(bound + 80);
 	char *p = S.buf + S.len;
 	S.rec_end = p + bound + 64 - 8;
-	return rec_head(p, RK_CALL, name, t0);
+	S.rec_c0 = cpu_prev;
+	S.rec_c1 = cpu_cur;
+	return rec_head(p, ap.cpu ? RK_CALLC : RK_CALL, name, t0);
 }
 
 static void pend_flush(void)
@@ -751,6 +817,8 @@ void ap_end(char *p, uint64_t t1)
 	char *r = S.buf + S.len;
 	if (p > S.rec_end)
 		overrun(r);
+	if (r[0] == RK_CALLC)
+		p = st64(st64(p, S.rec_c0), S.rec_c1);
 	p = st64(p, t_ret(t1));
 	st64(r + 1, (uint64_t)(p - r));
 	SIGNAL_FENCE();
@@ -771,6 +839,8 @@ char *ap_poll_begin(size_t bound, const char *name, uint64_t t0)
 		S.scratch_cap = bound + 64;
 	}
 	S.scratch_end = S.scratch + bound + 64 - 16;
+	S.scr_c0 = cpu_prev;
+	S.scr_c1 = cpu_cur;
 	return rec_head(S.scratch, RK_POLL, name, t0);
 }
 
@@ -796,6 +866,7 @@ void ap_poll_end(char *p, uint64_t t1, int success)
 		if (S.poll_active && poll_same(len)) {
 			S.poll_n++;
 			S.poll_t1 = t1;
+			S.poll_c1 = S.scr_c1;
 			S.polls_collapsed++;
 			return;
 		}
@@ -811,6 +882,8 @@ void ap_poll_end(char *p, uint64_t t1, int success)
 		S.poll_len = len;
 		S.poll_n = 1;
 		S.poll_t1 = t1;
+		S.poll_c0 = S.scr_c0;
+		S.poll_c1 = S.scr_c1;
 		S.poll_done_at = SIZE_MAX;
 		SIGNAL_FENCE();
 		S.poll_active = 1;
@@ -819,14 +892,19 @@ void ap_poll_end(char *p, uint64_t t1, int success)
 		return;
 	}
 	poll_close();
-	reserve(len + 16);
-	char *q = S.buf + S.len;
+	size_t n = len + (ap.cpu ? 32 : 16);
+	reserve(n);
+	char *q = S.buf + S.len, *w;
 	memcpy(q, S.scratch, len);
-	st64(q + 1, len + 16);
-	st64(q + len, 1);
-	st64(q + len + 8, t1);
+	st64(q + 1, n);
+	w = st64(q + len, 1);
+	if (ap.cpu) {
+		q[0] = RK_POLLC;
+		w = st64(st64(w, S.scr_c0), S.scr_c1);
+	}
+	st64(w, t1);
 	SIGNAL_FENCE();
-	S.len += len + 16;
+	S.len += n;
 	S.records++;
 	if (S.pend_len)
 		pend_flush();
@@ -1428,8 +1506,9 @@ static void on_signal(int sig)
 		fmt_records();
 		char *q = S.tb + S.tlen;
 		if (S.poll_active && S.len != S.poll_done_at) {
+			uint64_t c[2] = { S.poll_c0, S.poll_c1 };
 			q = fmt_line(q, S.poll, S.poll + REC_HDR, S.poll + S.poll_len, 1, S.poll_n,
-				     S.poll_t1);
+				     S.poll_t1, ap.cpu ? (const char *)c : NULL);
 			S.poll_active = 0;
 		}
 		S.tlen = (size_t)(q - S.tb);
@@ -1495,6 +1574,10 @@ void ap_start(int provided)
 {
 	if (ap.on || ap.open || env_flag("ALLPROF_DISABLE", 0))
 		return;
+	ap.cpu = env_flag("ALLPROF_CPUTIME", 0);
+	if (ap.cpu)
+		cpu_read(); /* MPI_Init's cpu_call: the tracer's start-up begins */
+	S.init_c0 = cpu_cur;
 	PMPI_Comm_rank(MPI_COMM_WORLD, &ap.rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &ap.size);
 	ap.mt = provided == MPI_THREAD_MULTIPLE;
@@ -1565,10 +1648,11 @@ void ap_start(int provided)
 			 "# rank: %d of %d\n"
 			 "# pid: %ld\n"
 			 "# thread level: %d%s\n"
-			 "# clock: monotonic, microseconds, epoch-aligned at start\n",
-			 IR_VERSION, AP_FORMAT_VERSION, date, host, u.sysname, u.nodename, u.release,
+			 "# clock: monotonic, microseconds, epoch-aligned at start\n%s",
+			 IR_VERSION, ap.cpu ? AP_FORMAT_VERSION_CPU : AP_FORMAT_VERSION, date, host, u.sysname, u.nodename, u.release,
 			 u.version, u.machine, ap.rank, ap.size, (long)getpid(), provided,
-			 ap.mt ? " (locked)" : "");
+			 ap.mt ? " (locked)" : "",
+			 ap.cpu ? "# cpu: thread, microseconds\n" : "");
 	if (n < 0 || (size_t)n >= sizeof hdr)
 		n = (int)strlen(hdr);
 	put_line(hdr, (size_t)n);
@@ -1583,6 +1667,7 @@ void ap_start(int provided)
 	 * time, taken after this, holds none of the tracer's waiting. */
 	if (S.sync_comm != MPI_COMM_NULL)
 		PMPI_Barrier(S.sync_comm);
+	cpu_in = 1; /* the next reading is MPI_Init's return */
 }
 
 void ap_init_record(const char *name, uint64_t t0, uint64_t t1, const void *argc,
@@ -1591,6 +1676,7 @@ void ap_init_record(const char *name, uint64_t t0, uint64_t t1, const void *argc
 	if (!ap.on)
 		return;
 	char *p = ap_begin(AP_B, name, t0);
+	S.rec_c0 = S.init_c0;
 	p = f_ptr(p, argc);
 	p = f_ptr(p, argv);
 	if (with_thread) {
@@ -1605,6 +1691,7 @@ void ap_finalize_begin(void)
 	if (!ap.on)
 		return;
 	int64_t off = 0, rtt = 0;
+	S.fin_c0 = cpu_cur; /* read with MPI_Finalize's t_call, before the clock exchange */
 	clock_sync(&off, &rtt);
 	if (S.sync_comm != MPI_COMM_NULL)
 		PMPI_Comm_free(&S.sync_comm);
@@ -1620,6 +1707,7 @@ void ap_finalize_end(uint64_t t0, uint64_t t1)
 		return;
 	ap_lock();
 	char *p = ap_begin(AP_B, "MPI_Finalize", t0);
+	S.rec_c0 = S.fin_c0;
 	ap_end(p, t1);
 	ap.on = 0;
 	char line[256];

@@ -71,6 +71,7 @@ struct ap_state {
 	int rank, size;
 	int compress;
 	int collapse;        /* collapse runs of unsuccessful polls */
+	int cpu;             /* ALLPROF_CPUTIME: record the thread's CPU time at each call and return */
 };
 extern struct ap_state ap;
 extern __thread int ap_depth __attribute__((tls_model("initial-exec")));

@@ -90,8 +90,9 @@ static void usage(void)
 	       "                      as MPI libraries do on an oversubscribed host) or keeps it (spin)\n"
 	       "      --quantum T     round-robin time slice of shared cores (default 4ms)\n"
 	       "      --cpu-yield T   block: one waiting rank's turn on a shared core; a message\n"
-	       "                      that wakes a waiting rank costs it (ranks-cores)/cores\n"
-	       "                      turns (default 0; calib --yield measures it)\n"
+	       "                      that wakes a waiting rank, or the release of a waiting\n"
+	       "                      rendezvous sender, costs it (ranks-cores)/cores turns\n"
+	       "                      (default 0; calib --yield measures it)\n"
 	       "      --cpu-scale F   every calc takes F times as long (default 1)\n"
 	       "      --noise FILE    detours per host (formats/noise.md)\n"
 	       "      --noise-loggopsim FILE  detours in LogGOPSim's format, on every host\n"
@@ -423,7 +424,8 @@ static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv"
 	                                      /* the storage model (ir_storage_keys) */
 	                                      "storage_servers", "stripe_size", "stripe_count", "cb_nodes", "server_cache",
 	                                      "cache_G", "disk_G", "disk_access", "disk_track_seek", "disk_rotation",
-	                                      "disk_track", "disk_sync", NULL };
+	                                      "disk_track", "disk_sync", "disk_read_G", "dirty_limit", "flush_on_close",
+	                                      "romio_ds_read", "romio_ds_write", "ind_rd_buffer_size", "ind_wr_buffer_size", NULL };
 
 static int is_key(const char *const *list, const char *k)
 {

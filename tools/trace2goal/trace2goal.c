@@ -44,7 +44,9 @@ static void usage(void)
 	       "                           message to self); the local work of collectives\n"
 	       "                           as calcs: copy (a rank's own block), reduce\n"
 	       "                           (combining received data); MPI-IO: storage_servers,\n"
-	       "                           stripe_size, stripe_count, cb_nodes (docs/storage.md)\n"
+	       "                           stripe_size, stripe_count, cb_nodes, flush_on_close,\n"
+	       "                           romio_ds_write, romio_ds_read, ind_wr_buffer_size,\n"
+	       "                           ind_rd_buffer_size (docs/storage.md)\n"
 	       "      --from-params FILE   the traced network's parameters (default: -p): the\n"
 	       "                           message model that prices the messages of window\n"
 	       "                           creation, free and fence where the traced time is\n"
@@ -59,6 +61,10 @@ static void usage(void)
 	       "      --no-clock-offsets   do not correct times by the traces' clock offsets\n"
 	       "      --pin A,B            pinning cost: first use of N buffer bytes adds calc A+B*N\n"
 	       "      --cpu-scale F        multiply every calc by F (0: infinitely fast CPU)\n"
+	       "      --calc WHAT          what a gap between calls becomes: wall (default: the\n"
+	       "                           clock time) or cpu (the thread's CPU time in it, from\n"
+	       "                           traces of allprof --cpu-time: for a run whose ranks\n"
+	       "                           outnumbered the cores, simulated with shared cores)\n"
 	       "      --from RE            start at the K-th call whose name matches RE (each rank)\n"
 	       "      --from-nth K         which match of --from starts the phase (default 1)\n"
 	       "      --to RE              stop after the first call matching RE after the start\n"
@@ -85,7 +91,7 @@ static void warn_cb(void *ctx, const char *msg)
 }
 
 enum { O_RANKPAT = 256, O_COMPAT, O_COLL, O_LISTCOLL, O_NOCLOCK, O_PIN, O_CPUSCALE, O_FROM, O_FROMNTH, O_TO,
-       O_DUR, O_SYNC, O_POLLFROM, O_POLLTO, O_FROMPARAMS, O_VERSION };
+       O_DUR, O_SYNC, O_POLLFROM, O_POLLTO, O_FROMPARAMS, O_CALC, O_VERSION };
 
 int main(int argc, char **argv)
 {
@@ -99,6 +105,7 @@ int main(int argc, char **argv)
 		{ "no-clock-offsets", no_argument, NULL, O_NOCLOCK },
 		{ "pin", required_argument, NULL, O_PIN },
 		{ "cpu-scale", required_argument, NULL, O_CPUSCALE },
+		{ "calc", required_argument, NULL, O_CALC },
 		{ "from", required_argument, NULL, O_FROM },
 		{ "from-nth", required_argument, NULL, O_FROMNTH },
 		{ "to", required_argument, NULL, O_TO },
@@ -189,6 +196,14 @@ int main(int argc, char **argv)
 		case O_SYNC:
 			sync = 1;
 			break;
+		case O_CALC:
+			if (!strcmp(optarg, "wall"))
+				o.calc_cpu = 0;
+			else if (!strcmp(optarg, "cpu"))
+				o.calc_cpu = 1;
+			else
+				return ir_cli_usage("unknown --calc '%s' (wall or cpu)", optarg);
+			break;
 		case O_POLLFROM:
 		case O_POLLTO: {
 			uint64_t v;
@@ -233,6 +248,8 @@ int main(int argc, char **argv)
 			return ir_cli_usage("--sync needs --durations");
 		if (o.compat_schedgen)
 			return ir_cli_usage("--sync cannot be used with --compat schedgen");
+		if (o.calc_cpu)
+			return ir_cli_usage("--sync replays the clock: it cannot be used with --calc cpu");
 		o.sync = 1;
 	}
 	if (fromfile && o.durations)

@@ -183,12 +183,18 @@ struct ir_engine {
 	unsigned maxcls;
 	int other_model;    /* the parameters set a piecewise function or copy (else the LogGOPS rule alone) */
 	pool mp;
+	/* The queue (docs/loggops-semantics.md §2): ties by a sequence number in h, or by the
+	 * tie key in kh (keyed: IR_TIES_KEY). */
+	int keyed;
 	ir_heap h;
-	uint64_t *made;          /* [nranks + 2] items made so far by: the start (0), rank r (r + 1),
-	                          * the network's callbacks (nranks + 1): the last part of a key */
-	uint32_t who;            /* who makes the items queued now (an index of made) */
-	ir_heap_ent cur;         /* the key of the item being processed */
-	uint32_t *dseq;          /* [nops], with the event hook only: each queued op's ir_ev.seq */
+	ir_kheap kh;
+	uint32_t seq;            /* not keyed: the next sequence number */
+	int in_init;             /* not keyed: processing the ops ready at the start */
+	uint64_t *made;          /* keyed: [nranks + 2] items made so far by: the start (0), rank r
+	                          * (r + 1), the network's callbacks (nranks + 1): the last part of a key */
+	uint32_t who;            /* keyed: who makes the items queued now (an index of made) */
+	ir_kheap_ent cur;        /* the item being processed: its time and key (not keyed: seq alone) */
+	uint32_t *dseq;          /* keyed, with the event hook only: [nops] each queued op's ir_ev.seq */
 	uint32_t dnext, dcur, dinit; /* the next such number; the current item's; the next at the start */
 	uint32_t ninit;          /* ops ready at the start */
 	/* Partition (ir_engine_part): only the ranks with owner[r] == me are simulated here. */
@@ -305,6 +311,7 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	en->net_arg = cfg->net_arg;
 	en->hk = cfg->hooks;
 	en->nranks = s->nranks;
+	en->keyed = cfg->ties == IR_TIES_KEY || cfg->part;
 	if (cfg->part) {
 		en->owner = cfg->part->owner;
 		en->me = cfg->part->me;
@@ -313,6 +320,7 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	}
 	pool_init(&en->mp, sizeof(msg), IR_MSGBIT);
 	ir_heap_init(&en->h);
+	ir_kheap_init(&en->kh);
 
 	for (uint32_t r = 0; r < s->nranks; r++) {
 		const ir_rank *rk = &s->rank[r];
@@ -382,7 +390,7 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	    !(en->uq_head = xcalloc(s->nranks, 4, e, "message queues")) ||
 	    !(en->uq_tail = xcalloc(s->nranks, 4, e, "message queues")) ||
 	    !(en->done = xcalloc(s->nranks, 4, e, "rank counters")) ||
-	    !(en->made = xcalloc((size_t)s->nranks + 2, 8, e, "rank counters")) ||
+	    (en->keyed && !(en->made = xcalloc((size_t)s->nranks + 2, 8, e, "rank counters"))) ||
 	    !(en->calc = xcalloc(s->nranks, 8, e, "rank counters")) ||
 	    !(en->nmsgs = xcalloc(s->nranks, 8, e, "rank counters")) ||
 	    !(en->nbytes = xcalloc(s->nranks, 8, e, "rank counters")))
@@ -445,7 +453,7 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	for (uint32_t r = 0; r < s->nranks; r++)
 		if (owned(en, r))
 			en->owned_ops += s->rank[r].nops;
-	if (en->hk.event && !(en->dseq = xcalloc((size_t)total, 4, e, "op numbers")))
+	if (en->keyed && en->hk.event && !(en->dseq = xcalloc((size_t)total, 4, e, "op numbers")))
 		goto fail;
 	/* async progress: each op's count of receives it requires (pend) */
 	for (uint32_t g = 0; en->pend && g < (uint32_t)total; g++)
@@ -504,6 +512,7 @@ void ir_engine_free(ir_engine *en)
 	free(en->hshared);
 	pool_release(&en->mp);
 	ir_heap_release(&en->h);
+	ir_kheap_release(&en->kh);
 	free(en->ra.v);
 	free(en->rb.v);
 	free(en->rm.v);
@@ -514,38 +523,87 @@ void ir_engine_free(ir_engine *en)
 /* ---- queueing ---- */
 
 
-/* The key of the item being processed, for the hooks. */
-static inline void ev_key(const ir_engine *en, ir_ev *ev)
+/* The queue's entry points: one predictable branch on the order of ties. */
+static inline size_t hn(const ir_engine *en) { return en->keyed ? en->kh.n : en->h.n; }
+static inline uint64_t hlast(const ir_engine *en) { return en->keyed ? en->kh.last : en->h.last; }
+static inline uint64_t hmin(const ir_engine *en) { return en->keyed ? ir_kheap_min(&en->kh) : ir_heap_min(&en->h); }
+
+static inline void hpop(ir_engine *en)
 {
-	ev->seq = en->dcur;
-	ev->key_tc = en->cur.tc;
-	ev->key_who = en->cur.who;
-	ev->key_n = en->cur.seq;
+	if (en->keyed)
+		ir_kheap_pop(&en->kh);
+	else
+		ir_heap_pop(&en->h);
 }
 
-static int hpush_key(ir_engine *en, uint64_t t, const ir_heap_ent *k, uint32_t ref, ir_err *e)
+static inline int hretime(ir_engine *en, uint64_t t, ir_err *e)
 {
-	int rc = ir_heap_push_key(&en->h, t, k->tc, k->who, k->seq, ref);
-	if (rc == -2)
-		return ir_errf(e, "internal error: item queued at %llu ps, before the current time %llu ps",
-		               (unsigned long long)t, (unsigned long long)en->h.last);
-	if (rc)
-		return ir_errf(e, "out of memory for the event queue (%zu items)", en->h.n);
+	if (en->keyed ? ir_kheap_retime_top(&en->kh, t) : ir_heap_retime_top(&en->h, t))
+		return ir_errf(e, "out of memory for the event queue (%zu items)", hn(en));
 	return 0;
 }
 
-/* A new item: its key is (now, who makes it, that one's count). */
-static inline void new_key(ir_engine *en, ir_heap_ent *k)
+/* The key of the item being processed, for the hooks. */
+static inline void ev_key(const ir_engine *en, ir_ev *ev)
 {
-	k->tc = en->now;
-	k->who = en->who;
-	k->seq = en->made[en->who]++;
+	if (en->keyed) {
+		ev->seq = en->dcur;
+		ev->key_tc = en->cur.tc;
+		ev->key_who = en->cur.who;
+	} else {
+		ev->seq = (uint32_t)en->cur.seq;
+	}
+	ev->key_n = en->cur.seq;
+}
+
+static int hpush_key(ir_engine *en, uint64_t t, const ir_kheap_ent *k, uint32_t ref, ir_err *e)
+{
+	int rc;
+	if (en->keyed) {
+		ir_kheap_ent x = *k;
+		x.t = t;
+		x.ref = ref;
+		rc = ir_kheap_push_ent(&en->kh, &x);
+	} else {
+		rc = ir_heap_push(&en->h, t, (uint32_t)k->seq, ref);
+	}
+	if (rc == -2)
+		return ir_errf(e, "internal error: item queued at %llu ps, before the current time %llu ps",
+		               (unsigned long long)t, (unsigned long long)hlast(en));
+	if (rc)
+		return ir_errf(e, "out of memory for the event queue (%zu items)", hn(en));
+	return 0;
+}
+
+/* A new item's key: keyed, (now, who makes it, that one's count); else the next
+ * sequence number. */
+static inline int new_key(ir_engine *en, ir_kheap_ent *k, ir_err *e)
+{
+	if (en->keyed) {
+		k->tc = en->now;
+		k->who = en->who;
+		k->seq = en->made[en->who]++;
+		return 0;
+	}
+	if (en->seq == UINT32_MAX) {
+		/* Out of 32-bit numbers: compact them. Ops still waiting in the start
+		 * list hold 0..ninit-1 and run first, so queued items start above. */
+		uint32_t b = en->in_init ? en->ninit : 0;
+		if ((uint64_t)b + en->h.n >= UINT32_MAX)
+			return ir_errf(e, "event queue overflow: %zu items queued", en->h.n);
+		en->seq = ir_heap_renumber(&en->h, b);
+		if (!en->seq)
+			return ir_errf(e, "out of memory renumbering the event queue");
+	}
+	k->seq = en->seq++;
+	return 0;
 }
 
 static int qpush(ir_engine *en, uint64_t t, uint32_t ref, ir_err *e)
 {
-	ir_heap_ent k;
-	new_key(en, &k);
+	ir_kheap_ent k = {0};
+	if (new_key(en, &k, e))
+		return -1;
 	if (en->dseq) {
 		if (ref & IR_MSGBIT)
 			M(en, ref & ~IR_MSGBIT)->dseq = en->dnext++;
@@ -623,8 +681,8 @@ static int queue_list(ir_engine *en, const rlist *l, ir_err *e)
 				t = umax(t, en->send_free[(size_t)r * en->N + o.nic]);
 			if (en->earliest)
 				t = umax(t, en->earliest[g]);
-			if (en->stor && t < en->h.last)
-				t = en->h.last;
+			if (en->stor && t < hlast(en))
+				t = hlast(en);
 			en->state[g] = IR_READY | r;
 			if (qpush(en, t, g, e))
 				return -1;
@@ -820,7 +878,7 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 	msg *m = M(en, mi);
 	uint32_t d = m->dst, ri = m->rop;
 	uint64_t *cf = &en->cpu_free[(size_t)d * en->C + m->cpu];
-	ir_heap_pop(&en->h);
+	hpop(en);
 	en->st.held--;
 	/* The receiver waits in its receive until the data is there, as the
 	 * sender of a rendezvous message waits for the match. */
@@ -925,7 +983,7 @@ static int charge(ir_engine *en, uint64_t t, uint32_t ci, ir_err *e)
 {
 	uint32_t r = M(en, ci)->dst, mi, prev = NIL, nx;
 	uint64_t c = t;
-	ir_heap_pop(&en->h);
+	hpop(en);
 	pool_put(&en->mp, ci);
 	if (en->charge_at[r] == t)
 		en->charge_at[r] = UINT64_MAX;
@@ -1312,7 +1370,7 @@ static int node_calc(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, uint32_t
 	if (first && walk(en, r, i, WALK_IREQ, t, t, &en->ra, e))
 		return -1;
 	if (in_heap)
-		ir_heap_pop(&en->h);
+		hpop(en);
 	en->state[g] = IR_READY | r;
 	if (qpush(en, *end, g, e))
 		return -1;
@@ -1341,8 +1399,8 @@ static int put_back(ir_engine *en, uint64_t t, uint32_t ref, uint32_t r, uint32_
 {
 	en->st.putbacks++;
 	if (in_heap) {
-		if (ir_heap_retime_top(&en->h, nt))
-			return ir_errf(e, "out of memory for the event queue (%zu items)", en->h.n);
+		if (hretime(en, nt, e))
+			return -1;
 	} else {
 		if (!(ref & IR_MSGBIT))
 			en->state[ref] = IR_READY | r;
@@ -1382,7 +1440,7 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_hea
 		 * the CPU stays free; dependents wait for its end through `earliest` */
 		uint64_t end;
 		if (in_heap)
-			ir_heap_pop(&en->h);
+			hpop(en);
 		if (ir_storage_access(en->stor, r, t, type == IR_OP_WRITE, (uint64_t)op.peer | (uint64_t)op.tag << 32, size, &end, e))
 			return -1;
 		en->io_end[r] = umax(en->io_end[r], end);
@@ -1420,7 +1478,7 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_hea
 			end = tadd(en, t, size);
 		}
 		if (in_heap)
-			ir_heap_pop(&en->h);
+			hpop(en);
 		*cf = end;
 		en->calc[r] = tadd(en, en->calc[r], work);
 		en->done[r]++;
@@ -1459,7 +1517,7 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_hea
 		else if (node_take(en, r, t, cpu_end, &cpu_end))
 			return put_back(en, t, g, r, i, cpu_end, in_heap, e);
 		if (in_heap)
-			ir_heap_pop(&en->h);
+			hpop(en);
 		busy = *cf > t ? *cf - t : 0; /* ARRIVAL: work the CPU still had at t */
 		*cf = busy ? tadd(en, cpu_end, busy) : cpu_end;
 		if (!self && !intra)
@@ -1529,7 +1587,7 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_hea
 	{
 		uint32_t src = op.peer, tag = op.tag, prev = NIL, mi;
 		if (in_heap)
-			ir_heap_pop(&en->h);
+			hpop(en);
 		en->st.ops++;
 		for (mi = en->uq_head[r]; mi != NIL; prev = mi, mi = M(en, mi)->next)
 			if (recv_fits(src, tag, M(en, mi)))
@@ -1626,7 +1684,7 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 
 	if (m->kind == K_WAKE) {
 		uint64_t cookie = m->size;
-		ir_heap_pop(&en->h);
+		hpop(en);
 		pool_put(&en->mp, mi);
 		en->st.net_calls++;
 		en->now = t;
@@ -1667,7 +1725,7 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 	else if (node_take(en, d, t, cpu_end, &cpu_end))
 		return put_back(en, t, IR_MSGBIT | mi, d, IR_NO_OP, cpu_end, 1, e);
 	busy = *cf > t ? *cf - t : 0; /* ARRIVAL: work the CPU still had at t */
-	ir_heap_pop(&en->h);
+	hpop(en);
 	en->st.msgs++;
 	s1 = s1_of(m->size);
 	if (!(en->net->flags & IR_NET_MODELS_BYTES) && !m->self && !m->intra)
@@ -1749,11 +1807,12 @@ int ir_engine_deliver(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
 		/* another process simulates the destination: the message goes there with its key */
 		const msg *m = M(en, mi);
 		ir_engine_rmsg rm;
-		ir_heap_ent k;
+		ir_kheap_ent k = {0};
 		if (m->rndv && !m->self)
 			return ir_errf(e, "internal error: rendezvous message from rank %u to rank %u crosses partitions",
 			               m->src, m->dst);
-		new_key(en, &k);
+		if (new_key(en, &k, e))
+			return -1;
 		memset(&rm, 0, sizeof rm);
 		rm.t = t;
 		rm.tc = k.tc;
@@ -1839,7 +1898,7 @@ static inline void init_key(ir_engine *en, uint32_t r, uint64_t cls, uint32_t i)
 {
 	en->cur.tc = 0;
 	en->cur.who = 0;
-	en->cur.seq = (uint64_t)r << 33 | cls << 31 | i;
+	en->cur.seq = en->keyed ? (uint64_t)r << 33 | cls << 31 | i : en->dinit;
 	en->dcur = en->dinit++;
 	en->who = r + 1;
 	en->now = 0;
@@ -1847,6 +1906,7 @@ static inline void init_key(ir_engine *en, uint32_t r, uint64_t cls, uint32_t i)
 
 static int run_initial(ir_engine *en, ir_err *e)
 {
+	en->in_init = 1;
 	for (uint32_t r = 0; r < en->nranks; r++) {
 		const ir_rank *rk = &en->s->rank[r];
 		uint32_t b = en->base[r];
@@ -1880,6 +1940,7 @@ static int run_initial(ir_engine *en, ir_err *e)
 				return -1;
 		}
 	}
+	en->in_init = 0;
 	return 0;
 }
 
@@ -1899,6 +1960,7 @@ int ir_engine_start(ir_engine *en, ir_err *e)
 	/* the ops ready at the start are numbered 0..ninit-1 for people, the rest from ninit on */
 	en->dinit = 0;
 	en->dnext = en->ninit;
+	en->seq = en->ninit;
 	if (run_initial(en, e)) {
 		en->running = 0;
 		return -1;
@@ -1908,35 +1970,54 @@ int ir_engine_start(ir_engine *en, ir_err *e)
 
 uint64_t ir_engine_next_time(ir_engine *en)
 {
-	return en->h.n ? ir_heap_min(&en->h) : UINT64_MAX;
+	return hn(en) ? hmin(en) : UINT64_MAX;
+}
+
+/* The top of the queue, copied into en->cur: 1, 0 when empty, -1 out of memory. */
+static inline int htop(ir_engine *en)
+{
+	int k;
+	if (en->keyed) {
+		ir_kheap_ent *top;
+		if ((k = ir_kheap_top(&en->kh, &top)) == 1)
+			en->cur = *top;
+	} else {
+		ir_heap_ent *top;
+		if ((k = ir_heap_top(&en->h, &top)) == 1) {
+			en->cur.t = top->t;
+			en->cur.ref = top->ref;
+			en->cur.seq = top->seq;
+		}
+	}
+	return k;
 }
 
 int ir_engine_advance(ir_engine *en, uint64_t until, int all, ir_err *e)
 {
 	for (;;) {
-		ir_heap_ent *top;
 		int k;
-		/* peek without ir_heap_top, whose split would move the queue's "last" time beyond
-		 * `until`, below which the next window's messages from other processes arrive */
-		if (!all && en->h.n && ir_heap_min(&en->h) >= until)
+		/* peek without the queue's top, whose split would move the queue's "last" time
+		 * beyond `until`, below which the next window's messages from other processes arrive */
+		if (!all && hn(en) && hmin(en) >= until)
 			return 0;
-		k = ir_heap_top(&en->h, &top);
+		k = htop(en);
 		if (k <= 0) {
 			if (k < 0) {
 				en->running = 0;
-				return ir_errf(e, "out of memory for the event queue (%zu items)", en->h.n);
+				return ir_errf(e, "out of memory for the event queue (%zu items)", hn(en));
 			}
 			return 0;
 		}
-		uint64_t t = top->t;
-		uint32_t ref = top->ref;
-		en->cur = *top;
+		uint64_t t = en->cur.t;
+		uint32_t ref = en->cur.ref;
 		en->now = t;
 		if (en->dseq)
 			en->dcur = ref & IR_MSGBIT ? M(en, ref & ~IR_MSGBIT)->dseq : en->dseq[ref];
 		if (ref & IR_MSGBIT) {
-			const msg *m = M(en, ref & ~IR_MSGBIT);
-			en->who = m->kind == K_WAKE ? en->nranks + 1 : m->dst + 1;
+			if (en->keyed) {
+				const msg *m = M(en, ref & ~IR_MSGBIT);
+				en->who = m->kind == K_WAKE ? en->nranks + 1 : m->dst + 1;
+			}
 			if (step_msg(en, t, ref & ~IR_MSGBIT, e))
 				goto fail;
 		} else {
@@ -1985,14 +2066,14 @@ int ir_engine_put_remote(ir_engine *en, const ir_engine_rmsg *rm, ir_err *e)
 {
 	uint32_t mi;
 	msg *m;
-	ir_heap_ent k;
+	ir_kheap_ent k = {0};
 	if (rm->dst >= en->nranks || !owned(en, rm->dst) || rm->src >= en->nranks)
 		return ir_errf(e, "internal error: message %llu from rank %u to rank %u handed to process %u",
 		               (unsigned long long)rm->id, rm->src, rm->dst, en->me);
-	if (rm->t < en->h.last)
+	if (rm->t < en->kh.last)
 		return ir_errf(e, "internal error: message from rank %u to rank %u arrives at %llu ps, before %llu ps "
 		               "(the window exceeded the lookahead)", rm->src, rm->dst, (unsigned long long)rm->t,
-		               (unsigned long long)en->h.last);
+		               (unsigned long long)en->kh.last);
 	mi = pool_get(&en->mp);
 	if (mi == NIL)
 		return ir_errf(e, "out of memory for messages in flight");

@@ -5,8 +5,8 @@
  * with LogGOPSim's semantics, to the picosecond (docs/loggops-semantics.md): per-rank
  * CPU and NIC availability times, a FIFO of posted receives (RQ) and one of
  * unexpected messages (UQ) per rank, eager and rendezvous protocols, and one
- * global event queue ordered by (time, sequence number) that decides every
- * tie. The path of a message between NICs is the network's (ir_net.h); the
+ * event queue ordered by time and a tie order that decides every tie (a
+ * sequence number, or the tie key a partitioned run needs: enum ir_ties). The path of a message between NICs is the network's (ir_net.h); the
  * engine only hands it messages and receives arrival times.
  *
  * Memory (why it scales to millions of ranks): the engine runs on the schedule's
@@ -17,7 +17,7 @@
  * the op's rank while it is queued), 8 more per op only when some rank has
  * several CPUs (the earliest start its predecessors allow), 72 bytes
  * per rank (one CPU and NIC), 8 per posted receive, 72 per message in flight and 16 per
- * queued event; the node model (ir_node.h), only when in effect, adds 12 bytes per rank
+ * queued event (32 and 8 more per rank with IR_TIES_KEY); the node model (ir_node.h), only when in effect, adds 12 bytes per rank
  * and CPU and 8 per core with cpu_wait = block, and each host's detours with noise. Ops
  * ready at time 0 are processed straight from the schedule
  * without entering the queue, so a schedule whose receives are all posted at
@@ -59,9 +59,9 @@ typedef struct ir_ev {
 	unsigned kind;     /* enum ir_ev_kind */
 	uint32_t seq;      /* for people (-v): the item's number in the order items were first
 	                    * queued; only when the event hook is set */
-	uint64_t key_tc;   /* the item's tie key (docs/loggops-semantics.md §2): when it was made, */
-	uint32_t key_who;  /* by whom (0: the start, 1 + rank, nranks + 1: the network), */
-	uint64_t key_n;    /* and that one's count of items made before it */
+	uint64_t key_tc;   /* IR_TIES_KEY: the item's tie key (docs/loggops-semantics.md §2): when */
+	uint32_t key_who;  /* it was made, by whom (0: the start, 1 + rank, nranks + 1: the network), */
+	uint64_t key_n;    /* and that one's count of items made before it; IR_TIES_SEQ: its number */
 	uint64_t t;        /* time processed */
 	uint64_t end;      /* see the kinds */
 	uint32_t rank;     /* where it happened */
@@ -128,6 +128,14 @@ typedef struct ir_engine_part {
 	void *ctx;
 } ir_engine_part;
 
+/* How the queue orders items of one time (docs/loggops-semantics.md §2). SEQ, LogGOPSim's
+ * rule: by a number given when an item is first queued, in the order of the events that
+ * queued them; the fastest (16-byte queue entries). KEY: by (time made, maker, maker's
+ * count), which every process of a partitioned run computes alike (ir_engine_part always
+ * uses it); the two orders differ only where two items of one rank at one time were made
+ * at one time by two ranks, and the results only if ranks interact at zero delay there. */
+enum ir_ties { IR_TIES_SEQ = 0, IR_TIES_KEY = 1 };
+
 typedef struct ir_engine_cfg {
 	ir_loggops p;
 	const ir_net_ops *net; /* NULL: ir_net_loggops */
@@ -137,6 +145,7 @@ typedef struct ir_engine_cfg {
 	const ir_node_cfg *node; /* the node model (ir_node.h); NULL or inactive: none */
 	const ir_storage_cfg *storage; /* the servers' disks and caches for read/write ops; NULL: defaults */
 	const ir_engine_part *part; /* NULL: every rank */
+	int ties;              /* enum ir_ties; a partition implies IR_TIES_KEY */
 } ir_engine_cfg;
 
 typedef struct ir_engine_stats {

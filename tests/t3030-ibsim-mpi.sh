@@ -1,8 +1,9 @@
 #!/bin/sh
 # ibsim-mpi (tools/ibsim-mpi, lib/ir_par.c): the results of the parallel engine are
-# ibsim's byte for byte, on every goalgen pattern, on the bundled schedules and a real
-# trace, with 1, 2 and 3 processes (more than the cores: --oversubscribe) and uneven
-# shares; and its error paths. Skipped where mpirun or bin/ibsim-mpi is missing.
+# those of ibsim --ties key (its order of ties, docs/loggops-semantics.md section 2) byte
+# for byte, on every goalgen pattern, on the bundled schedules and a real trace, with 1,
+# 2 and 3 processes (more than the cores: --oversubscribe) and uneven shares, and those of
+# ibsim's default order wherever the two orders agree; and its error paths. Skipped where mpirun or bin/ibsim-mpi is missing.
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v mpirun >/dev/null 2>&1 || ! command -v ibsim-mpi >/dev/null 2>&1; then
@@ -16,11 +17,15 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 par() { np=$1; shift; mpirun --oversubscribe -np "$np" ibsim-mpi -q "$@"; }
 
 # same SCHEDULE [OPTIONS]: ibsim-mpi's results on 1, 2, 3 processes (NPS) are ibsim's
+# with --ties key, and (unless DIFFER is set) those of ibsim's default order too
 NPS="1 2 3"
 same() {
 	f=$1
 	shift
-	ibsim -q "$@" "$f" >seq.tsv || { echo "ibsim failed on $f"; return 1; }
+	ibsim -q --ties key "$@" "$f" >seq.tsv || { echo "ibsim failed on $f"; return 1; }
+	if test -z "${DIFFER-}"; then
+		ibsim -q "$@" "$f" >def.tsv && test_cmp seq.tsv def.tsv || { echo "(default order, $f $*)"; return 1; }
+	fi
 	for np in $NPS; do
 		par $np "$@" "$f" >par.tsv 2>par.err || { echo "$np processes failed on $f $*"; cat par.err; return 1; }
 		test_cmp seq.tsv par.tsv || { echo "($np processes, $f $*)"; return 1; }
@@ -48,9 +53,15 @@ test_expect_success 'bundled schedules and a real trace (trace2goal of samples/t
 	same t.goal &&
 	goalc -o t.goalb t.goal && same t.goalb
 '
+test_expect_success 'where the orders differ (zero-delay rendezvous ties), ibsim-mpi is ibsim --ties key' '
+	goalgen random 64 --ops 300 --seed 7 --size 100K >g.goal &&
+	ibsim -q g.goal >def.tsv && ibsim -q --ties key g.goal >key.tsv &&
+	! cmp -s def.tsv key.tsv &&
+	DIFFER=1 NPS=1 same g.goal
+'
 test_expect_success 'uneven partitions (--weights) give the same results and their own cut' '
 	goalgen random 20 --seed 4 >g.goal &&
-	ibsim -q g.goal >seq.tsv &&
+	ibsim -q --ties key g.goal >seq.tsv &&
 	par 2 --weights 1,3 --stats st1 g.goal >p1.tsv &&
 	par 2 --weights 3,1 --stats st2 g.goal >p2.tsv &&
 	par 3 --weights 1,1,6 g.goal >p3.tsv &&
@@ -82,7 +93,9 @@ test_expect_success 'bad options: --weights, the outputs of ibsim only, --net ib
 	expect_fail 2 par 1 -v g.goal && grep -q "ibsim-mpi: -v is not available in ibsim-mpi (run ibsim for it)" err &&
 	expect_fail 2 par 1 --msglog m g.goal && grep -q "msglog is not available" err &&
 	expect_fail 2 par 2 --net ib g.goal && grep -q "net ib is not available in ibsim-mpi" err &&
-	expect_fail 2 ibsim --weights 1 g.goal
+	expect_fail 2 ibsim --weights 1 g.goal &&
+	expect_fail 2 par 1 --ties seq g.goal && grep -q "ibsim-mpi orders ties by key only" err &&
+	expect_fail 2 ibsim --ties rank g.goal && grep -q "ties takes seq or key, got .rank." err
 '
 test_expect_success 'a process that fails ends the whole run with its message' '
 	goalgen random 12 --seed 2 >g.goal &&

@@ -5,7 +5,8 @@
  * random monotone workloads (pushes at or after the last popped time, pops,
  * put-backs to later times, equal times, huge times near 2^64, renumbering)
  * must pop exactly the same entries in the same order, and ir_heap_min must
- * agree with the model at every step. The engine's keys (ir_heap_push_key):
+ * agree with the model at every step. The engine's keys (ir_kheap, the same
+ * code with 32-byte entries):
  * (time, time made, maker, maker's count), kept by put-backs, with new keys
  * smaller than queued ones at the current time and buckets that split into
  * many out-of-order runs.
@@ -143,7 +144,7 @@ typedef struct kent {
 
 static int run_key(unsigned steps, uint64_t spread, uint32_t makers)
 {
-	ir_heap h;
+	ir_kheap h;
 	kent *v = calloc(steps + 1, sizeof *v);
 	size_t n = 0;
 	uint64_t now = 0, *made = calloc(makers, sizeof *made);
@@ -151,7 +152,7 @@ static int run_key(unsigned steps, uint64_t spread, uint32_t makers)
 	int bad = 0;
 	if (!v || !made)
 		abort();
-	ir_heap_init(&h);
+	ir_kheap_init(&h);
 	for (unsigned s = 0; s < steps && !bad; s++) {
 		unsigned op = (unsigned)(rnd() % 10);
 		if (op < 5 || n == 0) {
@@ -159,7 +160,7 @@ static int run_key(unsigned steps, uint64_t spread, uint32_t makers)
 			uint64_t back = rnd() % 3, tc = now >= back ? now - back : 0;
 			uint64_t t = now + (rnd() % 2 ? 0 : rnd() % (spread + 1));
 			uint32_t who = (uint32_t)(rnd() % makers);
-			if (ir_heap_push_key(&h, t, tc, who, made[who], ref))
+			if (ir_kheap_push(&h, t, tc, who, made[who], ref))
 				bad++;
 			v[n].t = t;
 			v[n].tc = tc;
@@ -168,7 +169,7 @@ static int run_key(unsigned steps, uint64_t spread, uint32_t makers)
 			v[n].q = made[who]++;
 			n++;
 		} else {
-			ir_heap_ent *top;
+			ir_kheap_ent *top;
 			size_t b = 0;
 			for (size_t i = 1; i < n; i++) {
 				const kent *x = &v[i], *y = &v[b];
@@ -176,25 +177,25 @@ static int run_key(unsigned steps, uint64_t spread, uint32_t makers)
 				                 : x->tc != y->tc ? x->tc < y->tc : x->who != y->who ? x->who < y->who : x->q < y->q)
 					b = i;
 			}
-			if (ir_heap_top(&h, &top) != 1 || top->ref != v[b].ref) {
+			if (ir_kheap_top(&h, &top) != 1 || top->ref != v[b].ref) {
 				bad++;
 				break;
 			}
 			now = top->t;
 			if (op < 7) {
 				uint64_t t = now + 1 + rnd() % (spread + 1);
-				if (ir_heap_retime_top(&h, t))
+				if (ir_kheap_retime_top(&h, t))
 					bad++;
 				v[b].t = t;
 			} else {
-				ir_heap_pop(&h);
+				ir_kheap_pop(&h);
 				v[b] = v[--n];
 			}
 		}
 		if (h.n != n)
 			bad++;
 	}
-	ir_heap_release(&h);
+	ir_kheap_release(&h);
 	free(v);
 	free(made);
 	return bad;

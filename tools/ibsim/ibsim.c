@@ -81,6 +81,10 @@ static void usage(void)
 	       "                      ready, adding their overhead to the CPU's work (default:\n"
 	       "                      when the CPU is idle, as LogGOPSim)\n"
 	       "  -n, --net NAME      network model: loggops (default) or ib\n"
+	       "      --ties ORDER    items of one time in the order they were first queued (seq,\n"
+	       "                      default, LogGOPSim's) or by (time made, maker, maker's count)\n"
+	       "                      (key: the order ibsim-mpi computes, docs/loggops-semantics.md\n"
+	       "                      section 2)\n"
 	       "\n"
 	       "Nodes, compute and noise (docs/loggops-semantics.md section 8):\n"
 	       "      --cores N       cores per host, shared by its ranks (default: unlimited)\n"
@@ -452,7 +456,7 @@ enum {
 	OPT_ORNDV = 256, OPT_ORNDV_BIG, OPT_OSEND, OPT_OSEND_RNDV, OPT_ASYNC, OPT_MSGLOG, OPT_TIMELINE, OPT_OTF2, OPT_PROGRESS, OPT_VERSION, OPT_TOPO, OPT_ROUTING,
 	OPT_PLACEMENT, OPT_LINK, OPT_MTU, OPT_IB, OPT_LINKSTATS, OPT_DUMPLFT, OPT_DUMPNET, OPT_ROUTESTATS, OPT_RNDV, OPT_STATS,
 	OPT_CORES, OPT_RPH, OPT_CPUWAIT, OPT_QUANTUM, OPT_CPUYIELD, OPT_CPUSCALE, OPT_NOISE, OPT_NOISE_LG, OPT_PERTURB, OPT_SEED,
-	OPT_WEIGHTS
+	OPT_WEIGHTS, OPT_TIES
 };
 #define MAXSET 64
 
@@ -501,6 +505,7 @@ int main(int argc, char **argv)
 		{ "noise-loggopsim", required_argument, NULL, OPT_NOISE_LG },
 		{ "perturb", required_argument, NULL, OPT_PERTURB },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "ties", required_argument, NULL, OPT_TIES },
 #ifdef IBSIM_MPI
 		{ "weights", required_argument, NULL, OPT_WEIGHTS },
 #endif
@@ -603,6 +608,18 @@ int main(int argc, char **argv)
 			break;
 		case OPT_STATS:
 			stats = optarg;
+			break;
+		case OPT_TIES:
+			if (strcmp(optarg, "key") == 0)
+				cfg.ties = IR_TIES_KEY;
+			else if (strcmp(optarg, "seq") == 0)
+				cfg.ties = IR_TIES_SEQ;
+			else
+				return ir_cli_usage("--ties takes seq or key, got '%s'", optarg);
+#ifdef IBSIM_MPI
+			if (cfg.ties != IR_TIES_KEY)
+				return ir_cli_usage("ibsim-mpi orders ties by key only (--ties key)");
+#endif
 			break;
 #ifdef IBSIM_MPI
 		case OPT_WEIGHTS:

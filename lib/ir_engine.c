@@ -6,12 +6,13 @@
  * The semantics are LogGOPSim's, rule for rule, so both give the same end
  * times on the same schedule:
  *   - one queue of items (ready ops, messages at their destination, network
- *     callbacks) ordered by (time, tie key); the key is (the time the item was
- *     made, the rank whose event made it, that rank's count of items made so
- *     far), given when the item is first queued and kept when it is put back
- *     later (docs/loggops-semantics.md §2). No global counter enters it, so a
- *     process that simulates only some ranks (lib/ir_par.c) gives their items
- *     the keys the whole run gives them;
+ *     callbacks) ordered by time and, among items of one time, by a sequence
+ *     number given when the item is first queued and kept when it is put back
+ *     later, as LogGOPSim's; or (enum ir_ties, IR_TIES_KEY) by the tie key (the
+ *     time the item was made, the rank whose event made it, that rank's count
+ *     of items made so far; docs/loggops-semantics.md §2), in which no global
+ *     counter enters, so a process that simulates only some ranks (lib/ir_par.c)
+ *     gives their items the keys the whole run gives them;
  *   - an item whose CPU or NIC is busy at its time is put back at the time the
  *     resource frees (ir_heap_retime_top: one sift, no pop and push);
  *   - after each event, the ops it made ready are queued rank by rank in
@@ -43,6 +44,33 @@
 #include "ir_grow.h"
 #include "ir_heap.h"
 
+/* This file is compiled twice: as itself, with the queue ordered by sequence
+ * number, and by lib/ir_engine_key.c with IR_ENGINE_KEYED 1, ordered by the tie
+ * key. The order is thereby a constant in each copy of the event loop (a branch
+ * on it per queue operation cost the 256-rank ring 18 % of its events per second,
+ * docs/design.md §9). The functions that queue or pop items exist in both copies
+ * (EFN names them: ir_engine_x here, ir_engine_key_x there) and the ones here
+ * hand an engine made with IR_TIES_KEY to the other copy; everything else (making
+ * and freeing the engine, results, the deadlock report) is compiled here only. */
+#ifndef IR_ENGINE_KEYED
+#define IR_ENGINE_KEYED 0
+#endif
+#if IR_ENGINE_KEYED
+#define EFN(x) ir_engine_key_##x
+#define KEYED(en) 1
+#else
+#define EFN(x) ir_engine_##x
+#define KEYED(en) 0
+#define TO_KEYED(en, call) do { if ((en)->keyed) return call; } while (0)
+int ir_engine_key_deliver(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e);
+int ir_engine_key_call_at(ir_engine *en, uint64_t t, uint64_t cookie, ir_err *e);
+int ir_engine_key_complete(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e);
+int ir_engine_key_start(ir_engine *en, ir_err *e);
+uint64_t ir_engine_key_next_time(ir_engine *en);
+int ir_engine_key_advance(ir_engine *en, uint64_t until, int all, ir_err *e);
+int ir_engine_key_put_remote(ir_engine *en, const ir_engine_rmsg *rm, ir_err *e);
+#endif
+
 #define IR_READY 0x80000000u
 #define IR_MSGBIT 0x80000000u
 #define NIL 0xFFFFFFFFu
@@ -70,7 +98,6 @@ typedef struct msg {
 	uint8_t cpu, nic, kind, rndv;
 	uint32_t rop; /* K_HELD, K_FIN: the receive it matched */
 	uint8_t self; /* a copy to oneself (ir_model.h): no network, no NIC */
-	uint32_t dseq; /* with the event hook: its number for people (ir_ev.seq) */
 	uint8_t intra; /* between two ranks of one host, intra-node model: no network, no NIC */
 	uint8_t lazy;  /* async progress: unexpected, its receiver's charge (in mt) not paid yet */
 	uint64_t size;
@@ -93,6 +120,7 @@ typedef struct pool {
 	uint32_t limit;     /* slots must stay below this */
 } pool;
 
+#if !IR_ENGINE_KEYED
 static void pool_init(pool *p, uint32_t esz, uint32_t limit)
 {
 	memset(p, 0, sizeof *p);
@@ -108,6 +136,7 @@ static void pool_release(pool *p)
 	free(p->chunk);
 	pool_init(p, p->esz, p->limit);
 }
+#endif
 
 static inline void *pool_at(const pool *p, uint32_t i)
 {
@@ -195,6 +224,8 @@ struct ir_engine {
 	uint32_t who;            /* keyed: who makes the items queued now (an index of made) */
 	ir_kheap_ent cur;        /* the item being processed: its time and key (not keyed: seq alone) */
 	uint32_t *dseq;          /* keyed, with the event hook only: [nops] each queued op's ir_ev.seq */
+	uint32_t *mdseq;         /* and [message slot] each queued message's (grown as slots are used) */
+	size_t mdcap;
 	uint32_t dnext, dcur, dinit; /* the next such number; the current item's; the next at the start */
 	uint32_t ninit;          /* ops ready at the start */
 	/* Partition (ir_engine_part): only the ranks with owner[r] == me are simulated here. */
@@ -293,6 +324,7 @@ static void *xcalloc(size_t n, size_t sz, ir_err *e, const char *what)
 
 static int node_init(ir_engine *en, ir_err *e);
 
+#if !IR_ENGINE_KEYED
 ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 {
 	ir_engine *en;
@@ -492,6 +524,7 @@ void ir_engine_free(ir_engine *en)
 	free(en->done);
 	free(en->made);
 	free(en->dseq);
+	free(en->mdseq);
 	free(en->calc);
 	free(en->held_end);
 	free(en->nmsgs);
@@ -519,18 +552,19 @@ void ir_engine_free(ir_engine *en)
 	free(en->tmp);
 	free(en);
 }
+#endif
 
 /* ---- queueing ---- */
 
 
 /* The queue's entry points: one predictable branch on the order of ties. */
-static inline size_t hn(const ir_engine *en) { return en->keyed ? en->kh.n : en->h.n; }
-static inline uint64_t hlast(const ir_engine *en) { return en->keyed ? en->kh.last : en->h.last; }
-static inline uint64_t hmin(const ir_engine *en) { return en->keyed ? ir_kheap_min(&en->kh) : ir_heap_min(&en->h); }
+static inline size_t hn(const ir_engine *en) { return KEYED(en) ? en->kh.n : en->h.n; }
+static inline uint64_t hlast(const ir_engine *en) { return KEYED(en) ? en->kh.last : en->h.last; }
+static inline uint64_t hmin(const ir_engine *en) { return KEYED(en) ? ir_kheap_min(&en->kh) : ir_heap_min(&en->h); }
 
 static inline void hpop(ir_engine *en)
 {
-	if (en->keyed)
+	if (KEYED(en))
 		ir_kheap_pop(&en->kh);
 	else
 		ir_heap_pop(&en->h);
@@ -538,7 +572,7 @@ static inline void hpop(ir_engine *en)
 
 static inline int hretime(ir_engine *en, uint64_t t, ir_err *e)
 {
-	if (en->keyed ? ir_kheap_retime_top(&en->kh, t) : ir_heap_retime_top(&en->h, t))
+	if (KEYED(en) ? ir_kheap_retime_top(&en->kh, t) : ir_heap_retime_top(&en->h, t))
 		return ir_errf(e, "out of memory for the event queue (%zu items)", hn(en));
 	return 0;
 }
@@ -546,7 +580,7 @@ static inline int hretime(ir_engine *en, uint64_t t, ir_err *e)
 /* The key of the item being processed, for the hooks. */
 static inline void ev_key(const ir_engine *en, ir_ev *ev)
 {
-	if (en->keyed) {
+	if (KEYED(en)) {
 		ev->seq = en->dcur;
 		ev->key_tc = en->cur.tc;
 		ev->key_who = en->cur.who;
@@ -559,7 +593,7 @@ static inline void ev_key(const ir_engine *en, ir_ev *ev)
 static int hpush_key(ir_engine *en, uint64_t t, const ir_kheap_ent *k, uint32_t ref, ir_err *e)
 {
 	int rc;
-	if (en->keyed) {
+	if (KEYED(en)) {
 		ir_kheap_ent x = *k;
 		x.t = t;
 		x.ref = ref;
@@ -579,7 +613,7 @@ static int hpush_key(ir_engine *en, uint64_t t, const ir_kheap_ent *k, uint32_t 
  * sequence number. */
 static inline int new_key(ir_engine *en, ir_kheap_ent *k, ir_err *e)
 {
-	if (en->keyed) {
+	if (KEYED(en)) {
 		k->tc = en->now;
 		k->who = en->who;
 		k->seq = en->made[en->who]++;
@@ -604,10 +638,13 @@ static int qpush(ir_engine *en, uint64_t t, uint32_t ref, ir_err *e)
 	ir_kheap_ent k = {0};
 	if (new_key(en, &k, e))
 		return -1;
-	if (en->dseq) {
-		if (ref & IR_MSGBIT)
-			M(en, ref & ~IR_MSGBIT)->dseq = en->dnext++;
-		else
+	if (KEYED(en) && en->dseq) {
+		if (ref & IR_MSGBIT) {
+			size_t mi = ref & ~IR_MSGBIT;
+			if (mi >= en->mdcap && IR_GROW(en->mdseq, mi + 1, en->mdcap))
+				return ir_errf(e, "out of memory for message numbers");
+			en->mdseq[mi] = en->dnext++;
+		} else
 			en->dseq[ref] = en->dnext++;
 	}
 	return hpush_key(en, t, &k, ref, e);
@@ -1404,7 +1441,7 @@ static int put_back(ir_engine *en, uint64_t t, uint32_t ref, uint32_t r, uint32_
 	} else {
 		if (!(ref & IR_MSGBIT))
 			en->state[ref] = IR_READY | r;
-		if (en->dseq && !(ref & IR_MSGBIT))
+		if (KEYED(en) && en->dseq && !(ref & IR_MSGBIT))
 			en->dseq[ref] = en->dcur;
 		if (hpush_key(en, nt, &en->cur, ref, e))
 			return -1;
@@ -1793,17 +1830,22 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 
 /* ---- services for the network (ir_net.h) ---- */
 
+#if !IR_ENGINE_KEYED
 uint64_t ir_engine_now(const ir_engine *en) { return en->now; }
+#endif
 
-int ir_engine_deliver(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
+int EFN(deliver)(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
 {
+#if !IR_ENGINE_KEYED
+	TO_KEYED(en, ir_engine_key_deliver(en, mi, t, e));
+#endif
 	if (!en->running)
 		return ir_errf(e, "network delivered a message outside a run");
 	if (t < en->now)
 		return ir_errf(e, "network delivered message %llu at %llu ps, before the current time %llu ps",
 		               (unsigned long long)M(en, mi)->id, (unsigned long long)t, (unsigned long long)en->now);
 	M(en, mi)->arrive = t;
-	if (!owned(en, M(en, mi)->dst)) {
+	if (KEYED(en) && !owned(en, M(en, mi)->dst)) {
 		/* another process simulates the destination: the message goes there with its key */
 		const msg *m = M(en, mi);
 		ir_engine_rmsg rm;
@@ -1834,8 +1876,11 @@ int ir_engine_deliver(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
 	return qpush(en, t, IR_MSGBIT | mi, e);
 }
 
-int ir_engine_call_at(ir_engine *en, uint64_t t, uint64_t cookie, ir_err *e)
+int EFN(call_at)(ir_engine *en, uint64_t t, uint64_t cookie, ir_err *e)
 {
+#if !IR_ENGINE_KEYED
+	TO_KEYED(en, ir_engine_key_call_at(en, t, cookie, e));
+#endif
 	uint32_t mi;
 	if (!en->running)
 		return ir_errf(e, "network asked for a callback outside a run");
@@ -1851,8 +1896,11 @@ int ir_engine_call_at(ir_engine *en, uint64_t t, uint64_t cookie, ir_err *e)
 	return qpush(en, t, IR_MSGBIT | mi, e);
 }
 
-int ir_engine_complete(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
+int EFN(complete)(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
 {
+#if !IR_ENGINE_KEYED
+	TO_KEYED(en, ir_engine_key_complete(en, mi, t, e));
+#endif
 	if (!en->running)
 		return ir_errf(e, "network completed a message outside a run");
 	if (mi >= en->mp.fresh || M(en, mi)->kind != K_HELD)
@@ -1898,7 +1946,7 @@ static inline void init_key(ir_engine *en, uint32_t r, uint64_t cls, uint32_t i)
 {
 	en->cur.tc = 0;
 	en->cur.who = 0;
-	en->cur.seq = en->keyed ? (uint64_t)r << 33 | cls << 31 | i : en->dinit;
+	en->cur.seq = KEYED(en) ? (uint64_t)r << 33 | cls << 31 | i : en->dinit;
 	en->dcur = en->dinit++;
 	en->who = r + 1;
 	en->now = 0;
@@ -1944,8 +1992,11 @@ static int run_initial(ir_engine *en, ir_err *e)
 	return 0;
 }
 
-int ir_engine_start(ir_engine *en, ir_err *e)
+int EFN(start)(ir_engine *en, ir_err *e)
 {
+#if !IR_ENGINE_KEYED
+	TO_KEYED(en, ir_engine_key_start(en, e));
+#endif
 	if (en->ran)
 		return ir_errf(e, "the engine has already run");
 	en->ran = 1;
@@ -1968,8 +2019,11 @@ int ir_engine_start(ir_engine *en, ir_err *e)
 	return 0;
 }
 
-uint64_t ir_engine_next_time(ir_engine *en)
+uint64_t EFN(next_time)(ir_engine *en)
 {
+#if !IR_ENGINE_KEYED
+	TO_KEYED(en, ir_engine_key_next_time(en));
+#endif
 	return hn(en) ? hmin(en) : UINT64_MAX;
 }
 
@@ -1977,7 +2031,7 @@ uint64_t ir_engine_next_time(ir_engine *en)
 static inline int htop(ir_engine *en)
 {
 	int k;
-	if (en->keyed) {
+	if (KEYED(en)) {
 		ir_kheap_ent *top;
 		if ((k = ir_kheap_top(&en->kh, &top)) == 1)
 			en->cur = *top;
@@ -1992,8 +2046,11 @@ static inline int htop(ir_engine *en)
 	return k;
 }
 
-int ir_engine_advance(ir_engine *en, uint64_t until, int all, ir_err *e)
+int EFN(advance)(ir_engine *en, uint64_t until, int all, ir_err *e)
 {
+#if !IR_ENGINE_KEYED
+	TO_KEYED(en, ir_engine_key_advance(en, until, all, e));
+#endif
 	for (;;) {
 		int k;
 		/* peek without the queue's top, whose split would move the queue's "last" time
@@ -2011,10 +2068,10 @@ int ir_engine_advance(ir_engine *en, uint64_t until, int all, ir_err *e)
 		uint64_t t = en->cur.t;
 		uint32_t ref = en->cur.ref;
 		en->now = t;
-		if (en->dseq)
-			en->dcur = ref & IR_MSGBIT ? M(en, ref & ~IR_MSGBIT)->dseq : en->dseq[ref];
+		if (KEYED(en) && en->dseq)
+			en->dcur = ref & IR_MSGBIT ? en->mdseq[ref & ~IR_MSGBIT] : en->dseq[ref];
 		if (ref & IR_MSGBIT) {
-			if (en->keyed) {
+			if (KEYED(en)) {
 				const msg *m = M(en, ref & ~IR_MSGBIT);
 				en->who = m->kind == K_WAKE ? en->nranks + 1 : m->dst + 1;
 			}
@@ -2022,7 +2079,8 @@ int ir_engine_advance(ir_engine *en, uint64_t until, int all, ir_err *e)
 				goto fail;
 		} else {
 			uint32_t r = en->state[ref] & ~IR_READY;
-			en->who = r + 1;
+			if (KEYED(en))
+				en->who = r + 1;
 			if (step_op(en, t, ref, r, 1, e))
 				goto fail;
 		}
@@ -2035,6 +2093,7 @@ fail:
 	return -1;
 }
 
+#if !IR_ENGINE_KEYED
 int ir_engine_finish(ir_engine *en)
 {
 	int rc = 0;
@@ -2061,9 +2120,13 @@ int ir_engine_run(ir_engine *en, ir_err *e)
 	}
 	return ir_engine_finish(en);
 }
+#endif
 
-int ir_engine_put_remote(ir_engine *en, const ir_engine_rmsg *rm, ir_err *e)
+int EFN(put_remote)(ir_engine *en, const ir_engine_rmsg *rm, ir_err *e)
 {
+#if !IR_ENGINE_KEYED
+	TO_KEYED(en, ir_engine_key_put_remote(en, rm, e));
+#endif
 	uint32_t mi;
 	msg *m;
 	ir_kheap_ent k = {0};
@@ -2098,6 +2161,7 @@ int ir_engine_put_remote(ir_engine *en, const ir_engine_rmsg *rm, ir_err *e)
 	return hpush_key(en, rm->t, &k, IR_MSGBIT | mi, e);
 }
 
+#if !IR_ENGINE_KEYED
 /* ---- results ---- */
 
 const ir_engine_stats *ir_engine_get_stats(const ir_engine *en) { return &en->st; }
@@ -2265,3 +2329,4 @@ int ir_engine_deadlock(const ir_engine *en, ir_sb *out, uint32_t max_ranks)
 	}
 	return rc ? -1 : 0;
 }
+#endif

@@ -72,6 +72,9 @@ $(BUILD)/lib/%.o: $(LIBDIR)/%.c $(LIB_HDRS) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# the engine's second copy (lib/ir_engine_key.c includes lib/ir_engine.c)
+$(BUILD)/lib/ir_engine_key.o: $(LIBDIR)/ir_engine.c
+
 # Say which Debian package is missing instead of failing in the middle of the build.
 $(BUILD)/.deps-ok:
 	@missing=""; \

@@ -5,9 +5,14 @@
  *
  * The semantics are LogGOPSim's, rule for rule, so both give the same end
  * times on the same schedule:
- *   - one global queue of items (ready ops, messages at their destination,
- *     network callbacks) ordered by (time, sequence number); an item gets its
- *     number when it is first queued and keeps it when it is put back later;
+ *   - one queue of items (ready ops, messages at their destination, network
+ *     callbacks) ordered by time and, among items of one time, by a sequence
+ *     number given when the item is first queued and kept when it is put back
+ *     later, as LogGOPSim's; or (enum ir_ties, IR_TIES_KEY) by the tie key (the
+ *     time the item was made, the rank whose event made it, that rank's count
+ *     of items made so far; docs/loggops-semantics.md §2), in which no global
+ *     counter enters, so a process that simulates only some ranks (lib/ir_par.c)
+ *     gives their items the keys the whole run gives them;
  *   - an item whose CPU or NIC is busy at its time is put back at the time the
  *     resource frees (ir_heap_retime_top: one sift, no pop and push);
  *   - after each event, the ops it made ready are queued rank by rank in
@@ -38,6 +43,33 @@
 
 #include "ir_grow.h"
 #include "ir_heap.h"
+
+/* This file is compiled twice: as itself, with the queue ordered by sequence
+ * number, and by lib/ir_engine_key.c with IR_ENGINE_KEYED 1, ordered by the tie
+ * key. The order is thereby a constant in each copy of the event loop (a branch
+ * on it per queue operation cost the 256-rank ring 18 % of its events per second,
+ * docs/design.md §9). The functions that queue or pop items exist in both copies
+ * (EFN names them: ir_engine_x here, ir_engine_key_x there) and the ones here
+ * hand an engine made with IR_TIES_KEY to the other copy; everything else (making
+ * and freeing the engine, results, the deadlock report) is compiled here only. */
+#ifndef IR_ENGINE_KEYED
+#define IR_ENGINE_KEYED 0
+#endif
+#if IR_ENGINE_KEYED
+#define EFN(x) ir_engine_key_##x
+#define KEYED(en) 1
+#else
+#define EFN(x) ir_engine_##x
+#define KEYED(en) 0
+#define TO_KEYED(en, call) do { if ((en)->keyed) return call; } while (0)
+int ir_engine_key_deliver(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e);
+int ir_engine_key_call_at(ir_engine *en, uint64_t t, uint64_t cookie, ir_err *e);
+int ir_engine_key_complete(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e);
+int ir_engine_key_start(ir_engine *en, ir_err *e);
+uint64_t ir_engine_key_next_time(ir_engine *en);
+int ir_engine_key_advance(ir_engine *en, uint64_t until, int all, ir_err *e);
+int ir_engine_key_put_remote(ir_engine *en, const ir_engine_rmsg *rm, ir_err *e);
+#endif
 
 #define IR_READY 0x80000000u
 #define IR_MSGBIT 0x80000000u
@@ -88,6 +120,7 @@ typedef struct pool {
 	uint32_t limit;     /* slots must stay below this */
 } pool;
 
+#if !IR_ENGINE_KEYED
 static void pool_init(pool *p, uint32_t esz, uint32_t limit)
 {
 	memset(p, 0, sizeof *p);
@@ -103,6 +136,7 @@ static void pool_release(pool *p)
 	free(p->chunk);
 	pool_init(p, p->esz, p->limit);
 }
+#endif
 
 static inline void *pool_at(const pool *p, uint32_t i)
 {
@@ -178,10 +212,28 @@ struct ir_engine {
 	unsigned maxcls;
 	int other_model;    /* the parameters set a piecewise function or copy (else the LogGOPS rule alone) */
 	pool mp;
+	/* The queue (docs/loggops-semantics.md §2): ties by a sequence number in h, or by the
+	 * tie key in kh (keyed: IR_TIES_KEY). */
+	int keyed;
 	ir_heap h;
-	uint32_t seq;            /* next sequence number */
-	uint32_t ninit;          /* ops ready at the start: they hold numbers 0..ninit-1 */
-	int in_init;             /* processing the ops ready at the start */
+	ir_kheap kh;
+	uint32_t seq;            /* not keyed: the next sequence number */
+	int in_init;             /* not keyed: processing the ops ready at the start */
+	uint64_t *made;          /* keyed: [nranks + 2] items made so far by: the start (0), rank r
+	                          * (r + 1), the network's callbacks (nranks + 1): the last part of a key */
+	uint32_t who;            /* keyed: who makes the items queued now (an index of made) */
+	ir_kheap_ent cur;        /* the item being processed: its time and key (not keyed: seq alone) */
+	uint32_t *dseq;          /* keyed, with the event hook only: [nops] each queued op's ir_ev.seq */
+	uint32_t *mdseq;         /* and [message slot] each queued message's (grown as slots are used) */
+	size_t mdcap;
+	uint32_t dnext, dcur, dinit; /* the next such number; the current item's; the next at the start */
+	uint32_t ninit;          /* ops ready at the start */
+	/* Partition (ir_engine_part): only the ranks with owner[r] == me are simulated here. */
+	const uint32_t *owner;
+	uint32_t me;
+	int (*remote)(void *ctx, const ir_engine_rmsg *m, ir_err *e);
+	void *remote_ctx;
+	uint64_t owned_ops;
 	uint64_t now;
 	uint64_t next_msg_id;
 	int ovf;                 /* a time went beyond 2^64 ps */
@@ -212,6 +264,8 @@ struct ir_engine {
 	size_t tmpcap;
 	ir_engine_stats st;
 };
+
+static inline int owned(const ir_engine *en, uint32_t r) { return !en->owner || en->owner[r] == en->me; }
 
 /* ---- arithmetic with overflow detection: times saturate and set ovf ---- */
 
@@ -270,6 +324,7 @@ static void *xcalloc(size_t n, size_t sz, ir_err *e, const char *what)
 
 static int node_init(ir_engine *en, ir_err *e);
 
+#if !IR_ENGINE_KEYED
 ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 {
 	ir_engine *en;
@@ -288,8 +343,16 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	en->net_arg = cfg->net_arg;
 	en->hk = cfg->hooks;
 	en->nranks = s->nranks;
+	en->keyed = cfg->ties == IR_TIES_KEY || cfg->part;
+	if (cfg->part) {
+		en->owner = cfg->part->owner;
+		en->me = cfg->part->me;
+		en->remote = cfg->part->remote;
+		en->remote_ctx = cfg->part->ctx;
+	}
 	pool_init(&en->mp, sizeof(msg), IR_MSGBIT);
 	ir_heap_init(&en->h);
+	ir_kheap_init(&en->kh);
 
 	for (uint32_t r = 0; r < s->nranks; r++) {
 		const ir_rank *rk = &s->rank[r];
@@ -359,6 +422,7 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	    !(en->uq_head = xcalloc(s->nranks, 4, e, "message queues")) ||
 	    !(en->uq_tail = xcalloc(s->nranks, 4, e, "message queues")) ||
 	    !(en->done = xcalloc(s->nranks, 4, e, "rank counters")) ||
+	    (en->keyed && !(en->made = xcalloc((size_t)s->nranks + 2, 8, e, "rank counters"))) ||
 	    !(en->calc = xcalloc(s->nranks, 8, e, "rank counters")) ||
 	    !(en->nmsgs = xcalloc(s->nranks, 8, e, "rank counters")) ||
 	    !(en->nbytes = xcalloc(s->nranks, 8, e, "rank counters")))
@@ -418,6 +482,11 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	}
 	for (uint64_t g = 0; g < total; g++)
 		en->ninit += en->state[g] == 0;
+	for (uint32_t r = 0; r < s->nranks; r++)
+		if (owned(en, r))
+			en->owned_ops += s->rank[r].nops;
+	if (en->keyed && en->hk.event && !(en->dseq = xcalloc((size_t)total, 4, e, "op numbers")))
+		goto fail;
 	/* async progress: each op's count of receives it requires (pend) */
 	for (uint32_t g = 0; en->pend && g < (uint32_t)total; g++)
 		if (ir_csched_type(en->cs, g) == IR_OP_RECV)
@@ -453,6 +522,9 @@ void ir_engine_free(ir_engine *en)
 	free(en->uq_head);
 	free(en->uq_tail);
 	free(en->done);
+	free(en->made);
+	free(en->dseq);
+	free(en->mdseq);
 	free(en->calc);
 	free(en->held_end);
 	free(en->nmsgs);
@@ -473,17 +545,80 @@ void ir_engine_free(ir_engine *en)
 	free(en->hshared);
 	pool_release(&en->mp);
 	ir_heap_release(&en->h);
+	ir_kheap_release(&en->kh);
 	free(en->ra.v);
 	free(en->rb.v);
 	free(en->rm.v);
 	free(en->tmp);
 	free(en);
 }
+#endif
 
 /* ---- queueing ---- */
 
-static int next_seq(ir_engine *en, uint32_t *out, ir_err *e)
+
+/* The queue's entry points: one predictable branch on the order of ties. */
+static inline size_t hn(const ir_engine *en) { return KEYED(en) ? en->kh.n : en->h.n; }
+static inline uint64_t hlast(const ir_engine *en) { return KEYED(en) ? en->kh.last : en->h.last; }
+static inline uint64_t hmin(const ir_engine *en) { return KEYED(en) ? ir_kheap_min(&en->kh) : ir_heap_min(&en->h); }
+
+static inline void hpop(ir_engine *en)
 {
+	if (KEYED(en))
+		ir_kheap_pop(&en->kh);
+	else
+		ir_heap_pop(&en->h);
+}
+
+static inline int hretime(ir_engine *en, uint64_t t, ir_err *e)
+{
+	if (KEYED(en) ? ir_kheap_retime_top(&en->kh, t) : ir_heap_retime_top(&en->h, t))
+		return ir_errf(e, "out of memory for the event queue (%zu items)", hn(en));
+	return 0;
+}
+
+/* The key of the item being processed, for the hooks. */
+static inline void ev_key(const ir_engine *en, ir_ev *ev)
+{
+	if (KEYED(en)) {
+		ev->seq = en->dcur;
+		ev->key_tc = en->cur.tc;
+		ev->key_who = en->cur.who;
+	} else {
+		ev->seq = (uint32_t)en->cur.seq;
+	}
+	ev->key_n = en->cur.seq;
+}
+
+static int hpush_key(ir_engine *en, uint64_t t, const ir_kheap_ent *k, uint32_t ref, ir_err *e)
+{
+	int rc;
+	if (KEYED(en)) {
+		ir_kheap_ent x = *k;
+		x.t = t;
+		x.ref = ref;
+		rc = ir_kheap_push_ent(&en->kh, &x);
+	} else {
+		rc = ir_heap_push(&en->h, t, (uint32_t)k->seq, ref);
+	}
+	if (rc == -2)
+		return ir_errf(e, "internal error: item queued at %llu ps, before the current time %llu ps",
+		               (unsigned long long)t, (unsigned long long)hlast(en));
+	if (rc)
+		return ir_errf(e, "out of memory for the event queue (%zu items)", hn(en));
+	return 0;
+}
+
+/* A new item's key: keyed, (now, who makes it, that one's count); else the next
+ * sequence number. */
+static inline int new_key(ir_engine *en, ir_kheap_ent *k, ir_err *e)
+{
+	if (KEYED(en)) {
+		k->tc = en->now;
+		k->who = en->who;
+		k->seq = en->made[en->who]++;
+		return 0;
+	}
 	if (en->seq == UINT32_MAX) {
 		/* Out of 32-bit numbers: compact them. Ops still waiting in the start
 		 * list hold 0..ninit-1 and run first, so queued items start above. */
@@ -494,27 +629,25 @@ static int next_seq(ir_engine *en, uint32_t *out, ir_err *e)
 		if (!en->seq)
 			return ir_errf(e, "out of memory renumbering the event queue");
 	}
-	*out = en->seq++;
-	return 0;
-}
-
-static int hpush(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ref, ir_err *e)
-{
-	int rc = ir_heap_push(&en->h, t, seq, ref);
-	if (rc == -2)
-		return ir_errf(e, "internal error: item queued at %llu ps, before the current time %llu ps",
-		               (unsigned long long)t, (unsigned long long)en->h.last);
-	if (rc)
-		return ir_errf(e, "out of memory for the event queue (%zu items)", en->h.n);
+	k->seq = en->seq++;
 	return 0;
 }
 
 static int qpush(ir_engine *en, uint64_t t, uint32_t ref, ir_err *e)
 {
-	uint32_t seq = 0;
-	if (next_seq(en, &seq, e))
+	ir_kheap_ent k = {0};
+	if (new_key(en, &k, e))
 		return -1;
-	return hpush(en, t, seq, ref, e);
+	if (KEYED(en) && en->dseq) {
+		if (ref & IR_MSGBIT) {
+			size_t mi = ref & ~IR_MSGBIT;
+			if (mi >= en->mdcap && IR_GROW(en->mdseq, mi + 1, en->mdcap))
+				return ir_errf(e, "out of memory for message numbers");
+			en->mdseq[mi] = en->dnext++;
+		} else
+			en->dseq[ref] = en->dnext++;
+	}
+	return hpush_key(en, t, &k, ref, e);
 }
 
 static int rl_add(rlist *l, uint32_t v, ir_err *e)
@@ -585,8 +718,8 @@ static int queue_list(ir_engine *en, const rlist *l, ir_err *e)
 				t = umax(t, en->send_free[(size_t)r * en->N + o.nic]);
 			if (en->earliest)
 				t = umax(t, en->earliest[g]);
-			if (en->stor && t < en->h.last)
-				t = en->h.last;
+			if (en->stor && t < hlast(en))
+				t = hlast(en);
 			en->state[g] = IR_READY | r;
 			if (qpush(en, t, g, e))
 				return -1;
@@ -718,6 +851,10 @@ static void note_size(ir_engine *en, uint32_t d, uint32_t ri, const msg *m)
 			en->st.over_msg_size = m->size;
 			en->st.over_recv_size = rop.size;
 			en->st.over_src = m->src;
+			en->st.over_t = en->cur.t;
+			en->st.over_tc = en->cur.tc;
+			en->st.over_who = en->cur.who;
+			en->st.over_n = en->cur.seq;
 		}
 	}
 }
@@ -748,13 +885,13 @@ static int matched(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uint64_t
 }
 
 /* Report message m handled by receive op (or IR_NO_OP) of rank d from t to end. */
-static int msg_event(ir_engine *en, unsigned kind, uint32_t seq, uint64_t t, uint64_t end, uint32_t d,
+static int msg_event(ir_engine *en, unsigned kind, uint64_t t, uint64_t end, uint32_t d,
                      uint32_t op, uint32_t match_op, const msg *m, ir_err *e)
 {
 	ir_ev ev;
 	memset(&ev, 0, sizeof ev);
 	ev.kind = kind;
-	ev.seq = seq;
+	ev_key(en, &ev);
 	ev.t = t;
 	ev.end = end;
 	ev.rank = d;
@@ -773,12 +910,12 @@ static int msg_event(ir_engine *en, unsigned kind, uint32_t seq, uint64_t t, uin
 
 /* The data of a held rendezvous message arrived at t: the receive and the
  * send complete now. */
-static int finish_held(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err *e)
+static int finish_held(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 {
 	msg *m = M(en, mi);
 	uint32_t d = m->dst, ri = m->rop;
 	uint64_t *cf = &en->cpu_free[(size_t)d * en->C + m->cpu];
-	ir_heap_pop(&en->h);
+	hpop(en);
 	en->st.held--;
 	/* The receiver waits in its receive until the data is there, as the
 	 * sender of a rendezvous message waits for the match. */
@@ -788,7 +925,7 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_
 	en->st.ops_done++;
 	if (walk(en, d, ri, WALK_REQ, t, t, &en->ra, e) || release_sender(en, m, t, e))
 		return -1;
-	if (en->hk.event && msg_event(en, IR_EV_DATA, seq, t, t, d, ri, m->sop, m, e))
+	if (en->hk.event && msg_event(en, IR_EV_DATA, t, t, d, ri, m->sop, m, e))
 		return -1;
 	/* the message log reports when the data arrived, not its request-to-send */
 	m->arrive = t;
@@ -879,11 +1016,11 @@ static int pend_needed(const ir_engine *en, uint32_t r, uint32_t ri)
 
 /* K_CHARGE at t: charge rank r's needed pending receives, one after the other, in
  * the order they matched. */
-static int charge(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ci, ir_err *e)
+static int charge(ir_engine *en, uint64_t t, uint32_t ci, ir_err *e)
 {
 	uint32_t r = M(en, ci)->dst, mi, prev = NIL, nx;
 	uint64_t c = t;
-	ir_heap_pop(&en->h);
+	hpop(en);
 	pool_put(&en->mp, ci);
 	if (en->charge_at[r] == t)
 		en->charge_at[r] = UINT64_MAX;
@@ -912,7 +1049,7 @@ static int charge(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ci, ir_err *
 		*cf = *cf > start ? tadd(en, *cf, m->mt) : c;
 		en->done[r]++;
 		en->st.ops_done++;
-		if (en->hk.event && msg_event(en, IR_EV_MSG, seq, start, c, r, ri, ri, m, e))
+		if (en->hk.event && msg_event(en, IR_EV_MSG, start, c, r, ri, ri, m, e))
 			return -1;
 		if (walk(en, r, ri, WALK_REQ, start, c, &en->ra, e))
 			return -1;
@@ -1203,13 +1340,13 @@ static uint64_t calc_work(ir_engine *en, uint32_t r, uint32_t i, uint64_t d)
 	return (uint64_t)v;
 }
 
-static int put_back(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ref, uint32_t r, uint32_t op, uint64_t nt,
+static int put_back(ir_engine *en, uint64_t t, uint32_t ref, uint32_t r, uint32_t op, uint64_t nt,
                     int in_heap, ir_err *e);
 
 /* A calc of rank r processed at t (node model on). Returns -1 on error; 1 when it was put
  * back, or a slice of it ran and the rest is queued again (block); 0 when it runs to its
  * end now: *end, *work (for the rank's calc total), *mask (which dependents it releases). */
-static int node_calc(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t r, uint32_t i, unsigned c,
+static int node_calc(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, uint32_t i, unsigned c,
                      uint64_t size, int in_heap, uint64_t *end, uint64_t *work, unsigned *mask, ir_err *e)
 {
 	size_t rc = (size_t)r * en->C + c;
@@ -1219,12 +1356,12 @@ static int node_calc(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32
 	*mask = WALK_ALL;
 	if (!(sh && en->block)) {
 		if (*cf > t)
-			return put_back(en, t, seq, g, r, i, *cf, in_heap, e) ? -1 : 1;
+			return put_back(en, t, g, r, i, *cf, in_heap, e) ? -1 : 1;
 		w = calc_work(en, r, i, size);
 		if (w) {
 			a = node_ready(en, r, t, sh && en->spin);
 			if (a > t)
-				return put_back(en, t, seq, g, r, i, a, in_heap, e) ? -1 : 1;
+				return put_back(en, t, g, r, i, a, in_heap, e) ? -1 : 1;
 		}
 		*end = node_adv(en, r, t, w, sh && en->spin);
 		*work = w;
@@ -1233,7 +1370,7 @@ static int node_calc(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32
 	/* block: round-robin slices of at most one quantum, each on a free core */
 	if ((en->inprog[rc] & ~IR_READY) != i) {
 		if (*cf > t)
-			return put_back(en, t, seq, g, r, i, *cf, in_heap, e) ? -1 : 1;
+			return put_back(en, t, g, r, i, *cf, in_heap, e) ? -1 : 1;
 		w = calc_work(en, r, i, size);
 		if (!w) {
 			*end = t;
@@ -1251,7 +1388,7 @@ static int node_calc(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32
 	if (a > t) {
 		/* the CPU is busy at least until this calc could end */
 		*cf = umax(*cf, tadd(en, a, en->rem[rc]));
-		return put_back(en, t, seq, g, r, i, a, in_heap, e) ? -1 : 1;
+		return put_back(en, t, g, r, i, a, in_heap, e) ? -1 : 1;
 	}
 	q = en->rem[rc] < en->nc.quantum ? en->rem[rc] : en->nc.quantum;
 	*end = node_adv(en, r, t, q, 0);
@@ -1270,7 +1407,7 @@ static int node_calc(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32
 	if (first && walk(en, r, i, WALK_IREQ, t, t, &en->ra, e))
 		return -1;
 	if (in_heap)
-		ir_heap_pop(&en->h);
+		hpop(en);
 	en->state[g] = IR_READY | r;
 	if (qpush(en, *end, g, e))
 		return -1;
@@ -1278,7 +1415,7 @@ static int node_calc(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32
 		ir_ev ev;
 		memset(&ev, 0, sizeof ev);
 		ev.kind = IR_EV_CALC;
-		ev.seq = seq;
+		ev_key(en, &ev);
 		ev.t = t;
 		ev.end = *end;
 		ev.rank = r;
@@ -1294,24 +1431,26 @@ static int node_calc(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32
 
 /* ---- events ---- */
 
-static int put_back(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ref, uint32_t r, uint32_t op, uint64_t nt,
+static int put_back(ir_engine *en, uint64_t t, uint32_t ref, uint32_t r, uint32_t op, uint64_t nt,
                     int in_heap, ir_err *e)
 {
 	en->st.putbacks++;
 	if (in_heap) {
-		if (ir_heap_retime_top(&en->h, nt))
-			return ir_errf(e, "out of memory for the event queue (%zu items)", en->h.n);
+		if (hretime(en, nt, e))
+			return -1;
 	} else {
 		if (!(ref & IR_MSGBIT))
 			en->state[ref] = IR_READY | r;
-		if (hpush(en, nt, seq, ref, e))
+		if (KEYED(en) && en->dseq && !(ref & IR_MSGBIT))
+			en->dseq[ref] = en->dcur;
+		if (hpush_key(en, nt, &en->cur, ref, e))
 			return -1;
 	}
 	if (en->hk.event) {
 		ir_ev ev;
 		memset(&ev, 0, sizeof ev);
 		ev.kind = IR_EV_PUTBACK;
-		ev.seq = seq;
+		ev_key(en, &ev);
 		ev.t = t;
 		ev.end = nt;
 		ev.rank = r;
@@ -1323,7 +1462,7 @@ static int put_back(ir_engine *en, uint64_t t, uint32_t seq, uint32_t ref, uint3
 	return 0;
 }
 
-static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t r, int in_heap, ir_err *e)
+static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_heap, ir_err *e)
 {
 	uint32_t i = g - en->base[r];
 	ir_dop op;
@@ -1338,7 +1477,7 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 		 * the CPU stays free; dependents wait for its end through `earliest` */
 		uint64_t end;
 		if (in_heap)
-			ir_heap_pop(&en->h);
+			hpop(en);
 		if (ir_storage_access(en->stor, r, t, type == IR_OP_WRITE, (uint64_t)op.peer | (uint64_t)op.tag << 32, size, &end, e))
 			return -1;
 		en->io_end[r] = umax(en->io_end[r], end);
@@ -1346,7 +1485,7 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 			ir_ev io;
 			memset(&io, 0, sizeof io);
 			io.kind = IR_EV_IO;
-			io.seq = seq;
+			ev_key(en, &io);
 			io.t = t;
 			io.end = end;
 			io.rank = r;
@@ -1367,16 +1506,16 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 		uint64_t end, work = size;
 		unsigned mask = WALK_ALL;
 		if (en->node) {
-			int k = node_calc(en, t, seq, g, r, i, c, size, in_heap, &end, &work, &mask, e);
+			int k = node_calc(en, t, g, r, i, c, size, in_heap, &end, &work, &mask, e);
 			if (k)
 				return k < 0 ? -1 : 0;
 		} else {
 			if (*cf > t)
-				return put_back(en, t, seq, g, r, i, *cf, in_heap, e);
+				return put_back(en, t, g, r, i, *cf, in_heap, e);
 			end = tadd(en, t, size);
 		}
 		if (in_heap)
-			ir_heap_pop(&en->h);
+			hpop(en);
 		*cf = end;
 		en->calc[r] = tadd(en, en->calc[r], work);
 		en->done[r]++;
@@ -1404,7 +1543,7 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 		int rndv, self = en->other_model && ir_model_self_copy(&en->p, r, dst), intra;
 		const ir_loggops *P = &en->p;
 		if (avail > t)
-			return put_back(en, t, seq, g, r, i, avail, in_heap, e);
+			return put_back(en, t, g, r, i, avail, in_heap, e);
 		intra = en->intra && !self && dst < en->nranks && en->host[r] == en->host[dst];
 		if (intra)
 			P = &en->pi;
@@ -1413,9 +1552,9 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 		if (!en->node)
 			cpu_end = tadd(en, t, cpu_end);
 		else if (node_take(en, r, t, cpu_end, &cpu_end))
-			return put_back(en, t, seq, g, r, i, cpu_end, in_heap, e);
+			return put_back(en, t, g, r, i, cpu_end, in_heap, e);
 		if (in_heap)
-			ir_heap_pop(&en->h);
+			hpop(en);
 		busy = *cf > t ? *cf - t : 0; /* ARRIVAL: work the CPU still had at t */
 		*cf = busy ? tadd(en, cpu_end, busy) : cpu_end;
 		if (!self && !intra)
@@ -1485,7 +1624,7 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 	{
 		uint32_t src = op.peer, tag = op.tag, prev = NIL, mi;
 		if (in_heap)
-			ir_heap_pop(&en->h);
+			hpop(en);
 		en->st.ops++;
 		for (mi = en->uq_head[r]; mi != NIL; prev = mi, mi = M(en, mi)->next)
 			if (recv_fits(src, tag, M(en, mi)))
@@ -1562,7 +1701,7 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t seq, uint32_t g, uint32_t
 		return 0;
 	}
 hook:
-	ev.seq = seq;
+	ev_key(en, &ev);
 	ev.t = t;
 	ev.rank = r;
 	ev.op = i;
@@ -1574,7 +1713,7 @@ hook:
 	return en->hk.event(en->hk.ctx, &ev, e);
 }
 
-static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err *e)
+static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 {
 	msg *m = M(en, mi);
 	uint32_t d, prev = NIL, q;
@@ -1582,7 +1721,7 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err
 
 	if (m->kind == K_WAKE) {
 		uint64_t cookie = m->size;
-		ir_heap_pop(&en->h);
+		hpop(en);
 		pool_put(&en->mp, mi);
 		en->st.net_calls++;
 		en->now = t;
@@ -1590,7 +1729,7 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err
 			ir_ev ev;
 			memset(&ev, 0, sizeof ev);
 			ev.kind = IR_EV_NET;
-			ev.seq = seq;
+			ev_key(en, &ev);
 			ev.t = t;
 			ev.op = IR_NO_OP;
 			ev.match_op = IR_NO_OP;
@@ -1603,15 +1742,15 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err
 		return en->net->wakeup(en->net_state, t, cookie, e);
 	}
 	if (m->kind == K_FIN)
-		return finish_held(en, t, seq, mi, e);
+		return finish_held(en, t, mi, e);
 	if (m->kind == K_CHARGE)
-		return charge(en, t, seq, mi, e);
+		return charge(en, t, mi, e);
 	d = m->dst;
 	cf = &en->cpu_free[(size_t)d * en->C + m->cpu];
 	rf = &en->recv_free[(size_t)d * en->N + m->nic];
 	avail = en->arrival ? *rf : umax(*cf, *rf);
 	if (avail > t)
-		return put_back(en, t, seq, IR_MSGBIT | mi, d, IR_NO_OP, avail, 1, e);
+		return put_back(en, t, IR_MSGBIT | mi, d, IR_NO_OP, avail, 1, e);
 	cpu_end = en->other_model ? ir_model_recv_cpu(msg_params(en, m), m->size, m->self,
 	                                              !m->intra && (en->net->flags & IR_NET_MODELS_BYTES) != 0)
 	                          : ir_model_lg_recv_cpu(&en->p, m->size, (en->net->flags & IR_NET_MODELS_BYTES) != 0);
@@ -1621,9 +1760,9 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err
 	if (!en->node || en->arrival)
 		cpu_end = tadd(en, t, cpu_end);
 	else if (node_take(en, d, t, cpu_end, &cpu_end))
-		return put_back(en, t, seq, IR_MSGBIT | mi, d, IR_NO_OP, cpu_end, 1, e);
+		return put_back(en, t, IR_MSGBIT | mi, d, IR_NO_OP, cpu_end, 1, e);
 	busy = *cf > t ? *cf - t : 0; /* ARRIVAL: work the CPU still had at t */
-	ir_heap_pop(&en->h);
+	hpop(en);
 	en->st.msgs++;
 	s1 = s1_of(m->size);
 	if (!(en->net->flags & IR_NET_MODELS_BYTES) && !m->self && !m->intra)
@@ -1660,7 +1799,7 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err
 	if (!handshake(en, m))
 		m->mt = cpu_end;
 	*cf = en->arrival ? tadd(en, cpu_end, busy) : cpu_end;
-	if (en->hk.event && msg_event(en, IR_EV_MSG, seq, t, cpu_end, d, q != NIL ? q : IR_NO_OP,
+	if (en->hk.event && msg_event(en, IR_EV_MSG, t, cpu_end, d, q != NIL ? q : IR_NO_OP,
 	                              q != NIL ? q : IR_NO_OP, m, e))
 		return -1;
 	if (q != NIL) {
@@ -1691,21 +1830,57 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t seq, uint32_t mi, ir_err
 
 /* ---- services for the network (ir_net.h) ---- */
 
+#if !IR_ENGINE_KEYED
 uint64_t ir_engine_now(const ir_engine *en) { return en->now; }
+#endif
 
-int ir_engine_deliver(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
+int EFN(deliver)(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
 {
+#if !IR_ENGINE_KEYED
+	TO_KEYED(en, ir_engine_key_deliver(en, mi, t, e));
+#endif
 	if (!en->running)
 		return ir_errf(e, "network delivered a message outside a run");
 	if (t < en->now)
 		return ir_errf(e, "network delivered message %llu at %llu ps, before the current time %llu ps",
 		               (unsigned long long)M(en, mi)->id, (unsigned long long)t, (unsigned long long)en->now);
 	M(en, mi)->arrive = t;
+	if (KEYED(en) && !owned(en, M(en, mi)->dst)) {
+		/* another process simulates the destination: the message goes there with its key */
+		const msg *m = M(en, mi);
+		ir_engine_rmsg rm;
+		ir_kheap_ent k = {0};
+		if (m->rndv && !m->self)
+			return ir_errf(e, "internal error: rendezvous message from rank %u to rank %u crosses partitions",
+			               m->src, m->dst);
+		if (new_key(en, &k, e))
+			return -1;
+		memset(&rm, 0, sizeof rm);
+		rm.t = t;
+		rm.tc = k.tc;
+		rm.n = k.seq;
+		rm.who = k.who;
+		rm.src = m->src;
+		rm.dst = m->dst;
+		rm.tag = m->tag;
+		rm.sop = m->sop;
+		rm.cpu = m->cpu;
+		rm.nic = m->nic;
+		rm.rndv = m->rndv;
+		rm.size = m->size;
+		rm.id = m->id;
+		rm.inject = m->inject;
+		pool_put(&en->mp, mi);
+		return en->remote(en->remote_ctx, &rm, e);
+	}
 	return qpush(en, t, IR_MSGBIT | mi, e);
 }
 
-int ir_engine_call_at(ir_engine *en, uint64_t t, uint64_t cookie, ir_err *e)
+int EFN(call_at)(ir_engine *en, uint64_t t, uint64_t cookie, ir_err *e)
 {
+#if !IR_ENGINE_KEYED
+	TO_KEYED(en, ir_engine_key_call_at(en, t, cookie, e));
+#endif
 	uint32_t mi;
 	if (!en->running)
 		return ir_errf(e, "network asked for a callback outside a run");
@@ -1721,8 +1896,11 @@ int ir_engine_call_at(ir_engine *en, uint64_t t, uint64_t cookie, ir_err *e)
 	return qpush(en, t, IR_MSGBIT | mi, e);
 }
 
-int ir_engine_complete(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
+int EFN(complete)(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
 {
+#if !IR_ENGINE_KEYED
+	TO_KEYED(en, ir_engine_key_complete(en, mi, t, e));
+#endif
 	if (!en->running)
 		return ir_errf(e, "network completed a message outside a run");
 	if (mi >= en->mp.fresh || M(en, mi)->kind != K_HELD)
@@ -1745,7 +1923,7 @@ static int after_event(ir_engine *en, ir_err *e)
 		return ir_errf(e, "simulated time exceeds 2^64 ps (about 213 days)");
 	if (en->hk.progress && en->st.ops + en->st.msgs >= en->next_progress) {
 		en->next_progress += PROGRESS_EVERY;
-		en->hk.progress(en->hk.ctx, en->st.ops_done, en->s->nops);
+		en->hk.progress(en->hk.ctx, en->st.ops_done, en->owned_ops);
 	}
 	return 0;
 }
@@ -1758,26 +1936,39 @@ static int tmp_add(ir_engine *en, size_t *n, uint32_t v, ir_err *e)
 	return 0;
 }
 
-/* The ops ready at the start hold sequence numbers 0..ninit-1 in the order
- * (rank; sends, receives, calcs; program order), all at time 0. Everything
- * they queue gets a larger number, and put-backs go to later times, so they
- * run first and in that order: run them straight from the schedule instead of
- * queueing them all. */
+/* The ops ready at the start come first, all at time 0, in the order (rank; sends,
+ * receives, calcs, reads and writes; program order): their keys are (0, 0, that position),
+ * below the key of any item made later (whose maker is 1 + a rank, or the network). Put-backs
+ * go to later times, so they run first and in that order: run them straight from the schedule
+ * instead of queueing them all. A partition runs only its own ranks' (their keys are the
+ * whole run's). */
+static inline void init_key(ir_engine *en, uint32_t r, uint64_t cls, uint32_t i)
+{
+	en->cur.tc = 0;
+	en->cur.who = 0;
+	en->cur.seq = KEYED(en) ? (uint64_t)r << 33 | cls << 31 | i : en->dinit;
+	en->dcur = en->dinit++;
+	en->who = r + 1;
+	en->now = 0;
+}
+
 static int run_initial(ir_engine *en, ir_err *e)
 {
-	uint32_t seq = 0;
 	en->in_init = 1;
 	for (uint32_t r = 0; r < en->nranks; r++) {
 		const ir_rank *rk = &en->s->rank[r];
 		uint32_t b = en->base[r];
 		size_t nt = 0;
+		if (!owned(en, r))
+			continue;
 		for (uint32_t i = 0; i < rk->nops; i++) {
 			unsigned type;
 			if (en->state[b + i] != 0)
 				continue;
 			type = ir_csched_type(en->cs, b + i);
 			if (type == IR_OP_SEND) {
-				if (step_op(en, 0, seq++, b + i, r, 0, e) || after_event(en, e))
+				init_key(en, r, 0, i);
+				if (step_op(en, 0, b + i, r, 0, e) || after_event(en, e))
 					return -1;
 			} else if (type == IR_OP_RECV) {
 				if (tmp_add(en, &nt, i, e))
@@ -1790,17 +1981,22 @@ static int run_initial(ir_engine *en, ir_err *e)
 		for (uint32_t i = 0; en->stor && i < rk->nops; i++)
 			if (en->state[b + i] == 0 && ir_op_is_io(ir_csched_type(en->cs, b + i)) && tmp_add(en, &nt, i, e))
 				return -1;
-		for (size_t j = 0; j < nt; j++)
-			if (step_op(en, 0, seq++, b + en->tmp[j], r, 0, e) || after_event(en, e))
+		for (size_t j = 0; j < nt; j++) {
+			unsigned type = ir_csched_type(en->cs, b + en->tmp[j]);
+			init_key(en, r, type == IR_OP_RECV ? 1 : type == IR_OP_CALC ? 2 : 3, en->tmp[j]);
+			if (step_op(en, 0, b + en->tmp[j], r, 0, e) || after_event(en, e))
 				return -1;
+		}
 	}
 	en->in_init = 0;
 	return 0;
 }
 
-int ir_engine_run(ir_engine *en, ir_err *e)
+int EFN(start)(ir_engine *en, ir_err *e)
 {
-	int rc = -1;
+#if !IR_ENGINE_KEYED
+	TO_KEYED(en, ir_engine_key_start(en, e));
+#endif
 	if (en->ran)
 		return ir_errf(e, "the engine has already run");
 	en->ran = 1;
@@ -1811,49 +2007,161 @@ int ir_engine_run(ir_engine *en, ir_err *e)
 	if (en->node && node_init(en, e))
 		return -1;
 	en->running = 1;
-	en->seq = en->ninit;
 	en->next_progress = PROGRESS_EVERY;
-	if (run_initial(en, e))
-		goto out;
-	for (;;) {
+	/* the ops ready at the start are numbered 0..ninit-1 for people, the rest from ninit on */
+	en->dinit = 0;
+	en->dnext = en->ninit;
+	en->seq = en->ninit;
+	if (run_initial(en, e)) {
+		en->running = 0;
+		return -1;
+	}
+	return 0;
+}
+
+uint64_t EFN(next_time)(ir_engine *en)
+{
+#if !IR_ENGINE_KEYED
+	TO_KEYED(en, ir_engine_key_next_time(en));
+#endif
+	return hn(en) ? hmin(en) : UINT64_MAX;
+}
+
+/* The top of the queue, copied into en->cur: 1, 0 when empty, -1 out of memory. */
+static inline int htop(ir_engine *en)
+{
+	int k;
+	if (KEYED(en)) {
+		ir_kheap_ent *top;
+		if ((k = ir_kheap_top(&en->kh, &top)) == 1)
+			en->cur = *top;
+	} else {
 		ir_heap_ent *top;
-		int k = ir_heap_top(&en->h, &top);
+		if ((k = ir_heap_top(&en->h, &top)) == 1) {
+			en->cur.t = top->t;
+			en->cur.ref = top->ref;
+			en->cur.seq = top->seq;
+		}
+	}
+	return k;
+}
+
+int EFN(advance)(ir_engine *en, uint64_t until, int all, ir_err *e)
+{
+#if !IR_ENGINE_KEYED
+	TO_KEYED(en, ir_engine_key_advance(en, until, all, e));
+#endif
+	for (;;) {
+		int k;
+		/* peek without the queue's top, whose split would move the queue's "last" time
+		 * beyond `until`, below which the next window's messages from other processes arrive */
+		if (!all && hn(en) && hmin(en) >= until)
+			return 0;
+		k = htop(en);
 		if (k <= 0) {
 			if (k < 0) {
-				ir_errf(e, "out of memory for the event queue (%zu items)", en->h.n);
-				goto out;
+				en->running = 0;
+				return ir_errf(e, "out of memory for the event queue (%zu items)", hn(en));
 			}
-			break;
+			return 0;
 		}
-		uint64_t t = top->t;
-		uint32_t ref = top->ref, seq = top->seq;
+		uint64_t t = en->cur.t;
+		uint32_t ref = en->cur.ref;
 		en->now = t;
+		if (KEYED(en) && en->dseq)
+			en->dcur = ref & IR_MSGBIT ? en->mdseq[ref & ~IR_MSGBIT] : en->dseq[ref];
 		if (ref & IR_MSGBIT) {
-			if (step_msg(en, t, seq, ref & ~IR_MSGBIT, e))
-				goto out;
-		} else if (step_op(en, t, seq, ref, en->state[ref] & ~IR_READY, 1, e)) {
-			goto out;
+			if (KEYED(en)) {
+				const msg *m = M(en, ref & ~IR_MSGBIT);
+				en->who = m->kind == K_WAKE ? en->nranks + 1 : m->dst + 1;
+			}
+			if (step_msg(en, t, ref & ~IR_MSGBIT, e))
+				goto fail;
+		} else {
+			uint32_t r = en->state[ref] & ~IR_READY;
+			if (KEYED(en))
+				en->who = r + 1;
+			if (step_op(en, t, ref, r, 1, e))
+				goto fail;
 		}
 		if (after_event(en, e))
-			goto out;
+			goto fail;
 	}
+fail:
 	en->st.events = en->st.ops + en->st.msgs;
-	rc = 0;
-	if (en->st.ops_done != en->s->nops)
+	en->running = 0;
+	return -1;
+}
+
+#if !IR_ENGINE_KEYED
+int ir_engine_finish(ir_engine *en)
+{
+	int rc = 0;
+	en->st.events = en->st.ops + en->st.msgs;
+	if (en->st.ops_done != en->owned_ops)
 		rc = 1;
 	for (uint32_t r = 0; r < en->nranks && !rc; r++)
-		if (en->uq_head[r] != NIL)
+		if (owned(en, r) && en->uq_head[r] != NIL)
 			rc = 1;
 	for (uint32_t r = 0; r < en->nranks; r++)
-		en->st.end = umax(en->st.end, ir_engine_rank_end(en, r));
+		if (owned(en, r))
+			en->st.end = umax(en->st.end, ir_engine_rank_end(en, r));
 	if (en->hk.progress)
-		en->hk.progress(en->hk.ctx, en->st.ops_done, en->s->nops);
-out:
-	en->st.events = en->st.ops + en->st.msgs;
+		en->hk.progress(en->hk.ctx, en->st.ops_done, en->owned_ops);
 	en->running = 0;
 	return rc;
 }
 
+int ir_engine_run(ir_engine *en, ir_err *e)
+{
+	if (ir_engine_start(en, e) || ir_engine_advance(en, 0, 1, e)) {
+		en->st.events = en->st.ops + en->st.msgs;
+		return -1;
+	}
+	return ir_engine_finish(en);
+}
+#endif
+
+int EFN(put_remote)(ir_engine *en, const ir_engine_rmsg *rm, ir_err *e)
+{
+#if !IR_ENGINE_KEYED
+	TO_KEYED(en, ir_engine_key_put_remote(en, rm, e));
+#endif
+	uint32_t mi;
+	msg *m;
+	ir_kheap_ent k = {0};
+	if (rm->dst >= en->nranks || !owned(en, rm->dst) || rm->src >= en->nranks)
+		return ir_errf(e, "internal error: message %llu from rank %u to rank %u handed to process %u",
+		               (unsigned long long)rm->id, rm->src, rm->dst, en->me);
+	if (rm->t < en->kh.last)
+		return ir_errf(e, "internal error: message from rank %u to rank %u arrives at %llu ps, before %llu ps "
+		               "(the window exceeded the lookahead)", rm->src, rm->dst, (unsigned long long)rm->t,
+		               (unsigned long long)en->kh.last);
+	mi = pool_get(&en->mp);
+	if (mi == NIL)
+		return ir_errf(e, "out of memory for messages in flight");
+	m = M(en, mi);
+	memset(m, 0, sizeof *m);
+	m->next = NIL;
+	m->src = rm->src;
+	m->dst = rm->dst;
+	m->tag = rm->tag;
+	m->sop = rm->sop;
+	m->cpu = rm->cpu;
+	m->nic = rm->nic;
+	m->kind = K_DATA;
+	m->rndv = rm->rndv;
+	m->size = rm->size;
+	m->id = rm->id;
+	m->inject = rm->inject;
+	m->arrive = rm->t;
+	k.tc = rm->tc;
+	k.who = rm->who;
+	k.seq = rm->n;
+	return hpush_key(en, rm->t, &k, IR_MSGBIT | mi, e);
+}
+
+#if !IR_ENGINE_KEYED
 /* ---- results ---- */
 
 const ir_engine_stats *ir_engine_get_stats(const ir_engine *en) { return &en->st; }
@@ -1936,7 +2244,7 @@ int ir_engine_deadlock(const ir_engine *en, ir_sb *out, uint32_t max_ranks)
 	char a[128], b[128], p[32], tg[32];
 	int rc = 0;
 	for (uint32_t r = 0; r < en->nranks; r++)
-		if (en->done[r] < en->s->rank[r].nops || en->uq_head[r] != NIL)
+		if (owned(en, r) && (en->done[r] < en->s->rank[r].nops || en->uq_head[r] != NIL))
 			stuck++;
 	rc |= ir_sb_addf(out, "deadlock: %u of %u ranks cannot finish (%llu of %llu ops done)\n", stuck, en->nranks,
 	                 (unsigned long long)en->st.ops_done, (unsigned long long)en->s->nops);
@@ -1946,7 +2254,7 @@ int ir_engine_deadlock(const ir_engine *en, ir_sb *out, uint32_t max_ranks)
 	for (uint32_t r = 0; r < en->nranks && !rc; r++) {
 		const ir_rank *rk = &en->s->rank[r];
 		uint32_t nnever = 0, first = NIL, lines = 0;
-		if (!(en->done[r] < rk->nops || en->uq_head[r] != NIL))
+		if (!owned(en, r) || !(en->done[r] < rk->nops || en->uq_head[r] != NIL))
 			continue;
 		if (shown == max_ranks) {
 			rc |= ir_sb_addf(out, "... and %u more stuck ranks\n", stuck - shown);
@@ -2021,3 +2329,4 @@ int ir_engine_deadlock(const ir_engine *en, ir_sb *out, uint32_t max_ranks)
 	}
 	return rc ? -1 : 0;
 }
+#endif

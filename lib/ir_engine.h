@@ -5,8 +5,8 @@
  * with LogGOPSim's semantics, to the picosecond (docs/loggops-semantics.md): per-rank
  * CPU and NIC availability times, a FIFO of posted receives (RQ) and one of
  * unexpected messages (UQ) per rank, eager and rendezvous protocols, and one
- * global event queue ordered by (time, sequence number) that decides every
- * tie. The path of a message between NICs is the network's (ir_net.h); the
+ * event queue ordered by time and a tie order that decides every tie (a
+ * sequence number, or the tie key a partitioned run needs: enum ir_ties). The path of a message between NICs is the network's (ir_net.h); the
  * engine only hands it messages and receives arrival times.
  *
  * Memory (why it scales to millions of ranks): the engine runs on the schedule's
@@ -17,7 +17,7 @@
  * the op's rank while it is queued), 8 more per op only when some rank has
  * several CPUs (the earliest start its predecessors allow), 72 bytes
  * per rank (one CPU and NIC), 8 per posted receive, 72 per message in flight and 16 per
- * queued event; the node model (ir_node.h), only when in effect, adds 12 bytes per rank
+ * queued event (32 and 8 more per rank with IR_TIES_KEY); the node model (ir_node.h), only when in effect, adds 12 bytes per rank
  * and CPU and 8 per core with cpu_wait = block, and each host's detours with noise. Ops
  * ready at time 0 are processed straight from the schedule
  * without entering the queue, so a schedule whose receives are all posted at
@@ -57,7 +57,11 @@ enum ir_ev_kind {
 
 typedef struct ir_ev {
 	unsigned kind;     /* enum ir_ev_kind */
-	uint32_t seq;      /* queue sequence number of the item */
+	uint32_t seq;      /* for people (-v): the item's number in the order items were first
+	                    * queued; only when the event hook is set */
+	uint64_t key_tc;   /* IR_TIES_KEY: the item's tie key (docs/loggops-semantics.md §2): when */
+	uint32_t key_who;  /* it was made, by whom (0: the start, 1 + rank, nranks + 1: the network), */
+	uint64_t key_n;    /* and that one's count of items made before it; IR_TIES_SEQ: its number */
 	uint64_t t;        /* time processed */
 	uint64_t end;      /* see the kinds */
 	uint32_t rank;     /* where it happened */
@@ -100,6 +104,38 @@ typedef struct ir_engine_hooks {
  * arrival. */
 enum ir_msg_progress { IR_PROGRESS_IDLE = 0, IR_PROGRESS_ARRIVAL = 1 };
 
+/* A message handed to the process that simulates its destination (ir_engine_part): its
+ * arrival time and key, and what the engine keeps of it. Plain data, the same layout in
+ * every process of one run. */
+typedef struct ir_engine_rmsg {
+	uint64_t t;          /* arrival at the destination */
+	uint64_t tc, n;      /* key: made at tc, by who, n-th */
+	uint32_t who;
+	uint32_t src, dst, tag, sop;
+	uint8_t cpu, nic, rndv, pad_;
+	uint64_t size, id, inject;
+} ir_engine_rmsg;
+
+/* Simulate only the ranks r with owner[r] == me (lib/ir_par.c drives such engines, one per
+ * process). A message to another process's rank goes to remote() instead of the queue; the
+ * caller brings it there with ir_engine_put_remote(). Messages between processes must not
+ * use rendezvous, nor hosts with shared cores span processes (the partitioner sees to it):
+ * they would couple ranks with no latency between them. */
+typedef struct ir_engine_part {
+	const uint32_t *owner; /* [nranks] */
+	uint32_t me;
+	int (*remote)(void *ctx, const ir_engine_rmsg *m, ir_err *e);
+	void *ctx;
+} ir_engine_part;
+
+/* How the queue orders items of one time (docs/loggops-semantics.md §2). SEQ, LogGOPSim's
+ * rule: by a number given when an item is first queued, in the order of the events that
+ * queued them; the fastest (16-byte queue entries). KEY: by (time made, maker, maker's
+ * count), which every process of a partitioned run computes alike (ir_engine_part always
+ * uses it); the two orders differ only where two items of one rank at one time were made
+ * at one time by two ranks, and the results only if ranks interact at zero delay there. */
+enum ir_ties { IR_TIES_SEQ = 0, IR_TIES_KEY = 1 };
+
 typedef struct ir_engine_cfg {
 	ir_loggops p;
 	const ir_net_ops *net; /* NULL: ir_net_loggops */
@@ -108,6 +144,8 @@ typedef struct ir_engine_cfg {
 	int progress;          /* enum ir_msg_progress */
 	const ir_node_cfg *node; /* the node model (ir_node.h); NULL or inactive: none */
 	const ir_storage_cfg *storage; /* the servers' disks and caches for read/write ops; NULL: defaults */
+	const ir_engine_part *part; /* NULL: every rank */
+	int ties;              /* enum ir_ties; a partition implies IR_TIES_KEY */
 } ir_engine_cfg;
 
 typedef struct ir_engine_stats {
@@ -122,6 +160,8 @@ typedef struct ir_engine_stats {
 	uint32_t over_rank, over_recv; /* the first one: receiving rank and receive op */
 	uint64_t over_msg_size, over_recv_size;
 	uint32_t over_src;
+	uint64_t over_t, over_tc, over_n; /* the key of the event that found the first one */
+	uint32_t over_who;
 	uint64_t end;       /* largest end time over ranks */
 } ir_engine_stats;
 
@@ -135,6 +175,17 @@ void ir_engine_free(ir_engine *en); /* NULL is a no-op */
  * 1 when the schedule cannot finish (deadlock; see ir_engine_deadlock),
  * -1 on error (hook or network failure, time beyond 2^64 ps, out of memory). */
 int ir_engine_run(ir_engine *en, ir_err *e);
+
+/* ir_engine_run in steps, for a partitioned run: start (the ops ready at time 0), then
+ * advance (process the items earlier than `until`, or all of them when `all`; 0 or -1),
+ * as often as needed, with ir_engine_put_remote() in between, then finish (0 or 1 as
+ * ir_engine_run, for this process's ranks). ir_engine_next_time: the earliest queued
+ * item's time, UINT64_MAX when none. */
+int ir_engine_start(ir_engine *en, ir_err *e);
+int ir_engine_advance(ir_engine *en, uint64_t until, int all, ir_err *e);
+int ir_engine_finish(ir_engine *en);
+uint64_t ir_engine_next_time(ir_engine *en);
+int ir_engine_put_remote(ir_engine *en, const ir_engine_rmsg *m, ir_err *e);
 
 /* After a run. */
 const ir_engine_stats *ir_engine_get_stats(const ir_engine *en);

@@ -1,106 +1,14 @@
 /*
- * ir_heap.c: radix heap on (time, seq) (see ir_heap.h for why and how).
- *
- * Bucket of a time t given the last popped time L: 0 if t == L, else
- * 64 - clz(t ^ L), in 1..64. Every entry of bucket i >= 1 agrees with L above
- * bit i-1 and has bit i-1 set where L has it clear, so every entry of bucket i
- * is smaller than every entry of bucket j > i, and splitting bucket i around
- * its smallest time sends each entry to a bucket below i.
+ * ir_heap.c: the radix heaps' functions that are not inline (lib/ir_heap.h,
+ * lib/ir_heap_tmpl.h), and ir_heap's renumbering.
  */
-#include "ir_heap.h"
-
 #include <stdlib.h>
 #include <string.h>
 
 #include "ir_grow.h"
 
-#define BIG_BUCKET 65536 /* entries: free such an array when its bucket empties */
-
-void ir_heap_init(ir_heap *h) { memset(h, 0, sizeof *h); }
-
-void ir_heap_release(ir_heap *h)
-{
-	for (int i = 0; i < IR_HEAP_BUCKETS; i++)
-		free(h->b[i]);
-	ir_heap_init(h);
-}
-
-/* Buckets double (from 64 entries): the radix heap empties and refills them all the time, and
- * the dissemination of 1 M ranks ran 1 % slower with ir_grow's 1.5x step. */
-int ir_heap_grow_(ir_heap *h, unsigned i)
-{
-	size_t want = h->bcap[i] ? h->bcap[i] * 2 : 64;
-	if (want < h->bcap[i])
-		return -1;
-	return IR_GROW(h->b[i], want, h->bcap[i]);
-}
-
-static int cmp_seq(const void *x, const void *y)
-{
-	const ir_heap_ent *a = x, *b = y;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-static void sort_seq(ir_heap_ent *v, size_t n)
-{
-	size_t i;
-	for (i = 1; i < n && v[i - 1].seq < v[i].seq; i++)
-		;
-	if (i == n)
-		return; /* already in order: the usual case */
-	if (n <= 16) {
-		for (i = 1; i < n; i++) {
-			ir_heap_ent x = v[i];
-			size_t j = i;
-			while (j > 0 && v[j - 1].seq > x.seq) {
-				v[j] = v[j - 1];
-				j--;
-			}
-			v[j] = x;
-		}
-		return;
-	}
-	qsort(v, n, sizeof *v, cmp_seq);
-}
-
-/* Bucket 0 is empty: split the lowest non-empty bucket around its smallest time. */
-int ir_heap_split_(ir_heap *h)
-{
-	unsigned i = (unsigned)__builtin_ctzll(h->mask) + 1;
-	ir_heap_ent *v = h->b[i];
-	size_t k = h->bn[i];
-	uint64_t m = v[0].t;
-	for (size_t j = 1; j < k; j++)
-		if (v[j].t < m)
-			m = v[j].t;
-	h->last = m;
-	h->bn[0] = 0;
-	h->head0 = 0;
-	for (size_t j = 0; j < k; j++) {
-		if (ir_heap_append_(h, ir_heap_bucket_(v[j].t, m), &v[j]))
-			return -1; /* out of memory: the queue is unusable, the caller stops */
-	}
-	h->bn[i] = 0;
-	h->mask &= ~((uint64_t)1 << (i - 1));
-	if (h->bcap[i] > BIG_BUCKET) {
-		free(h->b[i]);
-		h->b[i] = NULL;
-		h->bcap[i] = 0;
-	}
-	sort_seq(h->b[0], h->bn[0]);
-	return 0;
-}
-
-uint64_t ir_heap_min_scan_(const ir_heap *h)
-{
-	unsigned i = (unsigned)__builtin_ctzll(h->mask) + 1;
-	const ir_heap_ent *v = h->b[i];
-	uint64_t m = v[0].t;
-	for (size_t j = 1; j < h->bn[i]; j++)
-		if (v[j].t < m)
-			m = v[j].t;
-	return m;
-}
+#define IR_HEAP_IMPL
+#include "ir_heap.h"
 
 static int cmp_ent(const void *x, const void *y)
 {

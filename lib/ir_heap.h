@@ -1,6 +1,7 @@
 /*
- * ir_heap.h: the simulator's event queue: a radix heap of 16-byte entries
- * popped in exact (time, sequence number) order.
+ * ir_heap.h: the simulator's event queue: a radix heap popped in exact (time,
+ * tie key) order, in two types: ir_heap, 16-byte entries keyed by a sequence
+ * number, and ir_kheap, 32-byte entries keyed by the engine's tie key.
  *
  * Why a radix heap: the engine's queue is monotone (nothing is ever queued
  * earlier than the last item taken out: every rule of the engine queues at
@@ -14,18 +15,29 @@
  * sift-downs were 40% of the run, mispredicting on every level).
  *
  * Ties: bucket 0 holds exactly the entries whose time equals the last popped
- * time, kept sorted by sequence number: when a split fills it, it is sorted
- * (usually already in order); later pushes at that time carry new, larger
- * numbers and are appended. So entries come out in (time, seq) order exactly.
+ * time, kept sorted by their tie key (tc, who, seq): when a split fills it, it
+ * is sorted by a natural merge sort (the usual case is already in order, one
+ * comparison per entry; otherwise it is a few sorted runs, one per batch of
+ * items made at one time, merged through a scratch array); a later push at that
+ * time is appended when its key is the largest (one comparison; always so for
+ * callers whose keys only grow, such as a plain sequence number) and otherwise
+ * inserted in its place. So entries come out in (time, tc, who, seq) order
+ * exactly.
  *
- * Sequence numbers are 32 bits and unique; the caller assigns them (the engine
- * gives an item its number once and keeps it across put-backs). When the
- * caller runs out of numbers it calls ir_heap_renumber(), which keeps the
- * order and compacts the numbers.
+ * Two types, one code (lib/ir_heap_tmpl.h). ir_heap's key is a 32-bit
+ * sequence number, unique and growing (the engine's default order, the
+ * InfiniBand fabric); when its caller runs out of numbers it calls
+ * ir_heap_renumber(), which keeps the order and compacts the numbers.
+ * ir_kheap's key is the engine's (creation time, creating rank, that rank's
+ * counter), which needs no global counter and is the same whichever process
+ * simulates the item (docs/loggops-semantics.md §2, lib/ir_par.c); there a new
+ * key may be smaller than keys already queued at the same time (an item made at
+ * t by rank 3 after one made at t by rank 7).
  *
  * `ref` is the caller's 32-bit handle of the item (op or message). Memory:
- * 16 bytes per queued entry in growable bucket arrays; a large bucket's array
- * is freed when the bucket empties, so a burst does not pin memory.
+ * 16 (ir_heap) or 32 (ir_kheap) bytes per queued entry in growable bucket
+ * arrays, and a scratch array for the sort; a large bucket's array (and a large scratch array) is freed when it
+ * is no longer used, so a burst does not pin memory.
  */
 #ifndef IR_HEAP_H
 #define IR_HEAP_H
@@ -33,119 +45,89 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct ir_heap_ent {
-	uint64_t t;
-	uint32_t ref;
-	uint32_t seq;
-} ir_heap_ent;
-
 #define IR_HEAP_BUCKETS 65
-
-typedef struct ir_heap {
-	ir_heap_ent *b[IR_HEAP_BUCKETS];
-	size_t bn[IR_HEAP_BUCKETS];
-	size_t bcap[IR_HEAP_BUCKETS];
-	size_t head0;   /* entries of bucket 0 before this were popped */
-	uint64_t mask;  /* bit i-1 set: bucket i (1..64) is not empty */
-	uint64_t last;  /* time of the last popped entry: no push may be earlier */
-	size_t n;       /* entries queued */
-} ir_heap;
-
-void ir_heap_init(ir_heap *h);
-void ir_heap_release(ir_heap *h);
-
-/* Internal: grow bucket i, split the lowest bucket (the hot paths below are
- * inline because the engine calls them once or twice per event). */
-int ir_heap_grow_(ir_heap *h, unsigned i);
-int ir_heap_split_(ir_heap *h);
+#define IR_HEAP_BIG_BUCKET 65536 /* entries: free such an array when its bucket empties */
 
 static inline unsigned ir_heap_bucket_(uint64_t t, uint64_t last)
 {
 	return t == last ? 0 : 64 - (unsigned)__builtin_clzll(t ^ last);
 }
 
-static inline int ir_heap_append_(ir_heap *h, unsigned i, const ir_heap_ent *x)
-{
-	if (h->bn[i] == h->bcap[i] && ir_heap_grow_(h, i))
-		return -1;
-	h->b[i][h->bn[i]++] = *x;
-	if (i)
-		h->mask |= (uint64_t)1 << (i - 1);
-	return 0;
-}
+/* ---- ir_heap: (time, sequence number) ---- */
 
-/* Returns 0, -1 if memory runs out (the heap is unchanged), -2 if t is earlier
- * than the last popped time (a caller bug; the heap is unchanged). */
+typedef struct ir_heap_ent {
+	uint64_t t;
+	uint32_t ref;
+	uint32_t seq;
+} ir_heap_ent;
+
+static inline int ir_heap_seq_lt_(const ir_heap_ent *a, const ir_heap_ent *b) { return a->seq < b->seq; }
+
+#define IR_HEAP_T ir_heap
+#define IR_HEAP_ENT ir_heap_ent
+#define IR_HEAP_F(x) ir_heap_##x
+#define IR_HEAP_LT ir_heap_seq_lt_
+#define IR_HEAP_GROWING
+#include "ir_heap_tmpl.h"
+#undef IR_HEAP_T
+#undef IR_HEAP_ENT
+#undef IR_HEAP_F
+#undef IR_HEAP_LT
+#undef IR_HEAP_GROWING
+
 static inline int ir_heap_push(ir_heap *h, uint64_t t, uint32_t seq, uint32_t ref)
 {
 	ir_heap_ent x;
-	if (t < h->last)
-		return -2;
 	x.t = t;
-	x.seq = seq;
 	x.ref = ref;
-	if (ir_heap_append_(h, ir_heap_bucket_(t, h->last), &x))
-		return -1;
-	h->n++;
-	return 0;
-}
-
-/* The smallest entry: 1 and *top set, 0 when empty, -1 if memory runs out.
- * *top stays valid until the next push, pop or retime. */
-static inline int ir_heap_top(ir_heap *h, ir_heap_ent **top)
-{
-	if (!h->n)
-		return 0;
-	if (h->head0 == h->bn[0] && ir_heap_split_(h))
-		return -1;
-	*top = &h->b[0][h->head0];
-	return 1;
-}
-
-/* Remove the entry ir_heap_top() returned (which must precede this call). */
-static inline void ir_heap_pop(ir_heap *h)
-{
-	h->head0++;
-	h->n--;
-	if (h->head0 == h->bn[0]) {
-		h->head0 = 0;
-		h->bn[0] = 0;
-	}
-}
-
-/* Give the top (as returned by ir_heap_top) a later or equal time, keeping
- * its sequence number; -1 if memory runs out. */
-static inline int ir_heap_retime_top(ir_heap *h, uint64_t t)
-{
-	ir_heap_ent x = h->b[0][h->head0];
-	unsigned i = ir_heap_bucket_(t, h->last);
-	x.t = t;
-	if (i == 0)
-		return 0; /* same time: it stays the top */
-	if (ir_heap_append_(h, i, &x))
-		return -1;
-	ir_heap_pop(h);
-	h->n++; /* the entry is still queued */
-	return 0;
-}
-
-/* The smallest time queued (h->n > 0), without changing the queue: for a
- * caller that must peek at its next time but may still push earlier entries
- * (ir_net_ib: the engine asks when to call the fabric next, then may inject
- * before that), so bucket 0 cannot be refilled by a split yet. When bucket 0
- * is empty this scans the lowest non-empty bucket; such a caller caches the
- * answer until its next push or pop. The engine never calls it, so its push
- * and pop carry no cache to keep. */
-uint64_t ir_heap_min_scan_(const ir_heap *h);
-
-static inline uint64_t ir_heap_min(const ir_heap *h)
-{
-	return h->head0 < h->bn[0] ? h->last : ir_heap_min_scan_(h);
+	x.seq = seq;
+	return ir_heap_push_ent(h, &x);
 }
 
 /* Reassign sequence numbers base..base+n-1 in queue order; returns base+n
  * (the next free number), or 0 if memory runs out (nothing changed). The
  * caller guarantees base + n fits in 32 bits. */
 uint32_t ir_heap_renumber(ir_heap *h, uint32_t base);
+
+/* ---- ir_kheap: (time, tc, who, seq) ---- */
+
+typedef struct ir_kheap_ent {
+	uint64_t t;
+	uint32_t ref;
+	uint32_t who;  /* tie key, compared in this order: tc, who, seq */
+	uint64_t tc;
+	uint64_t seq;
+} ir_kheap_ent;
+
+/* a before b in the order of ties */
+static inline int ir_kheap_key_lt(const ir_kheap_ent *a, const ir_kheap_ent *b)
+{
+	if (a->tc != b->tc)
+		return a->tc < b->tc;
+	if (a->who != b->who)
+		return a->who < b->who;
+	return a->seq < b->seq;
+}
+
+#define IR_HEAP_T ir_kheap
+#define IR_HEAP_ENT ir_kheap_ent
+#define IR_HEAP_F(x) ir_kheap_##x
+#define IR_HEAP_LT ir_kheap_key_lt
+#include "ir_heap_tmpl.h"
+#undef IR_HEAP_T
+#undef IR_HEAP_ENT
+#undef IR_HEAP_F
+#undef IR_HEAP_LT
+
+static inline int ir_kheap_push(ir_kheap *h, uint64_t t, uint64_t tc, uint32_t who, uint64_t seq, uint32_t ref)
+{
+	ir_kheap_ent x;
+	x.t = t;
+	x.ref = ref;
+	x.who = who;
+	x.tc = tc;
+	x.seq = seq;
+	return ir_kheap_push_ent(h, &x);
+}
 
 #endif

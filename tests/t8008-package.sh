@@ -25,7 +25,7 @@ test_expect_success 'make install DESTDIR=... PREFIX=/usr: tools, man pages, lib
 		test -x "root/usr/bin/$b" &&
 		test -f "root/usr/share/man/man1/$b.1" || { echo "missing $b"; return 1; }
 	done &&
-	test "$n" = 7 &&
+	test "$n" = 8 &&
 	test -f root/usr/lib/libibreplay.a &&
 	test -f root/usr/lib/pkgconfig/ibreplay.pc &&
 	test -f root/usr/include/ibreplay/ir_err.h &&

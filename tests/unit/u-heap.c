@@ -5,7 +5,11 @@
  * random monotone workloads (pushes at or after the last popped time, pops,
  * put-backs to later times, equal times, huge times near 2^64, renumbering)
  * must pop exactly the same entries in the same order, and ir_heap_min must
- * agree with the model at every step.
+ * agree with the model at every step. The engine's keys (ir_kheap, the same
+ * code with 32-byte entries):
+ * (time, time made, maker, maker's count), kept by put-backs, with new keys
+ * smaller than queued ones at the current time and buckets that split into
+ * many out-of-order runs.
  */
 #include <stdlib.h>
 
@@ -132,6 +136,71 @@ static int run(unsigned steps, uint64_t spread, uint64_t start, int renumber)
 	return bad;
 }
 
+/* Keyed pushes against a model ordered by (t, tc, who, maker's count). */
+typedef struct kent {
+	uint64_t t, tc, q;
+	uint32_t who, ref;
+} kent;
+
+static int run_key(unsigned steps, uint64_t spread, uint32_t makers)
+{
+	ir_kheap h;
+	kent *v = calloc(steps + 1, sizeof *v);
+	size_t n = 0;
+	uint64_t now = 0, *made = calloc(makers, sizeof *made);
+	uint32_t ref = 0;
+	int bad = 0;
+	if (!v || !made)
+		abort();
+	ir_kheap_init(&h);
+	for (unsigned s = 0; s < steps && !bad; s++) {
+		unsigned op = (unsigned)(rnd() % 10);
+		if (op < 5 || n == 0) {
+			/* made now or a little earlier (a message's key), queued now or later */
+			uint64_t back = rnd() % 3, tc = now >= back ? now - back : 0;
+			uint64_t t = now + (rnd() % 2 ? 0 : rnd() % (spread + 1));
+			uint32_t who = (uint32_t)(rnd() % makers);
+			if (ir_kheap_push(&h, t, tc, who, made[who], ref))
+				bad++;
+			v[n].t = t;
+			v[n].tc = tc;
+			v[n].who = who;
+			v[n].ref = ref++;
+			v[n].q = made[who]++;
+			n++;
+		} else {
+			ir_kheap_ent *top;
+			size_t b = 0;
+			for (size_t i = 1; i < n; i++) {
+				const kent *x = &v[i], *y = &v[b];
+				if (x->t != y->t ? x->t < y->t
+				                 : x->tc != y->tc ? x->tc < y->tc : x->who != y->who ? x->who < y->who : x->q < y->q)
+					b = i;
+			}
+			if (ir_kheap_top(&h, &top) != 1 || top->ref != v[b].ref) {
+				bad++;
+				break;
+			}
+			now = top->t;
+			if (op < 7) {
+				uint64_t t = now + 1 + rnd() % (spread + 1);
+				if (ir_kheap_retime_top(&h, t))
+					bad++;
+				v[b].t = t;
+			} else {
+				ir_kheap_pop(&h);
+				v[b] = v[--n];
+			}
+		}
+		if (h.n != n)
+			bad++;
+	}
+	ir_kheap_release(&h);
+	free(v);
+	free(made);
+	return bad;
+}
+
 int main(void)
 {
 	ir_heap h;
@@ -195,5 +264,9 @@ int main(void)
 	ok(run(50000, (uint64_t)1 << 40, 0, 0) == 0, "random: wide spread");
 	ok(run(20000, 1000, UINT64_MAX - 100000, 0) == 0, "random: near 2^64 with saturation");
 	ok(run(30000, 100, 0, 1) == 0, "random with renumbering");
+	ok(run_key(20000, 0, 5) == 0, "keys: all at one time, five makers");
+	ok(run_key(40000, 3, 40) == 0, "keys: many ties, forty makers");
+	ok(run_key(40000, 50, 1000) == 0, "keys: spread out, a thousand makers");
+	ok(run_key(40000, 2, 2) == 0, "keys: two makers, put-backs keep the maker's order");
 	return tap_done();
 }

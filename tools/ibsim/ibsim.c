@@ -10,6 +10,12 @@
  * prints. A schedule that cannot finish prints the engine's deadlock report
  * and exits 1 without results, because end times of a deadlocked run are not
  * true.
+ *
+ * Compiled with -DIBSIM_MPI this file is also bin/ibsim-mpi's (tools/ibsim-mpi/build.mk):
+ * the same options, parameters and results, the run split over MPI processes by
+ * par_run() (tools/ibsim-mpi/ibsim_mpi.c, lib/ir_par.c) instead of ir_engine_run(); the
+ * outputs that follow the events one by one (-v, --msglog, --timeline, --otf2) and
+ * --net ib are not available there.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -28,16 +34,35 @@
 #include "ir_num.h"
 #include "ir_params.h"
 #include "ir_strbuf.h"
+#ifdef IBSIM_MPI
+#include "ibsim_mpi.h"
+#define PROG "ibsim-mpi"
+#else
+#define PROG "ibsim"
+#endif
 
 #define OUTBUF (1 << 16)
 
 static void usage(void)
 {
+#ifdef IBSIM_MPI
+	printf("Usage: ibsim-mpi [options] SCHEDULE\n"
+	       "Run under mpirun (mpirun -np N ibsim-mpi ...): simulate a GOAL schedule like ibsim,\n"
+	       "its ranks partitioned over the N MPI processes, with the same results to the\n"
+	       "picosecond (--net loggops; -v, --msglog, --timeline and --otf2 are ibsim's only).\n"
+	       "\n"
+	       "Parallel run (docs/design.md section 9):\n"
+	       "      --weights W1,...,WN  shares of the ops per process (default: equal)\n"
+	       "  The partition, its cut (messages and bytes between processes), the lookahead and\n"
+	       "  the number of windows go to the summary line and to --stats.\n"
+	       "\n");
+#else
 	printf("Usage: ibsim [options] SCHEDULE\n"
 	       "Simulate a GOAL schedule (text or binary, detected; '-' is standard input) under\n"
 	       "the LogGOPS model and print each rank's end time as TSV on standard output.\n"
-	       "\n"
-	       "Parameters (times: integer picoseconds or a unit ps ns us ms s; sizes: bytes\n"
+	       "\n");
+#endif
+	printf("Parameters (times: integer picoseconds or a unit ps ns us ms s; sizes: bytes\n"
 	       "or a unit B K M G T). The command line overrides the -p file.\n"
 	       "  -p, --params FILE   parameter file (key = value  # comment); its keys send_o,\n"
 	       "                      recv_o, net_L (the piecewise model calib fits) and copy\n"
@@ -56,6 +81,10 @@ static void usage(void)
 	       "                      ready, adding their overhead to the CPU's work (default:\n"
 	       "                      when the CPU is idle, as LogGOPSim)\n"
 	       "  -n, --net NAME      network model: loggops (default) or ib\n"
+	       "      --ties ORDER    items of one time in the order they were first queued (seq,\n"
+	       "                      default, LogGOPSim's) or by (time made, maker, maker's count)\n"
+	       "                      (key: the order ibsim-mpi computes, docs/loggops-semantics.md\n"
+	       "                      section 2)\n"
 	       "\n"
 	       "Nodes, compute and noise (docs/loggops-semantics.md section 8):\n"
 	       "      --cores N       cores per host, shared by its ranks (default: unlimited)\n"
@@ -328,8 +357,23 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
 
 /* --stats FILE (formats/results.md section 7): the figures of this run that are not
  * a function of its inputs, kept out of the results. */
+#ifdef IBSIM_MPI
+#define IBSIM_PAR 1
+#define PARINFO (&pr)
+#define RANK_COL(f, en, r) pr.f[r]
+#define PAR_LOCAL_RC pr.local_rc
+#define PAR_ME par_me()
+#else
+#define PAR_LOCAL_RC 1
+#define PAR_ME 0
+#define IBSIM_PAR 0
+#define PARINFO NULL
+#define RANK_COL(f, en, r) ir_engine_rank_##f(en, r)
+typedef struct par_result par_result;
+#endif
+
 static int write_stats(const char *path, double load, double wall, const ir_engine_stats *st, const ir_ib_stats *fs,
-                       ir_err *e)
+                       const par_result *pr, ir_err *e)
 {
 	ir_sb b = IR_SB_INIT;
 	ir_writer *w;
@@ -348,6 +392,17 @@ static int write_stats(const char *path, double load, double wall, const ir_engi
 	if (fs && (fs->fecn || fs->becn))
 		rc |= ir_sb_addf(&b, "fecn\t%" PRIu64 "\nbecn\t%" PRIu64 "\nccti_max\t%" PRIu64 "\n", fs->fecn, fs->becn,
 		                 fs->ccti_max);
+#ifdef IBSIM_MPI
+	rc |= ir_sb_addf(&b, "procs\t%" PRIu32 "\nwindows\t%" PRIu64 "\nlookahead_ps\t%" PRIu64 "\ncut_msgs\t%" PRIu64
+	                     "\ncut_bytes\t%" PRIu64 "\nmsgs\t%" PRIu64 "\nbytes\t%" PRIu64 "\nsets\t%" PRIu32 "\n",
+	                 pr->nprocs, pr->windows, pr->plan.lookahead == UINT64_MAX ? 0 : pr->plan.lookahead,
+	                 pr->plan.cut_msgs, pr->plan.cut_bytes, pr->plan.msgs, pr->plan.bytes, pr->plan.groups);
+	for (uint32_t q = 0; q < pr->nprocs; q++)
+		rc |= ir_sb_addf(&b, "proc%" PRIu32 "_ranks\t%" PRIu32 "\nproc%" PRIu32 "_ops\t%" PRIu64 "\n", q,
+		                 pr->plan.ranks[q], q, pr->plan.ops[q]);
+#else
+	(void)pr;
+#endif
 	if (rc) {
 		ir_sb_release(&b);
 		return ir_errf(e, "out of memory");
@@ -400,11 +455,17 @@ static int get_params(const ir_params *ps, ir_loggops *p, const char **net, ir_e
 enum {
 	OPT_ORNDV = 256, OPT_ORNDV_BIG, OPT_OSEND, OPT_OSEND_RNDV, OPT_ASYNC, OPT_MSGLOG, OPT_TIMELINE, OPT_OTF2, OPT_PROGRESS, OPT_VERSION, OPT_TOPO, OPT_ROUTING,
 	OPT_PLACEMENT, OPT_LINK, OPT_MTU, OPT_IB, OPT_LINKSTATS, OPT_DUMPLFT, OPT_DUMPNET, OPT_ROUTESTATS, OPT_RNDV, OPT_STATS,
-	OPT_CORES, OPT_RPH, OPT_CPUWAIT, OPT_QUANTUM, OPT_CPUYIELD, OPT_CPUSCALE, OPT_NOISE, OPT_NOISE_LG, OPT_PERTURB, OPT_SEED
+	OPT_CORES, OPT_RPH, OPT_CPUWAIT, OPT_QUANTUM, OPT_CPUYIELD, OPT_CPUSCALE, OPT_NOISE, OPT_NOISE_LG, OPT_PERTURB, OPT_SEED,
+	OPT_WEIGHTS, OPT_TIES
 };
 #define MAXSET 64
 
+#ifdef IBSIM_MPI
+int ibsim_main(int argc, char **argv);
+int ibsim_main(int argc, char **argv)
+#else
 int main(int argc, char **argv)
+#endif
 {
 	static const struct option longopts[] = {
 		{ "params", required_argument, NULL, 'p' },
@@ -444,6 +505,10 @@ int main(int argc, char **argv)
 		{ "noise-loggopsim", required_argument, NULL, OPT_NOISE_LG },
 		{ "perturb", required_argument, NULL, OPT_PERTURB },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "ties", required_argument, NULL, OPT_TIES },
+#ifdef IBSIM_MPI
+		{ "weights", required_argument, NULL, OPT_WEIGHTS },
+#endif
 		{ NULL, 0, NULL, 0 },
 	};
 	struct { const char *key, *val, *opt; char buf[80]; } set[MAXSET];
@@ -461,6 +526,12 @@ int main(int argc, char **argv)
 	ir_engine_cfg cfg;
 	ir_node_cfg node;
 	ir_storage_cfg stor;
+#ifdef IBSIM_MPI
+	const char *weights_spec = NULL;
+	double *weights = NULL;
+	par_result pr;
+	memset(&pr, 0, sizeof pr);
+#endif
 	ir_noise noise;
 	ir_err e;
 	out o;
@@ -538,6 +609,23 @@ int main(int argc, char **argv)
 		case OPT_STATS:
 			stats = optarg;
 			break;
+		case OPT_TIES:
+			if (strcmp(optarg, "key") == 0)
+				cfg.ties = IR_TIES_KEY;
+			else if (strcmp(optarg, "seq") == 0)
+				cfg.ties = IR_TIES_SEQ;
+			else
+				return ir_cli_usage("--ties takes seq or key, got '%s'", optarg);
+#ifdef IBSIM_MPI
+			if (cfg.ties != IR_TIES_KEY)
+				return ir_cli_usage("ibsim-mpi orders ties by key only (--ties key)");
+#endif
+			break;
+#ifdef IBSIM_MPI
+		case OPT_WEIGHTS:
+			weights_spec = optarg;
+			break;
+#endif
 		case 'v':
 			verbose = 1;
 			break;
@@ -584,6 +672,25 @@ int main(int argc, char **argv)
 	if (optind + 1 < argc)
 		return ir_cli_usage("unexpected operand '%s'", argv[optind + 1]);
 	path = argv[optind];
+#ifdef IBSIM_MPI
+	{
+		/* what follows every event, in the order of the whole run, is ibsim's only */
+		const char *no = verbose ? "-v" : msglog ? "--msglog" : timeline ? "--timeline" : otf2 ? "--otf2" : NULL;
+		if (no)
+			return ir_cli_usage("%s is not available in ibsim-mpi (run ibsim for it)", no);
+		if (progress == 1)
+			return ir_cli_usage("--progress is not available in ibsim-mpi");
+		progress = 0;
+		if (weights_spec) {
+			if (!(weights = calloc(par_nprocs(), sizeof *weights)))
+				return ir_cli_failf("out of memory");
+			if (ir_par_weights(weights_spec, par_nprocs(), weights, &e)) {
+				free(weights);
+				return ir_cli_usage("%s", e.msg);
+			}
+		}
+	}
+#endif
 	if (pfile && strcmp(pfile, "-") == 0 && strcmp(path, "-") == 0)
 		return ir_cli_usage("the parameter file and the schedule cannot both be standard input");
 
@@ -712,6 +819,16 @@ int main(int argc, char **argv)
 	}
 	cfg.net = nt->ops;
 	cfg.net_arg = ncfg;
+#ifdef IBSIM_MPI
+	if (strcmp(nt->name, "loggops") != 0) {
+		/* docs/design.md section 9 has the design for it: the fabric partitioned by subtree */
+		ir_params_free(ps);
+		if (nt->cfg_free)
+			nt->cfg_free(ncfg);
+		free(weights);
+		return ir_cli_usage("--net %s is not available in ibsim-mpi (--net loggops only; run ibsim)", nt->name);
+	}
+#endif
 
 	if (node.noise) {
 		if (ir_noise_load(&noise, node.noise, node.noise_loggopsim, &e)) {
@@ -755,6 +872,27 @@ int main(int argc, char **argv)
 	ir_progress_init(&o.prog, progress, "simulating");
 	cfg.hooks.progress = o.prog.mode ? on_progress : NULL;
 	tl = ir_now();
+#ifdef IBSIM_MPI
+	par_loud();
+	rc = par_run(s, &cfg, weights, node.cores || ir_model_intra(&cfg.p) ? node.ranks_per_host : 0, &en, &pr, &e);
+	if (rc == -2) { /* the plan: every process fails alike */
+		if (par_me() == 0)
+			status = ir_cli_failf("%s", e.msg);
+		else
+			status = IR_EXIT_BAD;
+		goto done;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "%s: process %u: %s\n", ir_cli_prog(), par_me(), e.msg);
+		par_abort(IR_EXIT_BAD);
+	}
+	if (par_me() != 0 && rc == 0) {
+		/* process 0 writes the results */
+		status = IR_EXIT_OK;
+		goto done;
+	}
+	t1 = tl + pr.wall;
+#else
 	en = ir_engine_new(s, &cfg, &e);
 	if (!en) {
 		status = ir_cli_fail(&e);
@@ -762,6 +900,7 @@ int main(int argc, char **argv)
 	}
 	rc = ir_engine_run(en, &e);
 	t1 = ir_now();
+#endif
 	ir_progress_end(&o.prog);
 	if (rc < 0) {
 		status = ir_cli_fail(&e);
@@ -800,8 +939,12 @@ int main(int argc, char **argv)
 		}
 	}
 	{
+#ifdef IBSIM_MPI
+		const ir_engine_stats *st = &pr.st;
+#else
 		const ir_engine_stats *st = ir_engine_get_stats(en);
-		if (st->oversize) {
+#endif
+		if (st->oversize && !PAR_ME) {
 			char a[256];
 			ir_cli_warnf("%" PRIu64 " message%s larger than the receive that matched %s; first: %" PRIu64
 			             " bytes from rank %" PRIu32 " into recv %s (%" PRIu64 " bytes) on rank %" PRIu32,
@@ -811,6 +954,10 @@ int main(int argc, char **argv)
 		}
 		if (rc == 1) {
 			const char *p, *q;
+			if (IBSIM_PAR && PAR_LOCAL_RC == 0) {
+				status = IR_EXIT_BAD; /* another process's ranks cannot finish: it reports them */
+				goto done;
+			}
 			if (ir_engine_deadlock(en, &sb, 10)) {
 				status = ir_cli_failf("deadlock (out of memory for the report)");
 				goto done;
@@ -870,7 +1017,7 @@ int main(int argc, char **argv)
 				         fs->packets, fs->packet_hops, fs->events);
 			/* Wall-clock figures vary from run to run: they go to their own file, so the
 			 * results stay a pure function of the schedule and the parameters. */
-			if (stats && write_stats(stats, tl - t0, wall, st, fs, &e)) {
+			if (stats && write_stats(stats, tl - t0, wall, st, fs, PARINFO, &e)) {
 				status = ir_cli_fail(&e);
 				goto done;
 			}
@@ -881,8 +1028,8 @@ int main(int argc, char **argv)
 			       osend, s->nranks, st->events, fab);
 			printf("rank\tend_ps\tcalc_ps\tmsgs_sent\tbytes_sent\n");
 			for (uint32_t r = 0; r < s->nranks; r++)
-				printf("%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", r, ir_engine_rank_end(en, r),
-				       ir_engine_rank_calc(en, r), ir_engine_rank_msgs(en, r), ir_engine_rank_bytes(en, r));
+				printf("%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", r, RANK_COL(end, en, r),
+				       RANK_COL(calc, en, r), RANK_COL(msgs, en, r), RANK_COL(bytes, en, r));
 			if (!quiet)
 				fprintf(stderr,
 				        "%s: %" PRIu32 " ranks, %" PRIu64 " ops, %" PRIu64 " messages, %" PRIu64
@@ -896,6 +1043,18 @@ int main(int argc, char **argv)
 				        " fabric events in the same %.3f s (%.1f M packet hops/s, %.1f M fabric events/s)\n",
 				        ir_cli_prog(), fs->packets, fs->packet_hops, fs->events, wall,
 				        wall > 0 ? (double)fs->packet_hops / wall / 1e6 : 0, wall > 0 ? (double)fs->events / wall / 1e6 : 0);
+#ifdef IBSIM_MPI
+			if (!quiet) {
+				char la[64] = "none (no message between processes)";
+				if (pr.plan.lookahead != UINT64_MAX)
+					snprintf(la, sizeof la, "%" PRIu64 " ps", pr.plan.lookahead);
+				fprintf(stderr,
+				        "%s: %" PRIu32 " processes; cut %" PRIu64 " of %" PRIu64 " messages, %" PRIu64 " of %" PRIu64
+				        " bytes; lookahead %s; %" PRIu64 " windows\n",
+				        ir_cli_prog(), pr.nprocs, pr.plan.cut_msgs, pr.plan.msgs, pr.plan.cut_bytes, pr.plan.bytes, la,
+				        pr.windows);
+			}
+#endif
 		}
 	}
 	status = IR_EXIT_OK;
@@ -927,5 +1086,9 @@ done:
 	ir_sched_free(s);
 	ir_params_free(ps);
 	ir_noise_release(&noise);
+#ifdef IBSIM_MPI
+	par_result_release(&pr);
+	free(weights);
+#endif
 	return ir_cli_finish(status);
 }

@@ -1,0 +1,111 @@
+#!/bin/sh
+# ibsim-mpi (tools/ibsim-mpi, lib/ir_par.c): the results of the parallel engine are
+# those of ibsim --ties key (its order of ties, docs/loggops-semantics.md section 2) byte
+# for byte, on every goalgen pattern, on the bundled schedules and a real trace, with 1,
+# 2 and 3 processes (more than the cores: --oversubscribe) and uneven shares, and those of
+# ibsim's default order wherever the two orders agree; and its error paths. Skipped where mpirun or bin/ibsim-mpi is missing.
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v mpirun >/dev/null 2>&1 || ! command -v ibsim-mpi >/dev/null 2>&1; then
+	echo "1..0 # SKIP mpirun or ibsim-mpi not available (make deps installs Open MPI)"
+	cd "$TOP" && rm -rf "$TRASH"
+	exit 0
+fi
+# Open MPI refuses root without these; its own allocations are not ours to check for leaks
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+par() { np=$1; shift; mpirun --oversubscribe -np "$np" ibsim-mpi -q "$@"; }
+
+# same SCHEDULE [OPTIONS]: ibsim-mpi's results on 1, 2, 3 processes (NPS) are ibsim's
+# with --ties key, and (unless DIFFER is set) those of ibsim's default order too
+NPS="1 2 3"
+same() {
+	f=$1
+	shift
+	ibsim -q --ties key "$@" "$f" >seq.tsv || { echo "ibsim failed on $f"; return 1; }
+	if test -z "${DIFFER-}"; then
+		ibsim -q "$@" "$f" >def.tsv && test_cmp seq.tsv def.tsv || { echo "(default order, $f $*)"; return 1; }
+	fi
+	for np in $NPS; do
+		par $np "$@" "$f" >par.tsv 2>par.err || { echo "$np processes failed on $f $*"; cat par.err; return 1; }
+		test_cmp seq.tsv par.tsv || { echo "($np processes, $f $*)"; return 1; }
+	done
+}
+
+test_expect_success 'every goalgen pattern: 1, 2 and 3 processes give ibsim'"'"'s results' '
+	for spec in "dissemination 13" "dissemination 64 --size 180" "bcast 11" "reduce 9 --calc 3us" \
+	            "ring 10 --steps 20" "pingpong 4 --reps 7 --size 100K" "alltoall 9 --size 1K" \
+	            "allreduce 12" "random 16 --seed 3" "random 25 --seed 7 --ops 40" "random 12 --seed 11 --size 66K"; do
+		goalgen $spec >g.goal && same g.goal || { echo "goalgen $spec"; return 1; }
+	done
+'
+test_expect_success 'parameters and rules: piecewise-free options, async progress, node model' '
+	goalgen random 14 --seed 5 --ops 30 >g.goal &&
+	same g.goal -L 1us -o 300 -g 2000 -G 10 -O 3 &&
+	same g.goal --async-progress &&
+	same g.goal --cores 2 --ranks-per-host 4 &&
+	same g.goal --cpu-scale 1.5 --perturb 0.1 --seed 9
+'
+test_expect_success 'bundled schedules and a real trace (trace2goal of samples/traces)' '
+	same "$TOP/samples/schedules/halo-4.goal" &&
+	NPS=1 same "$TOP/samples/ltest/ltest-schedgen.goal" &&
+	trace2goal "$TOP/samples/traces/allprof-3" >t.goal &&
+	same t.goal &&
+	goalc -o t.goalb t.goal && same t.goalb
+'
+test_expect_success 'where the orders differ (zero-delay rendezvous ties), ibsim-mpi is ibsim --ties key' '
+	goalgen random 64 --ops 300 --seed 7 --size 100K >g.goal &&
+	ibsim -q g.goal >def.tsv && ibsim -q --ties key g.goal >key.tsv &&
+	! cmp -s def.tsv key.tsv &&
+	DIFFER=1 NPS=1 same g.goal
+'
+test_expect_success 'uneven partitions (--weights) give the same results and their own cut' '
+	goalgen random 20 --seed 4 >g.goal &&
+	ibsim -q --ties key g.goal >seq.tsv &&
+	par 2 --weights 1,3 --stats st1 g.goal >p1.tsv &&
+	par 2 --weights 3,1 --stats st2 g.goal >p2.tsv &&
+	par 3 --weights 1,1,6 g.goal >p3.tsv &&
+	test_cmp seq.tsv p1.tsv && test_cmp seq.tsv p2.tsv && test_cmp seq.tsv p3.tsv &&
+	grep -qx "proc0_ranks	5" st1 && grep -qx "proc1_ranks	15" st1 &&
+	grep -qx "proc0_ranks	15" st2 && grep -qx "procs	2" st2 &&
+	grep -q "^cut_msgs	[1-9]" st1 && grep -q "^windows	[1-9]" st1
+'
+test_expect_success 'the summary line reports the cut, the lookahead and the windows' '
+	goalgen ring 8 --steps 3 >g.goal &&
+	mpirun --oversubscribe -np 2 ibsim-mpi g.goal >/dev/null 2>err &&
+	grep -qx "ibsim-mpi: 2 processes; cut 6 of 24 messages, 48 of 192 bytes; lookahead 4000 ps; [0-9]* windows" err
+'
+test_expect_success 'rendezvous partners stay in one process (a ring of rendezvous messages cannot be split)' '
+	goalgen ring 6 --steps 5 --size 200K >g.goal &&
+	NPS=1 same g.goal &&
+	expect_fail 1 par 2 g.goal &&
+	grep -q "ibsim-mpi: 2 processes, but the ranks form only 1 sets that can be simulated apart" err
+'
+test_expect_success 'more processes than ranks' '
+	goalgen ring 2 --steps 2 >g.goal &&
+	expect_fail 1 par 3 g.goal &&
+	grep -q "ibsim-mpi: 3 processes for 2 ranks: at most one process per rank" err
+'
+test_expect_success 'bad options: --weights, the outputs of ibsim only, --net ib' '
+	goalgen ring 4 >g.goal &&
+	expect_fail 2 par 2 --weights 1 g.goal && grep -q "expected 2 comma-separated shares" err &&
+	expect_fail 2 par 2 --weights 1,-2 g.goal && grep -q "share 2 is not a positive number" err &&
+	expect_fail 2 par 1 -v g.goal && grep -q "ibsim-mpi: -v is not available in ibsim-mpi (run ibsim for it)" err &&
+	expect_fail 2 par 1 --msglog m g.goal && grep -q "msglog is not available" err &&
+	expect_fail 2 par 2 --net ib g.goal && grep -q "net ib is not available in ibsim-mpi" err &&
+	expect_fail 2 ibsim --weights 1 g.goal &&
+	expect_fail 2 par 1 --ties seq g.goal && grep -q "ibsim-mpi orders ties by key only" err &&
+	expect_fail 2 ibsim --ties rank g.goal && grep -q "ties takes seq or key, got .rank." err
+'
+test_expect_success 'a process that fails ends the whole run with its message' '
+	goalgen random 12 --seed 2 >g.goal &&
+	IR_PAR_FAIL=1 par 3 g.goal >out 2>err; test $? -ne 0 &&
+	grep -q "ibsim-mpi: process 1: process 1: failure requested by IR_PAR_FAIL" err && test ! -s out
+'
+test_expect_success 'a schedule that cannot finish: exit 1 and the stuck rank'"'"'s report' '
+	printf "num_ranks 4\nrank 0 {\n r: recv 8b from 1 tag 1\n}\nrank 1 {\n}\nrank 2 {\n s: send 8b to 3 tag 0\n}\nrank 3 {\n r: recv 8b from 2 tag 0\n}\n" >d.goal &&
+	expect_fail 1 par 2 d.goal &&
+	grep -q "deadlock: 1 of 4 ranks cannot finish" err &&
+	grep -q "rank 0: recv .r. (8 bytes from 1 tag 1) is posted; no message matches it" err
+'
+test_done

@@ -1588,7 +1588,7 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_hea
 		m->mt = 0;
 		m->size = size;
 		m->id = en->next_msg_id++;
-		if (en->hk.number)
+		if (KEYED(en) && en->hk.number)
 			en->hk.number(en->hk.ctx, 1, m->id);
 		m->inject = t;
 		m->arrive = 0;

@@ -223,10 +223,12 @@ struct ir_engine {
 	                          * (r + 1), the network's callbacks (nranks + 1): the last part of a key */
 	uint32_t who;            /* keyed: who makes the items queued now (an index of made) */
 	ir_kheap_ent cur;        /* the item being processed: its time and key (not keyed: seq alone) */
-	uint32_t *dseq;          /* keyed, with the event hook only: [nops] each queued op's ir_ev.seq */
-	uint32_t *mdseq;         /* and [message slot] each queued message's (grown as slots are used) */
+	uint64_t *dseq;          /* keyed, with the event hook only: [nops] each queued op's ir_ev.seq */
+	uint64_t *mdseq;         /* and [message slot] each queued message's (grown as slots are used) */
 	size_t mdcap;
-	uint32_t dnext, dcur, dinit; /* the next such number; the current item's; the next at the start */
+	uint64_t dnext, dcur, dinit; /* the next such number; the current item's; the next at the start.
+	                          * A partition's own numbers carry its process: me << IR_ENGINE_PROC_SHIFT
+	                          * (the ops ready at the start are numbered alike in every process) */
 	uint32_t ninit;          /* ops ready at the start */
 	/* Partition (ir_engine_part): only the ranks with owner[r] == me are simulated here. */
 	const uint32_t *owner;
@@ -485,7 +487,7 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	for (uint32_t r = 0; r < s->nranks; r++)
 		if (owned(en, r))
 			en->owned_ops += s->rank[r].nops;
-	if (en->keyed && en->hk.event && !(en->dseq = xcalloc((size_t)total, 4, e, "op numbers")))
+	if (en->keyed && en->hk.event && !(en->dseq = xcalloc((size_t)total, 8, e, "op numbers")))
 		goto fail;
 	/* async progress: each op's count of receives it requires (pend) */
 	for (uint32_t g = 0; en->pend && g < (uint32_t)total; g++)
@@ -582,10 +584,11 @@ static inline void ev_key(const ir_engine *en, ir_ev *ev)
 {
 	if (KEYED(en)) {
 		ev->seq = en->dcur;
+		ev->key_t = en->cur.t;
 		ev->key_tc = en->cur.tc;
 		ev->key_who = en->cur.who;
 	} else {
-		ev->seq = (uint32_t)en->cur.seq;
+		ev->seq = en->cur.seq;
 	}
 	ev->key_n = en->cur.seq;
 }
@@ -643,9 +646,13 @@ static int qpush(ir_engine *en, uint64_t t, uint32_t ref, ir_err *e)
 			size_t mi = ref & ~IR_MSGBIT;
 			if (mi >= en->mdcap && IR_GROW(en->mdseq, mi + 1, en->mdcap))
 				return ir_errf(e, "out of memory for message numbers");
-			en->mdseq[mi] = en->dnext++;
-		} else
-			en->dseq[ref] = en->dnext++;
+			en->mdseq[mi] = en->dnext;
+		} else {
+			en->dseq[ref] = en->dnext;
+		}
+		if (en->hk.number)
+			en->hk.number(en->hk.ctx, 0, en->dnext);
+		en->dnext++;
 	}
 	return hpush_key(en, t, &k, ref, e);
 }
@@ -1581,6 +1588,8 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_hea
 		m->mt = 0;
 		m->size = size;
 		m->id = en->next_msg_id++;
+		if (KEYED(en) && en->hk.number)
+			en->hk.number(en->hk.ctx, 1, m->id);
 		m->inject = t;
 		m->arrive = 0;
 		nm.src = r;
@@ -1832,6 +1841,14 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 
 #if !IR_ENGINE_KEYED
 uint64_t ir_engine_now(const ir_engine *en) { return en->now; }
+
+void ir_engine_cur_key(const ir_engine *en, uint64_t key[4])
+{
+	key[0] = en->cur.t;
+	key[1] = en->cur.tc;
+	key[2] = en->cur.who;
+	key[3] = en->cur.seq;
+}
 #endif
 
 int EFN(deliver)(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
@@ -1870,6 +1887,13 @@ int EFN(deliver)(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
 		rm.size = m->size;
 		rm.id = m->id;
 		rm.inject = m->inject;
+		if (en->dseq) {
+			/* numbered for people where it is queued in a whole run: here */
+			rm.dseq = en->dnext;
+			if (en->hk.number)
+				en->hk.number(en->hk.ctx, 0, en->dnext);
+			en->dnext++;
+		}
 		pool_put(&en->mp, mi);
 		return en->remote(en->remote_ctx, &rm, e);
 	}
@@ -1944,6 +1968,7 @@ static int tmp_add(ir_engine *en, size_t *n, uint32_t v, ir_err *e)
  * whole run's). */
 static inline void init_key(ir_engine *en, uint32_t r, uint64_t cls, uint32_t i)
 {
+	en->cur.t = 0;
 	en->cur.tc = 0;
 	en->cur.who = 0;
 	en->cur.seq = KEYED(en) ? (uint64_t)r << 33 | cls << 31 | i : en->dinit;
@@ -1959,8 +1984,16 @@ static int run_initial(ir_engine *en, ir_err *e)
 		const ir_rank *rk = &en->s->rank[r];
 		uint32_t b = en->base[r];
 		size_t nt = 0;
-		if (!owned(en, r))
+		if (!owned(en, r)) {
+			/* its ops ready at the start take their numbers for people here too */
+			for (uint32_t i = 0; en->dseq && i < rk->nops; i++) {
+				unsigned type = ir_csched_type(en->cs, b + i);
+				if (en->state[b + i] == 0 && (type == IR_OP_SEND || type == IR_OP_RECV || type == IR_OP_CALC ||
+				                              (en->stor && ir_op_is_io(type))))
+					en->dinit++;
+			}
 			continue;
+		}
 		for (uint32_t i = 0; i < rk->nops; i++) {
 			unsigned type;
 			if (en->state[b + i] != 0)
@@ -2011,6 +2044,10 @@ int EFN(start)(ir_engine *en, ir_err *e)
 	/* the ops ready at the start are numbered 0..ninit-1 for people, the rest from ninit on */
 	en->dinit = 0;
 	en->dnext = en->ninit;
+	if (en->owner) {
+		en->dnext += (uint64_t)en->me << IR_ENGINE_PROC_SHIFT;
+		en->next_msg_id = (uint64_t)en->me << IR_ENGINE_PROC_SHIFT;
+	}
 	en->seq = en->ninit;
 	if (run_initial(en, e)) {
 		en->running = 0;
@@ -2158,6 +2195,11 @@ int EFN(put_remote)(ir_engine *en, const ir_engine_rmsg *rm, ir_err *e)
 	k.tc = rm->tc;
 	k.who = rm->who;
 	k.seq = rm->n;
+	if (en->dseq) {
+		if (mi >= en->mdcap && IR_GROW(en->mdseq, (size_t)mi + 1, en->mdcap))
+			return ir_errf(e, "out of memory for message numbers");
+		en->mdseq[mi] = rm->dseq;
+	}
 	return hpush_key(en, rm->t, &k, IR_MSGBIT | mi, e);
 }
 

@@ -57,8 +57,10 @@ enum ir_ev_kind {
 
 typedef struct ir_ev {
 	unsigned kind;     /* enum ir_ev_kind */
-	uint32_t seq;      /* for people (-v): the item's number in the order items were first
-	                    * queued; only when the event hook is set */
+	uint64_t seq;      /* for people (-v): the item's number in the order items were first
+	                    * queued; only when the event hook is set (in a partition: with the
+	                    * process that numbered it, hook `number`) */
+	uint64_t key_t;    /* IR_TIES_KEY: the time of the item being processed, and */
 	uint64_t key_tc;   /* IR_TIES_KEY: the item's tie key (docs/loggops-semantics.md §2): when */
 	uint32_t key_who;  /* it was made, by whom (0: the start, 1 + rank, nranks + 1: the network), */
 	uint64_t key_n;    /* and that one's count of items made before it; IR_TIES_SEQ: its number */
@@ -94,7 +96,17 @@ typedef struct ir_engine_hooks {
 	int (*message)(void *ctx, const ir_msg_rec *m, ir_err *e);  /* NULL: not called */
 	/* About every million events and at the end: ops done so far, of total. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	/* A partition (ir_engine_part) numbering, for people, an item (what 0: its ir_ev.seq) or
+	 * a message (1: its id), with the event hook: NULL, or called at the moment a whole run
+	 * would take the next number, with the partition's own number, v >> IR_ENGINE_PROC_SHIFT
+	 * being the process (the ops ready at the start, below the count of such ops, are
+	 * numbered as in a whole run). Merging the processes' events in key order
+	 * (ir_engine_cur_key) and numbering in the order of these calls gives a whole run's
+	 * numbers (tools/ibsim-mpi). */
+	void (*number)(void *ctx, int what, uint64_t v);
 } ir_engine_hooks;
+
+#define IR_ENGINE_PROC_SHIFT 40
 
 /* When a message that reached its destination is handled (matched, its CPU overhead
  * charged). IDLE is LogGOPSim's rule: when the receiving CPU is free (a message waits
@@ -114,6 +126,7 @@ typedef struct ir_engine_rmsg {
 	uint32_t src, dst, tag, sop;
 	uint8_t cpu, nic, rndv, pad_;
 	uint64_t size, id, inject;
+	uint64_t dseq;       /* with the event hook: its number for people (ir_ev.seq) */
 } ir_engine_rmsg;
 
 /* Simulate only the ranks r with owner[r] == me (lib/ir_par.c drives such engines, one per
@@ -189,6 +202,8 @@ int ir_engine_put_remote(ir_engine *en, const ir_engine_rmsg *m, ir_err *e);
 
 /* After a run. */
 const ir_engine_stats *ir_engine_get_stats(const ir_engine *en);
+/* The item being processed (IR_TIES_KEY; for a hook): its time and key (tc, who, n). */
+void ir_engine_cur_key(const ir_engine *en, uint64_t key[4]);
 uint64_t ir_engine_rank_end(const ir_engine *en, uint32_t rank);  /* largest cpu_free */
 uint64_t ir_engine_rank_calc(const ir_engine *en, uint32_t rank); /* sum of calc durations */
 uint64_t ir_engine_rank_msgs(const ir_engine *en, uint32_t rank); /* messages sent */

@@ -3,7 +3,8 @@
 # those of ibsim --ties key (its order of ties, docs/loggops-semantics.md section 2) byte
 # for byte, on every goalgen pattern, on the bundled schedules and a real trace, with 1,
 # 2 and 3 processes (more than the cores: --oversubscribe) and uneven shares, and those of
-# ibsim's default order wherever the two orders agree; and its error paths. Skipped where mpirun or bin/ibsim-mpi is missing.
+# ibsim's default order wherever the two orders agree; its -v, --msglog, --timeline and
+# OTF2 events are ibsim --ties key's too; and its error paths. Skipped where mpirun or bin/ibsim-mpi is missing.
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v mpirun >/dev/null 2>&1 || ! command -v ibsim-mpi >/dev/null 2>&1; then
@@ -86,12 +87,38 @@ test_expect_success 'more processes than ranks' '
 	expect_fail 1 par 3 g.goal &&
 	grep -q "ibsim-mpi: 3 processes for 2 ranks: at most one process per rank" err
 '
-test_expect_success 'bad options: --weights, the outputs of ibsim only, --net ib' '
+# outs SCHEDULE [OPTIONS]: -v, --msglog, --timeline and the OTF2 event files of ibsim-mpi
+# on 1, 2, 3 processes are ibsim --ties key's, byte for byte
+outs() {
+	f=$1
+	shift
+	rm -rf o.seq && ibsim -q --ties key -v --msglog m.seq --timeline t.seq --otf2 o.seq "$@" "$f" >r.seq 2>v.seq ||
+		{ echo "ibsim failed on $f"; return 1; }
+	test -s v.seq && test -s m.seq || { echo "no events from ibsim on $f"; return 1; }
+	for np in $NPS; do
+		rm -rf o.par &&
+		par $np -v --msglog m.par --timeline t.par --otf2 o.par "$@" "$f" >r.par 2>v.par &&
+		test_cmp r.seq r.par && test_cmp v.seq v.par && test_cmp m.seq m.par && test_cmp t.seq t.par &&
+		for x in o.seq/traces.def o.seq/traces/*; do cmp "$x" "o.par/${x#o.seq/}" || return 1; done ||
+			{ echo "($np processes, $f $*)"; return 1; }
+	done
+}
+test_expect_success 'the outputs that follow the events (-v, --msglog, --timeline, --otf2) are ibsim --ties key'"'"'s' '
+	goalgen dissemination 13 >g1.goal && outs g1.goal &&
+	goalgen random 14 --seed 5 --ops 30 >g2.goal && outs g2.goal &&
+	outs g2.goal --async-progress &&
+	outs g2.goal --cores 2 --ranks-per-host 2 &&
+	outs g2.goal --perturb 0.1 --seed 9 &&
+	goalgen alltoall 9 --size 1K >g3.goal && outs g3.goal &&
+	trace2goal "$TOP/samples/traces/allprof-3" >t.goal && outs t.goal &&
+	rm -rf o.par && par 2 --msglog m.par g2.goal >/dev/null && ibsim -q --ties key --msglog m.seq g2.goal >/dev/null &&
+	test_cmp m.seq m.par
+'
+test_expect_success 'bad options: --weights, --progress, --net ib, --ties' '
 	goalgen ring 4 >g.goal &&
 	expect_fail 2 par 2 --weights 1 g.goal && grep -q "expected 2 comma-separated shares" err &&
 	expect_fail 2 par 2 --weights 1,-2 g.goal && grep -q "share 2 is not a positive number" err &&
-	expect_fail 2 par 1 -v g.goal && grep -q "ibsim-mpi: -v is not available in ibsim-mpi (run ibsim for it)" err &&
-	expect_fail 2 par 1 --msglog m g.goal && grep -q "msglog is not available" err &&
+	expect_fail 2 mpirun --oversubscribe -np 1 ibsim-mpi --progress g.goal && grep -q "progress is not available in ibsim-mpi" err &&
 	expect_fail 2 par 2 --net ib g.goal && grep -q "net ib is not available in ibsim-mpi" err &&
 	expect_fail 2 ibsim --weights 1 g.goal &&
 	expect_fail 2 par 1 --ties seq g.goal && grep -q "ibsim-mpi orders ties by key only" err &&

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "ir_cli.h"
+#include "ir_hmap.h"
 #include "ir_io.h"
 
 int ibsim_main(int argc, char **argv);
@@ -179,9 +180,217 @@ static int key_lt(const over_rec *a, const over_rec *b)
 	return a->n < b->n;
 }
 
+/* ---- the outputs that follow the events (-v, --msglog, --timeline, --otf2) ----
+ *
+ * Each process records what its engine reports (events, matched messages, and the moments
+ * it numbers an item or a message: hook `number`), each record with the key of the item
+ * being processed (ir_engine_cur_key). A process's items are popped in the whole run's
+ * order restricted to its ranks (docs/design.md §9), and no two processes process an item
+ * of one key, so merging the processes' records by key gives the whole run's sequence;
+ * process 0 merges them after the run, numbers items and messages in the order the
+ * numbering records come (a whole run takes its numbers in that order) and hands each
+ * event and message, renumbered, to ibsim's own hooks: the outputs are ibsim --ties key's
+ * byte for byte. The records are kept in memory until the end (about 180 bytes an event). */
+enum { R_EV, R_MSG, R_ITEM, R_ID };
+
+typedef struct rec {
+	uint64_t k[4];
+	uint32_t kind, pad_;
+	union {
+		ir_ev ev;
+		ir_msg_rec m;
+		uint64_t v;
+	} u;
+} rec;
+
+typedef struct recorder {
+	ir_engine *en;
+	rec *v;
+	size_t n, cap;
+	ir_engine_hooks orig;
+} recorder;
+
+static rec *rec_add(recorder *rr, uint32_t kind, ir_err *e)
+{
+	rec *r;
+	if (rr->n == rr->cap) {
+		size_t c = rr->cap ? rr->cap * 2 : 4096;
+		rec *p = realloc(rr->v, c * sizeof *p);
+		if (!p) {
+			ir_errf(e, "out of memory recording the events for the outputs (%zu records)", rr->n);
+			return NULL;
+		}
+		rr->v = p;
+		rr->cap = c;
+	}
+	r = &rr->v[rr->n++];
+	memset(r, 0, sizeof *r);
+	ir_engine_cur_key(rr->en, r->k);
+	r->kind = kind;
+	return r;
+}
+
+static int rec_event(void *ctx, const ir_ev *ev, ir_err *e)
+{
+	rec *r = rec_add(ctx, R_EV, e);
+	if (!r)
+		return -1;
+	r->u.ev = *ev;
+	return 0;
+}
+
+static int rec_message(void *ctx, const ir_msg_rec *m, ir_err *e)
+{
+	rec *r = rec_add(ctx, R_MSG, e);
+	if (!r)
+		return -1;
+	r->u.m = *m;
+	return 0;
+}
+
+static int rec_failed;
+
+static void rec_number(void *ctx, int what, uint64_t v)
+{
+	ir_err e;
+	rec *r = rec_add(ctx, what ? R_ID : R_ITEM, &e);
+	if (!r)
+		rec_failed = 1; /* reported after the run */
+	else
+		r->u.v = v;
+}
+
+static int key_before(const uint64_t *a, const uint64_t *b)
+{
+	for (int i = 0; i < 4; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i];
+	return 0;
+}
+
+/* A whole run's number of a partition's: items (map `items`, counter *next) or messages. */
+static int renumber(ir_hmap *m, uint64_t *v, ir_err *e)
+{
+	const uint64_t *g = ir_hmap_get(m, *v, 0);
+	(void)e;
+	if (g)
+		*v = *g;
+	return 0;
+}
+
+static int number_new(ir_hmap *m, uint64_t v, uint64_t *next, ir_err *e)
+{
+	int isnew;
+	uint64_t *g = ir_hmap_put(m, v, 0, &isnew);
+	if (!g)
+		return ir_errf(e, "out of memory renumbering the events");
+	*g = (*next)++;
+	return 0;
+}
+
+/* Gather every process's records on process 0, merge them by key, renumber, and call the
+ * hooks ibsim gave. Every process calls it. */
+static int replay(recorder *rr, ir_err *e)
+{
+	uint64_t mine = rr->n * sizeof(rec), *sizes = NULL;
+	int *cnt = NULL, *displ = NULL, rc = -1, bad = 0;
+	unsigned char *all = NULL;
+	ir_hmap items, ids;
+	uint64_t inext = UINT64_MAX, mnext = 0, total = 0;
+	ir_hmap_init(&items, 8, 1024, 0);
+	ir_hmap_init(&ids, 8, 1024, 0);
+	if (!(sizes = calloc((size_t)np_, 8)) || !(cnt = calloc((size_t)np_, sizeof *cnt)) ||
+	    !(displ = calloc((size_t)np_, sizeof *displ))) {
+		ir_errf(e, "out of memory");
+		goto out;
+	}
+	if (mpi_err(MPI_Allgather(&mine, 1, MPI_UINT64_T, sizes, 1, MPI_UINT64_T, MPI_COMM_WORLD), "MPI_Allgather", e))
+		goto out;
+	for (int q = 0; q < np_; q++) {
+		if (sizes[q] > (uint64_t)INT_MAX - total) {
+			bad = 1;
+			break;
+		}
+		displ[q] = (int)total;
+		cnt[q] = (int)sizes[q];
+		total += sizes[q];
+	}
+	if (bad) {
+		ir_errf(e, "the events recorded for -v, --msglog, --timeline or --otf2 exceed 2 GiB; run ibsim for them");
+		goto out;
+	}
+	if (me_ == 0 && !(all = malloc(total ? total : 1))) {
+		ir_errf(e, "out of memory gathering the events (%llu bytes)", (unsigned long long)total);
+		goto out;
+	}
+	if (mpi_err(MPI_Gatherv(rr->v, (int)mine, MPI_BYTE, all, cnt, displ, MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Gatherv", e))
+		goto out;
+	if (me_ == 0) {
+		size_t *at = calloc((size_t)np_, sizeof *at);
+		if (!at) {
+			ir_errf(e, "out of memory");
+			goto out;
+		}
+		for (;;) {
+			int best = -1;
+			rec x;
+			for (int q = 0; q < np_; q++) {
+				const rec *h;
+				if (at[q] >= sizes[q] / sizeof(rec))
+					continue;
+				h = (const rec *)(all + displ[q]) + at[q];
+				if (best < 0 || key_before(h->k, ((const rec *)(all + displ[best]) + at[best])->k))
+					best = q;
+			}
+			if (best < 0)
+				break;
+			memcpy(&x, (const rec *)(all + displ[best]) + at[best], sizeof x);
+			at[best]++;
+			if (x.kind == R_ITEM) {
+				if (inext == UINT64_MAX) /* a partition's numbers start where the start's end */
+					inext = x.u.v & (((uint64_t)1 << IR_ENGINE_PROC_SHIFT) - 1);
+				if (number_new(&items, x.u.v, &inext, e))
+					break;
+			} else if (x.kind == R_ID) {
+				if (number_new(&ids, x.u.v, &mnext, e))
+					break;
+			} else if (x.kind == R_EV) {
+				ir_ev *ev = &x.u.ev;
+				renumber(&items, &ev->seq, e);
+				if (ev->kind == IR_EV_SEND || ev->kind == IR_EV_MSG || ev->kind == IR_EV_DATA ||
+				    (ev->kind == IR_EV_RECV && ev->matched))
+					renumber(&ids, &ev->msg, e);
+				if (rr->orig.event && rr->orig.event(rr->orig.ctx, ev, e))
+					break;
+			} else {
+				renumber(&ids, &x.u.m.id, e);
+				if (rr->orig.message && rr->orig.message(rr->orig.ctx, &x.u.m, e))
+					break;
+			}
+		}
+		bad = 0;
+		for (int q = 0; q < np_; q++)
+			bad |= at[q] < sizes[q] / sizeof(rec);
+		free(at);
+		if (bad)
+			goto out;
+	}
+	rc = 0;
+out:
+	ir_hmap_release(&items);
+	ir_hmap_release(&ids);
+	free(all);
+	free(sizes);
+	free(cnt);
+	free(displ);
+	return rc;
+}
+
 int par_run(const ir_sched *s, ir_engine_cfg *cfg, const double *weights, uint32_t host_ranks, ir_engine **en,
             par_result *res, ir_err *e)
 {
+	recorder rec_;
+	int outputs = cfg->hooks.event || cfg->hooks.message;
 	comm_ctx cc;
 	ir_par_comm comm;
 	ir_par_run rr;
@@ -209,16 +418,33 @@ int par_run(const ir_sched *s, ir_engine_cfg *cfg, const double *weights, uint32
 		goto out;
 	}
 	cfg->part = &part;
-	if (!(*en = ir_engine_new(s, cfg, e))) {
+	memset(&rec_, 0, sizeof rec_);
+	if (outputs) {
+		rec_.orig = cfg->hooks;
+		cfg->hooks.ctx = &rec_;
+		cfg->hooks.event = rec_.orig.event ? rec_event : NULL;
+		cfg->hooks.message = rec_.orig.message ? rec_message : NULL;
+		cfg->hooks.number = rec_number;
+		cfg->hooks.progress = NULL;
+	}
+	*en = ir_engine_new(s, cfg, e);
+	if (outputs)
+		cfg->hooks = rec_.orig;
+	if (!*en) {
 		rc = -1;
 		goto out;
 	}
+	rec_.en = *en;
 	MPI_Barrier(MPI_COMM_WORLD);
 	t0 = MPI_Wtime();
 	rc = ir_par_go(&rr, *en, e);
 	t1 = MPI_Wtime();
 	if (rc < 0)
 		goto out;
+	if (rec_failed) {
+		rc = ir_errf(e, "out of memory recording the events for the outputs");
+		goto out;
+	}
 	wall = t1 - t0;
 	res->windows = rr.st.windows;
 	{
@@ -287,7 +513,10 @@ int par_run(const ir_sched *s, ir_engine_cfg *cfg, const double *weights, uint32
 		goto out;
 	}
 	rc = grc ? 1 : 0;
+	if (outputs && replay(&rec_, e) < 0)
+		rc = -1;
 out:
+	free(rec_.v);
 	ir_par_run_release(&rr);
 	free(cc.scount);
 	free(cc.sdispl);

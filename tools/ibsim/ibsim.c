@@ -48,8 +48,9 @@ static void usage(void)
 #ifdef IBSIM_MPI
 	printf("Usage: ibsim-mpi [options] SCHEDULE\n"
 	       "Run under mpirun (mpirun -np N ibsim-mpi ...): simulate a GOAL schedule like ibsim,\n"
-	       "its ranks partitioned over the N MPI processes, with the same results to the\n"
-	       "picosecond (--net loggops; -v, --msglog, --timeline and --otf2 are ibsim's only).\n"
+	       "its ranks partitioned over the N MPI processes, with the results, -v, --msglog,\n"
+	       "--timeline and --otf2 of ibsim --ties key to the picosecond (--net loggops only;\n"
+	       "no --progress).\n"
 	       "\n"
 	       "Parallel run (docs/design.md section 9):\n"
 	       "      --weights W1,...,WN  shares of the ops per process (default: equal)\n"
@@ -189,18 +190,18 @@ static void trace_event(const out *o, const ir_ev *ev)
 	char a[256], p[24], t[24];
 	switch (ev->kind) {
 	case IR_EV_CALC:
-		fprintf(stderr, "%" PRIu64 " seq %" PRIu32 " rank %" PRIu32 ": calc %s cpu %u runs until %" PRIu64 "\n",
+		fprintf(stderr, "%" PRIu64 " seq %" PRIu64 " rank %" PRIu32 ": calc %s cpu %u runs until %" PRIu64 "\n",
 		        ev->t, ev->seq, ev->rank, name_of(o, ev->rank, ev->op, a, sizeof a), ev->cpu, ev->end);
 		break;
 	case IR_EV_SEND:
 		fprintf(stderr,
-		        "%" PRIu64 " seq %" PRIu32 " rank %" PRIu32 ": send %s %" PRIu64 " bytes to %" PRIu32 " tag %" PRIu32
+		        "%" PRIu64 " seq %" PRIu64 " rank %" PRIu32 ": send %s %" PRIu64 " bytes to %" PRIu32 " tag %" PRIu32
 		        " cpu %u nic %u%s; message %" PRIu64 "; cpu busy until %" PRIu64 "\n",
 		        ev->t, ev->seq, ev->rank, name_of(o, ev->rank, ev->op, a, sizeof a), ev->size, ev->peer, ev->tag, ev->cpu,
 		        ev->nic, ev->rndv ? " (rendezvous)" : "", ev->msg, ev->end);
 		break;
 	case IR_EV_RECV:
-		fprintf(stderr, "%" PRIu64 " seq %" PRIu32 " rank %" PRIu32 ": recv %s %" PRIu64 " bytes from %s tag %s %s",
+		fprintf(stderr, "%" PRIu64 " seq %" PRIu64 " rank %" PRIu32 ": recv %s %" PRIu64 " bytes from %s tag %s %s",
 		        ev->t, ev->seq, ev->rank, name_of(o, ev->rank, ev->op, a, sizeof a), ev->size,
 		        any(ev->peer, p, sizeof p), any(ev->tag, t, sizeof t),
 		        ev->matched ? "matches unexpected message" : "posted");
@@ -210,32 +211,32 @@ static void trace_event(const out *o, const ir_ev *ev)
 		break;
 	case IR_EV_MSG:
 		fprintf(stderr,
-		        "%" PRIu64 " seq %" PRIu32 " rank %" PRIu32 ": message %" PRIu64 " from %" PRIu32 " tag %" PRIu32
+		        "%" PRIu64 " seq %" PRIu64 " rank %" PRIu32 ": message %" PRIu64 " from %" PRIu32 " tag %" PRIu32
 		        " %" PRIu64 " bytes%s charged until %" PRIu64 "; %s%s\n",
 		        ev->t, ev->seq, ev->rank, ev->msg, ev->peer, ev->tag, ev->size, ev->rndv ? " (rendezvous)" : "",
 		        ev->end, ev->matched ? "matches recv " : "unexpected",
 		        ev->matched ? name_of(o, ev->rank, ev->op, a, sizeof a) : "");
 		break;
 	case IR_EV_PUTBACK:
-		fprintf(stderr, "%" PRIu64 " seq %" PRIu32 " rank %" PRIu32 ": %s%s busy, put back to %" PRIu64 "\n", ev->t,
+		fprintf(stderr, "%" PRIu64 " seq %" PRIu64 " rank %" PRIu32 ": %s%s busy, put back to %" PRIu64 "\n", ev->t,
 		        ev->seq, ev->rank, ev->op == IR_NO_OP ? "message" : "op ",
 		        ev->op == IR_NO_OP ? "" : name_of(o, ev->rank, ev->op, a, sizeof a), ev->end);
 		break;
 	case IR_EV_DATA:
 		fprintf(stderr,
-		        "%" PRIu64 " seq %" PRIu32 " rank %" PRIu32 ": data of message %" PRIu64 " from %" PRIu32
+		        "%" PRIu64 " seq %" PRIu64 " rank %" PRIu32 ": data of message %" PRIu64 " from %" PRIu32
 		        " arrived; recv %s and the send complete\n",
 		        ev->t, ev->seq, ev->rank, ev->msg, ev->peer, name_of(o, ev->rank, ev->op, a, sizeof a));
 		break;
 	case IR_EV_IO:
 		fprintf(stderr,
-		        "%" PRIu64 " seq %" PRIu32 " rank %" PRIu32 ": disk %s %s %" PRIu64 " bytes at %" PRIu64
+		        "%" PRIu64 " seq %" PRIu64 " rank %" PRIu32 ": disk %s %s %" PRIu64 " bytes at %" PRIu64
 		        " done at %" PRIu64 "\n",
 		        ev->t, ev->seq, ev->rank, ev->tag ? (ev->size ? "write" : "flush") : "read",
 		        name_of(o, ev->rank, ev->op, a, sizeof a), ev->size, ev->msg, ev->end);
 		break;
 	default:
-		fprintf(stderr, "%" PRIu64 " seq %" PRIu32 ": network callback %" PRIu64 "\n", ev->t, ev->seq, ev->msg);
+		fprintf(stderr, "%" PRIu64 " seq %" PRIu64 ": network callback %" PRIu64 "\n", ev->t, ev->seq, ev->msg);
 		break;
 	}
 }
@@ -674,10 +675,6 @@ int main(int argc, char **argv)
 	path = argv[optind];
 #ifdef IBSIM_MPI
 	{
-		/* what follows every event, in the order of the whole run, is ibsim's only */
-		const char *no = verbose ? "-v" : msglog ? "--msglog" : timeline ? "--timeline" : otf2 ? "--otf2" : NULL;
-		if (no)
-			return ir_cli_usage("%s is not available in ibsim-mpi (run ibsim for it)", no);
 		if (progress == 1)
 			return ir_cli_usage("--progress is not available in ibsim-mpi");
 		progress = 0;
@@ -848,21 +845,21 @@ int main(int argc, char **argv)
 	}
 	o.s = s;
 	o.verbose = verbose;
-	if (msglog) {
+	if (msglog && PAR_ME == 0) {
 		o.msglog = ir_writer_open(msglog, 0, &e);
 		if (!o.msglog || ir_writer_puts(o.msglog, "# ibsim " IR_VERSION " msglog\nid\tsrc\tdst\ttag\tsize\tinject_ps\tarrive_ps\tmatched_ps\tprotocol\tsend_op\trecv_op\n", &e)) {
 			status = ir_cli_fail(&e);
 			goto done;
 		}
 	}
-	if (timeline) {
+	if (timeline && PAR_ME == 0) {
 		o.timeline = ir_writer_open(timeline, 0, &e);
 		if (!o.timeline || ir_writer_puts(o.timeline, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"ibsim " IR_VERSION "\"},\"traceEvents\":[", &e)) {
 			status = ir_cli_fail(&e);
 			goto done;
 		}
 	}
-	if (otf2 && !(o.otf2 = ibsim_otf2_open(otf2, s->nranks, &e))) {
+	if (otf2 && PAR_ME == 0 && !(o.otf2 = ibsim_otf2_open(otf2, s->nranks, &e))) {
 		status = ir_cli_fail(&e);
 		goto done;
 	}

@@ -268,14 +268,13 @@ static int key_before(const uint64_t *a, const uint64_t *b)
 	return 0;
 }
 
-/* A whole run's number of a partition's: items (map `items`, counter *next) or messages. */
-static int renumber(ir_hmap *m, uint64_t *v, ir_err *e)
+/* A whole run's number for a partition's (map of items or of messages); the ops ready at
+ * the start are numbered alike everywhere and are not in the map. */
+static void renumber(const ir_hmap *m, uint64_t *v)
 {
 	const uint64_t *g = ir_hmap_get(m, *v, 0);
-	(void)e;
 	if (g)
 		*v = *g;
-	return 0;
 }
 
 static int number_new(ir_hmap *m, uint64_t v, uint64_t *next, ir_err *e)
@@ -356,14 +355,14 @@ static int replay(recorder *rr, ir_err *e)
 					break;
 			} else if (x.kind == R_EV) {
 				ir_ev *ev = &x.u.ev;
-				renumber(&items, &ev->seq, e);
+				renumber(&items, &ev->seq);
 				if (ev->kind == IR_EV_SEND || ev->kind == IR_EV_MSG || ev->kind == IR_EV_DATA ||
 				    (ev->kind == IR_EV_RECV && ev->matched))
-					renumber(&ids, &ev->msg, e);
+					renumber(&ids, &ev->msg);
 				if (rr->orig.event && rr->orig.event(rr->orig.ctx, ev, e))
 					break;
 			} else {
-				renumber(&ids, &x.u.m.id, e);
+				renumber(&ids, &x.u.m.id);
 				if (rr->orig.message && rr->orig.message(rr->orig.ctx, &x.u.m, e))
 					break;
 			}

@@ -367,6 +367,8 @@ struct ir_trace {
 	int no_clock;
 	double oi, of;   /* offsets, us */
 	int has_oi, has_of;
+	double ri, rf;   /* round trips of the exchanges the offsets came from, us */
+	int has_ri, has_rf;
 	int64_t ti_ps;   /* local MPI_Init return, ps since epoch (uncorrected) */
 	int64_t tf_ps;   /* local MPI_Finalize call (from the tail) */
 	int has_ti, has_tf;
@@ -390,11 +392,23 @@ static int parse_offset(const char *s, double *v)
 	return 0;
 }
 
-/* Header comment lines that carry values. Returns 1 if handled as an offset. */
+/* Header comment lines that carry values. Returns 1 if handled as an offset or
+ * a round trip (formats/trace.md §2, clock offsets). */
 static int header_offset(ir_trace *t, const char *l)
 {
 	static const char ini1[] = "# clockdiff:", ini2[] = "# Init clockdiff:", fin[] = "# Finalize clockdiff:";
+	static const char rtti[] = "# Init clockrtt:", rttf[] = "# Finalize clockrtt:";
 	double v;
+	if (strncmp(l, rtti, sizeof rtti - 1) == 0 && parse_offset(l + sizeof rtti - 1, &v) == 0) {
+		t->ri = v;
+		t->has_ri = 1;
+		return 1;
+	}
+	if (strncmp(l, rttf, sizeof rttf - 1) == 0 && parse_offset(l + sizeof rttf - 1, &v) == 0) {
+		t->rf = v;
+		t->has_rf = 1;
+		return 1;
+	}
 	if (strncmp(l, ini1, sizeof ini1 - 1) == 0 && parse_offset(l + sizeof ini1 - 1, &v) == 0) {
 		t->oi = v;
 		t->has_oi = 1;
@@ -423,7 +437,7 @@ static void tail_line(ir_trace *t, const char *l, size_t n)
 			return;
 		memcpy(buf, l, n);
 		buf[n] = 0;
-		if (strncmp(buf, "# Finalize clockdiff:", 21) == 0)
+		if (strncmp(buf, "# Finalize clock", 16) == 0)
 			header_offset(t, buf);
 		return;
 	}
@@ -583,13 +597,20 @@ double ir_trace_offset_init(const ir_trace *t) { return t->oi; }
 double ir_trace_offset_fini(const ir_trace *t) { return t->of; }
 int ir_trace_has_fini_offset(const ir_trace *t) { return t->has_of; }
 
-/* Clock offset at local time ps (since epoch), in picoseconds. */
+/* Clock offset at local time ps (since epoch), in picoseconds (formats/trace.md §2,
+ * clock offsets): interpolated between the Init and the Finalize offsets when the
+ * drift they imply is a clock's (at most IR_TRACE_MAX_DRIFT), else the offset of the
+ * exchange with the smaller round trip for the whole trace. */
 static int64_t offset_at(const ir_trace *t, int64_t ps)
 {
 	double off = t->oi;
 	if (t->no_clock)
 		return 0;
-	if (t->has_of && t->has_ti && t->has_tf && t->tf_ps > t->ti_ps) {
+	if (t->has_of && t->has_ti && t->has_tf && t->tf_ps > t->ti_ps &&
+	    fabs(t->of - t->oi) * 1e6 > IR_TRACE_MAX_DRIFT * (double)(t->tf_ps - t->ti_ps)) {
+		if (t->has_ri && t->has_rf && t->rf < t->ri)
+			off = t->of;
+	} else if (t->has_of && t->has_ti && t->has_tf && t->tf_ps > t->ti_ps) {
 		double f = (double)(ps - t->ti_ps) / (double)(t->tf_ps - t->ti_ps);
 		if (f < 0)
 			f = 0;

@@ -76,6 +76,11 @@ enum ir_rec_kind {
 };
 
 #define IR_TRACE_MAXF 128    /* argument fields per call */
+/* The largest rate at which two clocks drift apart (1,000 ppm: quartz clocks
+ * drift by 100 ppm at most, NTP slews by 500 at most); a larger change between
+ * a trace's Init and Finalize offsets is an error of measurement
+ * (formats/trace.md §2, clock offsets). */
+#define IR_TRACE_MAX_DRIFT 1e-3
 #define IR_TIME_NONE INT64_MIN
 
 typedef struct ir_rec {

@@ -94,6 +94,30 @@ expect_err() {
 	fi
 }
 
+# trace_ends TRACE...: "rank end_ns" of a real run on the common clock: MPI_Finalize's call
+# minus the earliest MPI_Init return over all ranks, each time corrected by its rank's offset
+# (formats/trace.md §2, clock offsets: the Init offset at MPI_Init, the Finalize offset at
+# MPI_Finalize, or, when the two imply a drift above 1,000 ppm, the offset of the exchange
+# with the smaller round trip at both). Times keep their last 9 integer digits (exact in
+# awk's doubles).
+trace_ends() {
+	for f in "$@"; do
+		awk -F: '
+		function us(t,  i, p) { p = index(t, "."); i = p ? substr(t, 1, p - 1) : t
+			return (substr(i, length(i) - 8) + 0) + (p ? ("0" substr(t, p)) + 0 : 0) }
+		function abs(x) { return x < 0 ? -x : x }
+		/^# (Init )?clockdiff:/ { split($0, a, ": "); split(a[2], b, " "); oi = b[1] + 0; if (!seen) of = oi; seen = 1 }
+		/^# Finalize clockdiff:/ { split($0, a, ": "); of = a[2] + 0 }
+		/^# Init clockrtt:/ { split($0, a, ": "); ri = a[2] + 0; hri = 1 }
+		/^# Finalize clockrtt:/ { split($0, a, ": "); rf = a[2] + 0; hrf = 1 }
+		/^MPI_Init/ { s = us($NF) }
+		/^MPI_Finalize:/ { e = us($2) }
+		END { if (e > s && abs(of - oi) > 0.001 * (e - s)) { if (hri && hrf && rf < ri) oi = of; else of = oi }
+			printf "%.6f %.6f\n", s + oi, e + of }' "$f"
+	done | awk '{ s[NR] = $1; e[NR] = $2; if (NR == 1 || $1 < m) m = $1 }
+		END { for (i = 1; i <= NR; i++) printf "%d %.0f\n", i - 1, (e[i] - m) * 1000 }'
+}
+
 test_done() {
 	echo "1..$test_count"
 	cd "$TOP" || exit 1

@@ -13,22 +13,6 @@
 printf 'L = 0\no = 0\ng = 0\nG = 0\nO = 0\n' >zero.params
 ZERO="-L 0 -o 0 -g 0 -G 0 -O 0"
 
-# real FILE...: "rank end_ns" of the real run on the common clock: MPI_Finalize's call plus the
-# Finalize offset, minus the earliest (MPI_Init return plus the Init offset) over all ranks.
-# Times keep their last 9 integer digits (exact in awk's doubles).
-real() {
-	for f in "$@"; do
-		awk -F: '
-		function us(t,  i, p) { p = index(t, "."); i = p ? substr(t, 1, p - 1) : t
-			return (substr(i, length(i) - 8) + 0) + (p ? ("0" substr(t, p)) + 0 : 0) }
-		/^# (Init )?clockdiff:/ { split($0, a, ": "); split(a[2], b, " "); oi = b[1] + 0; if (!seen) of = oi; seen = 1 }
-		/^# Finalize clockdiff:/ { split($0, a, ": "); of = a[2] + 0 }
-		/^MPI_Init/ { s = us($NF) }
-		/^MPI_Finalize:/ { e = us($2) }
-		END { printf "%.6f %.6f\n", s + oi, e + of }' "$f"
-	done | awk '{ s[NR] = $1; e[NR] = $2; if (NR == 1 || $1 < m) m = $1 }
-		END { for (i = 1; i <= NR; i++) printf "%d %.0f\n", i - 1, (e[i] - m) * 1000 }'
-}
 
 # replay GOAL: "rank end_ns" from ibsim on a zero-cost network
 replay() {
@@ -49,7 +33,7 @@ test_expect_success 'ltest: rank 0 really ran 13807 us from MPI_Init to MPI_Fina
 
 test_expect_success 'ltest: the replay ends within 1 us of the real run, rank by rank' '
 	trace2goal -p zero.params --durations --sync "$SEED" >sync.goal &&
-	real "$SEED"/pmpi-trace-rank-0.txt "$SEED"/pmpi-trace-rank-1.txt >real.txt &&
+	trace_ends "$SEED"/pmpi-trace-rank-0.txt "$SEED"/pmpi-trace-rank-1.txt >real.txt &&
 	replay sync.goal >rep.txt &&
 	test $(wc -l <rep.txt) = 2 &&
 	within 1000 real.txt rep.txt
@@ -88,7 +72,7 @@ NBEXACT="--coll iallreduce=recdoub,ireduce_scatter=ring,ireduce_scatter_block=ri
 for app in collectives nonblock wildcard; do
 	test_expect_success "allprof recording of samples/apps/$app.c (3 ranks): exact to 1 ns" "
 		trace2goal -q -p zero.params --durations --sync $NBEXACT \"\$TESTDATA/$app\" >$app.goal &&
-		real \"\$TESTDATA/$app\"/rank-*.trace >$app.real &&
+		trace_ends \"\$TESTDATA/$app\"/rank-*.trace >$app.real &&
 		replay $app.goal >$app.rep &&
 		test \$(wc -l <$app.rep) = 3 &&
 		within 1 $app.real $app.rep
@@ -203,7 +187,7 @@ test_expect_success 'a long run (2 x 30000 messages) spills the rank buffers and
 	}" && mkdir long && mv l0 long/r-0.txt && mv l1 long/r-1.txt &&
 	trace2goal -p zero.params --durations --sync long >long.goal &&
 	test $(wc -c <long.goal) -gt 1000000 &&
-	real long/r-0.txt long/r-1.txt >long.real && replay long.goal >long.rep && within 0 long.real long.rep
+	trace_ends long/r-0.txt long/r-1.txt >long.real && replay long.goal >long.rep && within 0 long.real long.rep
 '
 
 test_expect_success 'a liballprof wildcard receive cannot be synchronised: warned with a count' '

@@ -74,20 +74,6 @@ simsends() {
 		END { for (i = 0; i < n; i++) print i, m[i] + 0, b[i] + 0 }' "$1"
 }
 
-# real TRACE...: "rank end_ns" of the real run (common clock, from the earliest MPI_Init return)
-real() {
-	for f in "$@"; do
-		awk -F: '
-		function us(t,  i, p) { p = index(t, "."); i = p ? substr(t, 1, p - 1) : t
-			return (substr(i, length(i) - 8) + 0) + (p ? ("0" substr(t, p)) + 0 : 0) }
-		/^# (Init )?clockdiff:/ { split($0, a, ": "); split(a[2], b, " "); oi = b[1] + 0; if (!seen) of = oi; seen = 1 }
-		/^# Finalize clockdiff:/ { split($0, a, ": "); of = a[2] + 0 }
-		/^MPI_Init/ { s = us($NF) }
-		/^MPI_Finalize:/ { e = us($2) }
-		END { printf "%.6f %.6f\n", s + oi, e + of }' "$f"
-	done | awk '{ s[NR] = $1; e[NR] = $2; if (NR == 1 || $1 < m) m = $1 }
-		END { for (i = 1; i <= NR; i++) printf "%d %.0f\n", i - 1, (e[i] - m) * 1000 }'
-}
 
 # clock_bound TRACE...: in ns, the sum over the ranks of the larger round trip of the two
 # clock offset measurements (# Init clockrtt, # Finalize clockrtt)
@@ -134,7 +120,7 @@ for spec in pingpong:2 ring:3 nonblock:3 persistent:4 datatypes:2 wildcard:3 col
 	# never earlier than 1 us, never later than 1 us plus nbc_bound and clock_bound (see the top)
 	test_expect_success "$app: --durations --sync replays the real run to 1 us per rank, plus the bounds" "
 		trace2goal -q -p zero.params --durations --sync $app >$app.sync &&
-		real $app/rank-*.trace >$app.real &&
+		trace_ends $app/rank-*.trace >$app.real &&
 		nbc_bound $app/rank-*.trace >$app.bound && clock_bound $app/rank-*.trace >>$app.bound &&
 		ibsim -q -L 0 -o 0 -g 0 -G 0 -O 0 $app.sync | awk '!/^#/ && \$1 != \"rank\" { printf \"%d %.0f\\n\", \$1, \$2 / 1000 }' >$app.rep &&
 		paste $app.real $app.rep | awk -v b=\$(awk '{ b += \$1 } END { print b }' $app.bound) '{ d = \$4 - \$2; if (\$1 != \$3 || d < -1000 || d > 1000 + b) { print \"late by\", d, \"ns, bound\", b; print; bad = 1 } } END { exit bad }'

@@ -193,6 +193,40 @@ test_expect_success 'MPI_Finalize before MPI_Init returns' '
 	expect_err "cmp-real: lt/pmpi-trace-rank-0.txt:30: MPI_Finalize is called 965.000 us before MPI_Init returns (clock correction?)"
 '
 
+# clk DIR OI RI OF RF: two ranks, 1000 us each from MPI_Init to MPI_Finalize on their own
+# clocks; rank 1 has Init and Finalize offsets OI and OF with round trips RI and RF
+clk() {
+	rm -rf "$1" && mkdir "$1" &&
+	printf "MPI_Init:-:1:2:1000\nMPI_Finalize:2000:-\n" >"$1/t-0.txt" &&
+	printf "# Init clockdiff: %s\n# Init clockrtt: %s\nMPI_Init:-:1:2:1000\n# Finalize clockdiff: %s\n# Finalize clockrtt: %s\nMPI_Finalize:2000:-\n" \
+		"$2" "$3" "$4" "$5" >"$1/t-1.txt" &&
+	printf "rank\tend_ps\n0\t0\n1\t0\n" >zero2.tsv
+}
+
+test_expect_success 'offsets that imply a clock drift above 1,000 ppm: the one of the shorter round trip' '
+	clk c1 0.000 50.000 -5000.000 10.000 &&
+	cmp-real --sync -f tsv -t 1000 c1 zero2.tsv >out &&
+	grep -q "^0	6000000000	" out && grep -q "^1	1000000000	" out &&
+	cmp-real -f tsv -t 1000 c1 zero2.tsv >out &&
+	grep -q "^1	1000000000	" out &&
+	clk c2 0.000 10.000 -5000.000 50.000 &&
+	cmp-real --sync -f tsv -t 1000 c2 zero2.tsv >out &&
+	grep -q "^0	1000000000	" out && grep -q "^1	1000000000	" out &&
+	clk c3 0.000 10.000 -5000.000 10.000 &&
+	cmp-real --sync -f tsv -t 1000 c3 zero2.tsv >out &&
+	grep -q "^1	1000000000	" out &&
+	trace_ends c1/t-0.txt c1/t-1.txt >ends && printf "0 6000000\n1 1000000\n" >want && test_cmp want ends
+'
+
+test_expect_success 'offsets that imply a clock drift of 1,000 ppm or less: interpolated' '
+	clk c4 0.000 50.000 0.500 10.000 &&
+	cmp-real -f tsv -t 1000 c4 zero2.tsv >out &&
+	grep -q "^1	1000500000	" out &&
+	clk c5 0.000 50.000 1.500 10.000 &&
+	cmp-real -f tsv -t 1000 c5 zero2.tsv >out &&
+	grep -q "^1	1000000000	" out
+'
+
 test_expect_success 'a zero real time: deviation inf, outside' '
 	rm -rf z && mkdir z &&
 	printf "MPI_Init:-:1:2:1000\nMPI_Finalize:1000:-\n" >z/t-0.txt &&

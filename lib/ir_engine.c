@@ -249,7 +249,8 @@ struct ir_engine {
 	ir_node_cfg nc;
 	int intra;               /* the intra-node model prices messages within a host (pi) */
 	ir_loggops pi;
-	uint64_t *hwake;         /* block with cpu_yield: [nhosts] what waking a waiting rank costs */
+	uint64_t *hwake;         /* block with cpu_yield: [nhosts * K] what waking a waiting rank
+	                          * of each core costs (wake_cost) */
 	uint32_t K;              /* cores per host when some host is shared (else 0) */
 	int spin, block;         /* some host has more ranks than cores, and the rule */
 	uint32_t nhosts;
@@ -821,6 +822,14 @@ static int log_msg(ir_engine *en, const msg *m, uint32_t ri, uint64_t t, ir_err 
  * library progresses them while it waits (docs/loggops-semantics.md section 6.2). */
 static uint64_t node_wake(ir_engine *en, uint32_t r, uint64_t t);
 
+/* block with cpu_yield: what waking waiting rank r costs (docs/loggops-semantics.md
+ * section 8, "Waking a waiting rank"): its core's share under cpu_bind = core, else the
+ * host's. */
+static inline uint64_t wake_cost(const ir_engine *en, uint32_t r)
+{
+	return en->hwake[(size_t)en->host[r] * en->K + (en->nc.bind ? en->pos[r] % en->K : 0)];
+}
+
 static int release_sender(ir_engine *en, const msg *m, uint64_t t, ir_err *e)
 {
 	uint32_t sr = m->src;
@@ -829,7 +838,7 @@ static int release_sender(ir_engine *en, const msg *m, uint64_t t, ir_err *e)
 	uint64_t cpu_end = tadd(en, m->inject, ir_model_send_cpu(msg_params(en, m), m->size, m->self)), t_done = t;
 	/* a sender waiting in MPI on a shared host is woken by the release, a protocol step of
 	 * its own (docs/loggops-semantics.md section 8, "Waking a waiting rank") */
-	if (en->hwake && *cf < t && en->hwake[en->host[sr]])
+	if (en->hwake && *cf < t && wake_cost(en, sr))
 		t_done = node_wake(en, sr, t);
 	if (*cf < t_done)
 		*cf = t_done;
@@ -1121,12 +1130,16 @@ static int node_init(ir_engine *en, ir_err *e)
 			/* a waking rank waits for the host's other waiting ranks of its core to
 			 * yield in turn: (ranks - cores) / cores of them (docs/loggops-semantics.md
 			 * section 8, "Waking a waiting rank") */
-			if (!(en->hwake = xcalloc(en->nhosts, 8, e, "host wake-ups")))
+			if (!(en->hwake = xcalloc((size_t)en->nhosts * en->K, 8, e, "host wake-ups")))
 				return -1;
 			for (uint32_t h = 0; h < en->nhosts; h++)
-				if (en->hsize[h] > en->K) {
-					double v = (double)nc->yield * (double)(en->hsize[h] - en->K) / (double)en->K + 0.5;
-					en->hwake[h] = v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)v;
+				for (uint32_t j = 0; j < en->K && en->hsize[h] > en->K; j++) {
+					/* cpu_bind = core: the other ranks bound to core j */
+					uint32_t on = en->hsize[h] / en->K + (j < en->hsize[h] % en->K);
+					double turns = nc->bind ? (double)(on - 1) :
+					               (double)(en->hsize[h] - en->K) / (double)en->K;
+					double v = (double)nc->yield * turns + 0.5;
+					en->hwake[(size_t)h * en->K + j] = v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)v;
 				}
 		}
 	}
@@ -1272,12 +1285,19 @@ static uint64_t node_adv(ir_engine *en, uint32_t r, uint64_t t, uint64_t w, int 
 	}
 }
 
-/* block: a core of host h free at t (its index in *j), else the earliest time one is. */
-static uint64_t core_at(const ir_engine *en, uint32_t h, uint64_t t, uint32_t *j)
+/* block: a core of rank r's host h free at t (its index in *j), else the earliest time
+ * one is; with cpu_bind = core only the rank's own core (position mod K). */
+static uint64_t core_at(const ir_engine *en, uint32_t r, uint32_t h, uint64_t t, uint32_t *j)
 {
 	const uint64_t *cf = en->core_free + (size_t)h * en->K;
 	uint64_t m = UINT64_MAX;
 	*j = NIL;
+	if (en->nc.bind) {
+		uint32_t k = en->pos[r] % en->K;
+		if (cf[k] <= t)
+			*j = k;
+		return cf[k] <= t ? t : cf[k];
+	}
 	for (uint32_t k = 0; k < en->K; k++) {
 		if (cf[k] <= t) {
 			*j = k;
@@ -1302,7 +1322,7 @@ static int node_take(ir_engine *en, uint32_t r, uint64_t t, uint64_t w, uint64_t
 	}
 	a = node_ready(en, r, t, sh && en->spin);
 	if (sh && en->block) {
-		uint64_t x = core_at(en, h, a, &j);
+		uint64_t x = core_at(en, r, h, a, &j);
 		if (x > a)
 			a = x;
 	}
@@ -1322,13 +1342,13 @@ static int node_take(ir_engine *en, uint32_t r, uint64_t t, uint64_t w, uint64_t
 static uint64_t node_wake(ir_engine *en, uint32_t r, uint64_t t)
 {
 	uint32_t h = en->host[r], j = NIL;
-	uint64_t a = node_ready(en, r, t, 0), q = core_at(en, h, a, &j), end;
+	uint64_t a = node_ready(en, r, t, 0), q = core_at(en, r, h, a, &j), end;
 	if (j == NIL) {
 		a = node_ready(en, r, q, 0);
-		while ((q = core_at(en, h, a, &j)) > a || j == NIL)
+		while ((q = core_at(en, r, h, a, &j)) > a || j == NIL)
 			a = node_ready(en, r, q, 0);
 	}
-	end = node_adv(en, r, a, en->hwake[h], 0);
+	end = node_adv(en, r, a, wake_cost(en, r), 0);
 	en->core_free[(size_t)h * en->K + j] = end;
 	return end;
 }
@@ -1389,7 +1409,7 @@ static int node_calc(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, uint32_t
 		en->calc[r] = tadd(en, en->calc[r], w);
 	}
 	a = node_ready(en, r, t, 0);
-	q = core_at(en, h, a, &j);
+	q = core_at(en, r, h, a, &j);
 	if (q > a)
 		a = q;
 	if (a > t) {
@@ -1765,7 +1785,7 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 	                          : ir_model_lg_recv_cpu(&en->p, m->size, (en->net->flags & IR_NET_MODELS_BYTES) != 0);
 	/* a rank waiting in MPI on a shared host (its CPU idle) is woken first */
 	if (en->hwake && *cf < t)
-		cpu_end = tadd(en, cpu_end, en->hwake[en->host[d]]);
+		cpu_end = tadd(en, cpu_end, wake_cost(en, d));
 	if (!en->node || en->arrival)
 		cpu_end = tadd(en, t, cpu_end);
 	else if (node_take(en, d, t, cpu_end, &cpu_end))

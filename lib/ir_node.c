@@ -19,7 +19,7 @@
 #include "ir_num.h"
 #include "ir_params.h"
 
-const char *const ir_node_keys[] = { "cores", "ranks_per_host", "cpu_wait", "quantum", "cpu_scale", "cpu_yield",
+const char *const ir_node_keys[] = { "cores", "ranks_per_host", "cpu_wait", "cpu_bind", "quantum", "cpu_scale", "cpu_yield",
 	                             "perturb", "seed", "noise", "noise_loggopsim", NULL };
 
 void ir_noise_init(ir_noise *nz) { memset(nz, 0, sizeof *nz); }
@@ -275,6 +275,19 @@ int ir_node_load(ir_node_cfg *c, const struct ir_params *ps, ir_err *e)
 			c->wait = IR_WAIT_BLOCK;
 		else
 			return bad_value(ps, "cpu_wait", "spin or block", e);
+	}
+	if ((v = ir_params_get(ps, "cpu_bind"))) {
+		if (strcmp(v, "none") == 0)
+			c->bind = 0;
+		else if (strcmp(v, "core") == 0)
+			c->bind = 1;
+		else
+			return bad_value(ps, "cpu_bind", "none or core", e);
+	}
+	if (c->bind && c->wait == IR_WAIT_SPIN) {
+		char o[300];
+		return ir_errf(e, "%s: cpu_bind = core needs cpu_wait = block (spin's rotation places "
+		               "the ranks itself)", origin(ps, "cpu_bind", o, sizeof o));
 	}
 	if (ir_params_time(ps, "cpu_yield", &c->yield, e) < 0)
 		return -1;

@@ -58,6 +58,7 @@ typedef struct ir_node_cfg {
 	uint32_t ranks_per_host; /* ranks h*P .. h*P+P-1 are host h */
 	int ranks_per_host_set;  /* given: it wins over the network's placement */
 	int wait;                /* enum ir_cpu_wait */
+	int bind;                /* block: a rank runs only on core (position mod cores) */
 	uint64_t quantum;        /* round-robin time slice, ps */
 	uint64_t yield;          /* block: one waiting rank's turn on a core (a context switch and
 	                          * a poll); waking a rank of a shared host costs (n-k)/k of them */

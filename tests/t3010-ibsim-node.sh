@@ -43,6 +43,30 @@ test_expect_success 'three ranks on two cores' '
 	test_cmp want got
 '
 
+test_expect_success 'cpu_bind = core: a rank runs only on core (position mod cores)' '
+	printf "num_ranks 3\nrank 0 {\nc: calc 10000\n}\nrank 1 {\nc: calc 10000\n}\nrank 2 {\nc: calc 10000\n}\n" >b3.goal &&
+	# any core: the three share both cores, round-robin in slices of 3000
+	ibsim -q --cores 2 --ranks-per-host 3 --quantum 3000 b3.goal >b3n.out && ends b3n.out >got &&
+	printf "0 13000\n1 14000\n2 16000\n" >want && test_cmp want got &&
+	# bound: ranks 0 and 2 take turns on core 0 (the worked example), rank 1 has core 1
+	ibsim -q --cores 2 --ranks-per-host 3 --quantum 3000 --cpu-bind core b3.goal >b3c.out && ends b3c.out >got &&
+	printf "0 19000\n1 10000\n2 20000\n" >want && test_cmp want got &&
+	head -n 1 b3c.out | grep -q " cpu_wait=block quantum=3000 cpu_bind=core ranks=3 " &&
+	! head -n 1 b3n.out | grep -q cpu_bind &&
+	ibsim -q --cores 2 --ranks-per-host 3 --quantum 3000 --cpu-bind none b3.goal >b3x.out && cmp b3n.out b3x.out &&
+	printf "cores = 2\nranks_per_host = 3\nquantum = 3ns\ncpu_bind = core\n" >bind.params &&
+	ibsim -q -p bind.params b3.goal >b3p.out && ends b3p.out >got &&
+	printf "0 19000\n1 10000\n2 20000\n" >want && test_cmp want got
+'
+
+test_expect_success 'cpu_bind: bad values, and spin (its rotation places the ranks)' '
+	expect_fail 2 ibsim --cores 2 --ranks-per-host 3 --cpu-bind socket b3.goal &&
+	expect_err "ibsim: --cpu-bind: invalid cpu_bind '"'"'socket'"'"' (expected none or core)" &&
+	printf "cores = 2\ncpu_bind = core\ncpu_wait = spin\n" >bs.params &&
+	expect_fail 1 ibsim -p bs.params b3.goal &&
+	expect_err "ibsim: bs.params:2: cpu_bind = core needs cpu_wait = block (spin'"'"'s rotation places the ranks itself)"
+'
+
 test_expect_success 'hosts are blocks of ranks_per_host ranks' '
 	printf "num_ranks 4\n" >four.goal &&
 	for r in 0 1 2 3; do printf "rank $r {\nc: calc 10000\n}\n" >>four.goal || return 1; done &&

@@ -34,6 +34,18 @@ test_expect_success 'the turns grow with the ranks per core: (n - k) / k' '
 	head -n 1 got >got1 && echo "0 $((720000 + 6 * 1667))" >want && test_cmp want got1
 '
 
+test_expect_success 'cpu_bind = core: the turns are those of the other ranks bound to the core' '
+	printf "num_ranks 3\nrank 0 {\ns: send 0b to 1 tag 0\nr: recv 0b from 1 tag 0\nr requires s\n}\nrank 1 {\nr: recv 0b from 0 tag 0\ns: send 0b to 0 tag 0\ns requires r\n}\nrank 2 {\n}\n" >pp3.goal &&
+	# 3 ranks on 2 cores, any core: (3 - 2) / 2 turns of 1 us = 500 ns per wake-up: rank 1
+	# handles [100, 620) ns and answers [620, 630); rank 0 handles [720, 1240)
+	ibsim -q -p q.params --cores 2 --ranks-per-host 3 --cpu-yield 1us pp3.goal >n3.out && ends n3.out >got &&
+	printf "0 1240000\n1 630000\n2 0\n" >want && test_cmp want got &&
+	# bound: rank 0 shares core 0 with rank 2 (1 turn, 1 us), rank 1 has core 1 (none):
+	# rank 1 handles [100, 120), answers [120, 130); rank 0 handles [220, 1240)
+	ibsim -q -p q.params --cores 2 --ranks-per-host 3 --cpu-yield 1us --cpu-bind core pp3.goal >c3.out && ends c3.out >got &&
+	printf "0 1240000\n1 130000\n2 0\n" >want && test_cmp want got
+'
+
 test_expect_success 'a rank busy when its message arrives polls it itself: no wake-up' '
 	printf "num_ranks 2\nrank 0 {\ns: send 0b to 1 tag 0\n}\nrank 1 {\nc: calc 1000000\nr: recv 0b from 0 tag 0\nr requires c\n}\n" >busy.goal &&
 	ibsim -q -p q.params --cores 1 --ranks-per-host 2 --cpu-yield 1us busy.goal >b.out && ends b.out >got &&

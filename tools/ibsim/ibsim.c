@@ -93,6 +93,9 @@ static void usage(void)
 	       "                      the hosts of --placement)\n"
 	       "      --cpu-wait MODE a rank blocked in MPI gives its core up (block, default,\n"
 	       "                      as MPI libraries do on an oversubscribed host) or keeps it (spin)\n"
+	       "      --cpu-bind B    block: a rank runs on any core of its host (none, default)\n"
+	       "                      or only on core (position mod cores) (core: mpirun --bind-to\n"
+	       "                      core:overload-allowed)\n"
 	       "      --quantum T     round-robin time slice of shared cores (default 4ms)\n"
 	       "      --cpu-yield T   block: one waiting rank's turn on a shared core; a message\n"
 	       "                      that wakes a waiting rank, or the release of a waiting\n"
@@ -423,7 +426,7 @@ static int write_stats(const char *path, double load, double wall, const ir_engi
 /* Keys ibsim reads, and keys of other tools (trace2goal's pinning cost, written by
  * calib) that it ignores without a warning, so one params file serves all tools. */
 static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send", "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", "net", "async_progress",
-	                                      "pin_a", "pin_b", "poll", "cores", "ranks_per_host", "cpu_wait", "quantum", "cpu_scale", "cpu_yield",
+	                                      "pin_a", "pin_b", "poll", "cores", "ranks_per_host", "cpu_wait", "cpu_bind", "quantum", "cpu_scale", "cpu_yield",
 	                                      "intra_send_o", "intra_recv_o", "intra_net_L", "intra_S",
 	                                      "perturb", "seed", "noise", "noise_loggopsim",
 	                                      /* the storage model (ir_storage_keys) */
@@ -456,7 +459,7 @@ static int get_params(const ir_params *ps, ir_loggops *p, const char **net, ir_e
 enum {
 	OPT_ORNDV = 256, OPT_ORNDV_BIG, OPT_OSEND, OPT_OSEND_RNDV, OPT_ASYNC, OPT_MSGLOG, OPT_TIMELINE, OPT_OTF2, OPT_PROGRESS, OPT_VERSION, OPT_TOPO, OPT_ROUTING,
 	OPT_PLACEMENT, OPT_LINK, OPT_MTU, OPT_IB, OPT_LINKSTATS, OPT_DUMPLFT, OPT_DUMPNET, OPT_ROUTESTATS, OPT_RNDV, OPT_STATS,
-	OPT_CORES, OPT_RPH, OPT_CPUWAIT, OPT_QUANTUM, OPT_CPUYIELD, OPT_CPUSCALE, OPT_NOISE, OPT_NOISE_LG, OPT_PERTURB, OPT_SEED,
+	OPT_CORES, OPT_RPH, OPT_CPUWAIT, OPT_CPUBIND, OPT_QUANTUM, OPT_CPUYIELD, OPT_CPUSCALE, OPT_NOISE, OPT_NOISE_LG, OPT_PERTURB, OPT_SEED,
 	OPT_WEIGHTS, OPT_TIES
 };
 #define MAXSET 64
@@ -499,6 +502,7 @@ int main(int argc, char **argv)
 		{ "cores", required_argument, NULL, OPT_CORES },
 		{ "ranks-per-host", required_argument, NULL, OPT_RPH },
 		{ "cpu-wait", required_argument, NULL, OPT_CPUWAIT },
+		{ "cpu-bind", required_argument, NULL, OPT_CPUBIND },
 		{ "quantum", required_argument, NULL, OPT_QUANTUM },
 		{ "cpu-yield", required_argument, NULL, OPT_CPUYIELD },
 		{ "cpu-scale", required_argument, NULL, OPT_CPUSCALE },
@@ -575,6 +579,7 @@ int main(int argc, char **argv)
 		case OPT_CORES: key = "cores"; opt = "--cores"; break;
 		case OPT_RPH: key = "ranks_per_host"; opt = "--ranks-per-host"; break;
 		case OPT_CPUWAIT: key = "cpu_wait"; opt = "--cpu-wait"; break;
+		case OPT_CPUBIND: key = "cpu_bind"; opt = "--cpu-bind"; break;
 		case OPT_QUANTUM: key = "quantum"; opt = "--quantum"; break;
 		case OPT_CPUYIELD: key = "cpu_yield"; opt = "--cpu-yield"; break;
 		case OPT_CPUSCALE: key = "cpu_scale"; opt = "--cpu-scale"; break;
@@ -985,6 +990,8 @@ int main(int argc, char **argv)
 				snprintf(osend + strlen(osend), sizeof osend - strlen(osend),
 				         " cores=%" PRIu32 " ranks_per_host=%s cpu_wait=%s quantum=%" PRIu64, node.cores, rph,
 				         node.wait == IR_WAIT_BLOCK ? "block" : "spin", node.quantum);
+				if (node.bind && node.wait == IR_WAIT_BLOCK)
+					snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " cpu_bind=core");
 				if (node.yield)
 					snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " cpu_yield=%" PRIu64,
 					         node.yield);

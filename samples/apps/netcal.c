@@ -22,14 +22,9 @@
  *           next slot of a pool several times the last-level cache, untouched
  *           since long) exchanges, sizes interleaved: repetition after
  *           repetition, each in a different order;
- *   late    rank 0 sends s bytes (tag 30004); rank 1 waits max(20 us,
- *           4 x the size's one-way time) before its MPI_Recv, so the message
- *           has arrived, then answers with 0 bytes (tag 30005). It waits in
- *           the library (PMPI_Iprobe for tag 30009, which is never sent;
- *           untraced): an eager send that completes only when the receiver
- *           makes progress (Open MPI's shared memory above 256 bytes) then
- *           returns at once, and only a send that needs the matching receive
- *           waits, which is what calib's S is (formats/calibration.md);
+ *   late    rank 0 sends s bytes (tag 30004); rank 1 busy-waits max(20 us,
+ *           4 x the size's one-way time) outside MPI before its MPI_Recv, so
+ *           the message has arrived, then answers with 0 bytes (tag 30005);
  *   self    MPI_Sendrecv of s bytes from rank 0 to itself (tag 30006);
  *   reduce  MPI_Reduce_local of s bytes of MPI_DOUBLE with MPI_SUM, s from 8.
  *
@@ -321,13 +316,8 @@ int main(int argc, char **argv)
 				MPI_Send(warm, (int)b, MPI_BYTE, 1, TAG_LATE, MPI_COMM_WORLD);
 				MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG_LATE_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 			} else {
-				/* inside the library, untraced: a send that needs only the
-				 * receiver's progress (Open MPI's shared memory above 256
-				 * bytes) completes; one that needs the receive does not */
-				while (MPI_Wtime() - t < wait[k]) {
-					int flag;
-					PMPI_Iprobe(0, TAG_POLL, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-				}
+				while (MPI_Wtime() - t < wait[k])
+					;
 				MPI_Recv(warm, (int)b, MPI_BYTE, 0, TAG_LATE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 				MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_LATE_ACK, MPI_COMM_WORLD);
 			}

@@ -75,11 +75,11 @@ wire=$(awk -v s="$SIZE" 'BEGIN { n = int((s + 2047) / 2048); if (n < 1) n = 1; p
 
 # gen PATTERN LOAD: the GOAL schedule on standard output
 gen() {
-	awk -v pat="$1" -v load="$2" -v H="$hosts" -v G="$g" -v per=$((a * p)) -v n="$MSGS" -v size="$SIZE" \
+	awk -v pat="$1" -v ld="$2" -v H="$hosts" -v G="$g" -v per=$((a * p)) -v n="$MSGS" -v size="$SIZE" \
 		-v wire="$wire" -v seed="$SEED" '
 	BEGIN {
 		srand(seed)
-		mean = wire / load
+		mean = wire / ld
 		print "num_ranks " H
 		for (s = 0; s < H; s++) {
 			t = 0
@@ -129,9 +129,9 @@ gen() {
 				}' "$work/m.tsv" >"$work/sum"
 				read -r n t0 tend mean <"$work/sum"
 				p99=$(sort -n "$work/lat" | awk '{ v[NR] = $1 } END { k = int(0.99 * NR); if (k < 1) k = 1; print v[k] }')
-				awk -v pat="$pat" -v r="$r" -v load="$load" -v H="$hosts" -v wire="$wire" -v nm="$nm" -v n="$n" \
+				awk -v pat="$pat" -v r="$r" -v ld="$load" -v H="$hosts" -v wire="$wire" -v nm="$nm" -v n="$n" \
 					-v t0="$t0" -v tend="$tend" -v mean="$mean" -v p99="$p99" 'BEGIN {
-					printf "%s\t%s\t%.2f\t%.3f\t%.0f\t%.0f\t%s\n", pat, r, load, n * wire / (H * (tend - t0)),
+					printf "%s\t%s\t%.2f\t%.3f\t%.0f\t%.0f\t%s\n", pat, r, ld, n * wire / (H * (tend - t0)),
 					       mean / 1000, p99 / 1000, nm
 				}'
 			done

@@ -38,16 +38,32 @@ int main(void)
 	ok(ir_tf_list("1,2,3", l, 4) == 3 && l[2] == 3, "count list");
 	ok(ir_tf_list("1,2,3,4,5", l, 4) < 0, "list longer than the room refused");
 
-	/* clock: +10 us at Init (t=1000), +20 us at Finalize (t=1100); a call at 1050 gets +15 */
+	/* clock: +10 us at Init (t=1000), +20 us at Finalize (10 s later: a drift of 1 ppm); a
+	 * call halfway gets +15 */
 	t = open_str("# clockdiff: 10.0 s (relative to rank 0)\nMPI_Init:-:1:2:1000\n"
-	             "MPI_Barrier:1050:1,0,1:1050\n# Finalize clockdiff: 20.0\nMPI_Finalize:1100:-\n", 0, &e);
+	             "MPI_Barrier:5001000:1,0,1:5001000\n# Finalize clockdiff: 20.0\nMPI_Finalize:10001000:-\n", 0, &e);
 	ok(t != NULL, "open");
 	ok(ir_trace_next(t, &r, &e) == 1 && r.t_call == IR_TIME_NONE && r.t_ret == 10000000, "Init + 10 us");
-	ok(ir_trace_next(t, &r, &e) == 1 && r.t_call == 65000000 && r.nf == 1 && strcmp(r.f[0], "1,0,1") == 0,
+	ok(ir_trace_next(t, &r, &e) == 1 && r.t_call == 5000015000000 && r.nf == 1 && strcmp(r.f[0], "1,0,1") == 0,
 	   "halfway: + 15 us (interpolated); fields split");
-	ok(ir_trace_next(t, &r, &e) == 1 && r.t_call == 120000000 && r.t_ret == IR_TIME_NONE, "Finalize + 20 us");
+	ok(ir_trace_next(t, &r, &e) == 1 && r.t_call == 10000020000000 && r.t_ret == IR_TIME_NONE, "Finalize + 20 us");
 	ok(ir_trace_next(t, &r, &e) == 0, "end");
 	ok(ir_trace_offset_init(t) == 10.0 && ir_trace_offset_fini(t) == 20.0, "offsets exposed");
+	ir_trace_free(t);
+
+	/* +10 us at Init, +20 us at Finalize 100 us later (10 %: no clock drifts so fast): the
+	 * offset of the shorter round trip for the whole trace (formats/trace.md §2) */
+	t = open_str("# Init clockdiff: 10.0\n# Init clockrtt: 5.0\nMPI_Init:-:1:2:1000\n"
+	             "# Finalize clockdiff: 20.0\n# Finalize clockrtt: 1.0\nMPI_Finalize:1100:-\n", 0, &e);
+	ok(t && ir_trace_next(t, &r, &e) == 1 && r.t_ret == 20000000 && ir_trace_next(t, &r, &e) == 1 &&
+	       r.t_call == 120000000,
+	   "drift above 1,000 ppm: the Finalize offset (round trip 1 us) throughout");
+	ir_trace_free(t);
+	t = open_str("# Init clockdiff: 10.0\n# Init clockrtt: 1.0\nMPI_Init:-:1:2:1000\n"
+	             "# Finalize clockdiff: 20.0\n# Finalize clockrtt: 5.0\nMPI_Finalize:1100:-\n", 0, &e);
+	ok(t && ir_trace_next(t, &r, &e) == 1 && r.t_ret == 10000000 && ir_trace_next(t, &r, &e) == 1 &&
+	       r.t_call == 110000000,
+	   "drift above 1,000 ppm: the Init offset (round trip 1 us) throughout");
 	ir_trace_free(t);
 
 	t = open_str("# clockdiff: 10.0 s\nMPI_Init:-:1:2:1000\n", 1, &e);

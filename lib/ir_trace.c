@@ -396,33 +396,23 @@ static int parse_offset(const char *s, double *v)
  * a round trip (formats/trace.md §2, clock offsets). */
 static int header_offset(ir_trace *t, const char *l)
 {
-	static const char ini1[] = "# clockdiff:", ini2[] = "# Init clockdiff:", fin[] = "# Finalize clockdiff:";
-	static const char rtti[] = "# Init clockrtt:", rttf[] = "# Finalize clockrtt:";
-	double v;
-	if (strncmp(l, rtti, sizeof rtti - 1) == 0 && parse_offset(l + sizeof rtti - 1, &v) == 0) {
-		t->ri = v;
-		t->has_ri = 1;
-		return 1;
-	}
-	if (strncmp(l, rttf, sizeof rttf - 1) == 0 && parse_offset(l + sizeof rttf - 1, &v) == 0) {
-		t->rf = v;
-		t->has_rf = 1;
-		return 1;
-	}
-	if (strncmp(l, ini1, sizeof ini1 - 1) == 0 && parse_offset(l + sizeof ini1 - 1, &v) == 0) {
-		t->oi = v;
-		t->has_oi = 1;
-		return 1;
-	}
-	if (strncmp(l, ini2, sizeof ini2 - 1) == 0 && parse_offset(l + sizeof ini2 - 1, &v) == 0) {
-		t->oi = v;
-		t->has_oi = 1;
-		return 1;
-	}
-	if (strncmp(l, fin, sizeof fin - 1) == 0 && parse_offset(l + sizeof fin - 1, &v) == 0) {
-		t->of = v;
-		t->has_of = 1;
-		return 1;
+	const struct {
+		const char *prefix;
+		double *v;
+		int *has;
+	} keys[] = {
+		{ "# clockdiff:", &t->oi, &t->has_oi },  { "# Init clockdiff:", &t->oi, &t->has_oi },
+		{ "# Finalize clockdiff:", &t->of, &t->has_of }, { "# Init clockrtt:", &t->ri, &t->has_ri },
+		{ "# Finalize clockrtt:", &t->rf, &t->has_rf },
+	};
+	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+		size_t n = strlen(keys[k].prefix);
+		double v;
+		if (strncmp(l, keys[k].prefix, n) == 0 && parse_offset(l + n, &v) == 0) {
+			*keys[k].v = v;
+			*keys[k].has = 1;
+			return 1;
+		}
 	}
 	return 0;
 }

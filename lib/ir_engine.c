@@ -1294,9 +1294,10 @@ static uint64_t core_at(const ir_engine *en, uint32_t r, uint32_t h, uint64_t t,
 	*j = NIL;
 	if (en->nc.bind) {
 		uint32_t k = en->pos[r] % en->K;
-		if (cf[k] <= t)
-			*j = k;
-		return cf[k] <= t ? t : cf[k];
+		if (cf[k] > t)
+			return cf[k];
+		*j = k;
+		return t;
 	}
 	for (uint32_t k = 0; k < en->K; k++) {
 		if (cf[k] <= t) {

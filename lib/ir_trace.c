@@ -596,12 +596,11 @@ static int64_t offset_at(const ir_trace *t, int64_t ps)
 	double off = t->oi;
 	if (t->no_clock)
 		return 0;
-	if (t->has_of && t->has_ti && t->has_tf && t->tf_ps > t->ti_ps &&
-	    fabs(t->of - t->oi) * 1e6 > IR_TRACE_MAX_DRIFT * (double)(t->tf_ps - t->ti_ps)) {
-		if (t->has_ri && t->has_rf && t->rf < t->ri)
-			off = t->of;
-	} else if (t->has_of && t->has_ti && t->has_tf && t->tf_ps > t->ti_ps) {
-		double f = (double)(ps - t->ti_ps) / (double)(t->tf_ps - t->ti_ps);
+	if (t->has_of && t->has_ti && t->has_tf && t->tf_ps > t->ti_ps) {
+		double span = (double)(t->tf_ps - t->ti_ps), f;
+		if (fabs(t->of - t->oi) * 1e6 > IR_TRACE_MAX_DRIFT * span)
+			return (int64_t)llround((t->has_ri && t->has_rf && t->rf < t->ri ? t->of : t->oi) * 1e6);
+		f = (double)(ps - t->ti_ps) / span;
 		if (f < 0)
 			f = 0;
 		if (f > 1)

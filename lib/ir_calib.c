@@ -431,9 +431,10 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 		if (is_send(r.name)) {
 			if (rec_int(&r, 3, &peer, "dest", path, e) || rec_int(&r, 4, &tag, "tag", path, e))
 				goto bad;
-			if (peer == 1 && tag == IR_NETCAL_TAG_LATE) {
+			if (peer == 1 && (tag == IR_NETCAL_TAG_LATE || tag == IR_NETCAL_TAG_PROGRESS)) {
 				if (rec_bytes(&r, 1, 2, &bytes, path, e) || rec_times(&r, path, e) ||
-				    add_raw(d, bytes, (double)(r.t_ret - r.t_call), IR_CS_LATE_SEND, e))
+				    add_raw(d, bytes, (double)(r.t_ret - r.t_call),
+				            tag == IR_NETCAL_TAG_LATE ? IR_CS_LATE_SEND : IR_CS_PROG_SEND, e))
 					goto bad;
 				continue;
 			}
@@ -971,21 +972,24 @@ static int fit_points(const ir_calib_data *d, size_t a, size_t b, int rndv, int 
 static void pin_netcal(const ir_calib_data *d, ir_calib_fit *f, double *xs, double *ys);
 static int fit_netcal(const ir_calib_data *d, ir_calib_fit *f, ir_err *e);
 
-/* netcal: where the protocol switches (formats/calibration.md, "S"). A blocking send to the
- * late receiver returns at once when its message is eager (the data is in a buffer on the way);
+/* netcal: where the protocol switches (formats/calibration.md, "S"). A blocking send to a
+ * late receiver that waits inside the library (the progress phase) returns at once when its
+ * message is eager (the data is in a buffer on the way, or taken in by the receiver's progress);
  * a rendezvous send waits for the receive, which is posted after a wait of at least 4 one-way
  * times. A size is rendezvous when that send's median lasts more than twice the warm one-way
  * time: halfway, on a log scale, between the two. The first size from which on three measured
- * sizes in a row are rendezvous is the first above S. Returns the number of eager sizes (the
- * split), or 0 when the phase is missing, every size is eager, fewer than two sizes are eager,
- * or only one is rendezvous (then the breakpoint search decides). */
+ * sizes in a row are rendezvous is the first above S. Traces without the progress phase (netcal
+ * before it) use the sends to the late receiver that waits outside the library. Returns the
+ * number of eager sizes (the split), or 0 when both phases are missing, every size is eager,
+ * fewer than two sizes are eager, or only one is rendezvous (then the breakpoint search decides). */
 static size_t protocol_split(const ir_calib_data *d)
 {
 	size_t n = d->np;
+	int kind = d->ser[IR_CS_PROG_SEND].n ? IR_CS_PROG_SEND : IR_CS_LATE_SEND;
 	for (size_t k = 0; k < n; k++) {
 		size_t j, run = 0;
 		for (j = k; j < n && j < k + 3; j++) {
-			const ir_calib_med *m = ir_calib_series_at(d, IR_CS_LATE_SEND, d->p[j].size);
+			const ir_calib_med *m = ir_calib_series_at(d, kind, d->p[j].size);
 			if (!m || !(m->med > 2 * d->p[j].real_ps))
 				break;
 			run++;
@@ -1596,7 +1600,7 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		"combining the bytes of a reduction: MPI_Reduce_local, MPI_DOUBLE, MPI_SUM",
 	};
 	static const char *const phase[IR_CS_N] = { "warm", "cold", "first", "send", "late", "self", "reduce", "late_send",
-		                                    "poll" };
+		                                    "poll", "prog_send" };
 	int rc = 0;
 	rc |= ir_sb_addf(o, "# piecewise model (formats/calibration.md): segments FROM:BASE+PERBYTE; per-size medians fitted by\n"
 	                    "# weighted least squares (weights 1/y^2: relative errors), breakpoints at measured sizes by dynamic\n"

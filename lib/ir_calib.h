@@ -84,6 +84,7 @@ typedef struct ir_calib_point {
 #define IR_NETCAL_TAG_LATE 30004
 #define IR_NETCAL_TAG_LATE_ACK 30005
 #define IR_NETCAL_TAG_SELF 30006
+#define IR_NETCAL_TAG_PROGRESS 30007 /* the late receiver waiting inside the library */
 #define IR_NETCAL_TAG_PLAN 30008
 #define IR_NETCAL_TAG_POLL 30009 /* MPI_Iprobe for a tag nobody sends */
 #define IR_NETCAL_TAG_MIN 30000
@@ -100,6 +101,7 @@ enum ir_calib_series_kind {
 	IR_CS_REDUCE, /* duration of an MPI_Reduce_local */
 	IR_CS_LATE_SEND, /* duration of the MPI_Send to the late receiver (rank 0): the protocol */
 	IR_CS_POLL,   /* one unsuccessful MPI_Iprobe (a line's duration over its polls), size 0 */
+	IR_CS_PROG_SEND, /* duration of the MPI_Send to a late receiver waiting inside the library: S */
 	IR_CS_N
 };
 

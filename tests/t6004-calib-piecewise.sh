@@ -6,7 +6,8 @@
 # measured size must be what the fit says (their sum, to the nanosecond) and
 # within 25 % of the measured median (median error within 10 %): a consistency
 # check of the fit, not a timing test (the fit follows the medians of the same
-# run). Then the error paths: no late-receiver phase, a truncated trace.
+# run). S comes from the progress phase (a late receiver that waits inside the
+# library) and must be Open MPI's shared-memory eager limit. Then the error paths: no late-receiver phase, a truncated trace.
 # Skipped when MPI or the sample programs are missing.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/allprof-lib.sh"
@@ -55,6 +56,23 @@ test_expect_success 'a poll line with a bad repeat count: file:line and exit 1' 
 	grep -q "^calib: badpoll/rank-0.trace:$(cat line): MPI_Iprobe: invalid repeat count 0 (expected 1 or more)" err
 '
 
+test_expect_success 'S from the progress phase: the shared-memory eager limit, not 256 bytes' '
+	grep -q "^MPI_Send:.*:1:30007:" nc/rank-0.trace &&
+	grep -q "^MPI_Recv:.*:0:30007:" nc/rank-1.trace &&
+	! grep -q "^MPI_Iprobe:" nc/rank-1.trace &&
+	grep -q "^#  size_bytes reps warm cold first send late self reduce late_send poll prog_send$" cluster.params &&
+	S=$(sed -n "s/^S = \([0-9]*\) .*/\1/p" cluster.params) && echo "S = $S" &&
+	# Open MPI: the limit counts its header; S is the largest measured size below it
+	lim=$(ompi_info --parsable --param btl vader --level 9 2>/dev/null |
+		sed -n "s/^mca:btl:vader:param:btl_vader_eager_limit:value://p") &&
+	if test -n "$lim"; then
+		echo "btl_vader_eager_limit $lim" &&
+		test "$S" -lt "$lim" && test "$S" -ge $((lim - lim / 64))
+	else
+		test "$S" -gt 256
+	fi
+'
+
 test_expect_success 'no pinning on shared memory, and why' '
 	grep -q "^pin_a = 0ps " cluster.params && grep -q "^pin_b = 0ps " cluster.params &&
 	grep -q "^# its extra time is that of cold caches and TLB" cluster.params
@@ -62,13 +80,18 @@ test_expect_success 'no pinning on shared memory, and why' '
 
 test_expect_success 'ibsim accepts the file; its one-way time is the fit and follows the medians' '
 	grep "^#@ " cluster.params >fitted &&
-	while read -r _ size _ _ _ sum measured _; do
+	while read -r _ size so ro nl sum measured _; do
 		goalgen pingpong 2 --size "$size" >pp.goal &&
 		ibsim -q -p cluster.params pp.goal >sim.tsv 2>err || return 1
 		# every key calib writes is one ibsim knows (poll and pin_* are trace2goal'"'"'s)
 		test ! -s err || { cat err; return 1; }
 		end=$(awk "\$1 == 0 { print \$2 }" sim.tsv)
-		echo "$size $sum $measured $end"
+		# the reply can be taken only when rank 0'"'"'s send is over: where send_o is
+		# longer than 2 net_L + recv_o (sends that last until the receiver takes
+		# the data), the round trip is send_o + recv_o, not twice the one-way time
+		fit=$(awk -v so="$so" -v ro="$ro" -v l="$nl" -v sum="$sum" \
+			"BEGIN { a = 2 * l + ro; print (so > a ? (so + ro) / 2 : sum) }")
+		echo "$size $fit $measured $end"
 	done <fitted >cmp &&
 	cat cmp &&
 	awk "{ sim = \$4 / 2e6; if (sim - \$2 > 0.001 || \$2 - sim > 0.001) { print \"size \" \$1 \": ibsim \" sim \" us, fit \" \$2; bad = 1 }

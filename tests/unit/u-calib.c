@@ -135,9 +135,11 @@ static void test_segments(void)
 /* A netcal trace set in allprof's format: sizes 0, 64, 1024, 65536, 5 repetitions. Warm one-way
  * 1 us + s/64 ns, send 100 ns; late receive 300 ns + s/64 ns; self copy 100 ns + s/64 ns;
  * reduction 50 ns + s/8 ns. */
+/* with_late: 0 no late receiver, 1 the late receiver (its sends wait from 1024 bytes on), 2 also
+ * the progress phase (its sends wait only from 4096 bytes on, as over shared memory) */
 static int write_netcal(const char *dir, int with_late)
 {
-	static const uint64_t sz[4] = { 0, 64, 1024, 65536 };
+	static const uint64_t sz[5] = { 0, 64, 1024, 4096, 65536 };
 	char p0[512], p1[512];
 	FILE *f0, *f1;
 	double t = 1e9; /* us */
@@ -162,7 +164,7 @@ static int write_netcal(const char *dir, int with_late)
 	n1 += 2;
 	t += 10;
 	for (int rep = 0; rep < 5; rep++)
-		for (int k = 0; k < 4; k++) {
+		for (int k = 0; k < 5; k++) {
 			uint64_t s = sz[k];
 			double ow = 1 + (double)s / 64 / 1000;
 			for (int tag = 30001; tag <= 30003; tag++) {
@@ -184,6 +186,16 @@ static int write_netcal(const char *dir, int with_late)
 				        s >= 1024 ? t + 5 + late : t + 0.1);
 				fprintf(f1, "MPI_Recv:%.3f:1:%" PRIu64 ":13,1,1:0:30004:0,1,2:0,30004,%" PRIu64 ":%.3f\n", t + 5, s, s,
 				        t + 5 + late);
+				n0++;
+				n1++;
+				t += 10;
+			}
+			if (with_late == 2) {
+				double late = 0.3 + (double)s / 64 / 1000;
+				fprintf(f0, "MPI_Send:%.3f:1:%" PRIu64 ":13,1,1:1:30007:0,0,2:%.3f\n", t, s,
+				        s >= 4096 ? t + 5 + late : t + 0.1);
+				fprintf(f1, "MPI_Recv:%.3f:1:%" PRIu64 ":13,1,1:0:30007:0,1,2:0,30007,%" PRIu64 ":%.3f\n", t + 5, s, s,
+				        t + 5 + 0.2);
 				n0++;
 				n1++;
 				t += 10;
@@ -221,7 +233,7 @@ static void test_netcal_traces(void)
 	ir_calib_data_init(&d);
 	ok(ir_calib_read_traces(&d, paths, 1, &e) == 0 && d.netcal && ir_calib_aggregate(&d, &e) == 0,
 	   "netcal traces: read and recognised by their tags");
-	ok(d.np == 4 && d.p[3].size == 65536 && d.p[3].reps == 5 && d.p[3].has_first, "netcal: warm exchanges and first uses");
+	ok(d.np == 5 && d.p[4].size == 65536 && d.p[4].reps == 5 && d.p[4].has_first, "netcal: warm exchanges and first uses");
 	m = ir_calib_series_at(&d, IR_CS_LATE, 65536);
 	ok(m && m->n == 5 && near(m->med, 1324000, 1), "netcal: the late receive's duration (%g ps)", m ? m->med : -1);
 	m = ir_calib_series_at(&d, IR_CS_LATE, 0);
@@ -256,6 +268,24 @@ static void test_netcal_traces(void)
 		co.have_S = 0;
 		ok(ir_calib_do_fit(&d, &co, &f, &e) == 0 && f.S_protocol && f.S == 64 && f.split == 2,
 		   "netcal: S is the largest size whose send to the late receiver did not wait (S = %llu)",
+		   (unsigned long long)f.S);
+		ir_calib_fit_release(&f);
+	}
+	ir_calib_data_release(&d);
+	/* the progress phase decides S when present; recv_o stays the late receiver's */
+	ok(write_netcal(dir, 2) == 0, "netcal traces with the progress phase written");
+	ir_calib_data_init(&d);
+	ok(ir_calib_read_traces(&d, paths, 1, &e) == 0 && ir_calib_aggregate(&d, &e) == 0, "netcal: progress phase read");
+	m = ir_calib_series_at(&d, IR_CS_PROG_SEND, 4096);
+	ok(m && m->n == 5 && near(m->med, 5364000, 1), "netcal: the progress phase's send duration (%g ps)", m ? m->med : -1);
+	m = ir_calib_series_at(&d, IR_CS_LATE, 4096);
+	ok(m && near(m->med, 364000, 1), "netcal: recv_o's series is still the late receiver's (%g ps)", m ? m->med : -1);
+	{
+		ir_calib_opts co;
+		ir_calib_fit f;
+		memset(&co, 0, sizeof co);
+		ok(ir_calib_do_fit(&d, &co, &f, &e) == 0 && f.S_protocol && f.S == 1024 && f.split == 3,
+		   "netcal: S is the largest size whose send to a receiver waiting inside the library did not wait (S = %llu)",
 		   (unsigned long long)f.S);
 		ir_calib_fit_release(&f);
 	}

@@ -170,7 +170,10 @@ static int write_netcal(const char *dir, int with_late)
 			for (int tag = 30001; tag <= 30003; tag++) {
 				if (tag == 30003 && rep)
 					continue;
-				fprintf(f0, "MPI_Send:%.3f:1:%" PRIu64 ":13,1,1:1:%d:0,0,2:%.3f\n", t, s, tag, t + 0.1);
+				/* with the progress phase, sends from 1024 bytes wait for the receiver
+				 * (held: eager, but complete when its library takes the data) */
+				fprintf(f0, "MPI_Send:%.3f:1:%" PRIu64 ":13,1,1:1:%d:0,0,2:%.3f\n", t, s, tag,
+				        with_late == 2 && s >= 1024 ? t + ow : t + 0.1);
 				fprintf(f0, "MPI_Recv:%.3f:1:%" PRIu64 ":13,1,1:1:%d:0,0,2:1,%d,%" PRIu64 ":%.3f\n", t + 0.2, s, tag, tag, s,
 				        t + 2 * ow);
 				fprintf(f1, "MPI_Recv:%.3f:1:%" PRIu64 ":13,1,1:0:%d:0,1,2:0,%d,%" PRIu64 ":%.3f\n", t, s, tag, tag, s, t + ow);
@@ -287,6 +290,10 @@ static void test_netcal_traces(void)
 		ok(ir_calib_do_fit(&d, &co, &f, &e) == 0 && f.S_protocol && f.S == 1024 && f.split == 3,
 		   "netcal: S is the largest size whose send to a receiver waiting inside the library did not wait (S = %llu)",
 		   (unsigned long long)f.S);
+		ok(f.term[IR_CT_SEND_O].have && near((double)ir_pw_eval(&f.term[IR_CT_SEND_O].pw.pw, 1024), 100000, 1),
+		   "netcal: a held eager size's send_o is the figure of the last size that did not wait, not its warm send "
+		   "(%g ps)",
+		   f.term[IR_CT_SEND_O].have ? (double)ir_pw_eval(&f.term[IR_CT_SEND_O].pw.pw, 1024) : -1);
 		ir_calib_fit_release(&f);
 	}
 	ir_calib_data_release(&d);

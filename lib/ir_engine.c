@@ -594,6 +594,19 @@ static inline void ev_key(const ir_engine *en, ir_ev *ev)
 	ev->key_n = en->cur.seq;
 }
 
+/* The start of an event record for the hook: zeroed, kind, key, time, rank and op; no
+ * matching op unless the caller sets one. */
+static void ev_start(const ir_engine *en, ir_ev *ev, unsigned kind, uint64_t t, uint32_t rank, uint32_t op)
+{
+	memset(ev, 0, sizeof *ev);
+	ev->kind = kind;
+	ev_key(en, ev);
+	ev->t = t;
+	ev->rank = rank;
+	ev->op = op;
+	ev->match_op = IR_NO_OP;
+}
+
 static int hpush_key(ir_engine *en, uint64_t t, const ir_kheap_ent *k, uint32_t ref, ir_err *e)
 {
 	int rc;
@@ -905,13 +918,8 @@ static int msg_event(ir_engine *en, unsigned kind, uint64_t t, uint64_t end, uin
                      uint32_t op, uint32_t match_op, const msg *m, ir_err *e)
 {
 	ir_ev ev;
-	memset(&ev, 0, sizeof ev);
-	ev.kind = kind;
-	ev_key(en, &ev);
-	ev.t = t;
+	ev_start(en, &ev, kind, t, d, op);
 	ev.end = end;
-	ev.rank = d;
-	ev.op = op;
 	ev.match_op = match_op;
 	ev.cpu = m->cpu;
 	ev.nic = m->nic;
@@ -1441,16 +1449,10 @@ static int node_calc(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, uint32_t
 		return -1;
 	if (en->hk.event) {
 		ir_ev ev;
-		memset(&ev, 0, sizeof ev);
-		ev.kind = IR_EV_CALC;
-		ev_key(en, &ev);
-		ev.t = t;
+		ev_start(en, &ev, IR_EV_CALC, t, r, i);
 		ev.end = *end;
-		ev.rank = r;
-		ev.op = i;
 		ev.cpu = c;
 		ev.size = q;
-		ev.match_op = IR_NO_OP;
 		if (en->hk.event(en->hk.ctx, &ev, e))
 			return -1;
 	}
@@ -1476,14 +1478,8 @@ static int put_back(ir_engine *en, uint64_t t, uint32_t ref, uint32_t r, uint32_
 	}
 	if (en->hk.event) {
 		ir_ev ev;
-		memset(&ev, 0, sizeof ev);
-		ev.kind = IR_EV_PUTBACK;
-		ev_key(en, &ev);
-		ev.t = t;
+		ev_start(en, &ev, IR_EV_PUTBACK, t, r, op);
 		ev.end = nt;
-		ev.rank = r;
-		ev.op = op;
-		ev.match_op = IR_NO_OP;
 		if (en->hk.event(en->hk.ctx, &ev, e))
 			return -1;
 	}
@@ -1511,17 +1507,11 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_hea
 		en->io_end[r] = umax(en->io_end[r], end);
 		if (en->hk.event) {
 			ir_ev io;
-			memset(&io, 0, sizeof io);
-			io.kind = IR_EV_IO;
-			ev_key(en, &io);
-			io.t = t;
+			ev_start(en, &io, IR_EV_IO, t, r, i);
 			io.end = end;
-			io.rank = r;
-			io.op = i;
 			io.size = size;
 			io.msg = (uint64_t)op.peer | (uint64_t)op.tag << 32;
 			io.tag = type == IR_OP_WRITE;
-			io.match_op = IR_NO_OP;
 			if (en->hk.event(en->hk.ctx, &io, e))
 				return -1;
 		}
@@ -1757,12 +1747,7 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 		en->now = t;
 		if (en->hk.event) {
 			ir_ev ev;
-			memset(&ev, 0, sizeof ev);
-			ev.kind = IR_EV_NET;
-			ev_key(en, &ev);
-			ev.t = t;
-			ev.op = IR_NO_OP;
-			ev.match_op = IR_NO_OP;
+			ev_start(en, &ev, IR_EV_NET, t, 0, IR_NO_OP);
 			ev.msg = cookie;
 			if (en->hk.event(en->hk.ctx, &ev, e))
 				return -1;

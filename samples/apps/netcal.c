@@ -180,6 +180,37 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* The late receiver (tag TAG_LATE) or the progress phase (TAG_PROGRESS): rank 0 sends each
+ * planned size to rank 1, which waits wait[k] first, outside the library (busy on MPI_Wtime)
+ * or inside it (inside: untraced PMPI_Iprobe of TAG_POLL, which nobody sends), then
+ * receives and answers with 0 bytes. spent[] restarts at 0. */
+static void late_phase(int rank, int tag, int inside, int maxreps, double share, const double *wait, char *buf,
+                       double *spent, const int *ok, int *plan)
+{
+	for (int k = 0; k < nsizes; k++)
+		spent[k] = 0;
+	for (int rep = 0; plan_rep(rank, rep, maxreps, spent, share, ok, plan) > 0; rep++) {
+		for (int i = 1; i <= plan[0]; i++) {
+			int k = plan[i];
+			long b = sizes[k];
+			double t = MPI_Wtime();
+			if (rank == 0) {
+				MPI_Send(buf, (int)b, MPI_BYTE, 1, tag, MPI_COMM_WORLD);
+				MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG_LATE_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			} else {
+				while (MPI_Wtime() - t < wait[k]) {
+					int flag;
+					if (inside)
+						PMPI_Iprobe(0, TAG_POLL, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+				}
+				MPI_Recv(buf, (int)b, MPI_BYTE, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+				MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_LATE_ACK, MPI_COMM_WORLD);
+			}
+			spent[k] += MPI_Wtime() - t;
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int maxreps = 1000, quiet = 0, c, rank, np;
@@ -309,56 +340,16 @@ int main(int argc, char **argv)
 		wait[k] = 4 * median(v, n) / 2;
 		if (wait[k] < 20e-6)
 			wait[k] = 20e-6;
-		spent[k] = 0;
 	}
 	if (rank == 0)
 		MPI_Send(wait, nsizes, MPI_DOUBLE, 1, TAG_PLAN, MPI_COMM_WORLD);
 	else
 		MPI_Recv(wait, nsizes, MPI_DOUBLE, 0, TAG_PLAN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-	share = budget * 0.20 / nsizes;
-	for (int rep = 0; plan_rep(rank, rep, maxreps, spent, share, ok, plan) > 0; rep++) {
-		for (int i = 1; i <= plan[0]; i++) {
-			int k = plan[i];
-			long b = sizes[k];
-			double t = MPI_Wtime();
-			if (rank == 0) {
-				MPI_Send(warm, (int)b, MPI_BYTE, 1, TAG_LATE, MPI_COMM_WORLD);
-				MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG_LATE_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			} else {
-				while (MPI_Wtime() - t < wait[k])
-					;
-				MPI_Recv(warm, (int)b, MPI_BYTE, 0, TAG_LATE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-				MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_LATE_ACK, MPI_COMM_WORLD);
-			}
-			spent[k] += MPI_Wtime() - t;
-		}
-	}
-
-	/* progress: the late receiver again, waiting inside the library */
-	for (int k = 0; k < nsizes; k++)
-		spent[k] = 0;
-	share = budget * 0.05 / nsizes;
-	/* a size's protocol is clear from a few sends: at most PROGRESS_REPS */
-	for (int rep = 0; plan_rep(rank, rep, maxreps < PROGRESS_REPS ? maxreps : PROGRESS_REPS, spent, share, ok, plan) > 0;
-	     rep++) {
-		for (int i = 1; i <= plan[0]; i++) {
-			int k = plan[i];
-			long b = sizes[k];
-			double t = MPI_Wtime();
-			if (rank == 0) {
-				MPI_Send(warm, (int)b, MPI_BYTE, 1, TAG_PROGRESS, MPI_COMM_WORLD);
-				MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG_LATE_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			} else {
-				while (MPI_Wtime() - t < wait[k]) {
-					int flag;
-					PMPI_Iprobe(0, TAG_POLL, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-				}
-				MPI_Recv(warm, (int)b, MPI_BYTE, 0, TAG_PROGRESS, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-				MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_LATE_ACK, MPI_COMM_WORLD);
-			}
-			spent[k] += MPI_Wtime() - t;
-		}
-	}
+	late_phase(rank, TAG_LATE, 0, maxreps, budget * 0.20 / nsizes, wait, warm, spent, ok, plan);
+	/* progress: the late receiver again, waiting inside the library; a size's protocol
+	 * is clear from a few sends: at most PROGRESS_REPS */
+	late_phase(rank, TAG_PROGRESS, 1, maxreps < PROGRESS_REPS ? maxreps : PROGRESS_REPS, budget * 0.05 / nsizes, wait,
+	           warm, spent, ok, plan);
 
 	/* self copies and reductions: rank 0 alone */
 	if (rank == 0) {

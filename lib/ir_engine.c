@@ -305,6 +305,29 @@ static inline void rq_set_next(ir_engine *en, uint32_t r, uint32_t i, uint32_t n
 {
 	en->state[en->base[r] + i] = IR_READY | (next == NIL ? RQ_END : next);
 }
+/* Take posted receive q (after prev, or first when prev is NIL) out of rank r's RQ; its state
+ * word becomes that of a ready op again. */
+static inline void rq_unlink(ir_engine *en, uint32_t r, uint32_t prev, uint32_t q)
+{
+	uint32_t nx = rq_next(en, r, q);
+	if (prev == NIL)
+		en->rq_head[r] = nx;
+	else
+		rq_set_next(en, r, prev, nx);
+	if (en->rq_tail[r] == q)
+		en->rq_tail[r] = prev;
+	en->state[en->base[r] + q] = IR_READY | r;
+}
+/* Append message mi (at m) to rank r's unexpected queue. */
+static inline void uq_append(ir_engine *en, uint32_t r, uint32_t mi, msg *m)
+{
+	m->next = NIL;
+	if (en->uq_tail[r] == NIL)
+		en->uq_head[r] = mi;
+	else
+		M(en, en->uq_tail[r])->next = mi;
+	en->uq_tail[r] = mi;
+}
 
 /* Op i of rank r, decoded. */
 static inline void opd(const ir_engine *en, uint32_t r, uint32_t i, ir_dop *o)
@@ -1794,21 +1817,10 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 		m->mt = cpu_end - t;
 		if (q == NIL) {
 			m->lazy = 1;
-			m->next = NIL;
-			if (en->uq_tail[d] == NIL)
-				en->uq_head[d] = mi;
-			else
-				M(en, en->uq_tail[d])->next = mi;
-			en->uq_tail[d] = mi;
+			uq_append(en, d, mi, m);
 			return 0;
 		}
-		if (prev == NIL)
-			en->rq_head[d] = rq_next(en, d, q);
-		else
-			rq_set_next(en, d, prev, rq_next(en, d, q));
-		if (en->rq_tail[d] == q)
-			en->rq_tail[d] = prev;
-		en->state[en->base[d] + q] = IR_READY | d;
+		rq_unlink(en, d, prev, q);
 		return make_pending(en, d, q, mi, t, e);
 	}
 	if (!handshake(en, m))
@@ -1818,14 +1830,8 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 	                              q != NIL ? q : IR_NO_OP, m, e))
 		return -1;
 	if (q != NIL) {
-		uint32_t ri = q, nx = rq_next(en, d, q);
-		if (prev == NIL)
-			en->rq_head[d] = nx;
-		else
-			rq_set_next(en, d, prev, nx);
-		if (en->rq_tail[d] == q)
-			en->rq_tail[d] = prev;
-		en->state[en->base[d] + q] = IR_READY | d;
+		uint32_t ri = q;
+		rq_unlink(en, d, prev, q);
 		if (!handshake(en, m)) {
 			en->done[d]++;
 			en->st.ops_done++;
@@ -1834,12 +1840,7 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 		}
 		return matched(en, d, ri, mi, t, e);
 	}
-	m->next = NIL;
-	if (en->uq_tail[d] == NIL)
-		en->uq_head[d] = mi;
-	else
-		M(en, en->uq_tail[d])->next = mi;
-	en->uq_tail[d] = mi;
+	uq_append(en, d, mi, m);
 	return 0;
 }
 

@@ -22,9 +22,10 @@
  *           next slot of a pool several times the last-level cache, untouched
  *           since long) exchanges, sizes interleaved: repetition after
  *           repetition, each in a different order;
- *   late    rank 0 sends s bytes (tag 30004); rank 1 busy-waits max(20 us,
- *           4 x the size's one-way time) outside MPI before its MPI_Recv, so
- *           the message has arrived, then answers with 0 bytes (tag 30005);
+ *   late    rank 0 writes s bytes and sends them (tag 30004); rank 1 writes
+ *           as many and busy-waits max(20 us, 4 x the size's one-way time)
+ *           outside MPI before its MPI_Recv, so the message has arrived, then
+ *           answers with 0 bytes (tag 30005);
  *   progress  the same with tag 30007, but rank 1 waits inside the library
  *           (PMPI_Iprobe for tag 30009, which is never sent; untraced): a
  *           send that completes once the receiver makes progress (Open MPI's
@@ -194,6 +195,12 @@ static void late_phase(int rank, int tag, int inside, int maxreps, double share,
 			int k = plan[i];
 			long b = sizes[k];
 			double t = MPI_Wtime();
+			/* both write the buffer first: rank 0 sends data it has just written, as a
+			 * program sends what it computed (on shared memory the receiver's copy of
+			 * such data costs up to 3x that of data the sender has not touched since
+			 * it was last sent: docs/validation.md, "The sender's buffer"); rank 1
+			 * writes as much so that its wait starts as late as rank 0's send */
+			memset(buf, rep + i, (size_t)b);
 			if (rank == 0) {
 				MPI_Send(buf, (int)b, MPI_BYTE, 1, tag, MPI_COMM_WORLD);
 				MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG_LATE_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "bytes-arg.h"
+#include "median.h"
 
 enum {
 	TAG_POOL = 30000, /* pool pass and pilot: not fitted */
@@ -92,12 +93,6 @@ static void *xmalloc(size_t n)
 static int cmp_long(const void *a, const void *b)
 {
 	long x = *(const long *)a, y = *(const long *)b;
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
 	return x < y ? -1 : x > y;
 }
 
@@ -171,14 +166,6 @@ static double exchange(int rank, char *buf, long b, int tag)
 		MPI_Send(buf, (int)b, MPI_BYTE, 0, tag, MPI_COMM_WORLD);
 	}
 	return MPI_Wtime() - t;
-}
-
-static double median(double *v, int n)
-{
-	if (n <= 0)
-		return 0;
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* The late receiver (tag TAG_LATE) or the progress phase (TAG_PROGRESS): rank 0 sends each

@@ -27,8 +27,8 @@
  * does the right thing; docs/loggops-semantics.md section 6 lists the
  * differences and the extensions.
  *
- * Handles: a queue item's 32-bit ref is a global op id (rank's base + op
- * index, below 2^31) or IR_MSGBIT | slot of the message pool (messages and
+ * Handles: a queue item's 32-bit ref is a global op id (ir_cs_gid of the
+ * rank's base and the op's index, below 2^31) or IR_MSGBIT | slot of the message pool (messages and
  * network callbacks). A queued op's state word holds IR_READY | rank, so the
  * rank of a popped op is one load away; before the op is ready the same word
  * counts its unmet predecessors; while a receive waits in its rank's RQ the
@@ -298,12 +298,12 @@ static inline msg *M(const ir_engine *en, uint32_t i) { return pool_at(&en->mp, 
 /* The posted receive after receive i of rank r in its RQ, or NIL. */
 static inline uint32_t rq_next(const ir_engine *en, uint32_t r, uint32_t i)
 {
-	uint32_t x = en->state[en->base[r] + i] & ~IR_READY;
+	uint32_t x = en->state[ir_cs_gid(en->base[r], i)] & ~IR_READY;
 	return x == RQ_END ? NIL : x;
 }
 static inline void rq_set_next(ir_engine *en, uint32_t r, uint32_t i, uint32_t next)
 {
-	en->state[en->base[r] + i] = IR_READY | (next == NIL ? RQ_END : next);
+	en->state[ir_cs_gid(en->base[r], i)] = IR_READY | (next == NIL ? RQ_END : next);
 }
 /* Take posted receive q (after prev, or first when prev is NIL) out of rank r's RQ; its state
  * word becomes that of a ready op again. */
@@ -316,7 +316,7 @@ static inline void rq_unlink(ir_engine *en, uint32_t r, uint32_t prev, uint32_t 
 		rq_set_next(en, r, prev, nx);
 	if (en->rq_tail[r] == q)
 		en->rq_tail[r] = prev;
-	en->state[en->base[r] + q] = IR_READY | r;
+	en->state[ir_cs_gid(en->base[r], q)] = IR_READY | r;
 }
 /* Append message mi (at m) to rank r's unexpected queue. */
 static inline void uq_append(ir_engine *en, uint32_t r, uint32_t mi, msg *m)
@@ -332,7 +332,7 @@ static inline void uq_append(ir_engine *en, uint32_t r, uint32_t mi, msg *m)
 /* Op i of rank r, decoded. */
 static inline void opd(const ir_engine *en, uint32_t r, uint32_t i, ir_dop *o)
 {
-	ir_csched_op(en->cs, r, en->base[r] + i, o);
+	ir_csched_op(en->cs, r, ir_cs_gid(en->base[r], i), o);
 }
 
 /* ---- construction ---- */
@@ -714,13 +714,13 @@ static int need_charge(ir_engine *en, uint32_t r, uint32_t g, ir_err *e);
 static int walk(ir_engine *en, uint32_t r, uint32_t i, unsigned mask, uint64_t ts, uint64_t td, rlist *l,
                 ir_err *e)
 {
-	uint32_t base = en->base[r], b = en->cop[base + i].s, end = en->cop[base + i + 1].s;
+	uint32_t g0 = ir_cs_gid(en->base[r], i), b = en->cop[g0].s, end = en->cop[g0 + 1].s;
 	int rdone = 0;
 	if (b == end)
 		return 0;
 	l->rank = r;
 	if (en->pend && (mask & WALK_REQ))
-		rdone = ir_csched_type(en->cs, base + i) == IR_OP_RECV;
+		rdone = ir_csched_type(en->cs, g0) == IR_OP_RECV;
 	for (uint32_t k = b; k < end; k++) {
 		uint32_t ed = en->cedge[k];
 		uint32_t g = ed & IR_EDGE_INDEX;
@@ -735,7 +735,7 @@ static int walk(ir_engine *en, uint32_t r, uint32_t i, unsigned mask, uint64_t t
 		if (rdone && kind == WALK_REQ)
 			en->pend[g]--;
 		if (--en->state[g] == 0) {
-			if (rl_add(l, g - base, e))
+			if (rl_add(l, ir_cs_index(en->base[r], g), e))
 				return -1;
 		} else if (en->pend && en->pend[g] == en->state[g] && en->pend_head[r] != NIL &&
 		           need_charge(en, r, g, e)) {
@@ -751,7 +751,7 @@ static int queue_list(ir_engine *en, const rlist *l, ir_err *e)
 	uint32_t r = l->rank, base = en->base[r];
 	for (unsigned cls = IR_OP_SEND; cls <= en->maxcls; cls++) {
 		for (uint32_t j = 0; j < l->n; j++) {
-			uint32_t i = l->v[j], g = base + i;
+			uint32_t i = l->v[j], g = ir_cs_gid(base, i);
 			ir_dop o;
 			uint64_t t;
 			ir_csched_op(en->cs, r, g, &o);
@@ -997,7 +997,7 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 
 static int has_req_succ(const ir_engine *en, uint32_t r, uint32_t i)
 {
-	uint32_t base = en->base[r], b = en->cop[base + i].s, end = en->cop[base + i + 1].s;
+	uint32_t g = ir_cs_gid(en->base[r], i), b = en->cop[g].s, end = en->cop[g + 1].s;
 	for (uint32_t k = b; k < end; k++)
 		if (!(en->cedge[k] & IR_EDGE_IREQ))
 			return 1;
@@ -1027,7 +1027,7 @@ static int need_charge(ir_engine *en, uint32_t r, uint32_t g, ir_err *e)
 static int make_pending(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uint64_t t, ir_err *e)
 {
 	msg *m = M(en, mi);
-	uint32_t base = en->base[d], b = en->cop[base + ri].s, end = en->cop[base + ri + 1].s;
+	uint32_t g0 = ir_cs_gid(en->base[d], ri), b = en->cop[g0].s, end = en->cop[g0 + 1].s;
 	note_size(en, d, ri, m);
 	if (en->hk.message && log_msg(en, m, ri, t, e))
 		return -1;
@@ -1052,7 +1052,7 @@ static int make_pending(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uin
 /* A pending receive is needed when an op requiring it waits for nothing but receives. */
 static int pend_needed(const ir_engine *en, uint32_t r, uint32_t ri)
 {
-	uint32_t base = en->base[r], b = en->cop[base + ri].s, end = en->cop[base + ri + 1].s;
+	uint32_t g0 = ir_cs_gid(en->base[r], ri), b = en->cop[g0].s, end = en->cop[g0 + 1].s;
 	for (uint32_t k = b; k < end; k++) {
 		uint32_t ed = en->cedge[k], g = ed & IR_EDGE_INDEX;
 		if (!(ed & IR_EDGE_IREQ) && en->pend[g] == en->state[g])
@@ -1511,7 +1511,7 @@ static int put_back(ir_engine *en, uint64_t t, uint32_t ref, uint32_t r, uint32_
 
 static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_heap, ir_err *e)
 {
-	uint32_t i = g - en->base[r];
+	uint32_t i = ir_cs_index(en->base[r], g);
 	ir_dop op;
 	ir_csched_op(en->cs, r, g, &op);
 	unsigned type = op.type, c = op.cpu, n = op.nic;
@@ -1994,8 +1994,8 @@ static int run_initial(ir_engine *en, ir_err *e)
 		if (!owned(en, r)) {
 			/* its ops ready at the start take their numbers for people here too */
 			for (uint32_t i = 0; en->dseq && i < rk->nops; i++) {
-				unsigned type = ir_csched_type(en->cs, b + i);
-				if (en->state[b + i] == 0 && (type == IR_OP_SEND || type == IR_OP_RECV || type == IR_OP_CALC ||
+				unsigned type = ir_csched_type(en->cs, ir_cs_gid(b, i));
+				if (en->state[ir_cs_gid(b, i)] == 0 && (type == IR_OP_SEND || type == IR_OP_RECV || type == IR_OP_CALC ||
 				                              (en->stor && ir_op_is_io(type))))
 					en->dinit++;
 			}
@@ -2003,12 +2003,12 @@ static int run_initial(ir_engine *en, ir_err *e)
 		}
 		for (uint32_t i = 0; i < rk->nops; i++) {
 			unsigned type;
-			if (en->state[b + i] != 0)
+			if (en->state[ir_cs_gid(b, i)] != 0)
 				continue;
-			type = ir_csched_type(en->cs, b + i);
+			type = ir_csched_type(en->cs, ir_cs_gid(b, i));
 			if (type == IR_OP_SEND) {
 				init_key(en, r, 0, i);
-				if (step_op(en, 0, b + i, r, 0, e) || after_event(en, e))
+				if (step_op(en, 0, ir_cs_gid(b, i), r, 0, e) || after_event(en, e))
 					return -1;
 			} else if (type == IR_OP_RECV) {
 				if (tmp_add(en, &nt, i, e))
@@ -2016,15 +2016,15 @@ static int run_initial(ir_engine *en, ir_err *e)
 			}
 		}
 		for (uint32_t i = 0; i < rk->nops; i++)
-			if (en->state[b + i] == 0 && ir_csched_type(en->cs, b + i) == IR_OP_CALC && tmp_add(en, &nt, i, e))
+			if (en->state[ir_cs_gid(b, i)] == 0 && ir_csched_type(en->cs, ir_cs_gid(b, i)) == IR_OP_CALC && tmp_add(en, &nt, i, e))
 				return -1;
 		for (uint32_t i = 0; en->stor && i < rk->nops; i++)
-			if (en->state[b + i] == 0 && ir_op_is_io(ir_csched_type(en->cs, b + i)) && tmp_add(en, &nt, i, e))
+			if (en->state[ir_cs_gid(b, i)] == 0 && ir_op_is_io(ir_csched_type(en->cs, ir_cs_gid(b, i))) && tmp_add(en, &nt, i, e))
 				return -1;
 		for (size_t j = 0; j < nt; j++) {
-			unsigned type = ir_csched_type(en->cs, b + en->tmp[j]);
+			unsigned type = ir_csched_type(en->cs, ir_cs_gid(b, en->tmp[j]));
 			init_key(en, r, type == IR_OP_RECV ? 1 : type == IR_OP_CALC ? 2 : 3, en->tmp[j]);
-			if (step_op(en, 0, b + en->tmp[j], r, 0, e) || after_event(en, e))
+			if (step_op(en, 0, ir_cs_gid(b, en->tmp[j]), r, 0, e) || after_event(en, e))
 				return -1;
 		}
 	}
@@ -2268,7 +2268,7 @@ static uint32_t pending_send_msg(const ir_engine *en, uint32_t r, uint32_t i)
 
 static int never_ready(const ir_engine *en, uint32_t r, uint32_t i)
 {
-	uint32_t s = en->state[en->base[r] + i];
+	uint32_t s = en->state[ir_cs_gid(en->base[r], i)];
 	return s != 0 && !(s & IR_READY);
 }
 
@@ -2355,16 +2355,16 @@ int ir_engine_deadlock(const ir_engine *en, ir_sb *out, uint32_t max_ranks)
 			uint32_t pred = NIL;
 			uint32_t gb = en->base[r];
 			for (uint32_t j = 0; j < rk->nops && pred == NIL; j++) {
-				for (uint32_t k = en->cop[gb + j].s; k < en->cop[gb + j + 1].s; k++)
-					if ((en->cedge[k] & IR_EDGE_INDEX) == gb + first && !op_done(en, r, j)) {
+				for (uint32_t gj = ir_cs_gid(gb, j), k = en->cop[gj].s; k < en->cop[gj + 1].s; k++)
+					if ((en->cedge[k] & IR_EDGE_INDEX) == ir_cs_gid(gb, first) && !op_done(en, r, j)) {
 						pred = j;
 						break;
 					}
 			}
-			unsigned ft = ir_csched_type(en->cs, gb + first);
+			unsigned ft = ir_csched_type(en->cs, ir_cs_gid(gb, first));
 			opname(en, r, first, a, sizeof a);
 			if (pred != NIL) {
-				unsigned pt = ir_csched_type(en->cs, gb + pred);
+				unsigned pt = ir_csched_type(en->cs, ir_cs_gid(gb, pred));
 				opname(en, r, pred, b, sizeof b);
 				rc |= ir_sb_addf(out, "rank %u: %s %s never became ready: it waits for %s %s, %s\n", r,
 				                 tname(ft), a, tname(pt), b,

@@ -50,12 +50,22 @@ struct ir_sched_priv {
  * go in windows of this many bytes (one madvise per window) */
 #define DROP_WINDOW ((uint64_t)32 << 20)
 
+/* The compact form's layout the flags ask for (else init's choice, by the rank count). */
+static void layout(ir_csched *c, int flags)
+{
+	if (flags & IR_SCHED_TILED)
+		c->tile = 1;
+	else if (flags & IR_SCHED_RANK_MAJOR)
+		c->tile = 0;
+}
+
 /* The compact form of every rank, in file order (text input: from its buffer). */
-static int compact_text(ir_sched *s, ir_err *e)
+static int compact_text(ir_sched *s, int flags, ir_err *e)
 {
 	ir_sched_priv *v = s->priv;
 	if (ir_csched_init(&v->cs, s->nranks, s->nops, s->nedges, e))
 		return -1;
+	layout(&v->cs, flags);
 	for (uint32_t i = 0; i < s->nranks; i++)
 		if (ir_csched_add(&v->cs, v->order[i], &s->rank[v->order[i]], e))
 			return -1;
@@ -256,7 +266,7 @@ int ir_sched_load(ir_sched **out, const char *path, int flags, ir_err *e)
 		ir_reader_free(r);
 		if (finish_text(s, name, e))
 			goto fail;
-		if ((flags & IR_SCHED_COMPACT) && compact_text(s, e))
+		if ((flags & IR_SCHED_COMPACT) && compact_text(s, flags, e))
 			goto fail;
 		*out = s;
 		return 0;
@@ -279,6 +289,7 @@ int ir_sched_load(ir_sched **out, const char *path, int flags, ir_err *e)
 		ir_goalb_totals(v->g, &no, &ne);
 		if (ir_csched_init(&v->cs, s->nranks, no, ne, e))
 			goto fail;
+		layout(&v->cs, flags);
 	}
 	uint64_t dropped = 0; /* the mapping's pages before this offset were let go */
 	int decoded = ir_goalb_version(v->g) >= 3; /* sections decoded into the reader's buffer */

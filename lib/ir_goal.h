@@ -100,12 +100,15 @@ typedef struct ir_sched {
 
 enum {
 	IR_SCHED_LABELS = 1, /* text input: keep the labels for messages (ir_sched_label) */
-	IR_SCHED_COMPACT = 2 /* build the compact form (ir_csched) as each rank is validated; the
+	IR_SCHED_COMPACT = 2, /* build the compact form (ir_csched) as each rank is validated; the
 	                      * pages of a mapped binary file are let go behind it, so memory is
 	                      * that of the compact form (rank pointers stay valid for versions 1
 	                      * and 2: the pages are read again from the file if used; a version-3
 	                      * file's ranks have ops and edges NULL: only the compact form holds
 	                      * them, and nops, nedges, ncpus, nnics are set) */
+	IR_SCHED_TILED = 4,  /* with IR_SCHED_COMPACT: tile every block of ranks that can be (ir_cs_gid) */
+	IR_SCHED_RANK_MAJOR = 8 /* with IR_SCHED_COMPACT: never tile; neither flag: tile from
+	                         * IR_CS_TILE_AUTO ranks up */
 };
 
 /* Load a schedule from `path` ("-": stdin): GOAL text or binary, plain or
@@ -240,8 +243,9 @@ void ir_goal_stats_release(ir_goal_stats *st);
  * of attributes: a dissemination or a ring of a million ranks has a few dozen
  * of them. A calc of cpu 0 shorter than 2^31 ps needs no entry: its duration
  * is the word itself (IR_COP_INLINE). Ops of all ranks are numbered globally
- * (rank's base + index), and edges name global ids, so a walk over dependents
- * needs nothing of the rank. Memory: 8 bytes per op, 4 per edge, 4 per rank,
+ * (ir_cs_gid below: the rank's base + index, or interleaved in a tiled block),
+ * and edges name global ids, so a walk over dependents needs nothing of the
+ * rank. Memory: 8 bytes per op, 4 per edge, 4 per rank,
  * 24 per distinct attribute (at most one per op), and while building a hash
  * table of the attributes.
  */
@@ -266,7 +270,7 @@ typedef struct ir_csched {
 	uint32_t nedges;        /* below 2^32 */
 	ir_csop *op;             /* [nops + 1]: op[nops].s = nedges */
 	uint32_t *edge;         /* [nedges] global id of the dependent | IR_EDGE_IREQ */
-	uint32_t *base;         /* [nranks] global id of each rank's op 0 */
+	uint32_t *base;         /* [nranks] global id of each rank's op 0, | IR_CS_TILED in a tile */
 	ir_cattr *attr;
 	uint32_t nattr;
 	size_t attr_cap;
@@ -274,7 +278,35 @@ typedef struct ir_csched {
 	size_t priv_hcap;
 	uint32_t priv_ranks;    /* ranks added */
 	uint32_t priv_cap_ops, priv_cap_edges; /* building: the room counted by init */
+	uint32_t ntiled;        /* ranks whose ops lie in a tile */
+	int tile;               /* building: lay blocks of IR_CS_TILE ranks out tiled (init: by nranks) */
+	uint32_t priv_t_first, priv_t_n, priv_t_m, priv_t_g0, priv_t_e0; /* building: the block being added */
+	void *priv_t_buf;       /* building: a block's ops and edges while they are tiled */
+	size_t priv_t_cap;
 } ir_csched;
+
+/* The tiled layout (docs/design.md §7). Ops are numbered rank by rank, except in a block of
+ * IR_CS_TILE consecutive ranks with as many ops each, added one after the other, when the
+ * compact form is built with `tile` set: there op i of the block's rank j is the block's
+ * record i * IR_CS_TILE + j, so the ops that ranks in step reach at one instant share cache
+ * lines, and base[r] has IR_CS_TILED set. Edges lie in the order of the records in either
+ * layout, so an op's dependents are always edge[op[g].s .. op[g + 1].s). init sets `tile`
+ * when nranks >= IR_CS_TILE_AUTO: below that the ranks' own lines stay cached between two
+ * visits and the rank-by-rank layout streams better. */
+#define IR_CS_TILE_SHIFT 9
+#define IR_CS_TILE (1u << IR_CS_TILE_SHIFT)
+#define IR_CS_TILED 0x80000000u
+#define IR_CS_TILE_AUTO 4096u
+/* The global id of op i of the rank whose base word is b (c->base[rank]). */
+static inline uint32_t ir_cs_gid(uint32_t b, uint32_t i)
+{
+	return (b & ~IR_CS_TILED) + (i << ((b >> 31) * IR_CS_TILE_SHIFT));
+}
+/* The index in its rank of op g of the rank whose base word is b. */
+static inline uint32_t ir_cs_index(uint32_t b, uint32_t g)
+{
+	return (g - (b & ~IR_CS_TILED)) >> ((b >> 31) * IR_CS_TILE_SHIFT);
+}
 
 /* The op as the engine uses it. */
 typedef struct ir_dop {

@@ -54,6 +54,7 @@ int ir_csched_init(ir_csched *c, uint32_t nranks, uint64_t nops, uint64_t nedges
 		               (unsigned long long)nedges);
 	}
 	memset(c->base, 0xff, (size_t)nranks * sizeof *c->base);
+	c->tile = nranks >= IR_CS_TILE_AUTO;
 	/* nops and nedges count what was added; finish checks them against the room and
 	 * leaves op[nops].s = nedges */
 	c->priv_cap_ops = (uint32_t)nops;
@@ -68,6 +69,7 @@ void ir_csched_release(ir_csched *c)
 	free(c->base);
 	free(c->attr);
 	free(c->priv_hash);
+	free(c->priv_t_buf);
 	memset(c, 0, sizeof *c);
 }
 
@@ -141,12 +143,89 @@ int ir_csched_reserve(ir_csched *c, uint32_t rank, uint32_t nops, uint32_t nedge
 	return 0;
 }
 
+/* The largest block tiled (its ops and edges copied aside while they are rewritten): blocks of
+ * ranks with more ops stay rank by rank, which costs them nothing, their ranks' own lines
+ * being long enough to stream. */
+#define TILE_MAX_BYTES ((size_t)4 << 20)
+
+static unsigned word_type(const ir_csched *c, uint32_t a)
+{
+	return (a & IR_COP_INLINE) ? IR_OP_CALC : c->attr[a].type;
+}
+
+/* Lay the block of IR_CS_TILE ranks from priv_t_first out tiled: its m ops each at
+ * op[g0 ..] and edges at edge[e0 .. e1) were added rank by rank, one after the other. */
+static void tile_block(ir_csched *c, uint32_t e1)
+{
+	uint32_t m = c->priv_t_m, n = m * IR_CS_TILE, g0 = c->priv_t_g0, e0 = c->priv_t_e0, k = e0;
+	size_t need = (size_t)n * sizeof(ir_csop) + (size_t)(e1 - e0) * sizeof(uint32_t);
+	ir_csop *so;
+	uint32_t *se;
+	if (need > TILE_MAX_BYTES)
+		return;
+	if (need > c->priv_t_cap) {
+		void *p = realloc(c->priv_t_buf, need);
+		if (!p) /* the rank-by-rank layout is as correct */
+			return;
+		c->priv_t_buf = p;
+		c->priv_t_cap = need;
+	}
+	so = c->priv_t_buf;
+	se = (uint32_t *)(so + n);
+	memcpy(so, c->op + g0, (size_t)n * sizeof *so);
+	memcpy(se, c->edge + e0, (size_t)(e1 - e0) * sizeof *se);
+	/* only ranks that run one program, the same op types with the same dependencies (peers
+	 * and sizes may differ), are taken to move in step; others are left rank by rank */
+	for (uint32_t j = 1; j < IR_CS_TILE; j++)
+		for (uint32_t i = 0; i < m; i++) {
+			const ir_csop *x = &so[j * m + i], *y = &so[i];
+			uint32_t nx = (j * m + i + 1 < n ? x[1].s : e1) - x->s, ny = y[1].s - y->s;
+			if (nx != ny || word_type(c, x->a) != word_type(c, y->a))
+				return;
+			for (uint32_t q = 0; q < nx; q++)
+				if (se[x->s - e0 + q] - (g0 + j * m) != se[y->s - e0 + q] - g0)
+					return;
+		}
+	for (uint32_t i = 0; i < m; i++)
+		for (uint32_t j = 0; j < IR_CS_TILE; j++) {
+			uint32_t x = j * m + i, rb = g0 + j * m, b = so[x].s, end = x + 1 < n ? so[x + 1].s : e1;
+			ir_csop *d = &c->op[g0 + (i << IR_CS_TILE_SHIFT) + j];
+			d->a = so[x].a;
+			d->s = k;
+			for (uint32_t y = b; y < end; y++) {
+				uint32_t ed = se[y - e0], t = (ed & IR_EDGE_INDEX) - rb; /* below m: checked on adding */
+				c->edge[k++] = (ed & IR_EDGE_IREQ) | (g0 + j + (t << IR_CS_TILE_SHIFT));
+			}
+		}
+	for (uint32_t j = 0; j < IR_CS_TILE; j++)
+		c->base[c->priv_t_first + j] = (g0 + j) | IR_CS_TILED;
+	c->ntiled += IR_CS_TILE;
+}
+
 void ir_csched_commit(ir_csched *c, uint32_t rank, uint32_t nops, uint32_t nedges)
 {
-	c->base[rank] = c->nops;
+	uint32_t j = rank & (IR_CS_TILE - 1), g0 = c->nops, e0 = c->nedges;
+	c->base[rank] = g0;
 	c->nops += nops;
 	c->nedges += nedges;
 	c->priv_ranks++;
+	if (!c->tile)
+		return;
+	/* the block of `rank`: tiled once its ranks have all come, in order, with equal counts */
+	if (j == 0) {
+		c->priv_t_first = rank;
+		c->priv_t_n = 1;
+		c->priv_t_m = nops;
+		c->priv_t_g0 = g0;
+		c->priv_t_e0 = e0;
+	} else if (c->priv_t_n == j && rank == c->priv_t_first + j && nops == c->priv_t_m &&
+	           g0 == c->priv_t_g0 + (uint64_t)j * nops) {
+		c->priv_t_n++;
+	} else {
+		c->priv_t_n = 0;
+	}
+	if (c->priv_t_n == IR_CS_TILE && nops > 0)
+		tile_block(c, c->nedges);
 }
 
 int ir_csched_add(ir_csched *c, uint32_t rank, const ir_rank *r, ir_err *e)
@@ -223,5 +302,8 @@ int ir_csched_finish(ir_csched *c, ir_err *e)
 	free(c->priv_hash);
 	c->priv_hash = NULL;
 	c->priv_hcap = 0;
+	free(c->priv_t_buf);
+	c->priv_t_buf = NULL;
+	c->priv_t_cap = 0;
 	return 0;
 }

@@ -105,9 +105,9 @@ int ir_par_plan_make(ir_par_plan *pl, const ir_sched *s, const ir_loggops *p, ui
 		up[r] = r;
 	/* join the ends of rendezvous messages, and the ranks of a shared host */
 	for (uint32_t r = 0; r < n; r++) {
-		for (uint32_t g = cs->base[r], ge = g + s->rank[r].nops; g < ge; g++) {
+		for (uint32_t i = 0; i < s->rank[r].nops; i++) {
 			ir_dop o;
-			ir_csched_op(cs, r, g, &o);
+			ir_csched_op(cs, r, ir_cs_gid(cs->base[r], i), &o);
 			if (o.type == IR_OP_SEND && o.peer < n && o.size > p->S && o.peer != r)
 				uf_join(up, r, o.peer);
 		}
@@ -161,9 +161,9 @@ int ir_par_plan_make(ir_par_plan *pl, const ir_sched *s, const ir_loggops *p, ui
 	}
 	/* the cut and the lookahead */
 	for (uint32_t r = 0; r < n; r++) {
-		for (uint32_t g = cs->base[r], ge = g + s->rank[r].nops; g < ge; g++) {
+		for (uint32_t i = 0; i < s->rank[r].nops; i++) {
 			ir_dop o;
-			ir_csched_op(cs, r, g, &o);
+			ir_csched_op(cs, r, ir_cs_gid(cs->base[r], i), &o);
 			if (o.type != IR_OP_SEND || o.peer >= n || o.peer == r)
 				continue;
 			pl->msgs++;

@@ -123,6 +123,91 @@ static int rec_rank(void *c, uint32_t rank, const ir_rank *r, const ir_goal_pars
 	return 0;
 }
 
+/* Every op of every rank of s (loaded from text, so its records are kept) decodes from the
+ * compact form at ir_cs_gid to its record, and its edges to its dependents' global ids; *ne
+ * counts the edges. */
+static int compact_matches(const ir_sched *s, uint64_t *ne)
+{
+	const ir_csched *c = s->compact;
+	int same = 1;
+	for (uint32_t r = 0; r < s->nranks; r++) {
+		const ir_rank *rk = &s->rank[r];
+		for (uint32_t i = 0; i < rk->nops; i++) {
+			const unsigned char *op = ir_rank_op(rk, i);
+			uint32_t g = ir_cs_gid(c->base[r], i), lo, hi;
+			ir_dop d;
+			ir_csched_op(c, r, g, &d);
+			ir_rank_succ(rk, i, &lo, &hi);
+			same &= d.type == ir_op_type(op) && d.cpu == ir_op_cpu(op) && d.nic == ir_op_nic(op) &&
+			        d.peer == ir_op_peer(op) && d.tag == ir_op_tag(op) && d.size == ir_op_size(op) &&
+			        ir_csched_type(c, g) == ir_op_type(op) && c->op[g + 1].s - c->op[g].s == hi - lo &&
+			        ir_cs_index(c->base[r], g) == i;
+			for (uint32_t q = lo; q < hi; q++, (*ne)++) {
+				uint32_t ed = ir_rank_edge(rk, q), ce = c->edge[c->op[g].s + q - lo];
+				same &= (ce & IR_EDGE_IREQ) == (ed & IR_EDGE_IREQ) &&
+				        (ce & IR_EDGE_INDEX) == ir_cs_gid(c->base[r], ed & IR_EDGE_INDEX);
+			}
+		}
+	}
+	return same;
+}
+
+/* The tiled layout (ir_goal.h, IR_CS_TILE): 1,027 ranks of one program (a receive, a calc
+ * whose length and a send whose peer and size vary by rank, an irequires edge), but rank
+ * 700 has a calc where the others receive: the first tile is tiled, the second (it holds
+ * rank 700) and the 3 ranks after them are not. */
+static void test_tiles(void)
+{
+	const uint32_t n = 1027;
+	char path[64];
+	FILE *f;
+	ir_sched *s = NULL;
+	ir_err e;
+	uint64_t ne = 0;
+	uint32_t flagged = 0, tiled = 0;
+	int ok_flags = 1;
+	snprintf(path, sizeof path, "%s/tiles.goal", dir);
+	f = fopen(path, "w");
+	fprintf(f, "num_ranks %u\n", n);
+	for (uint32_t r = 0; r < n; r++) {
+		fprintf(f, "rank %u {\n", r);
+		if (r == 700)
+			fprintf(f, "a: calc 5\n");
+		else
+			fprintf(f, "a: recv %ub from %u tag 1\n", 8 + r % 3, (r + n - 1) % n);
+		fprintf(f, "b: calc %u\nc: send %ub to %u tag 1\nb requires a\nc irequires a\nc requires b\n}\n",
+		        100 + r, 8 + (r + 1) % 3, (r + 1) % n);
+	}
+	fclose(f);
+	/* rank 700 sends to 701 but 701 receives from 700: every message still matches */
+	ok(ir_sched_load(&s, path, IR_SCHED_COMPACT | IR_SCHED_TILED, &e) == 0 && s && s->compact,
+	   "tiles: loaded with IR_SCHED_TILED");
+	if (!s || !s->compact)
+		return;
+	for (uint32_t r = 0; r < n; r++) {
+		int want = r < IR_CS_TILE;
+		flagged += (s->compact->base[r] & IR_CS_TILED) != 0;
+		ok_flags &= ((s->compact->base[r] & IR_CS_TILED) != 0) == want;
+	}
+	tiled = s->compact->ntiled;
+	ok(ok_flags && flagged == IR_CS_TILE && tiled == IR_CS_TILE,
+	   "tiles: only the first tile is tiled (%u flagged, ntiled %u)", flagged, tiled);
+	ok(compact_matches(s, &ne) && ne == 3 * (uint64_t)n, "tiles: every op and edge decodes to its record");
+	/* the tile's op i of its ranks lie side by side */
+	ok(ir_cs_gid(s->compact->base[5], 2) == ir_cs_gid(s->compact->base[4], 2) + 1 &&
+	   ir_cs_gid(s->compact->base[4], 1) == ir_cs_gid(s->compact->base[4], 0) + IR_CS_TILE,
+	   "tiles: op i of consecutive ranks side by side, a rank's ops a tile apart");
+	ir_sched_free(s);
+	s = NULL;
+	ok(ir_sched_load(&s, path, IR_SCHED_COMPACT | IR_SCHED_RANK_MAJOR, &e) == 0 && s && s->compact &&
+	   s->compact->ntiled == 0 && compact_matches(s, &ne), "tiles: IR_SCHED_RANK_MAJOR tiles nothing");
+	ir_sched_free(s);
+	s = NULL;
+	ok(ir_sched_load(&s, path, IR_SCHED_COMPACT, &e) == 0 && s && s->compact && s->compact->ntiled == 0,
+	   "tiles: by default, not below IR_CS_TILE_AUTO ranks");
+	ir_sched_free(s);
+}
+
 int main(void)
 {
 	ir_err e;
@@ -217,24 +302,7 @@ int main(void)
 			c = s->compact;
 			is_u64(c->nops, 8, "compact: nops");
 			is_u64(c->nedges, 4, "compact: nedges");
-			for (uint32_t r = 0; r < 3; r++) {
-				const ir_rank *rk = &s->rank[r];
-				for (uint32_t i = 0; i < rk->nops; i++) {
-					const unsigned char *op = ir_rank_op(rk, i);
-					uint32_t g = c->base[r] + i, lo, hi;
-					ir_dop d;
-					ir_csched_op(c, r, g, &d);
-					ir_rank_succ(rk, i, &lo, &hi);
-					same &= d.type == ir_op_type(op) && d.cpu == ir_op_cpu(op) && d.nic == ir_op_nic(op) &&
-					        d.peer == ir_op_peer(op) && d.tag == ir_op_tag(op) && d.size == ir_op_size(op) &&
-					        ir_csched_type(c, g) == ir_op_type(op) && c->op[g + 1].s - c->op[g].s == hi - lo;
-					for (uint32_t q = lo; q < hi; q++, ne++) {
-						uint32_t ed = ir_rank_edge(rk, q), ce = c->edge[c->op[g].s + q - lo];
-						same &= (ce & IR_EDGE_IREQ) == (ed & IR_EDGE_IREQ) &&
-						        (ce & IR_EDGE_INDEX) == c->base[r] + (ed & IR_EDGE_INDEX);
-					}
-				}
-			}
+			same = compact_matches(s, &ne);
 			ok(same && ne == 4, "compact: every op and edge decodes to its record");
 			/* sends to +1 of 5b tag 7 on nic 0 (ranks 0 and 2), on nic 1 (rank 1), receives
 			 * from -1 (ranks 0 and 1), the wildcard receive, the long calc */
@@ -420,6 +488,7 @@ int main(void)
 		ir_goal_stats_release(&st);
 		ir_sched_free(s);
 	}
+	test_tiles();
 	free(bin);
 	free(orig);
 	{

@@ -86,6 +86,10 @@ static void usage(void)
 	       "                      default, LogGOPSim's) or by (time made, maker, maker's count)\n"
 	       "                      (key: the order ibsim-mpi computes, docs/loggops-semantics.md\n"
 	       "                      section 2)\n"
+	       "      --op-layout L   ops in memory rank by rank (rank) or, in tiles of 512 ranks\n"
+	       "                      that run one program, side by side (tiled); auto, the default,\n"
+	       "                      tiles from 4096 ranks up (docs/design.md section 7); the\n"
+	       "                      results are the same\n"
 	       "\n"
 	       "Nodes, compute and noise (docs/loggops-semantics.md section 8):\n"
 	       "      --cores N       cores per host, shared by its ranks (default: unlimited)\n"
@@ -376,14 +380,14 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
 typedef struct par_result par_result;
 #endif
 
-static int write_stats(const char *path, double load, double wall, const ir_engine_stats *st, const ir_ib_stats *fs,
-                       const par_result *pr, ir_err *e)
+static int write_stats(const char *path, double load, double wall, const ir_engine_stats *st, uint32_t tiled,
+                       const ir_ib_stats *fs, const par_result *pr, ir_err *e)
 {
 	ir_sb b = IR_SB_INIT;
 	ir_writer *w;
 	int rc = ir_sb_addf(&b, "# ibsim " IR_VERSION " stats\nload_s\t%.6f\nwall_s\t%.6f\nevents\t%" PRIu64
-	                        "\nev_per_s\t%.0f\n",
-	                    load, wall, st->events, wall > 0 ? (double)st->events / wall : 0);
+	                        "\nev_per_s\t%.0f\nranks_tiled\t%" PRIu32 "\n",
+	                    load, wall, st->events, wall > 0 ? (double)st->events / wall : 0, tiled);
 	if (fs)
 		rc |= ir_sb_addf(&b, "packet_hops\t%" PRIu64 "\npacket_hops_per_s\t%.0f\nfabric_events\t%" PRIu64
 		                     "\nfabric_ev_per_s\t%.0f\n",
@@ -460,7 +464,7 @@ enum {
 	OPT_ORNDV = 256, OPT_ORNDV_BIG, OPT_OSEND, OPT_OSEND_RNDV, OPT_ASYNC, OPT_MSGLOG, OPT_TIMELINE, OPT_OTF2, OPT_PROGRESS, OPT_VERSION, OPT_TOPO, OPT_ROUTING,
 	OPT_PLACEMENT, OPT_LINK, OPT_MTU, OPT_IB, OPT_LINKSTATS, OPT_DUMPLFT, OPT_DUMPNET, OPT_ROUTESTATS, OPT_RNDV, OPT_STATS,
 	OPT_CORES, OPT_RPH, OPT_CPUWAIT, OPT_CPUBIND, OPT_QUANTUM, OPT_CPUYIELD, OPT_CPUSCALE, OPT_NOISE, OPT_NOISE_LG, OPT_PERTURB, OPT_SEED,
-	OPT_WEIGHTS, OPT_TIES
+	OPT_WEIGHTS, OPT_TIES, OPT_LAYOUT
 };
 #define MAXSET 64
 
@@ -511,6 +515,7 @@ int main(int argc, char **argv)
 		{ "perturb", required_argument, NULL, OPT_PERTURB },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "ties", required_argument, NULL, OPT_TIES },
+		{ "op-layout", required_argument, NULL, OPT_LAYOUT },
 #ifdef IBSIM_MPI
 		{ "weights", required_argument, NULL, OPT_WEIGHTS },
 #endif
@@ -523,7 +528,7 @@ int main(int argc, char **argv)
 	void *ncfg = NULL;  /* the network's configuration (nt->cfg_new) */
 	ir_ib_cfg ibc = { 0 }; /* a copy of it for the summary line when the network is ib */
 	ir_ib *ib = NULL;
-	int nset = 0, c, status = IR_EXIT_BAD, verbose = 0, progress = -1, quiet = 0, rc;
+	int nset = 0, c, status = IR_EXIT_BAD, verbose = 0, progress = -1, quiet = 0, rc, load_flags = 0;
 	const char *pfile = NULL, *msglog = NULL, *timeline = NULL, *otf2 = NULL, *path, *net = NULL, *stats = NULL;
 	ir_params *ps = NULL;
 	ir_sched *s = NULL;
@@ -614,6 +619,16 @@ int main(int argc, char **argv)
 			break;
 		case OPT_STATS:
 			stats = optarg;
+			break;
+		case OPT_LAYOUT:
+			if (strcmp(optarg, "tiled") == 0)
+				load_flags = IR_SCHED_TILED;
+			else if (strcmp(optarg, "rank") == 0)
+				load_flags = IR_SCHED_RANK_MAJOR;
+			else if (strcmp(optarg, "auto") == 0)
+				load_flags = 0;
+			else
+				return ir_cli_usage("--op-layout takes auto, rank or tiled, got '%s'", optarg);
 			break;
 		case OPT_TIES:
 			if (strcmp(optarg, "key") == 0)
@@ -844,7 +859,7 @@ int main(int argc, char **argv)
 
 	/* Load. */
 	t0 = ir_now();
-	if (ir_sched_load(&s, path, IR_SCHED_LABELS | IR_SCHED_COMPACT, &e)) {
+	if (ir_sched_load(&s, path, IR_SCHED_LABELS | IR_SCHED_COMPACT | load_flags, &e)) {
 		status = ir_cli_fail(&e);
 		goto done;
 	}
@@ -1021,7 +1036,7 @@ int main(int argc, char **argv)
 				         fs->packets, fs->packet_hops, fs->events);
 			/* Wall-clock figures vary from run to run: they go to their own file, so the
 			 * results stay a pure function of the schedule and the parameters. */
-			if (stats && write_stats(stats, tl - t0, wall, st, fs, PARINFO, &e)) {
+			if (stats && write_stats(stats, tl - t0, wall, st, s->compact ? s->compact->ntiled : 0, fs, PARINFO, &e)) {
 				status = ir_cli_fail(&e);
 				goto done;
 			}

@@ -714,7 +714,7 @@ static int need_charge(ir_engine *en, uint32_t r, uint32_t g, ir_err *e);
 static int walk(ir_engine *en, uint32_t r, uint32_t i, unsigned mask, uint64_t ts, uint64_t td, rlist *l,
                 ir_err *e)
 {
-	uint32_t g0 = ir_cs_gid(en->base[r], i), b = en->cop[g0].s, end = en->cop[g0 + 1].s;
+	uint32_t base = en->base[r], g0 = ir_cs_gid(base, i), b = en->cop[g0].s, end = en->cop[g0 + 1].s;
 	int rdone = 0;
 	if (b == end)
 		return 0;
@@ -735,7 +735,7 @@ static int walk(ir_engine *en, uint32_t r, uint32_t i, unsigned mask, uint64_t t
 		if (rdone && kind == WALK_REQ)
 			en->pend[g]--;
 		if (--en->state[g] == 0) {
-			if (rl_add(l, ir_cs_index(en->base[r], g), e))
+			if (rl_add(l, ir_cs_index(base, g), e))
 				return -1;
 		} else if (en->pend && en->pend[g] == en->state[g] && en->pend_head[r] != NIL &&
 		           need_charge(en, r, g, e)) {

@@ -300,12 +300,14 @@ typedef struct ir_csched {
 /* The global id of op i of the rank whose base word is b (c->base[rank]). */
 static inline uint32_t ir_cs_gid(uint32_t b, uint32_t i)
 {
-	return (b & ~IR_CS_TILED) + (i << ((b >> 31) * IR_CS_TILE_SHIFT));
+	/* a branch, not a shift by a computed count: it costs nothing where the layout is one
+	 * for all ranks (the common case: either few ranks or one program) */
+	return __builtin_expect((b & IR_CS_TILED) != 0, 0) ? (b & ~IR_CS_TILED) + (i << IR_CS_TILE_SHIFT) : b + i;
 }
 /* The index in its rank of op g of the rank whose base word is b. */
 static inline uint32_t ir_cs_index(uint32_t b, uint32_t g)
 {
-	return (g - (b & ~IR_CS_TILED)) >> ((b >> 31) * IR_CS_TILE_SHIFT);
+	return __builtin_expect((b & IR_CS_TILED) != 0, 0) ? (g - (b & ~IR_CS_TILED)) >> IR_CS_TILE_SHIFT : g - b;
 }
 
 /* The op as the engine uses it. */

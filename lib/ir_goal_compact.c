@@ -153,8 +153,27 @@ static unsigned word_type(const ir_csched *c, uint32_t a)
 	return (a & IR_COP_INLINE) ? IR_OP_CALC : c->attr[a].type;
 }
 
+/* Rank x (m ops at op[x0 ..], its edges ending at xe1) runs the program of rank y (op[y0 ..],
+ * the rank added just before x or earlier): the same op types with the same dependencies;
+ * peers and sizes may differ. Ranks that do are taken to move in step. */
+static int same_program(const ir_csched *c, uint32_t y0, uint32_t x0, uint32_t m, uint32_t xe1)
+{
+	const uint32_t *ed = c->edge;
+	for (uint32_t i = 0; i < m; i++) {
+		const ir_csop *x = &c->op[x0 + i], *y = &c->op[y0 + i];
+		uint32_t nx = (i + 1 < m ? x[1].s : xe1) - x->s, ny = y[1].s - y->s;
+		if (nx != ny || (x->a != y->a && word_type(c, x->a) != word_type(c, y->a)))
+			return 0;
+		for (uint32_t q = 0; q < nx; q++)
+			if (ed[x->s + q] - x0 != ed[y->s + q] - y0)
+				return 0;
+	}
+	return 1;
+}
+
 /* Lay the block of IR_CS_TILE ranks from priv_t_first out tiled: its m ops each at
- * op[g0 ..] and edges at edge[e0 .. e1) were added rank by rank, one after the other. */
+ * op[g0 ..] and edges at edge[e0 .. e1) were added rank by rank, one after the other, and
+ * run one program. */
 static void tile_block(ir_csched *c, uint32_t e1)
 {
 	uint32_t m = c->priv_t_m, n = m * IR_CS_TILE, g0 = c->priv_t_g0, e0 = c->priv_t_e0, k = e0;
@@ -174,18 +193,6 @@ static void tile_block(ir_csched *c, uint32_t e1)
 	se = (uint32_t *)(so + n);
 	memcpy(so, c->op + g0, (size_t)n * sizeof *so);
 	memcpy(se, c->edge + e0, (size_t)(e1 - e0) * sizeof *se);
-	/* only ranks that run one program, the same op types with the same dependencies (peers
-	 * and sizes may differ), are taken to move in step; others are left rank by rank */
-	for (uint32_t j = 1; j < IR_CS_TILE; j++)
-		for (uint32_t i = 0; i < m; i++) {
-			const ir_csop *x = &so[j * m + i], *y = &so[i];
-			uint32_t nx = (j * m + i + 1 < n ? x[1].s : e1) - x->s, ny = y[1].s - y->s;
-			if (nx != ny || word_type(c, x->a) != word_type(c, y->a))
-				return;
-			for (uint32_t q = 0; q < nx; q++)
-				if (se[x->s - e0 + q] - (g0 + j * m) != se[y->s - e0 + q] - g0)
-					return;
-		}
 	for (uint32_t i = 0; i < m; i++)
 		for (uint32_t j = 0; j < IR_CS_TILE; j++) {
 			uint32_t x = j * m + i, rb = g0 + j * m, b = so[x].s, end = x + 1 < n ? so[x + 1].s : e1;
@@ -214,12 +221,14 @@ void ir_csched_commit(ir_csched *c, uint32_t rank, uint32_t nops, uint32_t nedge
 	/* the block of `rank`: tiled once its ranks have all come, in order, with equal counts */
 	if (j == 0) {
 		c->priv_t_first = rank;
-		c->priv_t_n = 1;
+		/* a block above TILE_MAX_BYTES is not tiled (its ops alone, here; with its edges in
+		 * tile_block) */
+		c->priv_t_n = (uint64_t)nops * IR_CS_TILE * sizeof(ir_csop) <= TILE_MAX_BYTES;
 		c->priv_t_m = nops;
 		c->priv_t_g0 = g0;
 		c->priv_t_e0 = e0;
 	} else if (c->priv_t_n == j && rank == c->priv_t_first + j && nops == c->priv_t_m &&
-	           g0 == c->priv_t_g0 + (uint64_t)j * nops) {
+	           g0 == c->priv_t_g0 + (uint64_t)j * nops && same_program(c, c->priv_t_g0, g0, nops, c->nedges)) {
 		c->priv_t_n++;
 	} else {
 		c->priv_t_n = 0;

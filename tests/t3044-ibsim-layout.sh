@@ -3,7 +3,8 @@
 # that run one program are laid out interleaved in memory; the results, -v, --msglog and
 # --timeline are those of the rank-by-rank layout byte for byte, on every goalgen pattern
 # that tiles, under each engine mode and on --net ib, from binary (versions 1 and 3) and
-# text; auto tiles from 4096 ranks up; ranks that do not run one program are never tiled;
+# text; auto tiles from 4096 ranks up; ranks that do not run one program (other ops, other
+# dependencies or calcs of other lengths) are never tiled;
 # a deadlock is reported alike; a bad value is a usage error.
 . "$(dirname "$0")/lib.sh"
 
@@ -69,11 +70,22 @@ test_expect_success 'auto tiles from 4096 ranks up; rank never tiles' '
 	test_cmp rank.tsv auto.tsv
 '
 
+# pairs D: 1,024 ranks in pairs, each exchanging one message between two calcs; with D = 1 the
+# first calc is 1000 + (rank mod 7) ps long, with D = 0 1000 ps on every rank
+pairs() {
+	awk -v d="$1" 'BEGIN { n = 1024; print "num_ranks " n; for (r = 0; r < n; r++) {
+		p = r % 2 ? r - 1 : r + 1
+		printf "rank %d {\n c0: calc %d\n s0: send 64b to %d tag 0\n r0: recv 64b from %d tag 0\n", r, 1000 + d * (r % 7), p, p
+		printf " c1: calc 500\n s0 requires c0\n r0 requires c0\n c1 requires r0\n c1 requires s0\n}\n" } }'
+}
+
 test_expect_success 'ranks that do not run one program stay rank by rank' '
 	goalgen random 1024 --ops 40 --seed 2 | goalc -o g.goalb &&
 	same g.goalb 0 &&
 	goalgen bcast 2048 | goalc -o b.goalb &&
-	same b.goalb 1536 # from rank 512 up, a tile'"'"'s ranks have the same ops; below, they differ
+	same b.goalb 1536 && # from rank 512 up, a tile'"'"'s ranks have the same ops; below, they differ
+	pairs 0 >p0.goal && same p0.goal 1024 &&
+	pairs 1 >p1.goal && same p1.goal 0 # the same ops, but calcs of different lengths: the ranks drift apart
 '
 
 test_expect_success 'a deadlock in a tile is reported as in the rank layout' '

@@ -152,13 +152,13 @@ static int compact_matches(const ir_sched *s, uint64_t *ne)
 	return same;
 }
 
-/* The tiled layout (ir_goal.h, IR_CS_TILE): 1,027 ranks of one program (a receive, a calc
- * whose length and a send whose peer and size vary by rank, an irequires edge), but rank
- * 700 has a calc where the others receive: the first tile is tiled, the second (it holds
- * rank 700) and the 3 ranks after them are not. */
+/* The tiled layout (ir_goal.h, IR_CS_TILE): 1,539 ranks of one program (a receive and a
+ * send whose peers and sizes vary by rank, a calc, an irequires edge), but rank 700 has a
+ * calc where the others receive and rank 1100's calc is 1 ps longer: the first tile is
+ * tiled, the second (rank 700), the third (rank 1100) and the 3 ranks after them are not. */
 static void test_tiles(void)
 {
-	const uint32_t n = 1027;
+	const uint32_t n = 1539;
 	char path[64];
 	FILE *f;
 	ir_sched *s = NULL;
@@ -176,7 +176,7 @@ static void test_tiles(void)
 		else
 			fprintf(f, "a: recv %ub from %u tag 1\n", 8 + r % 3, (r + n - 1) % n);
 		fprintf(f, "b: calc %u\nc: send %ub to %u tag 1\nb requires a\nc irequires a\nc requires b\n}\n",
-		        100 + r, 8 + (r + 1) % 3, (r + 1) % n);
+		        r == 1100 ? 101 : 100, 8 + (r + 1) % 3, (r + 1) % n);
 	}
 	fclose(f);
 	/* rank 700 sends to 701 but 701 receives from 700: every message still matches */

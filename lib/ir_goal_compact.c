@@ -20,6 +20,10 @@
  * calcs, whose durations rarely repeat in traces, are inline below 2^31 ps and
  * cost 8 bytes.
  *
+ * Tiles (docs/design.md section 7): a block of 512 consecutive ranks that run one program
+ * is rewritten, once its last rank is added, so that op i of its ranks lie side by side;
+ * ir_cs_gid (ir_goal.h) finds an op in either layout.
+ *
  * Rejected: a per-rank dictionary (the same attributes would be stored once per
  * rank: a million copies); variable-length records (the engine reads op i of a
  * rank directly); keeping the 24-byte records and only dropping what the engine
@@ -221,7 +225,8 @@ void ir_csched_commit(ir_csched *c, uint32_t rank, uint32_t nops, uint32_t nedge
 	c->priv_ranks++;
 	if (!c->tile)
 		return;
-	/* the block of `rank`: tiled once its ranks have all come, in order, with equal counts */
+	/* the block of `rank`: tiled once its ranks have all come, in order, with equal counts,
+	 * each running the program of the block's first */
 	if (j == 0) {
 		c->priv_t_first = rank;
 		/* a block above TILE_MAX_BYTES is not tiled (its ops alone, here; with its edges in

@@ -318,15 +318,21 @@ static inline void rq_unlink(ir_engine *en, uint32_t r, uint32_t prev, uint32_t 
 		en->rq_tail[r] = prev;
 	en->state[ir_cs_gid(en->base[r], q)] = IR_READY | r;
 }
+/* Append message mi (at m) to the queue of messages with ends *head and *tail (a rank's
+ * unexpected or pending messages, linked through `next`). */
+static inline void mq_append(ir_engine *en, uint32_t *head, uint32_t *tail, uint32_t mi, msg *m)
+{
+	m->next = NIL;
+	if (*tail == NIL)
+		*head = mi;
+	else
+		M(en, *tail)->next = mi;
+	*tail = mi;
+}
 /* Append message mi (at m) to rank r's unexpected queue. */
 static inline void uq_append(ir_engine *en, uint32_t r, uint32_t mi, msg *m)
 {
-	m->next = NIL;
-	if (en->uq_tail[r] == NIL)
-		en->uq_head[r] = mi;
-	else
-		M(en, en->uq_tail[r])->next = mi;
-	en->uq_tail[r] = mi;
+	mq_append(en, &en->uq_head[r], &en->uq_tail[r], mi, m);
 }
 
 /* Op i of rank r, decoded. */
@@ -1033,12 +1039,7 @@ static int make_pending(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uin
 		return -1;
 	m->kind = K_PEND;
 	m->rop = ri;
-	m->next = NIL;
-	if (en->pend_tail[d] == NIL)
-		en->pend_head[d] = mi;
-	else
-		M(en, en->pend_tail[d])->next = mi;
-	en->pend_tail[d] = mi;
+	mq_append(en, &en->pend_head[d], &en->pend_tail[d], mi, m);
 	for (uint32_t k = b; k < end; k++) {
 		uint32_t ed = en->cedge[k], g = ed & IR_EDGE_INDEX;
 		if (ed & IR_EDGE_IREQ)

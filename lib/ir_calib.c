@@ -418,6 +418,12 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 	int64_t ptag = -1, t_call = 0, t_ret = 0;
 	uint64_t psize = 0;
 	const char *path = tf->path;
+	/* the nbc phase: the open MPI_Ibarrier's request and duration; the durations of the
+	 * MPI_Barrier since the last MPI_Ibarrier count once the next one shows they lie inside
+	 * the phase (netcal makes IR_NETCAL_NBC_BLOCK in a row; any more are not its) */
+	char ireq[32] = "";
+	int64_t idur = -1, bdur[IR_NETCAL_NBC_BLOCK];
+	unsigned nbar = 0;
 	if (!t)
 		return -1;
 	*nsent = 0;
@@ -498,6 +504,31 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 			}
 			if (!flag && add_raw(d, 0, (double)(r.t_ret - r.t_call) / (double)n, IR_CS_POLL, e))
 				goto bad;
+		} else if (!strcmp(r.name, "MPI_Ibarrier")) {
+			if (r.nf < 2) {
+				ir_errf_at(e, path, r.line, "MPI_Ibarrier: expected a communicator and a request, found %u field%s",
+				           r.nf, r.nf == 1 ? "" : "s");
+				goto bad;
+			}
+			if (rec_times(&r, path, e))
+				goto bad;
+			for (unsigned k = 0; k < nbar; k++)
+				if (add_raw(d, 0, (double)bdur[k], IR_CS_BARRIER, e))
+					goto bad;
+			nbar = 0;
+			snprintf(ireq, sizeof ireq, "%s", r.f[1]);
+			idur = r.t_ret - r.t_call;
+		} else if (!strcmp(r.name, "MPI_Barrier")) {
+			if (rec_times(&r, path, e))
+				goto bad;
+			if (ireq[0] && nbar < IR_NETCAL_NBC_BLOCK)
+				bdur[nbar++] = r.t_ret - r.t_call;
+		} else if (!strcmp(r.name, "MPI_Wait")) {
+			if (idur < 0 || r.nf < 1 || strcmp(r.f[0], ireq))
+				continue;
+			if (rec_times(&r, path, e) || add_raw(d, 0, (double)(idur + (r.t_ret - r.t_call)), IR_CS_NBC, e))
+				goto bad;
+			idur = -1;
 		} else if (!strcmp(r.name, "MPI_Reduce_local")) {
 			if (rec_bytes(&r, 2, 3, &bytes, path, e) || rec_times(&r, path, e) ||
 			    add_raw(d, bytes, (double)(r.t_ret - r.t_call), IR_CS_REDUCE, e))
@@ -687,6 +718,32 @@ static double quantile(const ir_calib_raw *v, size_t n, double q)
 	return v[i].ps + (h - (double)i) * (v[i + 1].ps - v[i].ps);
 }
 
+/* The mean of the middle 80 % of n sorted values (the values between the 10th and the 90th
+ * percentile, the two at the edges counted in part, so that a sample pooled with itself
+ * gives the same mean), and its standard error from the variance of the values winsorized
+ * at the same points (Tukey and McLaughlin): robust to a few preempted calls, and to two
+ * modes (a blocking barrier that waited for its partner or did not), of which the median
+ * would pick one. */
+static void trimmed_mean(const ir_calib_raw *v, size_t n, double *mean, double *se)
+{
+	double t = 0.1 * (double)n, sum = 0, wsum = 0, wss = 0;
+	size_t lo = (size_t)t, hi = n - 1 - (size_t)t, i;
+	for (i = 0; i < n; i++) {
+		/* the part of [i, i + 1) inside [t, n - t) */
+		double a = (double)i < t ? t : (double)i, b = (double)(i + 1) > (double)n - t ? (double)n - t : (double)(i + 1);
+		if (b > a)
+			sum += (b - a) * v[i].ps;
+	}
+	*mean = sum / ((double)n - 2 * t);
+	for (i = 0; i < n; i++)
+		wsum += v[i < lo ? lo : i > hi ? hi : i].ps;
+	for (i = 0; i < n; i++) {
+		double x = v[i < lo ? lo : i > hi ? hi : i].ps - wsum / (double)n;
+		wss += x * x;
+	}
+	*se = n > 1 ? sqrt(wss / (double)(n - 1)) / (0.8 * sqrt((double)n)) : 0;
+}
+
 /* netcal: median and quartiles of every phase's durations per size. */
 static int aggregate_series(ir_calib_data *d, ir_err *e)
 {
@@ -716,6 +773,7 @@ static int aggregate_series(ir_calib_data *d, ir_err *e)
 		m->med = quantile(d->raw + i, j - i, 0.5);
 		m->q1 = quantile(d->raw + i, j - i, 0.25);
 		m->q3 = quantile(d->raw + i, j - i, 0.75);
+		trimmed_mean(d->raw + i, j - i, &m->tmean, &m->tse);
 	}
 	return 0;
 }
@@ -1610,7 +1668,7 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		"combining the bytes of a reduction: MPI_Reduce_local, MPI_DOUBLE, MPI_SUM",
 	};
 	static const char *const phase[IR_CS_N] = { "warm", "cold", "first", "send", "late", "self", "reduce", "late_send",
-		                                    "poll", "prog_send" };
+		                                    "poll", "prog_send", "nbc", "barrier" };
 	int rc = 0;
 	rc |= ir_sb_addf(o, "# piecewise model (formats/calibration.md): segments FROM:BASE+PERBYTE; per-size medians fitted by\n"
 	                    "# weighted least squares (weights 1/y^2: relative errors), breakpoints at measured sizes by dynamic\n"
@@ -1652,7 +1710,25 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 			rc |= ir_sb_addf(o, "poll = %s\n", fmt_t(a, sizeof a, m->med));
 		}
 	}
-	rc |= ir_sb_adds(o, "# per size: median one-way (warm, cold, first) or call duration (send, late, self, reduce, poll) in us,\n"
+	{
+		const ir_calib_med *nb = ir_calib_series_at(d, IR_CS_NBC, 0), *b = ir_calib_series_at(d, IR_CS_BARRIER, 0);
+		char a[64];
+		if (!nb || !b)
+			rc |= ir_sb_adds(o, "# nbc_o: not measured (no nbc phase in the traces)\n");
+		else {
+			double v = nb->tmean - b->tmean, ci = 1.96 * sqrt(nb->tse * nb->tse + b->tse * b->tse);
+			rc |= ir_sb_addf(o, "# nbc_o: a nonblocking collective's schedule: MPI_Ibarrier + MPI_Wait (%zu, mean of the middle "
+			                    "80 %% %.4f us) minus MPI_Barrier (%zu, %.4f us): %.4f +- %.4f us\n",
+			                 nb->n, nb->tmean / US_PS, b->n, b->tmean / US_PS, v / US_PS, ci / US_PS);
+			if (v < 0) {
+				rc |= ir_sb_adds(o, "#   below 0: 0\n");
+				v = 0;
+			}
+			rc |= ir_sb_addf(o, "nbc_o = %s\n", fmt_t(a, sizeof a, v));
+		}
+	}
+	rc |= ir_sb_adds(o, "# per size: median one-way (warm, cold, first) or call duration (send, late, self, reduce, poll, nbc,\n"
+	                    "# barrier) in us,\n"
 	                    "# with the interquartile range in % of the median; '-': not measured\n#  size_bytes reps");
 	for (int k = 0; k < IR_CS_N; k++)
 		rc |= ir_sb_addf(o, " %s", phase[k]);

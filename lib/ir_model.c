@@ -14,7 +14,7 @@
 #include "ir_params.h"
 
 const char *const ir_loggops_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send",
-	                                "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", "poll",
+	                                "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", "poll", "nbc_o",
 	                                "intra_send_o", "intra_recv_o", "intra_net_L", "intra_S", NULL };
 
 static const char *skip_ws(const char *s)
@@ -216,7 +216,8 @@ int ir_loggops_load(ir_loggops *p, const ir_params *ps, ir_err *e)
 	    (have_or = ir_params_time(ps, "o_rndv", &p->o_rndv, e)) < 0 ||
 	    (have_Or = ir_params_time(ps, "O_rndv", &p->O_rndv, e)) < 0 ||
 	    (have_Os = ir_params_time(ps, "O_send", &p->O_send, e)) < 0 ||
-	    (have_Osr = ir_params_time(ps, "O_send_rndv", &p->O_send_rndv, e)) < 0)
+	    (have_Osr = ir_params_time(ps, "O_send_rndv", &p->O_send_rndv, e)) < 0 ||
+	    ir_params_time(ps, "nbc_o", &p->nbc_o, e) < 0)
 		return -1;
 	if (!have_or)
 		p->o_rndv = p->o;

@@ -82,6 +82,10 @@ typedef struct ir_loggops {
 	uint64_t O_send, O_send_rndv;
 	ir_pw send_o, recv_o, net_L;
 	ir_pw copy, reduce;
+	/* CPU time of starting a nonblocking collective beyond its messages (the library's
+	 * schedule: Open MPI's libnbc); trace2goal's plain conversion charges it as a calc at
+	 * the call (formats/params.md, "nbc_o"); 0 by default */
+	uint64_t nbc_o;
 	/* the intra-node model: messages between two ranks of one host (all three or none) */
 	ir_pw intra_send_o, intra_recv_o, intra_net_L;
 	uint64_t intra_S; /* their eager limit (default S) */

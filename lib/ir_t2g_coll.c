@@ -74,6 +74,14 @@ int t2g_blk_room(gstate *g, uint32_t p, ir_err *e)
 	return 0;
 }
 
+/* What starting a nonblocking collective costs beyond its messages (formats/params.md,
+ * "nbc_o"; docs/trace2goal.md section 8): computation before its first messages in the plain
+ * conversion. --durations replays the recorded calls, which hold it already. */
+double t2g_nbc_cost(const gstate *g, const callinfo *ci)
+{
+	return ci->nb && !g->o->durations ? (double)g->o->net.nbc_o : 0;
+}
+
 /* A nonblocking collective's request: completed by the Wait/Test that names it. */
 int t2g_reg_nbcoll(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, const emitted *em, ir_err *e)
 {
@@ -387,7 +395,7 @@ int t2g_do_coll(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_er
 	                                      kind == IR_COLL_GATHERV || kind == IR_COLL_SCATTER || kind == IR_COLL_SCATTERV
 	                                  ? root
 	                                  : -1);
-	extra = pin_cost(g, R, buf1, s1) + pin_cost(g, R, buf2, s2);
+	extra = pin_cost(g, R, buf1, s1) + pin_cost(g, R, buf2, s2) + t2g_nbc_cost(g, ci);
 	if (t2g_emit_call(g, R, r, ci->nb ? ENDS_GAP : ENDS_JOIN, 1, extra, &em, e))
 		return -1;
 	return ci->nb ? t2g_reg_nbcoll(g, R, r, ci, &em, e) : 0;

@@ -321,6 +321,7 @@ int t2g_do_mrecv(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_e
 int t2g_coll_seq_note(comm *c, int kind, int64_t root);
 int t2g_get_types(const rstate *R, const ir_rec *r, unsigned i, uint64_t *dst, uint32_t p, ir_err *e);
 int t2g_blk_room(gstate *g, uint32_t p, ir_err *e);
+double t2g_nbc_cost(const gstate *g, const callinfo *ci);
 int t2g_reg_nbcoll(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, const emitted *em, ir_err *e);
 int t2g_do_coll(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e);
 int t2g_coll_plain(gstate *g, rstate *R, const ir_rec *r, const cref *cr, int kind, ir_err *e);

@@ -380,7 +380,7 @@ int t2g_do_neigh(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_e
 		stot = ssz; /* one send buffer for every neighbour */
 	t2g_coll_seq_note(cr.c, IR_COLL_NKINDS + ci->coll, -1);
 	if (t2g_emit_call(g, R, r, ci->nb ? ENDS_GAP : ENDS_JOIN, 1,
-	                  pin_cost(g, R, sbuf, stot) + pin_cost(g, R, rbuf, rtot), &em, e))
+	                  pin_cost(g, R, sbuf, stot) + pin_cost(g, R, rbuf, rtot) + t2g_nbc_cost(g, ci), &em, e))
 		return -1;
 	return ci->nb ? t2g_reg_nbcoll(g, R, r, ci, &em, e) : 0;
 }

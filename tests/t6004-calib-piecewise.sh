@@ -56,11 +56,52 @@ test_expect_success 'a poll line with a bad repeat count: file:line and exit 1' 
 	grep -q "^calib: badpoll/rank-0.trace:$(cat line): MPI_Iprobe: invalid repeat count 0 (expected 1 or more)" err
 '
 
+# tmean FILE: the mean of the middle 80 % of the values in FILE (one per line), the values
+# at the 10th and 90th percentiles counted in the part inside (formats/calibration.md, "nbc_o")
+tmean() {
+	sort -g "$1" | awk "{ v[NR] = \$1 } END { t = 0.1 * NR; for (i = 1; i <= NR; i++) {
+		a = (i - 1 < t) ? t : i - 1; b = (i > NR - t) ? NR - t : i; if (b > a) s += (b - a) * v[i] }
+		printf \"%.6f\", s / (NR - 2 * t) }"
+}
+
+test_expect_success 'the nbc phase: nbc_o is MPI_Ibarrier + MPI_Wait minus MPI_Barrier, trimmed means' '
+	# us to ns, from the last 6 digits before the point (a double holds no more than that
+	# with the 3 decimals: the times are microseconds since the epoch)
+	awk -F: "function t(x,  p) { p = index(x, \".\"); return substr(x, p - 6) + 0 }
+		function d(a, b) { a = t(a); b = t(b); if (b < a) b += 1000000; return (b - a) * 1000 }
+		/^MPI_Ibarrier:/ { req = \$4; ib = d(\$2, \$NF); seen = 1; for (k = 1; k <= nb; k++) print bar[k] >\"bar.v\"; nb = 0; next }
+		/^MPI_Wait:/ && req != \"\" && \$3 == req { print ib + d(\$2, \$NF) >\"nbc.v\"; req = \"\"; next }
+		/^MPI_Barrier:/ && seen { bar[++nb] = d(\$2, \$NF) }" nc/rank-0.trace &&
+	test $(wc -l <nbc.v) -ge 16 && test $(wc -l <bar.v) -ge 16 &&
+	want=$(awk -v a="$(tmean nbc.v)" -v b="$(tmean bar.v)" "BEGIN { d = a - b; printf \"%.3f\", d < 0 ? 0 : d }") &&
+	got=$(sed -n "s/^nbc_o = \([0-9.]*\)\(ns\|ps\|us\)\$/\1 \2/p" cluster.params) && test -n "$got" &&
+	got=$(echo $got | awk "{ print \$2 == \"us\" ? \$1 * 1000 : \$2 == \"ps\" ? \$1 / 1000 : \$1 }") &&
+	echo "nbc_o $got ns, from the trace $want ns" &&
+	awk -v a="$got" -v b="$want" "BEGIN { exit !(a - b < 0.002 && b - a < 0.002) }" &&
+	grep -q "^# nbc_o: a nonblocking collective.s schedule: MPI_Ibarrier + MPI_Wait ([0-9]*, mean of the middle 80 % [0-9.]* us) minus MPI_Barrier" cluster.params
+'
+
+test_expect_success 'without the nbc phase: no nbc_o, and the file says so' '
+	rm -rf nonbc && cp -r nc nonbc &&
+	grep -v "^MPI_Ibarrier:" nc/rank-0.trace >nonbc/rank-0.trace &&
+	calib -q nonbc >nonbc.params &&
+	! grep -q "^nbc_o" nonbc.params &&
+	grep -q "^# nbc_o: not measured (no nbc phase in the traces)$" nonbc.params
+'
+
+test_expect_success 'an MPI_Ibarrier without its request: file:line and exit 1' '
+	rm -rf badnbc && cp -r nc badnbc &&
+	line=$(grep -n "^MPI_Ibarrier:" nc/rank-0.trace | head -n 1 | cut -d: -f1) &&
+	sed "${line}s/^\(MPI_Ibarrier:[^:]*:[^:]*\):[^:]*:/\1:/" nc/rank-0.trace >badnbc/rank-0.trace &&
+	expect_fail 1 calib badnbc &&
+	grep -q "^calib: badnbc/rank-0.trace:$line: MPI_Ibarrier: expected a communicator and a request, found 1 field$" err
+'
+
 test_expect_success 'S from the progress phase: the shared-memory eager limit, not 256 bytes' '
 	grep -q "^MPI_Send:.*:1:30007:" nc/rank-0.trace &&
 	grep -q "^MPI_Recv:.*:0:30007:" nc/rank-1.trace &&
 	! grep -q "^MPI_Iprobe:" nc/rank-1.trace &&
-	grep -q "^#  size_bytes reps warm cold first send late self reduce late_send poll prog_send$" cluster.params &&
+	grep -q "^#  size_bytes reps warm cold first send late self reduce late_send poll prog_send nbc barrier$" cluster.params &&
 	S=$(sed -n "s/^S = \([0-9]*\) .*/\1/p" cluster.params) && echo "S = $S" &&
 	# Open MPI: the limit counts its header; S is the largest measured size below it
 	lim=$(ompi_info --parsable --param btl vader --level 9 2>/dev/null |

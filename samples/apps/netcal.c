@@ -33,6 +33,10 @@
  *           that needs its matching receive waits; calib's S comes from
  *           these sends, recv_o from the late receiver's receives, which
  *           must still read the data themselves;
+ *   nbc     ranks 0 and 1 on a communicator of their own: blocks of 16
+ *           MPI_Ibarrier followed by MPI_Wait and of 16 MPI_Barrier,
+ *           alternately (each one exchange of two ranks); what the first costs
+ *           more in its calls is nbc_o, the schedule of a nonblocking collective;
  *   self    MPI_Sendrecv of s bytes from rank 0 to itself (tag 30006);
  *   reduce  MPI_Reduce_local of s bytes of MPI_DOUBLE with MPI_SUM, s from 8.
  *
@@ -68,6 +72,7 @@ enum {
 	TAG_POLL = 30009, /* probed for, never sent */
 	POLLS_PER_LINE = 100,
 	PROGRESS_REPS = 100,
+	NBC_BLOCK = 16, /* calls of one kind in a row in the nbc phase (calib: IR_NETCAL_NBC_BLOCK) */
 	MIN_REPS = 5,
 	MAX_SIZES = 256,
 };
@@ -236,6 +241,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	make_sizes(maxb);
+	/* the nbc phase's communicator: ranks 0 and 1 (every rank takes part in the split) */
+	MPI_Comm pair;
+	MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair);
 	if (rank > 1) {
 		MPI_Barrier(MPI_COMM_WORLD);
 		MPI_Finalize();
@@ -344,6 +352,33 @@ int main(int argc, char **argv)
 	 * is clear from a few sends: at most PROGRESS_REPS */
 	late_phase(rank, TAG_PROGRESS, 1, maxreps < PROGRESS_REPS ? maxreps : PROGRESS_REPS, budget * 0.05 / nsizes, wait,
 	           warm, spent, ok, plan);
+
+	/* nonblocking collectives: a few untraced rounds first (the library sets up its
+	 * nonblocking machinery on first use), then blocks of NBC_BLOCK MPI_Barrier and of
+	 * NBC_BLOCK MPI_Ibarrier + MPI_Wait alternately, as a loop of either settles into its
+	 * own rhythm, ending with an MPI_Ibarrier block, so that every measured MPI_Barrier lies
+	 * between two MPI_Ibarrier (calib counts only those) */
+	for (int i = 0; i < 10; i++) {
+		MPI_Request q;
+		PMPI_Ibarrier(pair, &q);
+		PMPI_Wait(&q, MPI_STATUS_IGNORE);
+		PMPI_Barrier(pair);
+	}
+	for (int rep = 0; rep < maxreps; rep += NBC_BLOCK) {
+		for (int i = 0; i < NBC_BLOCK; i++) {
+			MPI_Request q;
+			MPI_Ibarrier(pair, &q);
+			MPI_Wait(&q, MPI_STATUS_IGNORE);
+		}
+		for (int i = 0; i < NBC_BLOCK; i++)
+			MPI_Barrier(pair);
+	}
+	for (int i = 0; i < NBC_BLOCK; i++) {
+		MPI_Request q;
+		MPI_Ibarrier(pair, &q);
+		MPI_Wait(&q, MPI_STATUS_IGNORE);
+	}
+	MPI_Comm_free(&pair);
 
 	/* self copies and reductions: rank 0 alone */
 	if (rank == 0) {

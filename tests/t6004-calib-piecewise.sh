@@ -89,14 +89,6 @@ test_expect_success 'without the nbc phase: no nbc_o, and the file says so' '
 	grep -q "^# nbc_o: not measured (no nbc phase in the traces)$" nonbc.params
 '
 
-test_expect_success 'an MPI_Ibarrier without its request: file:line and exit 1' '
-	rm -rf badnbc && cp -r nc badnbc &&
-	line=$(grep -n "^MPI_Ibarrier:" nc/rank-0.trace | head -n 1 | cut -d: -f1) &&
-	sed "${line}s/^\(MPI_Ibarrier:[^:]*:[^:]*\):[^:]*:/\1:/" nc/rank-0.trace >badnbc/rank-0.trace &&
-	expect_fail 1 calib badnbc &&
-	grep -q "^calib: badnbc/rank-0.trace:$line: MPI_Ibarrier: expected a communicator and a request, found 1 field$" err
-'
-
 test_expect_success 'S from the progress phase: the shared-memory eager limit, not 256 bytes' '
 	grep -q "^MPI_Send:.*:1:30007:" nc/rank-0.trace &&
 	grep -q "^MPI_Recv:.*:0:30007:" nc/rank-1.trace &&
@@ -166,12 +158,20 @@ test_expect_success 'a truncated netcal trace: file:line and exit 1' '
 	grep -Eq "^calib: cut/rank-0.trace:[0-9]+: trace is cut short: no .# end. line" err
 '
 
-test_expect_success 'a broken field in the netcal phases is reported where it is' '
+# broken CALL SED MESSAGE: the first CALL line of rank 0 edited by the sed command SED;
+# calib names the file, that line and MESSAGE, exit 1
+broken() {
 	rm -rf broken && cp -r nc broken &&
-	line=$(grep -n "^MPI_Reduce_local:" nc/rank-0.trace | head -n 1 | cut -d: -f1) &&
-	sed "${line}s/:10,8,8:/:x:/" nc/rank-0.trace >broken/rank-0.trace &&
+	line=$(grep -n "^$1:" nc/rank-0.trace | head -n 1 | cut -d: -f1) &&
+	sed "${line}$2" nc/rank-0.trace >broken/rank-0.trace &&
 	expect_fail 1 calib broken &&
-	grep -q "^calib: broken/rank-0.trace:$line: MPI_Reduce_local: expected count and datatype" err
+	grep -q "^calib: broken/rank-0.trace:$line: $3" err
+}
+
+test_expect_success 'a broken field in the netcal phases is reported where it is' '
+	broken MPI_Reduce_local "s/:10,8,8:/:x:/" "MPI_Reduce_local: expected count and datatype" &&
+	broken MPI_Ibarrier "s/^\(MPI_Ibarrier:[^:]*:[^:]*\):[^:]*:/\1:/" \
+		"MPI_Ibarrier: expected a communicator and a request, found 1 field\$"
 '
 
 if command -v gnuplot >/dev/null 2>&1; then

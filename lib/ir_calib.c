@@ -415,7 +415,7 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 	ir_trace *t = ir_trace_open(tf->path, &to, e);
 	ir_rec r;
 	int rc;
-	int64_t ptag = -1, t_call = 0, t_ret = 0;
+	int64_t ptag = -1, t_call = 0, t_ret = 0, ack_ret = -1;
 	uint64_t psize = 0;
 	const char *path = tf->path;
 	/* the nbc phase: the open MPI_Ibarrier's request and duration; the durations of the
@@ -430,16 +430,24 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 	while ((rc = ir_trace_next(t, &r, e)) == 1) {
 		int64_t peer, tag, tag2;
 		uint64_t bytes;
-		int64_t pending = ptag;
+		int64_t pending = ptag, round = ack_ret;
 		if (r.kind != IR_REC_CALL)
 			continue;
 		ptag = -1;
+		ack_ret = -1;
 		if (is_send(r.name)) {
 			if (rec_int(&r, 3, &peer, "dest", path, e) || rec_int(&r, 4, &tag, "tag", path, e))
 				goto bad;
 			if (peer == 1 && (tag == IR_NETCAL_TAG_LATE || tag == IR_NETCAL_TAG_PROGRESS)) {
-				if (rec_bytes(&r, 1, 2, &bytes, path, e) || rec_times(&r, path, e) ||
-				    add_raw(d, bytes, (double)(r.t_ret - r.t_call),
+				/* measured from the round's start, the return of the previous round's
+				 * answer, where there is one: a rendezvous send then lasts at least the
+				 * receiver's wait less a one-way time however late rank 0 starts it
+				 * (formats/calibration.md, "S") */
+				if (rec_bytes(&r, 1, 2, &bytes, path, e) || rec_times(&r, path, e))
+					goto bad;
+				if (round < 0 || round > r.t_call)
+					round = r.t_call;
+				if (add_raw(d, bytes, (double)(r.t_ret - round),
 				            tag == IR_NETCAL_TAG_LATE ? IR_CS_LATE_SEND : IR_CS_PROG_SEND, e))
 					goto bad;
 				continue;
@@ -453,10 +461,14 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 			t_ret = r.t_ret;
 			(*nsent)++;
 		} else if (!strcmp(r.name, "MPI_Recv")) {
-			if (pending < 0)
-				continue;
 			if (rec_int(&r, 3, &peer, "source", path, e) || rec_int(&r, 4, &tag, "tag", path, e))
 				goto bad;
+			if (peer == 1 && tag == IR_NETCAL_TAG_LATE_ACK && r.t_ret != IR_TIME_NONE) {
+				ack_ret = r.t_ret;
+				continue;
+			}
+			if (pending < 0)
+				continue;
 			if ((peer != 1 && peer != -1) || tag != pending)
 				continue;
 			if (rec_times(&r, path, e))
@@ -773,6 +785,7 @@ static int aggregate_series(ir_calib_data *d, ir_err *e)
 		m->med = quantile(d->raw + i, j - i, 0.5);
 		m->q1 = quantile(d->raw + i, j - i, 0.25);
 		m->q3 = quantile(d->raw + i, j - i, 0.75);
+		m->p10 = d->raw[i + (j - i - 1) / 10].ps;
 		trimmed_mean(d->raw + i, j - i, &m->tmean, &m->tse);
 	}
 	return 0;
@@ -1033,9 +1046,14 @@ static int fit_netcal(const ir_calib_data *d, ir_calib_fit *f, ir_err *e);
 /* netcal: where the protocol switches (formats/calibration.md, "S"). A blocking send to a
  * late receiver that waits inside the library (the progress phase) returns at once when its
  * message is eager (the data is in a buffer on the way, or taken in by the receiver's progress);
- * a rendezvous send waits for the receive, which is posted after a wait of at least 4 one-way
- * times. A size is rendezvous when that send's median lasts more than twice the warm one-way
- * time: halfway, on a log scale, between the two. The first size from which on three measured
+ * a rendezvous send waits for the receive, which is posted after netcal's wait: 4 warm one-way
+ * times, at least IR_NETCAL_MIN_WAIT_PS. A size is rendezvous when its 10th percentile (an order
+ * statistic, the shortest of fewer than 11) of such sends lasts more than the geometric mean of the warm one-way time and that wait: halfway, on a log scale,
+ * between the two (twice the one-way time where the wait is 4 of them; on shared memory, where
+ * a one-way time is 0.2-0.7 us and an eager send of 4 KB that copies its data lasts up to 1.5
+ * us, twice the one-way time was too close). Not the median: a receiver that loses its core to
+ * another process makes eager sends wait whole scheduler ticks (8 ms here); not the shortest: a
+ * rank 0 that lost its core finds the receive posted. formats/calibration.md, "S". The first size from which on three measured
  * sizes in a row are rendezvous is the first above S. Traces without the progress phase (netcal
  * before it) use the sends to the late receiver that waits outside the library. Returns the
  * number of eager sizes (the split), or 0 when both phases are missing, every size is eager,
@@ -1043,7 +1061,10 @@ static int fit_netcal(const ir_calib_data *d, ir_calib_fit *f, ir_err *e);
 static int send_waited(const ir_calib_data *d, int kind, size_t i)
 {
 	const ir_calib_med *m = ir_calib_series_at(d, kind, d->p[i].size);
-	return m && m->med > 2 * d->p[i].real_ps;
+	double ow = d->p[i].real_ps, wait = 4 * ow;
+	if (wait < IR_NETCAL_MIN_WAIT_PS)
+		wait = IR_NETCAL_MIN_WAIT_PS;
+	return m && m->p10 > sqrt(ow * wait);
 }
 
 static size_t protocol_split(const ir_calib_data *d)

@@ -88,6 +88,7 @@ typedef struct ir_calib_point {
 #define IR_NETCAL_TAG_PLAN 30008
 #define IR_NETCAL_TAG_POLL 30009 /* MPI_Iprobe for a tag nobody sends */
 #define IR_NETCAL_NBC_BLOCK 16 /* the nbc phase's calls of one kind in a row */
+#define IR_NETCAL_MIN_WAIT_PS 20e6 /* the late receiver's shortest wait (20 us) */
 #define IR_NETCAL_TAG_MIN 30000
 #define IR_NETCAL_TAG_MAX 30009
 
@@ -100,9 +101,9 @@ enum ir_calib_series_kind {
 	IR_CS_LATE,   /* duration of the late receiver's MPI_Recv (rank 1) */
 	IR_CS_SELF,   /* duration of an MPI_Sendrecv to oneself */
 	IR_CS_REDUCE, /* duration of an MPI_Reduce_local */
-	IR_CS_LATE_SEND, /* duration of the MPI_Send to the late receiver (rank 0): the protocol */
+	IR_CS_LATE_SEND, /* the MPI_Send to the late receiver (rank 0), from its round's start to its return: held sizes */
 	IR_CS_POLL,   /* one unsuccessful MPI_Iprobe (a line's duration over its polls), size 0 */
-	IR_CS_PROG_SEND, /* duration of the MPI_Send to a late receiver waiting inside the library: S */
+	IR_CS_PROG_SEND, /* the same to a late receiver waiting inside the library: S */
 	IR_CS_NBC,    /* an MPI_Ibarrier's and its MPI_Wait's durations together (nbc phase), size 0 */
 	IR_CS_BARRIER, /* an MPI_Barrier's duration between two MPI_Ibarrier (nbc phase), size 0 */
 	IR_CS_N
@@ -113,6 +114,7 @@ typedef struct ir_calib_med {
 	uint64_t size;
 	size_t n;
 	double med, q1, q3;
+	double p10;         /* the 10th percentile, an order statistic: did a send wait for its receive (protocol_split) */
 	double tmean, tse; /* the mean of the middle 80 % and its standard error (winsorized) */
 } ir_calib_med;
 

@@ -334,7 +334,9 @@ int main(int argc, char **argv)
 		}
 	}
 
-	/* late receiver: rank 1 waits until the message must have arrived */
+	/* late receiver: rank 1 waits until the message must have arrived: 4 one-way times,
+	 * at least 20 us (calib's test for a send that waited relies on it: formats/calibration.md,
+	 * "S") */
 	for (int k = 0; k < nsizes; k++) {
 		double v[1024];
 		int n = nrep[k] < 1024 ? nrep[k] : 1024;

@@ -133,10 +133,14 @@ static void test_segments(void)
 }
 
 /* A netcal trace set in allprof's format: sizes 0, 64, 1024, 65536, 5 repetitions. Warm one-way
- * 1 us + s/64 ns, send 100 ns; late receive 300 ns + s/64 ns; self copy 100 ns + s/64 ns;
- * reduction 50 ns + s/8 ns. */
+ * 1 us + s/64 ns, send 100 ns; late receive 300 ns + s/64 ns after netcal's wait of 20 us
+ * (formats/calibration.md, "S"); self copy 100 ns + s/64 ns; reduction 50 ns + s/8 ns. */
 /* with_late: 0 no late receiver, 1 the late receiver (its sends wait from 1024 bytes on), 2 also
- * the progress phase (its sends wait only from 4096 bytes on, as over shared memory) */
+ * the progress phase (its sends wait only from 4096 bytes on, as over shared memory), 3 the
+ * progress phase on a busy machine: each send follows the answer of the round before (tag 30005);
+ * the sends below 4096 bytes wait 8 ms in 4 of 5 rounds (the receiver lost its core), and in one
+ * round rank 0 calls the send of 4096 bytes and more 30 us after that answer, when the receive is
+ * posted already, and it returns at once */
 static int write_netcal(const char *dir, int with_late)
 {
 	static const uint64_t sz[5] = { 0, 64, 1024, 4096, 65536 };
@@ -186,22 +190,38 @@ static int write_netcal(const char *dir, int with_late)
 				double late = 0.3 + (double)s / 64 / 1000;
 				/* from 1024 bytes on the send waits for the receive (rendezvous) */
 				fprintf(f0, "MPI_Send:%.3f:1:%" PRIu64 ":13,1,1:1:30004:0,0,2:%.3f\n", t, s,
-				        s >= 1024 ? t + 5 + late : t + 0.1);
-				fprintf(f1, "MPI_Recv:%.3f:1:%" PRIu64 ":13,1,1:0:30004:0,1,2:0,30004,%" PRIu64 ":%.3f\n", t + 5, s, s,
-				        t + 5 + late);
+				        s >= 1024 ? t + 20 + late : t + 0.1);
+				fprintf(f1, "MPI_Recv:%.3f:1:%" PRIu64 ":13,1,1:0:30004:0,1,2:0,30004,%" PRIu64 ":%.3f\n", t + 20, s, s,
+				        t + 20 + late);
 				n0++;
 				n1++;
-				t += 10;
+				t += 30;
+			}
+			if (with_late == 3) {
+				/* the answer of the round before, then the send */
+				double start = t + 2, call = start + (s >= 4096 && rep == 2 ? 30 : 0.1), ret;
+				fprintf(f0, "MPI_Recv:%.3f:0:0:13,1,1:1:30005:0,0,2:1,30005,0:%.3f\n", t, start);
+				fprintf(f1, "MPI_Send:%.3f:0:0:13,1,1:0:30005:0,1,2:%.3f\n", t, t + 0.1);
+				if (s >= 4096)
+					ret = rep == 2 ? call + 0.5 : start + 25;
+				else
+					ret = rep < 4 ? call + 8000 : call + 0.2;
+				fprintf(f0, "MPI_Send:%.3f:1:%" PRIu64 ":13,1,1:1:30007:0,0,2:%.3f\n", call, s, ret);
+				fprintf(f1, "MPI_Recv:%.3f:1:%" PRIu64 ":13,1,1:0:30007:0,1,2:0,30007,%" PRIu64 ":%.3f\n", ret - 0.2, s,
+				        s, ret);
+				n0 += 2;
+				n1 += 2;
+				t = ret + 1;
 			}
 			if (with_late == 2) {
 				double late = 0.3 + (double)s / 64 / 1000;
 				fprintf(f0, "MPI_Send:%.3f:1:%" PRIu64 ":13,1,1:1:30007:0,0,2:%.3f\n", t, s,
-				        s >= 4096 ? t + 5 + late : t + 0.1);
-				fprintf(f1, "MPI_Recv:%.3f:1:%" PRIu64 ":13,1,1:0:30007:0,1,2:0,30007,%" PRIu64 ":%.3f\n", t + 5, s, s,
-				        t + 5 + 0.2);
+				        s >= 4096 ? t + 20 + late : t + 0.1);
+				fprintf(f1, "MPI_Recv:%.3f:1:%" PRIu64 ":13,1,1:0:30007:0,1,2:0,30007,%" PRIu64 ":%.3f\n", t + 20, s, s,
+				        t + 20 + 0.2);
 				n0++;
 				n1++;
-				t += 10;
+				t += 30;
 			}
 			fprintf(f0, "MPI_Sendrecv:%.3f:1:%" PRIu64 ":13,1,1:0:30006:2:%" PRIu64 ":13,1,1:0:30006:0,0,2:0,30006,%" PRIu64
 			            ":%.3f\n",
@@ -280,7 +300,7 @@ static void test_netcal_traces(void)
 	ir_calib_data_init(&d);
 	ok(ir_calib_read_traces(&d, paths, 1, &e) == 0 && ir_calib_aggregate(&d, &e) == 0, "netcal: progress phase read");
 	m = ir_calib_series_at(&d, IR_CS_PROG_SEND, 4096);
-	ok(m && m->n == 5 && near(m->med, 5364000, 1), "netcal: the progress phase's send duration (%g ps)", m ? m->med : -1);
+	ok(m && m->n == 5 && near(m->med, 20364000, 1), "netcal: the progress phase's send duration (%g ps)", m ? m->med : -1);
 	m = ir_calib_series_at(&d, IR_CS_LATE, 4096);
 	ok(m && near(m->med, 364000, 1), "netcal: recv_o's series is still the late receiver's (%g ps)", m ? m->med : -1);
 	{
@@ -294,6 +314,27 @@ static void test_netcal_traces(void)
 		   "netcal: a held eager size's send_o is the figure of the last size that did not wait, not its warm send "
 		   "(%g ps)",
 		   f.term[IR_CT_SEND_O].have ? (double)ir_pw_eval(&f.term[IR_CT_SEND_O].pw.pw, 1024) : -1);
+		ir_calib_fit_release(&f);
+	}
+	ir_calib_data_release(&d);
+	/* on a busy machine: neither the receiver's lost core nor rank 0's moves S */
+	ok(write_netcal(dir, 3) == 0, "netcal traces of a busy machine written");
+	ir_calib_data_init(&d);
+	ok(ir_calib_read_traces(&d, paths, 1, &e) == 0 && ir_calib_aggregate(&d, &e) == 0, "netcal: busy progress phase read");
+	m = ir_calib_series_at(&d, IR_CS_PROG_SEND, 4096);
+	ok(m && m->n == 5 && near(m->p10, 25000000, 1) && near(m->med, 25000000, 1),
+	   "netcal: a progress send is timed from its round's start, the answer before it: the late call lasted 0.5 us (%g ps, median %g ps)",
+	   m ? m->p10 : -1, m ? m->med : -1);
+	m = ir_calib_series_at(&d, IR_CS_PROG_SEND, 1024);
+	ok(m && near(m->p10, 300000, 1) && m->med > 8e9, "netcal: a held-up eager size: 10th percentile %g ps, median %g ps",
+	   m ? m->p10 : -1, m ? m->med : -1);
+	{
+		ir_calib_opts co;
+		ir_calib_fit f;
+		memset(&co, 0, sizeof co);
+		ok(ir_calib_do_fit(&d, &co, &f, &e) == 0 && f.S_protocol && f.S == 1024 && f.split == 3,
+		   "netcal: S from the 10th percentile of the sends timed from their rounds' starts (S = %llu)",
+		   (unsigned long long)f.S);
 		ir_calib_fit_release(&f);
 	}
 	ir_calib_data_release(&d);

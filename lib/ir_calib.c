@@ -541,6 +541,19 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 			if (rec_times(&r, path, e) || add_raw(d, 0, (double)(idur + (r.t_ret - r.t_call)), IR_CS_NBC, e))
 				goto bad;
 			idur = -1;
+		} else if (!strcmp(r.name, "MPI_Alltoall")) {
+			/* the self phase's library copy: on a communicator of one rank (MPI_COMM_SELF) */
+			int64_t id, me, np;
+			if (r.nf < 7 || ir_tf_triple(r.f[6], &id, &me, &np)) {
+				ir_errf_at(e, path, r.line, "MPI_Alltoall: expected a communicator 'id,rank,size' in field 7, found '%s'",
+				           r.nf > 6 ? r.f[6] : "");
+				goto bad;
+			}
+			if (np != 1)
+				continue;
+			if (rec_bytes(&r, 1, 2, &bytes, path, e) || rec_times(&r, path, e) ||
+			    add_raw(d, bytes, (double)(r.t_ret - r.t_call), IR_CS_LCOPY, e))
+				goto bad;
 		} else if (!strcmp(r.name, "MPI_Reduce_local")) {
 			if (rec_bytes(&r, 2, 3, &bytes, path, e) || rec_times(&r, path, e) ||
 			    add_raw(d, bytes, (double)(r.t_ret - r.t_call), IR_CS_REDUCE, e))
@@ -1243,7 +1256,7 @@ out:
 
 /* ---- piecewise fits (netcal) ---- */
 
-const char *const ir_calib_term_names[IR_CT_N] = { "send_o", "recv_o", "net_L", "copy", "reduce" };
+const char *const ir_calib_term_names[IR_CT_N] = { "send_o", "recv_o", "net_L", "copy", "reduce", "coll_copy" };
 
 typedef struct segfit {
 	double a, b, sse, ci_a, ci_b;
@@ -1570,9 +1583,11 @@ static int fit_netcal(const ir_calib_data *d, ir_calib_fit *f, ir_err *e)
 	}
 	if (fit_term(&f->term[IR_CT_NET_L], sz, y, fl, k, brk, d->source, "net_L", e))
 		goto out;
-	/* copy and reduce: their own series, no protocol */
-	for (int t = 0; t < 2; t++) {
-		const ir_calib_series *ser = &d->ser[t ? IR_CS_REDUCE : IR_CS_SELF];
+	/* copy, reduce and coll_copy: their own series, no protocol */
+	for (int t = 0; t < 3; t++) {
+		static const int series[3] = { IR_CS_SELF, IR_CS_REDUCE, IR_CS_LCOPY };
+		static const int term[3] = { IR_CT_COPY, IR_CT_REDUCE, IR_CT_COLL_COPY };
+		const ir_calib_series *ser = &d->ser[series[t]];
 		uint64_t *s2;
 		double *y2, *f2;
 		if (!ser->n)
@@ -1592,8 +1607,7 @@ static int fit_netcal(const ir_calib_data *d, ir_calib_fit *f, ir_err *e)
 			y2[i] = ser->p[i].med;
 			f2[i] = floor_ps;
 		}
-		rc = fit_term(&f->term[t ? IR_CT_REDUCE : IR_CT_COPY], s2, y2, f2, ser->n, UINT64_MAX, d->source,
-		              t ? "reduce" : "copy", e);
+		rc = fit_term(&f->term[term[t]], s2, y2, f2, ser->n, UINT64_MAX, d->source, ir_calib_term_names[term[t]], e);
 		free(s2);
 		free(y2);
 		free(f2);
@@ -1687,9 +1701,10 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		"network: one-way time - send_o - recv_o (as fitted), at least 0",
 		"a message to oneself: MPI_Sendrecv to the own rank",
 		"combining the bytes of a reduction: MPI_Reduce_local, MPI_DOUBLE, MPI_SUM",
+		"a collective's copy of the own block: MPI_Alltoall on MPI_COMM_SELF (the library's local copy)",
 	};
 	static const char *const phase[IR_CS_N] = { "warm", "cold", "first", "send", "late", "self", "reduce", "late_send",
-		                                    "poll", "prog_send", "nbc", "barrier" };
+		                                    "poll", "prog_send", "nbc", "barrier", "coll_copy" };
 	int rc = 0;
 	rc |= ir_sb_addf(o, "# piecewise model (formats/calibration.md): segments FROM:BASE+PERBYTE; per-size medians fitted by\n"
 	                    "# weighted least squares (weights 1/y^2: relative errors), breakpoints at measured sizes by dynamic\n"
@@ -1701,7 +1716,7 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		char a[64], b[64];
 		if (!t->have) {
 			rc |= ir_sb_addf(o, "# %s: not measured (no %s phase in the traces)\n", ir_calib_term_names[k],
-			                 k == IR_CT_COPY ? "self-copy" : "reduction");
+			                 k == IR_CT_COPY ? "self-copy" : k == IR_CT_REDUCE ? "reduction" : "library-copy");
 			continue;
 		}
 		rc |= ir_sb_addf(o, "# %s: %s\n", ir_calib_term_names[k], what[k]);
@@ -1749,7 +1764,7 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		}
 	}
 	rc |= ir_sb_adds(o, "# per size: median one-way (warm, cold, first) or call duration (send, late, self, reduce, poll, nbc,\n"
-	                    "# barrier) in us,\n"
+	                    "# barrier, coll_copy) in us,\n"
 	                    "# with the interquartile range in % of the median; '-': not measured\n#  size_bytes reps");
 	for (int k = 0; k < IR_CS_N; k++)
 		rc |= ir_sb_addf(o, " %s", phase[k]);
@@ -1766,7 +1781,7 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		rc |= ir_sb_addch(o, '\n');
 	}
 	rc |= ir_sb_adds(o, "# fitted at the measured sizes (us): size_bytes send_o recv_o net_L one_way (net_L + recv_o) "
-	                    "measured cold copy reduce\n");
+	                    "measured cold copy reduce coll_copy\n");
 	for (size_t i = 0; i < d->np; i++) {
 		uint64_t s = d->p[i].size;
 		const ir_calib_med *c = ir_calib_series_at(d, IR_CS_COLD, s);
@@ -1781,6 +1796,7 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		rc |= add_us(o, c ? c->med : -1);
 		rc |= add_us(o, v[IR_CT_COPY]);
 		rc |= add_us(o, v[IR_CT_REDUCE]);
+		rc |= add_us(o, v[IR_CT_COLL_COPY]);
 		rc |= ir_sb_addch(o, '\n');
 	}
 	return rc;
@@ -1801,9 +1817,9 @@ int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const i
 		rc |= ir_sb_addf(o, "# runs: %zu, pooled: every median below is over the samples of all of them\n", d->runs);
 	if (d->netcal)
 		rc |= ir_sb_addf(o, "# input: netcal traces of %" PRIu32 " ranks: %zu sizes, %zu warm exchanges, %zu cold, %zu first, "
-		                    "%zu late receives, %zu self copies, %zu reductions\n",
+		                    "%zu late receives, %zu self copies, %zu reductions, %zu library copies\n",
 		                 d->nranks, d->np, nsamples, count_kind(d, IR_CS_COLD), nfirst, count_kind(d, IR_CS_LATE),
-		                 count_kind(d, IR_CS_SELF), count_kind(d, IR_CS_REDUCE));
+		                 count_kind(d, IR_CS_SELF), count_kind(d, IR_CS_REDUCE), count_kind(d, IR_CS_LCOPY));
 	else if (d->from_traces)
 		rc |= ir_sb_addf(o, "# input: ping-pong traces of %" PRIu32 " ranks: %zu sizes, %zu reused exchanges, %zu first exchanges\n",
 		                 d->nranks, d->np, nsamples, nfirst);

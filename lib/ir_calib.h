@@ -106,6 +106,7 @@ enum ir_calib_series_kind {
 	IR_CS_PROG_SEND, /* the same to a late receiver waiting inside the library: S */
 	IR_CS_NBC,    /* an MPI_Ibarrier's and its MPI_Wait's durations together (nbc phase), size 0 */
 	IR_CS_BARRIER, /* an MPI_Barrier's duration between two MPI_Ibarrier (nbc phase), size 0 */
+	IR_CS_LCOPY,  /* duration of an MPI_Alltoall on a communicator of one rank: the library's copy */
 	IR_CS_N
 };
 
@@ -209,7 +210,7 @@ typedef struct ir_calib_pwfit {
 int ir_calib_segments(const double *x, const double *y, const double *w, size_t n, uint64_t brk, size_t maxseg,
                       ir_calib_pwfit *f, ir_err *e);
 
-enum ir_calib_term { IR_CT_SEND_O, IR_CT_RECV_O, IR_CT_NET_L, IR_CT_COPY, IR_CT_REDUCE, IR_CT_N };
+enum ir_calib_term { IR_CT_SEND_O, IR_CT_RECV_O, IR_CT_NET_L, IR_CT_COPY, IR_CT_REDUCE, IR_CT_COLL_COPY, IR_CT_N };
 extern const char *const ir_calib_term_names[IR_CT_N];
 
 typedef struct ir_calib_term_fit {

@@ -30,7 +30,8 @@
  *   - copy: the copy of a rank's own block, which no message carries: in
  *     alltoall(v/w) (its own block, sblock[r]), allgather(v) (its own block)
  *     and at the root of gather(v) and scatter(v) (the root's block), priced
- *     copy(bytes), as op 0 with no dependency (MPI libraries copy first and
+ *     copy(bytes) (the converter passes coll_copy when the parameters have it,
+ *     else copy: ir_model.h), as op 0 with no dependency (MPI libraries copy first and
  *     nothing waits for it but the end of the call). A zero-byte block costs
  *     nothing (no op). The converter passes no copy for a call in place.
  *   - reduce: every time the algorithm combines a received contribution of b

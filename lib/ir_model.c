@@ -14,7 +14,7 @@
 #include "ir_params.h"
 
 const char *const ir_loggops_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send",
-	                                "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", "poll", "nbc_o",
+	                                "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", "coll_copy", "poll", "nbc_o",
 	                                "intra_send_o", "intra_recv_o", "intra_net_L", "intra_S", NULL };
 
 static const char *skip_ws(const char *s)
@@ -229,7 +229,7 @@ int ir_loggops_load(ir_loggops *p, const ir_params *ps, ir_err *e)
 		p->O_send_rndv = p->O_rndv;
 	if ((a = load_pw(ps, "send_o", &p->send_o, e)) < 0 || (b = load_pw(ps, "recv_o", &p->recv_o, e)) < 0 ||
 	    (c = load_pw(ps, "net_L", &p->net_L, e)) < 0 || load_pw(ps, "copy", &p->copy, e) < 0 ||
-	    load_pw(ps, "reduce", &p->reduce, e) < 0)
+	    load_pw(ps, "reduce", &p->reduce, e) < 0 || load_pw(ps, "coll_copy", &p->coll_copy, e) < 0)
 		return -1;
 	if (three(ps, a, b, c, "", e))
 		return -1;

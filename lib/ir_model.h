@@ -17,10 +17,13 @@
  *
  * Two more piecewise functions price work that is no message at all:
  *   - copy(s): a message a rank sends to itself (and the copy of a rank's own
- *     block in a collective) is a local memory copy: when `copy` is set the
- *     sender's CPU pays copy(s), nothing crosses the network, the receiver
- *     pays nothing. Without it a message to oneself is a network message, as
- *     in LogGOPSim.
+ *     block in a collective, unless coll_copy is set) is a local memory copy:
+ *     when `copy` is set the sender's CPU pays copy(s), nothing crosses the
+ *     network, the receiver pays nothing. Without it a message to oneself is a
+ *     network message, as in LogGOPSim.
+ *   - coll_copy(s): the copy of a rank's own block inside a collective, which
+ *     the library makes with its own copy routine, no message: trace2goal
+ *     charges it as computation (ir_t2g_coll.c).
  *   - reduce(s): combining s bytes of a reduction's incoming data with the
  *     local data (trace2goal turns it into computation).
  *
@@ -75,13 +78,16 @@ int ir_pw_format(const ir_pw *f, ir_sb *o);
  * default to O and O_rndv. A ping-pong measures only the per-byte time on its
  * path, which LogGOPS puts at the receiver: calib writes O_send = 0.
  * send_o, recv_o, net_L (all three or none): the piecewise model; copy,
- * reduce: local work (see above). */
+ * reduce, coll_copy: local work (see above). */
 typedef struct ir_loggops {
 	uint64_t L, o, g, G, O, S;
 	uint64_t o_rndv, O_rndv;
 	uint64_t O_send, O_send_rndv;
 	ir_pw send_o, recv_o, net_L;
 	ir_pw copy, reduce;
+	/* the copy of a rank's own block inside a collective: the library's local copy, not a
+	 * message (formats/params.md, "coll_copy"); unset: copy prices it */
+	ir_pw coll_copy;
 	/* CPU time of starting a nonblocking collective beyond its messages (the library's
 	 * schedule: Open MPI's libnbc); trace2goal's plain conversion charges it as a calc at
 	 * the call (formats/params.md, "nbc_o"); 0 by default */

@@ -368,9 +368,10 @@ int t2g_do_coll(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_er
 	if (root < 0 || root >= (int64_t)p)
 		return t2g_errat(R, e, "%s: root %" PRId64 " outside a communicator of %u ranks", r->name, root, p);
 	a.root = (uint32_t)root;
-	/* local work (docs/trace2goal.md, "Local work"): no copy of the own block in place */
-	if (g->o->net.copy.n && !own_in_place(r, ci->coll, a.r == a.root))
-		a.copy = &g->o->net.copy;
+	/* local work (docs/trace2goal.md, "Local work"): no copy of the own block in place; the
+	 * library's local copy (coll_copy) where the parameters have it, else a message to oneself */
+	if ((g->o->net.coll_copy.n || g->o->net.copy.n) && !own_in_place(r, ci->coll, a.r == a.root))
+		a.copy = g->o->net.coll_copy.n ? &g->o->net.coll_copy : &g->o->net.copy;
 	if (g->o->net.reduce.n)
 		a.reduce = &g->o->net.reduce;
 	/* the nonblocking form has its own algorithms (docs/trace2goal.md, "Collectives") */

@@ -79,6 +79,29 @@ test_expect_success 'the copy of the own block: first, in Alltoall everywhere, i
 	rank a.goal 1 | grep "^l9 requires" >got && echo "l9 requires l14" >want && test_cmp want got
 '
 
+test_expect_success 'coll_copy prices the own block; copy stays the price of a message to oneself' '
+	# coll_copy(40) = 20 ns + 40 * 0.5 ps: the library'"'"'s local copy (formats/params.md)
+	cp lw.params cc.params && echo "coll_copy = 0:20ns+0.5ps" >>cc.params &&
+	trace2goal -p cc.params tr >cc.goal 2>err && test ! -s err &&
+	printf "%s\n" 10000000 0 20020 10000000 0 20020 10000000 0 10000000 1000000 7000000 >want &&
+	calcs cc.goal 0 >got && test_cmp want got &&
+	# the schedule differs from the one with copy only in those calcs
+	sed "s/calc 100040\$/calc 20020/" a.goal >want && test_cmp want cc.goal &&
+	# coll_copy alone: the own block is copied, the message to oneself crosses the network
+	cp base.params cconly.params && echo "coll_copy = 0:20ns+0.5ps" >>cconly.params &&
+	trace2goal -p cconly.params tr >cconly.goal 2>err && test ! -s err &&
+	calcs cconly.goal 2 | grep -c "^20020\$" >got && echo 1 >want && test_cmp want got &&
+	ibsim -q -p cc.params cc.goal >/dev/null 2>err && test ! -s err &&
+	ibsim -q -p cconly.params cconly.goal >/dev/null 2>err && test ! -s err
+'
+
+test_expect_success 'a bad coll_copy in -p: exit 1 naming file, line and key' '
+	printf "o = 1us\ncoll_copy = 0:1us+2 pears\n" >badcc.params &&
+	expect_fail 1 trace2goal -p badcc.params tr &&
+	expect_err "trace2goal: badcc.params:2: invalid segment for '\''coll_copy'\'': '\''0:1us+2 pears'\'': bad per-byte time (expected a number of ps per byte with at most 3 decimals, optionally ns, e.g. 85.3ps)" &&
+	test ! -s out
+'
+
 test_expect_success 'without copy and reduce the schedule is the one without the keys, byte for byte' '
 	trace2goal tr >plain.goal &&
 	trace2goal -p base.params tr >base.goal && test_cmp plain.goal base.goal &&

@@ -228,6 +228,13 @@ static int write_netcal(const char *dir, int with_late)
 			        t, s, s, s, t + 0.1 + (double)s / 64 / 1000);
 			n0++;
 			t += 2;
+			/* the library's copy: an MPI_Alltoall on MPI_COMM_SELF, 30 ns + s/256 ns; one on
+			 * a communicator of two ranks is no such copy */
+			fprintf(f0, "MPI_Alltoall:%.3f:1:%" PRIu64 ":13,1,1:2:%" PRIu64 ":13,1,1:1,0,1:%.3f\n", t, s, s,
+			        t + 0.03 + (double)s / 256 / 1000);
+			fprintf(f0, "MPI_Alltoall:%.3f:1:%" PRIu64 ":13,1,1:2:%" PRIu64 ":13,1,1:0,0,2:%.3f\n", t + 1, s, s, t + 1.9);
+			n0 += 2;
+			t += 2;
 			if (s >= 8) {
 				fprintf(f0, "MPI_Reduce_local:%.3f:1:2:%" PRIu64 ":10,8,8:3:%.3f\n", t, s / 8, t + 0.05 + (double)s / 8 / 1000);
 				n0++;
@@ -263,6 +270,9 @@ static void test_netcal_traces(void)
 	ok(m && near(m->med, 300000, 1), "netcal: the late receive of 0 bytes");
 	m = ir_calib_series_at(&d, IR_CS_SELF, 1024);
 	ok(m && m->n == 5 && near(m->med, 116000, 1), "netcal: the self copy's duration");
+	m = ir_calib_series_at(&d, IR_CS_LCOPY, 4096);
+	ok(m && m->n == 5 && near(m->med, 46000, 1) && ir_calib_series_at(&d, IR_CS_LCOPY, 0),
+	   "netcal: the library copy is the MPI_Alltoall on one rank (%g ps)", m ? m->med : -1);
 	m = ir_calib_series_at(&d, IR_CS_REDUCE, 1024);
 	ok(m && m->n == 5 && near(m->med, 178000, 1) && !ir_calib_series_at(&d, IR_CS_REDUCE, 0),
 	   "netcal: the reduction's duration, none of 0 bytes");
@@ -282,9 +292,13 @@ static void test_netcal_traces(void)
 			printf("#   %s\n", e.msg);
 		ok(ir_pw_eval(&f.term[IR_CT_REDUCE].pw.pw, 1024) == 178000 && ir_pw_eval(&f.term[IR_CT_COPY].pw.pw, 65536) == 1124000,
 		   "netcal: copy and reduce reproduce their lines");
+		ok(f.term[IR_CT_COLL_COPY].have && near((double)ir_pw_eval(&f.term[IR_CT_COLL_COPY].pw.pw, 65536), 286000, 1000) &&
+		       near((double)ir_pw_eval(&f.term[IR_CT_COLL_COPY].pw.pw, 0), 30000, 1000),
+		   "netcal: coll_copy reproduces its line within the traces' 1 ns (%g ps at 64 KiB)",
+		   f.term[IR_CT_COLL_COPY].have ? (double)ir_pw_eval(&f.term[IR_CT_COLL_COPY].pw.pw, 65536) : -1);
 		ok(ir_calib_write_params(&d, &f, NULL, "test", &t) == 0 && strstr(t.buf, "\nsend_o = 0:") &&
 		       strstr(t.buf, "\nrecv_o = 0:") && strstr(t.buf, "\nnet_L = 0:") && strstr(t.buf, "\ncopy = 0:") &&
-		       strstr(t.buf, "\nreduce = 0:") && strstr(t.buf, "\n#@ 65536 "),
+		       strstr(t.buf, "\nreduce = 0:") && strstr(t.buf, "\ncoll_copy = 0:") && strstr(t.buf, "\n#@ 65536 "),
 		   "netcal: the parameter file has the five functions and the fitted table");
 		ir_sb_release(&t);
 		ir_calib_fit_release(&f);

@@ -87,7 +87,7 @@ static void usage(void)
 }
 
 static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send", "O_send_rndv", "net", "topo",
-	                                  "pin_a", "pin_b", "poll", "nbc_o", "send_o", "recv_o", "net_L", "copy", "reduce", NULL };
+	                                  "pin_a", "pin_b", "poll", "nbc_o", "send_o", "recv_o", "net_L", "copy", "reduce", "coll_copy", NULL };
 
 /* Is `prog` an executable on PATH? (Checked before the work, so a missing
  * gnuplot is reported clearly and before anything is written.) */

@@ -429,7 +429,7 @@ static int write_stats(const char *path, double load, double wall, const ir_engi
 
 /* Keys ibsim reads, and keys of other tools (trace2goal's pinning cost, written by
  * calib) that it ignores without a warning, so one params file serves all tools. */
-static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send", "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", "net", "async_progress",
+static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send", "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", "coll_copy", "net", "async_progress",
 	                                      "pin_a", "pin_b", "poll", "nbc_o", "cores", "ranks_per_host", "cpu_wait", "cpu_bind", "quantum", "cpu_scale", "cpu_yield",
 	                                      "intra_send_o", "intra_recv_o", "intra_net_L", "intra_S",
 	                                      "perturb", "seed", "noise", "noise_loggopsim",

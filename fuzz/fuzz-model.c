@@ -44,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(&m.net_L);
 		check(&m.copy);
 		check(&m.reduce);
+		check(&m.coll_copy);
 	}
 	ir_params_free(p);
 	return 0;

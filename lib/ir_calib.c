@@ -1060,14 +1060,15 @@ static int fit_netcal(const ir_calib_data *d, ir_calib_fit *f, ir_err *e);
  * late receiver that waits inside the library (the progress phase) returns at once when its
  * message is eager (the data is in a buffer on the way, or taken in by the receiver's progress);
  * a rendezvous send waits for the receive, which is posted after netcal's wait: 4 warm one-way
- * times, at least IR_NETCAL_MIN_WAIT_PS. A size is rendezvous when its 10th percentile (an order
- * statistic, the shortest of fewer than 11) of such sends lasts more than the geometric mean of the warm one-way time and that wait: halfway, on a log scale,
- * between the two (twice the one-way time where the wait is 4 of them; on shared memory, where
- * a one-way time is 0.2-0.7 us and an eager send of 4 KB that copies its data lasts up to 1.5
- * us, twice the one-way time was too close). Not the median: a receiver that loses its core to
+ * times, at least IR_NETCAL_MIN_WAIT_PS. A size is rendezvous when the 10th percentile of such
+ * sends (an order statistic: the shortest of fewer than 11), timed from their rounds' starts,
+ * lasts more than the geometric mean of the warm one-way time and that wait: halfway, on a log
+ * scale, between the two (twice the one-way time where the wait is 4 of them; on shared memory,
+ * where a one-way time is 0.2-0.7 us and an eager send that copies 4 KB lasts up to 1.5 us,
+ * twice the one-way time was too close). Not the median: a receiver that loses its core to
  * another process makes eager sends wait whole scheduler ticks (8 ms here); not the shortest: a
- * rank 0 that lost its core finds the receive posted. formats/calibration.md, "S". The first size from which on three measured
- * sizes in a row are rendezvous is the first above S. Traces without the progress phase (netcal
+ * rank 0 that lost its core finds the receive posted. The first size from which on three
+ * measured sizes in a row are rendezvous is the first above S. Traces without the progress phase (netcal
  * before it) use the sends to the late receiver that waits outside the library. Returns the
  * number of eager sizes (the split), or 0 when both phases are missing, every size is eager,
  * fewer than two sizes are eager, or only one is rendezvous (then the breakpoint search decides). */

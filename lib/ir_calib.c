@@ -42,6 +42,7 @@ void ir_calib_data_release(ir_calib_data *d)
 	free(d->s);
 	free(d->p);
 	free(d->raw);
+	free(d->gap_ps);
 	for (int k = 0; k < IR_CS_N; k++)
 		free(d->ser[k].p);
 	memset(d, 0, sizeof *d);
@@ -407,9 +408,24 @@ static int rec_times(const ir_rec *r, const char *path, ir_err *e)
 	return 0;
 }
 
+/* Rank 1's ping-pong answers in trace order: the size received and the gap from the
+ * receive's return to the call of the answer (0 when the next call is not that answer). */
+typedef struct answer {
+	uint64_t size;
+	int64_t gap;
+} answer;
+
+typedef struct answers {
+	answer *a;
+	size_t n, cap, next; /* next: the one rank 0's next exchange pairs with */
+} answers;
+
 /* Rank 0: the ping-pongs (send to rank 1 directly followed by the receive of
- * the answer with the same tag), the self copies and the reductions. */
-static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch, uint64_t *nsent, ir_err *e)
+ * the answer with the same tag), the self copies and the reductions. The k-th
+ * exchange is the k-th of rank 1's answers (netcal's exchanges follow each other):
+ * its gap is taken off the round trip (formats/calibration.md, "The answer's gap"). */
+static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch, answers *ans, uint64_t *nsent,
+                        ir_err *e)
 {
 	ir_trace_opts to = { epoch, 0 };
 	ir_trace *t = ir_trace_open(tf->path, &to, e);
@@ -478,8 +494,24 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 				goto bad;
 			}
 			{
-				double ow = (double)(r.t_ret - t_call) / 2;
-				int kind = pending == IR_NETCAL_TAG_WARM ? IR_CS_WARM : pending == IR_NETCAL_TAG_COLD ? IR_CS_COLD : IR_CS_FIRST;
+				int64_t gap = 0;
+				double ow;
+				int kind;
+				if (ans->next < ans->n && ans->a[ans->next].size == psize) {
+					gap = ans->a[ans->next].gap;
+					if (IR_GROW(d->gap_ps, d->gap_n + 1, d->gap_cap)) {
+						ir_errf(e, "out of memory");
+						goto bad;
+					}
+					d->gap_ps[d->gap_n++] = (double)gap;
+				} else {
+					d->gap_miss++;
+				}
+				ans->next++;
+				if (gap > r.t_ret - t_call)
+					gap = r.t_ret - t_call;
+				ow = (double)(r.t_ret - t_call - gap) / 2;
+				kind = pending == IR_NETCAL_TAG_WARM ? IR_CS_WARM : pending == IR_NETCAL_TAG_COLD ? IR_CS_COLD : IR_CS_FIRST;
 				if (add_raw(d, psize, ow, kind, e))
 					goto bad;
 				if (kind == IR_CS_WARM && (add_raw(d, psize, (double)(t_ret - t_call), IR_CS_SEND, e) ||
@@ -567,28 +599,55 @@ bad:
 	return -1;
 }
 
-/* Rank 1: the late receiver's receives; the ping-pong's receives are counted. */
-static int read_netcal1(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch, uint64_t *nrecv, ir_err *e)
+/* Rank 1: the late receiver's receives; the ping-pong's receives are counted, and each
+ * one's answer gap goes to `ans` in trace order (formats/calibration.md, "The answer's gap"). */
+static int read_netcal1(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch, answers *ans, uint64_t *nrecv,
+                        ir_err *e)
 {
 	ir_trace_opts to = { epoch, 0 };
 	ir_trace *t = ir_trace_open(tf->path, &to, e);
 	ir_rec r;
 	int rc;
 	const char *path = tf->path;
+	int64_t ptag = -1, precv = 0; /* the receive just before, if a ping-pong's: its tag and return */
 	if (!t)
 		return -1;
 	*nrecv = 0;
 	while ((rc = ir_trace_next(t, &r, e)) == 1) {
-		int64_t peer, tag;
+		int64_t peer, tag, pending = ptag;
 		uint64_t bytes;
-		if (r.kind != IR_REC_CALL || strcmp(r.name, "MPI_Recv"))
+		if (r.kind != IR_REC_CALL)
+			continue;
+		ptag = -1;
+		if (pending >= 0 && is_send(r.name)) {
+			/* the answer: the next call, a send to rank 0 with the receive's tag */
+			if (rec_int(&r, 3, &peer, "dest", path, e) || rec_int(&r, 4, &tag, "tag", path, e) || rec_times(&r, path, e))
+				goto bad;
+			if (peer == 0 && tag == pending && r.t_call >= precv)
+				ans->a[ans->n - 1].gap = r.t_call - precv;
+			continue;
+		}
+		if (strcmp(r.name, "MPI_Recv"))
 			continue;
 		if (rec_int(&r, 3, &peer, "source", path, e) || rec_int(&r, 4, &tag, "tag", path, e))
 			goto bad;
 		if (peer != 0 && peer != -1)
 			continue;
-		if (tag == IR_NETCAL_TAG_WARM || tag == IR_NETCAL_TAG_COLD || tag == IR_NETCAL_TAG_FIRST)
+		if (tag == IR_NETCAL_TAG_WARM || tag == IR_NETCAL_TAG_COLD || tag == IR_NETCAL_TAG_FIRST) {
 			(*nrecv)++;
+			if (rec_bytes(&r, 1, 2, &bytes, path, e) || rec_times(&r, path, e))
+				goto bad;
+			if (IR_GROW(ans->a, ans->n + 1, ans->cap)) {
+				ir_errf(e, "out of memory");
+				goto bad;
+			}
+			ans->a[ans->n].size = bytes;
+			ans->a[ans->n].gap = 0;
+			ans->n++;
+			ptag = tag;
+			precv = r.t_ret;
+			continue;
+		}
 		if (tag != IR_NETCAL_TAG_LATE)
 			continue;
 		if (rec_bytes(&r, 1, 2, &bytes, path, e) || rec_times(&r, path, e) ||
@@ -615,8 +674,13 @@ static int read_netcal(ir_calib_data *d, const ir_trace_files *tf, int64_t epoch
 	uint64_t nsent, nrecv;
 	/* counts before this run: a run pooled after others must have its own phases */
 	size_t warm0 = count_kind(d, IR_CS_WARM), late0 = count_kind(d, IR_CS_LATE);
+	answers ans = { NULL, 0, 0, 0 };
+	int rc;
 	d->netcal = 1;
-	if (read_netcal0(d, &tf->f[0], epoch, &nsent, e) || read_netcal1(d, &tf->f[1], epoch, &nrecv, e))
+	/* rank 1 first: its answers' gaps come off rank 0's round trips */
+	rc = read_netcal1(d, &tf->f[1], epoch, &ans, &nrecv, e) || read_netcal0(d, &tf->f[0], epoch, &ans, &nsent, e);
+	free(ans.a);
+	if (rc)
 		return -1;
 	if (count_kind(d, IR_CS_WARM) == warm0)
 		return ir_errf(e, "%s: no warm ping-pong exchange (MPI_Send to rank 1 with tag %d followed by MPI_Recv from "
@@ -769,11 +833,22 @@ static void trimmed_mean(const ir_calib_raw *v, size_t n, double *mean, double *
 	*se = n > 1 ? sqrt(wss / (double)(n - 1)) / (0.8 * sqrt((double)n)) : 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
 /* netcal: median and quartiles of every phase's durations per size. */
 static int aggregate_series(ir_calib_data *d, ir_err *e)
 {
 	size_t i, j;
 	qsort(d->raw, d->nraw, sizeof *d->raw, cmp_raw);
+	if (d->gap_n) {
+		qsort(d->gap_ps, d->gap_n, sizeof *d->gap_ps, cmp_double);
+		d->gap_med_ps = d->gap_n % 2 ? d->gap_ps[d->gap_n / 2]
+		                             : (d->gap_ps[d->gap_n / 2 - 1] + d->gap_ps[d->gap_n / 2]) / 2;
+	}
 	for (int k = 0; k < IR_CS_N; k++) {
 		free(d->ser[k].p);
 		d->ser[k].p = NULL;
@@ -1821,7 +1896,14 @@ int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const i
 		                    "%zu late receives, %zu self copies, %zu reductions, %zu library copies\n",
 		                 d->nranks, d->np, nsamples, count_kind(d, IR_CS_COLD), nfirst, count_kind(d, IR_CS_LATE),
 		                 count_kind(d, IR_CS_SELF), count_kind(d, IR_CS_REDUCE), count_kind(d, IR_CS_LCOPY));
-	else if (d->from_traces)
+	if (d->netcal) {
+		rc |= ir_sb_addf(o, "# one-way: half the round trip less rank 1's gap from its receive to its answer, which a replay "
+		                    "charges as computation (median %.1f ns over %zu exchanges",
+		                 d->gap_med_ps / 1000, d->gap_n);
+		if (d->gap_miss)
+			rc |= ir_sb_addf(o, "; %zu without their answer on rank 1: nothing taken off", d->gap_miss);
+		rc |= ir_sb_adds(o, ")\n");
+	} else if (d->from_traces)
 		rc |= ir_sb_addf(o, "# input: ping-pong traces of %" PRIu32 " ranks: %zu sizes, %zu reused exchanges, %zu first exchanges\n",
 		                 d->nranks, d->np, nsamples, nfirst);
 	else

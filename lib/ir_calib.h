@@ -146,6 +146,13 @@ typedef struct ir_calib_data {
 	ir_calib_raw *raw;
 	size_t nraw, capraw;
 	ir_calib_series ser[IR_CS_N];
+	/* netcal: rank 1's gap from its ping-pong receive's return to its answer's call, which
+	 * a replay charges as computation, taken off each round trip before it is halved
+	 * (formats/calibration.md, "The answer's gap"): how many exchanges had it subtracted,
+	 * how many had no matching answer on rank 1 (nothing subtracted) */
+	size_t gap_n, gap_miss, gap_cap;
+	double *gap_ps; /* [gap_n]: the gaps taken off */
+	double gap_med_ps; /* their median, after ir_calib_aggregate() */
 } ir_calib_data;
 
 void ir_calib_data_init(ir_calib_data *d);

@@ -132,8 +132,12 @@ static void test_segments(void)
 	ok(ir_calib_segments(x, y, w, 0, UINT64_MAX, 8, &f, &e) == -1, "segments: no points is an error");
 }
 
+/* Rank 1's gap from a ping-pong receive's return to its answer's call (us): the round trip holds
+ * it, the one-way time calib fits must not (formats/calibration.md, "The answer's gap"). */
+#define ANSWER_GAP 0.25
+
 /* A netcal trace set in allprof's format: sizes 0, 64, 1024, 65536, 5 repetitions. Warm one-way
- * 1 us + s/64 ns, send 100 ns; late receive 300 ns + s/64 ns after netcal's wait of 20 us
+ * 1 us + s/64 ns (the round trip 2 one-way times + ANSWER_GAP), send 100 ns; late receive 300 ns + s/64 ns after netcal's wait of 20 us
  * (formats/calibration.md, "S"); self copy 100 ns + s/64 ns; reduction 50 ns + s/8 ns. */
 /* with_late: 0 no late receiver, 1 the late receiver (its sends wait from 1024 bytes on), 2 also
  * the progress phase (its sends wait only from 4096 bytes on, as over shared memory), 3 the
@@ -179,12 +183,13 @@ static int write_netcal(const char *dir, int with_late)
 				fprintf(f0, "MPI_Send:%.3f:1:%" PRIu64 ":13,1,1:1:%d:0,0,2:%.3f\n", t, s, tag,
 				        with_late == 2 && s >= 1024 ? t + ow : t + 0.1);
 				fprintf(f0, "MPI_Recv:%.3f:1:%" PRIu64 ":13,1,1:1:%d:0,0,2:1,%d,%" PRIu64 ":%.3f\n", t + 0.2, s, tag, tag, s,
-				        t + 2 * ow);
+				        t + 2 * ow + ANSWER_GAP);
 				fprintf(f1, "MPI_Recv:%.3f:1:%" PRIu64 ":13,1,1:0:%d:0,1,2:0,%d,%" PRIu64 ":%.3f\n", t, s, tag, tag, s, t + ow);
-				fprintf(f1, "MPI_Send:%.3f:1:%" PRIu64 ":13,1,1:0:%d:0,1,2:%.3f\n", t + ow, s, tag, t + ow + 0.1);
+				fprintf(f1, "MPI_Send:%.3f:1:%" PRIu64 ":13,1,1:0:%d:0,1,2:%.3f\n", t + ow + ANSWER_GAP, s, tag,
+				        t + ow + ANSWER_GAP + 0.1);
 				n0 += 2;
 				n1 += 2;
-				t += 2 * ow + 1;
+				t += 2 * ow + ANSWER_GAP + 1;
 			}
 			if (with_late) {
 				double late = 0.3 + (double)s / 64 / 1000;
@@ -264,6 +269,11 @@ static void test_netcal_traces(void)
 	ok(ir_calib_read_traces(&d, paths, 1, &e) == 0 && d.netcal && ir_calib_aggregate(&d, &e) == 0,
 	   "netcal traces: read and recognised by their tags");
 	ok(d.np == 5 && d.p[4].size == 65536 && d.p[4].reps == 5 && d.p[4].has_first, "netcal: warm exchanges and first uses");
+	ok(near(d.p[0].real_ps, 1000000, 1) && near(d.p[4].real_ps, 2024000, 1) && d.gap_n == 55 && !d.gap_miss &&
+	       near(d.gap_med_ps, ANSWER_GAP * 1e6, 1),
+	   "netcal: the one-way time is half the round trip less rank 1's answer gap (%g ps at 0 bytes; %zu gaps, median "
+	   "%g ps)",
+	   d.p[0].real_ps, d.gap_n, d.gap_med_ps);
 	m = ir_calib_series_at(&d, IR_CS_LATE, 65536);
 	ok(m && m->n == 5 && near(m->med, 1324000, 1), "netcal: the late receive's duration (%g ps)", m ? m->med : -1);
 	m = ir_calib_series_at(&d, IR_CS_LATE, 0);
@@ -298,8 +308,10 @@ static void test_netcal_traces(void)
 		   f.term[IR_CT_COLL_COPY].have ? (double)ir_pw_eval(&f.term[IR_CT_COLL_COPY].pw.pw, 65536) : -1);
 		ok(ir_calib_write_params(&d, &f, NULL, "test", &t) == 0 && strstr(t.buf, "\nsend_o = 0:") &&
 		       strstr(t.buf, "\nrecv_o = 0:") && strstr(t.buf, "\nnet_L = 0:") && strstr(t.buf, "\ncopy = 0:") &&
-		       strstr(t.buf, "\nreduce = 0:") && strstr(t.buf, "\ncoll_copy = 0:") && strstr(t.buf, "\n#@ 65536 "),
-		   "netcal: the parameter file has the five functions and the fitted table");
+		       strstr(t.buf, "\nreduce = 0:") && strstr(t.buf, "\ncoll_copy = 0:") && strstr(t.buf, "\n#@ 65536 ") &&
+		       strstr(t.buf, "\n# one-way: half the round trip less rank 1's gap from its receive to its answer, which a "
+		                     "replay charges as computation (median 250.0 ns over 55 exchanges)\n"),
+		   "netcal: the parameter file has the five functions, the fitted table and the answers' gap");
 		ir_sb_release(&t);
 		ir_calib_fit_release(&f);
 		co.have_S = 0;
@@ -309,6 +321,34 @@ static void test_netcal_traces(void)
 		ir_calib_fit_release(&f);
 	}
 	ir_calib_data_release(&d);
+	/* an answer that is not the exchange rank 0 made (another size): nothing taken off it */
+	{
+		char p1[600], *txt = NULL, *at;
+		size_t len = 0;
+		FILE *f;
+		snprintf(p1, sizeof p1, "%s/rank-1.trace", dir);
+		f = fopen(p1, "r");
+		if (f) {
+			txt = calloc(1, 1 << 20);
+			len = txt ? fread(txt, 1, (1 << 20) - 1, f) : 0;
+			fclose(f);
+		}
+		at = txt ? strstr(txt, ":1:64:13,1,1:0:30001:") : NULL;
+		if (at) {
+			memcpy(at, ":1:65:", 6); /* the size field of rank 1's first warm receive of 64 bytes */
+			f = fopen(p1, "w");
+			if (f) {
+				fwrite(txt, 1, len, f);
+				fclose(f);
+			}
+		}
+		free(txt);
+		ir_calib_data_init(&d);
+		ok(at && ir_calib_read_traces(&d, paths, 1, &e) == 0 && ir_calib_aggregate(&d, &e) == 0 && d.gap_n == 54 &&
+		       d.gap_miss == 1 && near(d.p[1].real_ps, 1001000, 200),
+		   "netcal: an answer of another size is not paired (%zu gaps, %zu without)", d.gap_n, d.gap_miss);
+		ir_calib_data_release(&d);
+	}
 	/* the progress phase decides S when present; recv_o stays the late receiver's */
 	ok(write_netcal(dir, 2) == 0, "netcal traces with the progress phase written");
 	ir_calib_data_init(&d);

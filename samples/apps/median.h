@@ -1,5 +1,5 @@
 /*
- * median.h: the median of a sample of times, for the measuring programs (netcal, bufstate).
+ * median.h: the median of a sample of times, for the measuring programs (netcal, bufstate, callctx).
  * A header of static functions because every sample is one translation unit of its own.
  */
 #ifndef MEDIAN_H

@@ -833,22 +833,13 @@ static void trimmed_mean(const ir_calib_raw *v, size_t n, double *mean, double *
 	*se = n > 1 ? sqrt(wss / (double)(n - 1)) / (0.8 * sqrt((double)n)) : 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* netcal: median and quartiles of every phase's durations per size. */
 static int aggregate_series(ir_calib_data *d, ir_err *e)
 {
 	size_t i, j;
 	qsort(d->raw, d->nraw, sizeof *d->raw, cmp_raw);
-	if (d->gap_n) {
-		qsort(d->gap_ps, d->gap_n, sizeof *d->gap_ps, cmp_double);
-		d->gap_med_ps = d->gap_n % 2 ? d->gap_ps[d->gap_n / 2]
-		                             : (d->gap_ps[d->gap_n / 2 - 1] + d->gap_ps[d->gap_n / 2]) / 2;
-	}
+	if (d->gap_n)
+		d->gap_med_ps = ir_median_inplace(d->gap_ps, d->gap_n);
 	for (int k = 0; k < IR_CS_N; k++) {
 		free(d->ser[k].p);
 		d->ser[k].p = NULL;

@@ -4,7 +4,9 @@
  * The input is a parameter file; when the model loads, every piecewise
  * function is written out and must read back to the same segments, and its
  * value must never decrease from one size to the next inside a segment (an
- * affine piece with a non-negative slope).
+ * affine piece with a non-negative slope). A gap function (send_o_after_send,
+ * send_o_after_recv) must read back to the same points, and its value at any
+ * gap lie between its smallest and its largest point.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,6 +33,33 @@ static void check(const ir_pw *f)
 	ir_sb_release(&sb);
 }
 
+static void check_gap(const ir_gapfn *f)
+{
+	ir_gapfn g;
+	ir_sb sb = IR_SB_INIT;
+	ir_err e;
+	int64_t lo, hi;
+	if (!f->n)
+		return;
+	if (ir_gapfn_format(f, &sb) || ir_gapfn_parse(&g, sb.buf, "'again'", &e) || g.n != f->n ||
+	    memcmp(g.gap, f->gap, f->n * sizeof f->gap[0]) || memcmp(g.d, f->d, f->n * sizeof f->d[0]))
+		abort();
+	lo = hi = f->d[0];
+	for (uint32_t i = 1; i < f->n; i++) {
+		lo = f->d[i] < lo ? f->d[i] : lo;
+		hi = f->d[i] > hi ? f->d[i] : hi;
+	}
+	for (uint32_t i = 0; i < f->n; i++) {
+		uint64_t x[3] = { f->gap[i], f->gap[i] + 1, f->gap[i] / 2 + (i + 1 < f->n ? f->gap[i + 1] / 2 : 0) };
+		for (int k = 0; k < 3; k++) {
+			int64_t v = ir_gapfn_eval(f, x[k]);
+			if (v < lo || v > hi)
+				abort();
+		}
+	}
+	ir_sb_release(&sb);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	ir_params *p = ir_params_new();
@@ -45,6 +74,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(&m.copy);
 		check(&m.reduce);
 		check(&m.coll_copy);
+		check_gap(&m.after_send);
+		check_gap(&m.after_recv);
 	}
 	ir_params_free(p);
 	return 0;

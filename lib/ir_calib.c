@@ -43,6 +43,7 @@ void ir_calib_data_release(ir_calib_data *d)
 	free(d->p);
 	free(d->raw);
 	free(d->gap_ps);
+	free(d->step);
 	for (int k = 0; k < IR_CS_N; k++)
 		free(d->ser[k].p);
 	memset(d, 0, sizeof *d);
@@ -440,6 +441,10 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 	char ireq[32] = "";
 	int64_t idur = -1, bdur[IR_NETCAL_NBC_BLOCK];
 	unsigned nbar = 0;
+	/* the train phase: the call before (-1: none of the phase; 0: the answer; 1 + j: the
+	 * first send at gap j) and its return */
+	int step = -1, pstep;
+	int64_t step_ret = 0, pstep_ret;
 	if (!t)
 		return -1;
 	*nsent = 0;
@@ -451,9 +456,36 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 			continue;
 		ptag = -1;
 		ack_ret = -1;
+		pstep = step;
+		pstep_ret = step_ret;
+		step = -1;
+		step_ret = r.t_ret;
 		if (is_send(r.name)) {
 			if (rec_int(&r, 3, &peer, "dest", path, e) || rec_int(&r, 4, &tag, "tag", path, e))
 				goto bad;
+			if (peer == 1 && !strcmp(r.name, "MPI_Send") &&
+			    ((tag >= IR_NETCAL_TAG_TRAIN_RECV && tag < IR_NETCAL_TAG_TRAIN_RECV + IR_NETCAL_TRAIN_GAPS) ||
+			     (tag >= IR_NETCAL_TAG_TRAIN_SEND && tag < IR_NETCAL_TAG_TRAIN_SEND + IR_NETCAL_TRAIN_GAPS))) {
+				/* a train's send: counted only right after the call netcal makes before it */
+				int after_send = tag >= IR_NETCAL_TAG_TRAIN_SEND;
+				int j = (int)(tag - (after_send ? IR_NETCAL_TAG_TRAIN_SEND : IR_NETCAL_TAG_TRAIN_RECV));
+				if (rec_bytes(&r, 1, 2, &bytes, path, e) || rec_times(&r, path, e))
+					goto bad;
+				if (!after_send)
+					step = 1 + j;
+				if (pstep == (after_send ? 1 + j : 0) && r.t_call >= pstep_ret) {
+					if (IR_GROW(d->step, d->nstep + 1, d->stepcap)) {
+						ir_errf(e, "out of memory");
+						goto bad;
+					}
+					d->step[d->nstep].size = bytes;
+					d->step[d->nstep].after_send = (uint8_t)after_send;
+					d->step[d->nstep].j = (uint8_t)j;
+					d->step[d->nstep].gap_ps = (double)(r.t_call - pstep_ret);
+					d->step[d->nstep++].dur_ps = (double)(r.t_ret - r.t_call);
+				}
+				continue;
+			}
 			if (peer == 1 && (tag == IR_NETCAL_TAG_LATE || tag == IR_NETCAL_TAG_PROGRESS)) {
 				/* measured from the round's start, the return of the previous round's
 				 * answer, where there is one: a rendezvous send then lasts at least the
@@ -481,6 +513,12 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 				goto bad;
 			if (peer == 1 && tag == IR_NETCAL_TAG_LATE_ACK && r.t_ret != IR_TIME_NONE) {
 				ack_ret = r.t_ret;
+				continue;
+			}
+			if (peer == 1 && tag == IR_NETCAL_TAG_TRAIN_ACK) {
+				if (rec_times(&r, path, e))
+					goto bad;
+				step = 0;
 				continue;
 			}
 			if (pending < 0)
@@ -1557,6 +1595,95 @@ static int fit_term(ir_calib_term_fit *t, const uint64_t *sz, const double *y, c
 
 /* The five terms of the piecewise model from netcal's series (formats/calibration.md,
  * "What feeds which term"). */
+/* A send after a gap (formats/calibration.md, "A send after a gap"): the train phase's
+ * sends of the eager sizes whose send does not wait for the receiver (not held), each
+ * against the median send of its size right after a receive (gap index 0); per gap and kind
+ * the median of those differences over all sizes, its standard error (1.2533 * 1.4826 *
+ * MAD / sqrt(n), for the comment only: a run pooled with itself fits what it fits alone)
+ * and the median gap. */
+static int fit_gaps(const ir_calib_data *d, ir_calib_fit *f, ir_err *e)
+{
+	uint64_t used[8];
+	double ref[8];
+	size_t nused = 0;
+	double *v = NULL, *g = NULL;
+	int rc = -1;
+	if (!d->nstep)
+		return 0;
+	for (size_t i = 0; i < d->np && i < f->split && nused < 8; i++) {
+		uint64_t sz = d->p[i].size;
+		size_t m = 0;
+		int held = d->ser[IR_CS_PROG_SEND].n && send_waited(d, IR_CS_LATE_SEND, i);
+		if (held)
+			continue;
+		for (size_t k = 0; k < d->nstep; k++)
+			m += d->step[k].size == sz && !d->step[k].after_send && d->step[k].j == 0;
+		if (m)
+			used[nused++] = sz;
+	}
+	if (!nused)
+		return 0;
+	if (!(v = malloc(d->nstep * sizeof *v)) || !(g = malloc(d->nstep * sizeof *g))) {
+		ir_errf(e, "out of memory");
+		goto out;
+	}
+	for (size_t u = 0; u < nused; u++) {
+		size_t m = 0;
+		for (size_t k = 0; k < d->nstep; k++)
+			if (d->step[k].size == used[u] && !d->step[k].after_send && d->step[k].j == 0)
+				v[m++] = d->step[k].dur_ps;
+		ref[u] = ir_median_inplace(v, m);
+	}
+	for (int a = 0; a < 2; a++) {
+		struct ir_calib_gapfit *gf = &f->after[a];
+		size_t len = 0;
+		gf->have = 1;
+		gf->nsizes = nused;
+		gf->sizes[0] = 0;
+		for (size_t u = 0; u < nused; u++)
+			len += (size_t)snprintf(gf->sizes + len, len < sizeof gf->sizes ? sizeof gf->sizes - len : 0, "%s%" PRIu64,
+			                        u ? " " : "", used[u]);
+		gf->fn.n = 0;
+		for (int j = 0; j < IR_NETCAL_TRAIN_GAPS; j++) {
+			size_t m = 0;
+			double med, mad;
+			for (size_t k = 0; k < d->nstep; k++) {
+				const struct ir_calib_step *st = &d->step[k];
+				if (st->after_send != a || st->j != j)
+					continue;
+				for (size_t u = 0; u < nused; u++)
+					if (st->size == used[u]) {
+						v[m] = st->dur_ps - ref[u];
+						g[m++] = st->gap_ps;
+					}
+			}
+			gf->n[j] = m;
+			if (!m)
+				continue;
+			med = ir_median_inplace(v, m);
+			for (size_t k = 0; k < m; k++)
+				v[k] = fabs(v[k] - med);
+			mad = ir_median_inplace(v, m);
+			gf->d[j] = med;
+			gf->se[j] = 1.2533 * 1.4826 * mad / sqrt((double)m);
+			gf->gap[j] = ir_median_inplace(g, m);
+			/* gaps must grow: a point whose gap does not is left out */
+			/* written to the nanosecond: the gaps to 10 ns */
+			gf->fn.gap[gf->fn.n] = 10000 * (uint64_t)llround(gf->gap[j] < 0 ? 0 : gf->gap[j] / 10000);
+			if (gf->fn.n && gf->fn.gap[gf->fn.n] <= gf->fn.gap[gf->fn.n - 1])
+				continue;
+			gf->fn.d[gf->fn.n++] = 1000 * (int64_t)llround(med / 1000);
+		}
+		if (!gf->fn.n)
+			gf->have = 0;
+	}
+	rc = 0;
+out:
+	free(v);
+	free(g);
+	return rc;
+}
+
 static int fit_netcal(const ir_calib_data *d, ir_calib_fit *f, ir_err *e)
 {
 	size_t n = d->np, k;
@@ -1682,6 +1809,8 @@ static int fit_netcal(const ir_calib_data *d, ir_calib_fit *f, ir_err *e)
 			goto out;
 		rc = -1;
 	}
+	if (fit_gaps(d, f, e))
+		goto out;
 	rc = 0;
 out:
 	free(sz);
@@ -1829,6 +1958,25 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 			}
 			rc |= ir_sb_addf(o, "nbc_o = %s\n", fmt_t(a, sizeof a, v));
 		}
+	}
+	for (int a = 0; a < 2; a++) {
+		const struct ir_calib_gapfit *gf = &f->after[a];
+		const char *key = a ? "send_o_after_send" : "send_o_after_recv";
+		if (!gf->have) {
+			rc |= ir_sb_addf(o, "# %s: not measured (no train phase in the traces, or no eager size in it)\n", key);
+			continue;
+		}
+		rc |= ir_sb_addf(o, "# %s: a send the gap after the rank's last %s, less one right after a receive (train "
+		                    "phase, sizes %s); per gap: samples, median gap, median difference +- its standard error "
+		                    "(us)\n",
+		                 key, a ? "send" : "receive", gf->sizes);
+		for (int j = 0; j < IR_NETCAL_TRAIN_GAPS; j++)
+			if (gf->n[j])
+				rc |= ir_sb_addf(o, "#   %zu %.3f %+.4f +- %.4f\n", gf->n[j], gf->gap[j] / US_PS, gf->d[j] / US_PS,
+				                 gf->se[j] / US_PS);
+		rc |= ir_sb_addf(o, "%s = ", key);
+		rc |= ir_gapfn_format(&gf->fn, o);
+		rc |= ir_sb_addch(o, '\n');
 	}
 	rc |= ir_sb_adds(o, "# per size: median one-way (warm, cold, first) or call duration (send, late, self, reduce, poll, nbc,\n"
 	                    "# barrier, coll_copy) in us,\n"

@@ -89,8 +89,12 @@ typedef struct ir_calib_point {
 #define IR_NETCAL_TAG_POLL 30009 /* MPI_Iprobe for a tag nobody sends */
 #define IR_NETCAL_NBC_BLOCK 16 /* the nbc phase's calls of one kind in a row */
 #define IR_NETCAL_MIN_WAIT_PS 20e6 /* the late receiver's shortest wait (20 us) */
+#define IR_NETCAL_TAG_TRAIN_RECV 30010 /* + the gap's index: a send the gap after a receive */
+#define IR_NETCAL_TAG_TRAIN_SEND 30030 /* + the gap's index: a send the gap after a send */
+#define IR_NETCAL_TAG_TRAIN_ACK 30050  /* rank 1's answer, which a train's first send follows */
+#define IR_NETCAL_TRAIN_GAPS 12        /* the train phase's gaps (netcal: TRAIN_GAPS) */
 #define IR_NETCAL_TAG_MIN 30000
-#define IR_NETCAL_TAG_MAX 30009
+#define IR_NETCAL_TAG_MAX 30050
 
 /* The series netcal's traces give, one duration (ps) per sample. */
 enum ir_calib_series_kind {
@@ -153,6 +157,14 @@ typedef struct ir_calib_data {
 	size_t gap_n, gap_miss, gap_cap;
 	double *gap_ps; /* [gap_n]: the gaps taken off */
 	double gap_med_ps; /* their median, after ir_calib_aggregate() */
+	/* netcal's train phase (formats/calibration.md, "A send after a gap"): rank 0's sends,
+	 * each the gap (index j) after its last receive or its last send */
+	struct ir_calib_step {
+		uint64_t size;
+		uint8_t after_send, j;
+		double gap_ps, dur_ps;
+	} *step;
+	size_t nstep, stepcap;
 } ir_calib_data;
 
 void ir_calib_data_init(ir_calib_data *d);
@@ -304,6 +316,16 @@ typedef struct ir_calib_fit {
 	size_t pin_ncold;   /* sizes with a first use and a cold exchange */
 	size_t pin_nsig;    /* of those, sizes where first use is slower than cold beyond the noise */
 	int pin_cold;       /* pinning is 0: first use is explained by cold caches */
+	/* a send after a gap: [0] after a receive, [1] after a send (formats/calibration.md,
+	 * "A send after a gap"); have: the train phase had samples of an eager size */
+	struct ir_calib_gapfit {
+		int have;
+		size_t nsizes;                   /* sizes pooled */
+		char sizes[128];                 /* their list, for the comment */
+		size_t n[IR_NETCAL_TRAIN_GAPS];  /* samples per gap; 0: none */
+		double gap[IR_NETCAL_TRAIN_GAPS], d[IR_NETCAL_TRAIN_GAPS], se[IR_NETCAL_TRAIN_GAPS]; /* ps */
+		ir_gapfn fn;                     /* as written: points not above the noise are 0 */
+	} after[2];
 } ir_calib_fit;
 
 /* ir_calib_fit_release frees the netcal terms (a zeroed fit is fine). */

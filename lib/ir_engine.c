@@ -201,6 +201,14 @@ struct ir_engine {
 	uint32_t *done;          /* [nranks] ops done */
 	uint64_t *calc, *nmsgs, *nbytes; /* [nranks] */
 	uint64_t *held_end; /* [nranks], piecewise model only: latest completion of a rendezvous send */
+	/* [nranks], send_o_after_send/_recv only (formats/params.md, "A send after a gap"): the
+	 * end of the overhead of the rank's last protocol step (a network send or a message
+	 * handled); whether it has sent on the network, and whether a network message reached it
+	 * since its last such send began */
+	struct step_state {
+		uint64_t end;
+		uint8_t sent, arrived;
+	} *step;
 	/* Async progress: receives charged when needed (docs/loggops-semantics.md 6.2 item 3). */
 	uint32_t *pend;          /* [nops] receives among the unmet predecessors (required, not irequired) */
 	uint32_t *pend_head, *pend_tail; /* [nranks] K_PEND messages in match order, or NIL */
@@ -477,6 +485,8 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	}
 	if ((ir_model_pw(&en->p) || ir_model_intra(&en->p)) && !(en->held_end = xcalloc(s->nranks, 8, e, "rank counters")))
 		goto fail;
+	if (ir_model_pw(&en->p) && ir_model_gap(&en->p) && !(en->step = xcalloc(s->nranks, sizeof *en->step, e, "rank counters")))
+		goto fail;
 	en->other_model = ir_model_pw(&en->p) || en->p.copy.n || ir_model_intra(&en->p);
 	/* The intra-node model: the hosts are the node model's (ranks_per_host or the placement) */
 	if (ir_model_intra(&en->p)) {
@@ -559,6 +569,7 @@ void ir_engine_free(ir_engine *en)
 	free(en->mdseq);
 	free(en->calc);
 	free(en->held_end);
+	free(en->step);
 	free(en->nmsgs);
 	free(en->nbytes);
 	free(en->core_free);
@@ -1590,7 +1601,14 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_hea
 		if (intra)
 			P = &en->pi;
 		rndv = size > P->S;
-		cpu_end = en->other_model ? ir_model_send_cpu(P, size, self) : ir_model_lg_send_cpu(P, size);
+		if (en->step && !self && !intra && !rndv) {
+			/* after a send when no message reached the rank since that send began */
+			const struct step_state *st = &en->step[r];
+			int after_send = st->sent && !st->arrived;
+			cpu_end = ir_model_send_cpu_gap(P, size, after_send, t > st->end ? t - st->end : 0);
+		}
+		else
+			cpu_end = en->other_model ? ir_model_send_cpu(P, size, self) : ir_model_lg_send_cpu(P, size);
 		if (!en->node)
 			cpu_end = tadd(en, t, cpu_end);
 		else if (node_take(en, r, t, cpu_end, &cpu_end))
@@ -1599,6 +1617,11 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_hea
 			hpop(en);
 		busy = *cf > t ? *cf - t : 0; /* ARRIVAL: work the CPU still had at t */
 		*cf = busy ? tadd(en, cpu_end, busy) : cpu_end;
+		if (en->step && !self && !intra) {
+			en->step[r].end = umax(en->step[r].end, *cf);
+			en->step[r].sent = 1;
+			en->step[r].arrived = 0;
+		}
 		if (!self && !intra)
 			*sf = tadd(en, tadd(en, t, en->p.g), tmul(en, s1, en->p.G));
 		en->nmsgs[r]++;
@@ -1787,6 +1810,8 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 	d = m->dst;
 	cf = &en->cpu_free[(size_t)d * en->C + m->cpu];
 	rf = &en->recv_free[(size_t)d * en->N + m->nic];
+	if (en->step && !m->self && !m->intra)
+		en->step[d].arrived = 1;
 	avail = en->arrival ? *rf : umax(*cf, *rf);
 	if (avail > t)
 		return put_back(en, t, IR_MSGBIT | mi, d, IR_NO_OP, avail, 1, e);
@@ -1803,6 +1828,8 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 	busy = *cf > t ? *cf - t : 0; /* ARRIVAL: work the CPU still had at t */
 	hpop(en);
 	en->st.msgs++;
+	if (en->step && !m->self && !m->intra) /* the rank's last step: this message */
+		en->step[d].end = umax(en->step[d].end, en->arrival ? tadd(en, cpu_end, busy) : cpu_end);
 	s1 = s1_of(m->size);
 	if (!(en->net->flags & IR_NET_MODELS_BYTES) && !m->self && !m->intra)
 		*rf = tadd(en, tadd(en, t, en->p.g), tmul(en, s1, en->p.G));

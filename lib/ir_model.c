@@ -15,7 +15,7 @@
 
 const char *const ir_loggops_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send",
 	                                "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", "coll_copy", "poll", "nbc_o",
-	                                "intra_send_o", "intra_recv_o", "intra_net_L", "intra_S", NULL };
+	                                "intra_send_o", "intra_recv_o", "intra_net_L", "intra_S", "send_o_after_send", "send_o_after_recv", NULL };
 
 static const char *skip_ws(const char *s)
 {
@@ -181,17 +181,102 @@ int ir_pw_format(const ir_pw *f, ir_sb *o)
 	return 0;
 }
 
-static int load_pw(const ir_params *ps, const char *key, ir_pw *f, ir_err *e)
+int ir_gapfn_parse(ir_gapfn *f, const char *s, const char *what, ir_err *e)
 {
-	char what[80];
-	const char *v;
-	size_t i, n = ir_params_count(ps);
+	const char *p = s;
+	char q[200], buf[128];
 	f->n = 0;
-	if (!(v = ir_params_get(ps, key)))
-		return 0;
-	snprintf(what, sizeof what, "'%s'", key);
-	if (!ir_pw_parse(f, v, what, e))
-		return 1;
+	for (;;) {
+		const char *end = strchr(p, ';'), *colon, *a, *b, *v;
+		size_t len;
+		uint64_t gap, d;
+		int neg;
+		ir_err sub;
+		if (!end)
+			end = p + strlen(p);
+		a = skip_ws(p);
+		b = end;
+		while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+			b--;
+		len = (size_t)(b - a);
+		ir_err_quote(q, sizeof q, a, len);
+		if (!len)
+			return ir_errf(e, "invalid gap function for %s: empty point %u in '%s' (expected GAP:TIME separated "
+			                  "by ';')",
+			               what, f->n + 1, ir_err_quote(buf, sizeof buf, s, strlen(s) > 24 ? 24 : strlen(s)));
+		if (f->n == IR_PW_MAX)
+			return ir_errf(e, "invalid gap function for %s: more than %d points", what, IR_PW_MAX);
+		colon = memchr(a, ':', len);
+		if (!colon || colon == a || len >= sizeof buf)
+			return ir_errf(e, "invalid point for %s: '%s' (expected GAP:TIME, e.g. 20us:-1.1us)", what, q);
+		trim_copy(buf, a, colon);
+		if (ir_parse_time(buf, &gap, what, &sub))
+			return ir_errf(e, "invalid point for %s: '%s': bad gap '%s' (a number with an optional unit ps, ns, "
+			                  "us, ms or s)",
+			               what, q, buf);
+		trim_copy(buf, colon + 1, b);
+		v = buf;
+		neg = *v == '-';
+		if (*v == '-' || *v == '+')
+			v++;
+		if (ir_parse_time(v, &d, what, &sub) || d > (uint64_t)INT64_MAX)
+			return ir_errf(e, "invalid point for %s: '%s': bad time '%s' (a number with an optional sign and "
+			                  "unit ps, ns, us, ms or s)",
+			               what, q, buf);
+		if (f->n > 0 && gap <= f->gap[f->n - 1])
+			return ir_errf(e, "invalid gap function for %s: point '%s' does not lie after the previous one", what,
+			               q);
+		f->gap[f->n] = gap;
+		f->d[f->n++] = neg ? -(int64_t)d : (int64_t)d;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+int64_t ir_gapfn_eval(const ir_gapfn *f, uint64_t g)
+{
+	uint32_t lo = 0, hi = f->n; /* last point with gap <= g */
+	unsigned __int128 mag, w, q;
+	__int128 diff;
+	if (g <= f->gap[0])
+		return f->d[0];
+	if (g >= f->gap[f->n - 1])
+		return f->d[f->n - 1];
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+		if (f->gap[mid] <= g)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	/* d[lo] + (d[lo+1] - d[lo]) * (g - gap[lo]) / (gap[lo+1] - gap[lo]), half away from 0; the
+	 * magnitudes are below 2^64 each, so their product fits in 128 bits unsigned, and the
+	 * result lies between d[lo] and d[lo+1] */
+	diff = (__int128)f->d[lo + 1] - (__int128)f->d[lo];
+	mag = (unsigned __int128)(diff < 0 ? -diff : diff) * (unsigned __int128)(g - f->gap[lo]);
+	w = (unsigned __int128)(f->gap[lo + 1] - f->gap[lo]);
+	q = mag / w + (mag % w >= w - w / 2 ? 1 : 0);
+	return (int64_t)((__int128)f->d[lo] + (diff < 0 ? -(__int128)q : (__int128)q));
+}
+
+int ir_gapfn_format(const ir_gapfn *f, ir_sb *o)
+{
+	char t[48], z[48];
+	for (uint32_t i = 0; i < f->n; i++) {
+		int64_t d = f->d[i];
+		ir_fmt_time(z, sizeof z, f->gap[i]);
+		ir_fmt_time(t, sizeof t, d < 0 ? (uint64_t)0 - (uint64_t)d : (uint64_t)d);
+		if (ir_sb_addf(o, "%s%s:%s%s", i ? "; " : "", z, d < 0 ? "-" : "", t))
+			return -1;
+	}
+	return 0;
+}
+
+/* The origin (file and line) of `key` in front of the error in e. */
+static void at_origin(const ir_params *ps, const char *key, ir_err *e)
+{
+	size_t i, n = ir_params_count(ps);
 	for (i = 0; i < n; i++)
 		if (!strcmp(ir_params_key(ps, i), key)) {
 			char org[300];
@@ -201,6 +286,33 @@ static int load_pw(const ir_params *ps, const char *key, ir_pw *f, ir_err *e)
 				ir_errf(e, "%s: %s", where, t.msg);
 			break;
 		}
+}
+
+static int load_gapfn(const ir_params *ps, const char *key, ir_gapfn *f, ir_err *e)
+{
+	char what[80];
+	const char *v;
+	f->n = 0;
+	if (!(v = ir_params_get(ps, key)))
+		return 0;
+	snprintf(what, sizeof what, "'%s'", key);
+	if (!ir_gapfn_parse(f, v, what, e))
+		return 1;
+	at_origin(ps, key, e);
+	return -1;
+}
+
+static int load_pw(const ir_params *ps, const char *key, ir_pw *f, ir_err *e)
+{
+	char what[80];
+	const char *v;
+	f->n = 0;
+	if (!(v = ir_params_get(ps, key)))
+		return 0;
+	snprintf(what, sizeof what, "'%s'", key);
+	if (!ir_pw_parse(f, v, what, e))
+		return 1;
+	at_origin(ps, key, e);
 	return -1;
 }
 
@@ -233,6 +345,17 @@ int ir_loggops_load(ir_loggops *p, const ir_params *ps, ir_err *e)
 		return -1;
 	if (three(ps, a, b, c, "", e))
 		return -1;
+	if ((a = load_gapfn(ps, "send_o_after_send", &p->after_send, e)) < 0 ||
+	    (b = load_gapfn(ps, "send_o_after_recv", &p->after_recv, e)) < 0)
+		return -1;
+	if ((a || b) && !p->send_o.n) {
+		const char *k = a ? "send_o_after_send" : "send_o_after_recv";
+		ir_errf(e, "'%s' is set, but it changes send_o of the piecewise model, which is not set (send_o, recv_o "
+		           "and net_L)",
+		        k);
+		at_origin(ps, k, e);
+		return -1;
+	}
 	p->intra_S = p->S;
 	if ((a = load_pw(ps, "intra_send_o", &p->intra_send_o, e)) < 0 ||
 	    (b = load_pw(ps, "intra_recv_o", &p->intra_recv_o, e)) < 0 ||
@@ -248,6 +371,7 @@ void ir_loggops_intra(const ir_loggops *p, ir_loggops *q)
 	q->recv_o = p->intra_recv_o;
 	q->net_L = p->intra_net_L;
 	q->S = p->intra_S;
+	q->after_send.n = q->after_recv.n = 0; /* measured between hosts only */
 }
 
 /* send_o, recv_o and net_L (with prefix `pre`) come together: a, b, c say which are set. */

@@ -71,6 +71,24 @@ uint64_t ir_pw_eval(const ir_pw *f, uint64_t size);
 /* Append the text form ir_pw_parse reads back. */
 int ir_pw_format(const ir_pw *f, ir_sb *o);
 
+/* A piecewise linear function of the gap since the rank's last protocol step: how much a
+ * send's overhead lies above (or below) send_o(s) (formats/params.md, "A send after a
+ * gap"). Point i is (gap[i], d[i]), gaps increasing; linear between points, d[0] below the
+ * first, d[n-1] beyond the last. n == 0: unset. */
+typedef struct ir_gapfn {
+	uint32_t n;
+	uint64_t gap[IR_PW_MAX]; /* ps */
+	int64_t d[IR_PW_MAX];    /* ps */
+} ir_gapfn;
+
+/* "0:-1.5us; 20us:-1.1us; 2ms:+1.3us": points GAP:TIME separated by ';', gaps increasing,
+ * TIME signed. Errors quote the bad point; `what` names the field. */
+int ir_gapfn_parse(ir_gapfn *f, const char *s, const char *what, ir_err *e);
+/* Value at gap `g` in picoseconds (rounded half away from zero). f->n must be > 0. */
+int64_t ir_gapfn_eval(const ir_gapfn *f, uint64_t g);
+/* Append the text form ir_gapfn_parse reads back. */
+int ir_gapfn_format(const ir_gapfn *f, ir_sb *o);
+
 /* LogGOPS parameters, all picoseconds except S (bytes). Messages of more than
  * S bytes use the rendezvous protocol and the overheads o_rndv, O_rndv.
  * O_send and O_send_rndv are the per-byte CPU overheads the sender pays (eager,
@@ -95,6 +113,11 @@ typedef struct ir_loggops {
 	/* the intra-node model: messages between two ranks of one host (all three or none) */
 	ir_pw intra_send_o, intra_recv_o, intra_net_L;
 	uint64_t intra_S; /* their eager limit (default S) */
+	/* piecewise model only: an eager network send costs send_o(s) plus after_send(gap) when
+	 * the rank's last protocol step was a send, plus after_recv(gap) when it was a message it
+	 * handled; gap from the end of that step's overhead (formats/params.md, "A send after a
+	 * gap") */
+	ir_gapfn after_send, after_recv;
 } ir_loggops;
 
 /* L=2500 o=1500 g=1000 G=6 O=0 S=65535 (LogGOPSim's defaults); o_rndv = o, O_rndv = O,
@@ -149,6 +172,23 @@ static inline uint64_t ir_model_send_cpu(const ir_loggops *p, uint64_t size, int
 	if (p->send_o.n)
 		return ir_pw_eval(&p->send_o, size);
 	return ir_model_lg_send_cpu(p, size);
+}
+
+static inline int ir_model_gap(const ir_loggops *p) { return p->after_send.n || p->after_recv.n; }
+/* The sender's CPU time of an eager network send of `size` bytes that starts `gap` after the
+ * end of the rank's last protocol step, a send (after_send) or a message handled: send_o(s)
+ * plus that function's value, never below 0. */
+static inline uint64_t ir_model_send_cpu_gap(const ir_loggops *p, uint64_t size, int after_send, uint64_t gap)
+{
+	const ir_gapfn *f = after_send ? &p->after_send : &p->after_recv;
+	uint64_t c = ir_pw_eval(&p->send_o, size);
+	int64_t d;
+	if (!f->n)
+		return c;
+	d = ir_gapfn_eval(f, gap);
+	if (d >= 0)
+		return ir_model_sat_add(c, (uint64_t)d);
+	return c > (uint64_t)-d ? c - (uint64_t)-d : 0;
 }
 
 /* Time from the start of the send to the arrival at the receiver, LogGOPS network

@@ -155,6 +155,11 @@ typedef struct rstate {
 	struct win { int64_t h, rk, sz; } *wins; /* a window's communicator, as its creation wrote it */
 	size_t nwins, capwins;
 	double owed;      /* --durations: modelled time no call has absorbed yet (ps), see emit_call */
+	/* a send after a gap (formats/params.md, "A send after a gap"), as the trace shows it: the
+	 * call being converted, the return of the last call that sent or may have read a message,
+	 * and whether that one only sent (t2g_send_cost) */
+	int64_t st_call, st_end;
+	int st_send_only;
 	const char *fname;
 	unsigned long line;
 	ir_sb out;        /* GOAL text of this rank not yet written */
@@ -283,6 +288,11 @@ int t2g_emit_call(gstate *g, rstate *R, const ir_rec *r, int ends_mode, int want
 
 /* ir_t2g_sync.c */
 uint64_t t2g_op_cpu(gstate *g, rstate *R, size_t i);
+/* What the model says a send of the call being converted costs on `net`: the sender's CPU
+ * time (call 0) or a blocking send call's length (call 1), with the gap rule where net has
+ * one (an eager network send the gap after the rank's last send-only call, or after its last
+ * call that may have read a message). */
+uint64_t t2g_send_cost(const rstate *R, const ir_loggops *net, uint64_t size, int self, int call);
 int t2g_sync_call(gstate *g, rstate *R, const ir_rec *r, int blocking, double model, uint32_t plabel, ir_tn *join,
                   ir_err *e);
 void t2g_sync_drop(gstate *g);

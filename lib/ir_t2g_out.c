@@ -75,7 +75,7 @@ static double model_time(gstate *g, rstate *R, int cpu_only, const ir_loggops *n
 			if (!succ)
 				t += (double)t2g_op_cpu(g, R, i);
 		} else if (op->type == IR_OP_SEND)
-			t += (double)ir_model_send_call(net, op->size, self);
+			t += (double)t2g_send_cost(R, net, op->size, self, 1);
 		else if (op->type == IR_OP_RECV)
 			t += (double)ir_model_recv_call(net, op->size, self);
 		else
@@ -92,10 +92,37 @@ uint64_t t2g_op_cpu(gstate *g, rstate *R, size_t i)
 	const ir_cop *op = &g->cg.op[i];
 	int self = g->cpeer[i] >= 0 && (uint32_t)g->cpeer[i] == R->rank;
 	if (op->type == IR_OP_SEND)
-		return ir_model_send_cpu(net, op->size, self);
+		return t2g_send_cost(R, net, op->size, self, 0);
 	if (op->type == IR_OP_RECV)
 		return ir_model_recv_cpu(net, op->size, self, 0);
 	return op->size;
+}
+
+uint64_t t2g_send_cost(const rstate *R, const ir_loggops *net, uint64_t size, int self, int call)
+{
+	if (ir_model_pw(net) && ir_model_gap(net) && !(self && net->copy.n) && size <= net->S) {
+		int64_t gap = R->st_call - R->st_end;
+		return ir_model_send_cpu_gap(net, size, R->st_send_only, gap > 0 ? (uint64_t)gap : 0);
+	}
+	return call ? ir_model_send_call(net, size, self) : ir_model_send_cpu(net, size, self);
+}
+
+/* After call r: the last call that only sent, or that may have read a message (one with a
+ * receive, or one that completes or probes for one). */
+static void step_after(gstate *g, rstate *R, const ir_rec *r)
+{
+	int snd = 0, rcv = 0;
+	if (r->t_ret == IR_TIME_NONE)
+		return;
+	for (size_t i = 0; i < g->cg.nop; i++) {
+		snd |= g->cg.op[i].type == IR_OP_SEND;
+		rcv |= g->cg.op[i].type == IR_OP_RECV;
+	}
+	if (!snd && !rcv && !strstr(r->name, "Recv") && strncmp(r->name, "MPI_Wait", 8) &&
+	    strncmp(r->name, "MPI_Test", 8) && !strstr(r->name, "robe"))
+		return;
+	R->st_end = r->t_ret;
+	R->st_send_only = snd && !rcv;
 }
 
 /* Emit the staged call. t_call/t_ret are the call's times; extra is the pinning cost. */
@@ -115,6 +142,7 @@ int t2g_emit_call(gstate *g, rstate *R, const ir_rec *r, int ends_mode, int want
 	if (t2g_gap_cpu(g, R, r, r->t_call, r->cpu_call, &gap, e))
 		return -1;
 	calc = (double)gap + extra;
+	R->st_call = r->t_call;
 	if (g->o->durations && r->t_ret != IR_TIME_NONE) {
 		/* The model charges each op to the call that starts it, but the MPI library does the
 		 * work in whichever call makes progress: a nonblocking receive is modelled in the
@@ -251,6 +279,7 @@ int t2g_emit_call(gstate *g, rstate *R, const ir_rec *r, int ends_mode, int want
 			R->ends_ireq[i] = ends_mode == ENDS_OPS_IREQ;
 		}
 	}
+	step_after(g, R, r);
 	R->gap_start = r->t_ret;
 	t2g_gap_mark(R, r->t_ret, r->cpu_ret);
 	g->st->ops += c->nop + 1 + (em->join != NOLABEL);

@@ -34,6 +34,18 @@ test_expect_success 'calib writes the five functions, the classic keys and the t
 	grep -q "^#   0\.\..* base .* us .*, per byte .* ps" cluster.params
 '
 
+test_expect_success 'the train phase: a send after a send and after a receive, by gap' '
+	grep -q "^send_o_after_recv = " cluster.params &&
+	grep -q "^send_o_after_send = " cluster.params &&
+	grep -q "^# send_o_after_send: .*(train phase, sizes 8)" cluster.params &&
+	# every second send of 8 bytes at gap 0 (tag 30030) follows its first: all are samples
+	n=$(grep -c "^MPI_Send:[^:]*:[^:]*:8:[^:]*:1:30030:" nc/rank-0.trace) && test "$n" -ge 5 &&
+	got=$(sed -n "/^# send_o_after_send:/{n;p;}" cluster.params | awk "{ print \$2 }") &&
+	echo "samples $got, trace $n" && test "$got" = "$n" &&
+	test "$(sed -n "/^# send_o_after_recv:/,/^send_o_after_recv/p" cluster.params | grep -c "^#   ")" = 12 &&
+	ibsim -p cluster.params "$TOP/tests/data/ltest-schedgen.goal" >/dev/null 2>err && ! grep -q unknown err
+'
+
 test_expect_success 'the poll phase: poll is the median of its lines, each line over its polls' '
 	grep -q "^MPI_Iprobe:[0-9.]*:-1:30009:.*:0:-:100:" nc/rank-0.trace &&
 	grep "^MPI_Iprobe:[0-9.]*:-1:30009:" nc/rank-0.trace |

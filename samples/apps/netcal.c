@@ -33,6 +33,15 @@
  *           that needs its matching receive waits; calib's S comes from
  *           these sends, recv_o from the late receiver's receives, which
  *           must still read the data themselves;
+ *   train   rank 0 receives a 0-byte answer from rank 1 (tag 30050), computes
+ *           G us (busy on MPI_Wtime), sends s bytes (tag 30010 + the gap's
+ *           index), computes G us again and sends s bytes (tag 30030 + the
+ *           gap's index), for G = 0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000
+ *           and 2000 and the sizes 8, 512, 4032 and 32768 (those up to
+ *           MAXBYTES), in a new order every repetition; rank 1 waits outside the
+ *           library until both have arrived, receives them and answers: what a
+ *           send costs G after a receive and G after a send
+ *           (send_o_after_recv, send_o_after_send);
  *   nbc     ranks 0 and 1 on a communicator of their own: blocks of 16
  *           MPI_Ibarrier followed by MPI_Wait and of 16 MPI_Barrier,
  *           alternately (each one exchange of two ranks); what the first costs
@@ -72,6 +81,12 @@ enum {
 	TAG_PROGRESS = 30007,
 	TAG_PLAN = 30008,
 	TAG_POLL = 30009, /* probed for, never sent */
+	TAG_TRAIN_RECV = 30010, /* + the gap's index: a send after a receive */
+	TAG_TRAIN_SEND = 30030, /* + the gap's index: a send after a send */
+	TAG_TRAIN_ACK = 30050,
+	TRAIN_GAPS = 12,   /* calib: IR_NETCAL_TRAIN_GAPS */
+	TRAIN_SIZES = 4,
+	TRAIN_REPS = 100,
 	POLLS_PER_LINE = 100,
 	PROGRESS_REPS = 100,
 	NBC_BLOCK = 16, /* calls of one kind in a row in the nbc phase (calib: IR_NETCAL_NBC_BLOCK) */
@@ -208,6 +223,66 @@ static void late_phase(int rank, int tag, int inside, int maxreps, double share,
 				MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_LATE_ACK, MPI_COMM_WORLD);
 			}
 			spent[k] += MPI_Wtime() - t;
+		}
+	}
+}
+
+static void busy(double s)
+{
+	double t = MPI_Wtime();
+	while (MPI_Wtime() - t < s)
+		;
+}
+
+/* The train phase: per repetition every (size, gap) cell once, in a new order that rank 0
+ * sends to rank 1 (tag TAG_PLAN; a count of 0 ends the phase), which answers, so that
+ * every cell starts after a receive. wait[] is the late receiver's wait of the size
+ * (seconds); rank 1 waits twice that plus both gaps. */
+static void train_phase(int rank, int maxreps, double budget, const double *wait, char *buf, char *b2)
+{
+	static const double gaps[TRAIN_GAPS] = { 0,      1e-6,   2e-6,   5e-6,   10e-6, 20e-6,
+		                                 50e-6, 100e-6, 200e-6, 500e-6, 1e-3,  2e-3 };
+	static const long want[TRAIN_SIZES] = { 8, 512, 4032, 32768 };
+	int ks[TRAIN_SIZES], nk = 0, cells[TRAIN_SIZES * TRAIN_GAPS + 1];
+	double spent = 0;
+	for (int w = 0; w < TRAIN_SIZES; w++)
+		for (int k = 0; k < nsizes; k++)
+			if (sizes[k] == want[w])
+				ks[nk++] = k;
+	for (int rep = 0;; rep++) {
+		if (rank == 0) {
+			int n = 0;
+			if (rep < (maxreps < TRAIN_REPS ? maxreps : TRAIN_REPS) && (rep < MIN_REPS || spent < budget))
+				for (int c = 0; c < nk * TRAIN_GAPS; c++)
+					cells[1 + n++] = c;
+			shuffle(cells + 1, n, (uint64_t)rep + 3000);
+			cells[0] = n;
+			MPI_Send(cells, n + 1, MPI_INT, 1, TAG_PLAN, MPI_COMM_WORLD);
+			MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG_TRAIN_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		} else {
+			MPI_Recv(cells, TRAIN_SIZES * TRAIN_GAPS + 1, MPI_INT, 0, TAG_PLAN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_TRAIN_ACK, MPI_COMM_WORLD);
+		}
+		if (!cells[0])
+			return;
+		for (int i = 1; i <= cells[0]; i++) {
+			int k = ks[cells[i] / TRAIN_GAPS], j = cells[i] % TRAIN_GAPS;
+			long b = sizes[k];
+			double t = MPI_Wtime();
+			if (rank == 0) {
+				memset(buf, rep + i, (size_t)b);
+				busy(gaps[j]);
+				MPI_Send(buf, (int)b, MPI_BYTE, 1, TAG_TRAIN_RECV + j, MPI_COMM_WORLD);
+				busy(gaps[j]);
+				MPI_Send(buf, (int)b, MPI_BYTE, 1, TAG_TRAIN_SEND + j, MPI_COMM_WORLD);
+				MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG_TRAIN_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			} else {
+				busy(2 * gaps[j] + 2 * wait[k]);
+				MPI_Recv(buf, (int)b, MPI_BYTE, 0, TAG_TRAIN_RECV + j, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+				MPI_Recv(b2, (int)b, MPI_BYTE, 0, TAG_TRAIN_SEND + j, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+				MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_TRAIN_ACK, MPI_COMM_WORLD);
+			}
+			spent += MPI_Wtime() - t;
 		}
 	}
 }
@@ -356,6 +431,8 @@ int main(int argc, char **argv)
 	 * is clear from a few sends: at most PROGRESS_REPS */
 	late_phase(rank, TAG_PROGRESS, 1, maxreps < PROGRESS_REPS ? maxreps : PROGRESS_REPS, budget * 0.05 / nsizes, wait,
 	           warm, spent, ok, plan);
+	/* train: a send right after another */
+	train_phase(rank, maxreps, budget * 0.1, wait, warm, warm2);
 
 	/* nonblocking collectives: a few untraced rounds first (the library sets up its
 	 * nonblocking machinery on first use), then blocks of NBC_BLOCK MPI_Barrier and of

@@ -150,6 +150,47 @@ int main(void)
 	is_u64(ir_model_recv_call(&m, 1000, 1), 0, "to oneself: the receive call waits for nothing");
 	ok(ir_model_self_copy(&m, 3, 3) && !ir_model_self_copy(&m, 3, 4), "self copy only to oneself");
 
+	/* A send after a gap (formats/params.md) */
+	{
+		ir_gapfn g;
+		ok(ir_gapfn_parse(&g, "1us:-1.5us; 21us:+500ns ;2ms:8us", "'x'", &e) == 0 && g.n == 3, "gap function parses");
+		is_u64((uint64_t)(ir_gapfn_eval(&g, 0) + 2000000), 500000, "below the first point: its value");
+		is_u64((uint64_t)(ir_gapfn_eval(&g, 1000000) + 2000000), 500000, "at the first point");
+		is_u64((uint64_t)(ir_gapfn_eval(&g, 11000000) + 2000000), 1500000, "halfway: linear (-1.5 us .. +0.5 us)");
+		is_u64((uint64_t)(ir_gapfn_eval(&g, 1000001) + 2000000), 500000, "1 ps after the first point: rounded");
+		is_u64((uint64_t)ir_gapfn_eval(&g, 2000000000), 8000000, "at the last point");
+		is_u64((uint64_t)ir_gapfn_eval(&g, 9000000000), 8000000, "beyond the last point: its value");
+		ir_sb_reset(&sb);
+		ok(ir_gapfn_format(&g, &sb) == 0, "gap function formats");
+		is_str(sb.buf, "1us:-1.5us; 21us:500ns; 2ms:8us", "its text");
+		ok(ir_gapfn_parse(&g, "1us:1us;1us:2us", "'x'", &e) == -1, "gaps must grow");
+		is_str(e.msg, "invalid gap function for 'x': point '1us:2us' does not lie after the previous one", "message");
+		ok(ir_gapfn_parse(&g, "1us", "'x'", &e) == -1, "a point without ':' is rejected");
+		is_str(e.msg, "invalid point for 'x': '1us' (expected GAP:TIME, e.g. 20us:-1.1us)", "message");
+		ok(ir_gapfn_parse(&g, "1us:--2us", "'x'", &e) == -1, "a doubled sign is rejected");
+		ok(ir_gapfn_parse(&g, "-1us:2us", "'x'", &e) == -1, "a negative gap is rejected");
+		ok(ir_gapfn_parse(&g, "1us:2us;", "'x'", &e) == -1, "an empty point is rejected");
+		ok(load(&m, "S=100\nsend_o=0:3us\nrecv_o=0:2us\nnet_L=0:1us\nsend_o_after_send=0:-1us;10us:0\n"
+		            "send_o_after_recv=0:0;1ms:5us\n",
+		        &e) == 0,
+		   "the gap keys load");
+		ok(ir_model_gap(&m), "gap rule on");
+		is_u64(ir_model_send_cpu_gap(&m, 10, 1, 0), 2000000, "right after a send: send_o - 1 us");
+		is_u64(ir_model_send_cpu_gap(&m, 10, 1, 5000000), 2500000, "5 us after a send: halfway");
+		is_u64(ir_model_send_cpu_gap(&m, 10, 0, 500000000), 5500000, "0.5 ms after a receive: send_o + 2.5 us");
+		m.after_send.d[0] = -9000000;
+		is_u64(ir_model_send_cpu_gap(&m, 10, 1, 0), 0, "never below 0");
+		ok(load(&m, "send_o_after_send=0:-1us\n", &e) == -1, "without the piecewise model: an error");
+		is_str(e.msg, "m.params:1: 'send_o_after_send' is set, but it changes send_o of the piecewise model, which is "
+		              "not set (send_o, recv_o and net_L)",
+		       "message with file and line");
+		ok(load(&m, "send_o=0:3us\nrecv_o=0:2us\nnet_L=0:1us\nsend_o_after_recv=0:x\n", &e) == -1,
+		   "a bad time: an error");
+		is_str(e.msg, "m.params:4: invalid point for 'send_o_after_recv': '0:x': bad time 'x' (a number with an "
+		              "optional sign and unit ps, ns, us, ms or s)",
+		       "message with file and line");
+	}
+
 	ir_sb_release(&sb);
 	return tap_done();
 }

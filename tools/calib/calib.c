@@ -86,8 +86,8 @@ static void usage(void)
 	       "Exit status: 0 ok, 1 bad input, 2 usage error.\n");
 }
 
-static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send", "O_send_rndv", "net", "topo",
-	                                  "pin_a", "pin_b", "poll", "nbc_o", "send_o", "recv_o", "net_L", "copy", "reduce", "coll_copy", NULL };
+/* the keys calib reads or writes beside the model's (ir_loggops_keys) */
+static const char *const known_keys[] = { "net", "topo", "pin_a", "pin_b", NULL };
 
 /* Is `prog` an executable on PATH? (Checked before the work, so a missing
  * gnuplot is reported clearly and before anything is written.) */
@@ -465,7 +465,13 @@ int main(int argc, char **argv)
 			long k;
 			char orig[300];
 			while ((k = ir_params_next_unknown(ps, known_keys, &i)) >= 0) {
-				int r = net.own ? ir_calib_net_set(&net, ir_params_key(ps, (size_t)k), ir_params_value(ps, (size_t)k), &e)
+				int r;
+				const char *const *m = ir_loggops_keys;
+				while (*m && strcmp(*m, ir_params_key(ps, (size_t)k)))
+					m++;
+				if (*m)
+					continue;
+				r = net.own ? ir_calib_net_set(&net, ir_params_key(ps, (size_t)k), ir_params_value(ps, (size_t)k), &e)
 				                : -2;
 				if (r == -1) {
 					status = ir_cli_failf("%s: %s", ir_params_origin(ps, (size_t)k, orig, sizeof orig), e.msg);

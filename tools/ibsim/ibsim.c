@@ -429,9 +429,9 @@ static int write_stats(const char *path, double load, double wall, const ir_engi
 
 /* Keys ibsim reads, and keys of other tools (trace2goal's pinning cost, written by
  * calib) that it ignores without a warning, so one params file serves all tools. */
-static const char *const known_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send", "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", "coll_copy", "net", "async_progress",
-	                                      "pin_a", "pin_b", "poll", "nbc_o", "cores", "ranks_per_host", "cpu_wait", "cpu_bind", "quantum", "cpu_scale", "cpu_yield",
-	                                      "intra_send_o", "intra_recv_o", "intra_net_L", "intra_S",
+/* the keys ibsim reads beside the model's (ir_loggops_keys) and the networks' own */
+static const char *const known_keys[] = { "net", "async_progress",
+	                                      "pin_a", "pin_b", "cores", "ranks_per_host", "cpu_wait", "cpu_bind", "quantum", "cpu_scale", "cpu_yield",
 	                                      "perturb", "seed", "noise", "noise_loggopsim",
 	                                      /* the storage model (ir_storage_keys) */
 	                                      "storage_servers", "stripe_size", "stripe_count", "cb_nodes", "server_cache",
@@ -682,7 +682,7 @@ int main(int argc, char **argv)
 			set[k].key = key;
 			set[k].val = optarg;
 			set[k].opt = opt;
-			if (!is_key(known_keys, key) && !net_opt) {
+			if (!is_key(known_keys, key) && !is_key(ir_loggops_keys, key) && !net_opt) {
 				net_opt = opt;
 				net_key = key;
 			}
@@ -727,7 +727,7 @@ int main(int argc, char **argv)
 			return ir_cli_usage("%s", e.msg);
 		}
 		ir_params_free(one);
-		if (!is_key(known_keys, set[k].key)) {
+		if (!is_key(known_keys, set[k].key) && !is_key(ir_loggops_keys, set[k].key)) {
 			/* a network's option: the first network that has the key checks the value */
 			int r = -2;
 			for (size_t i = 0; r == -2 && ir_net_type_at(i); i++) {
@@ -754,7 +754,7 @@ int main(int argc, char **argv)
 		long k;
 		char orig[300];
 		while ((k = ir_params_next_unknown(ps, known_keys, &i)) >= 0)
-			if (!ir_net_owner(ir_params_key(ps, (size_t)k)))
+			if (!ir_net_owner(ir_params_key(ps, (size_t)k)) && !is_key(ir_loggops_keys, ir_params_key(ps, (size_t)k)))
 				ir_cli_warnf("%s: unknown parameter '%s' ignored", ir_params_origin(ps, (size_t)k, orig, sizeof orig),
 			             ir_params_key(ps, (size_t)k));
 	}

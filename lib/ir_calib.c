@@ -68,6 +68,7 @@ static int add_sample(ir_calib_data *d, uint64_t size, double oneway, double sen
 	d->s[d->ns].oneway_ps = oneway;
 	d->s[d->ns].send_ps = send;
 	d->s[d->ns].first = first;
+	d->s[d->ns].seq = d->ns;
 	d->ns++;
 	return 0;
 }
@@ -822,7 +823,9 @@ int ir_calib_read_runs(ir_calib_data *d, char *const *dirs, size_t n, ir_err *e)
 static int cmp_sample(const void *a, const void *b)
 {
 	const ir_calib_sample *x = a, *y = b;
-	return x->size < y->size ? -1 : x->size > y->size;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static int cmp_raw(const void *a, const void *b)
@@ -911,13 +914,13 @@ static int aggregate_series(ir_calib_data *d, ir_err *e)
 int ir_calib_aggregate(ir_calib_data *d, ir_err *e)
 {
 	size_t i, j, nsz = 0;
-	double *v = NULL, *w = NULL;
+	double *v = NULL, *w = NULL, *scratch = NULL;
 	free(d->p);
 	d->p = NULL;
 	d->np = 0;
 	if (!d->ns)
 		return ir_errf(e, "%s: no measurements", d->source);
-	/* Stable order inside a size matters not: the median and the first flag do not depend on it. */
+	/* Inside a size, input order: the drift test compares its first and second half. */
 	qsort(d->s, d->ns, sizeof *d->s, cmp_sample);
 	for (i = 0; i < d->ns; i = j) {
 		for (j = i; j < d->ns && d->s[j].size == d->s[i].size; j++)
@@ -927,9 +930,11 @@ int ir_calib_aggregate(ir_calib_data *d, ir_err *e)
 	d->p = calloc(nsz, sizeof *d->p);
 	v = malloc(d->ns * sizeof *v);
 	w = malloc(d->ns * sizeof *w);
-	if (!d->p || !v || !w) {
+	scratch = malloc(d->ns * sizeof *scratch);
+	if (!d->p || !v || !w || !scratch) {
 		free(v);
 		free(w);
+		free(scratch);
 		return ir_errf(e, "out of memory");
 	}
 	for (i = 0; i < d->ns; i = j) {
@@ -956,12 +961,19 @@ int ir_calib_aggregate(ir_calib_data *d, ir_err *e)
 		if (!nv) {
 			free(v);
 			free(w);
+			free(scratch);
 			return ir_errf(e, "%s: size %" PRIu64 " bytes has only its first exchange (first use of the buffer): "
 			                  "no repetitions to measure",
 			               d->source, p->size);
 		}
 		p->reps = nv;
+		p->half_ps[0] = p->half_ps[1] = -1;
+		if (nv >= IR_CALIB_DRIFT_MIN_REPS)
+			ir_halves(v, nv, scratch, &p->half_ps[0], &p->half_ps[1], &p->half_se_ps);
 		p->real_ps = ir_median_inplace(v, nv);
+		p->drift = p->half_ps[0] >= 0 && p->real_ps > 0 &&
+		           fabs(p->half_ps[1] - p->half_ps[0]) > IR_CALIB_DRIFT_PCT / 100 * p->real_ps &&
+		           fabs(p->half_ps[1] - p->half_ps[0]) > IR_CALIB_DRIFT_SE * p->half_se_ps;
 		if (nw)
 			p->send_ps = ir_median_inplace(w, nw);
 		if (nsim) /* TSV: the simulated time of a size is deterministic; repeated rows are averaged */
@@ -969,6 +981,7 @@ int ir_calib_aggregate(ir_calib_data *d, ir_err *e)
 	}
 	free(v);
 	free(w);
+	free(scratch);
 	if (d->np < 2)
 		return ir_errf(e, "%s: only one message size (%" PRIu64 " bytes): a line needs at least two sizes",
 		               d->source, d->p[0].size);
@@ -2017,6 +2030,45 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 	return rc;
 }
 
+size_t ir_calib_drifted(const ir_calib_data *d, size_t *tested)
+{
+	size_t n = 0, t = 0;
+	for (size_t i = 0; i < d->np; i++) {
+		t += d->p[i].half_ps[0] >= 0;
+		n += d->p[i].drift;
+	}
+	if (tested)
+		*tested = t;
+	return n;
+}
+
+/* The drift test's verdict (formats/calibration.md, "Drift"): one line when no size was
+ * tested or none drifted, else a line per size that did. */
+static int write_drift(const ir_calib_data *d, ir_sb *o)
+{
+	size_t tested, n = ir_calib_drifted(d, &tested);
+	int rc = 0;
+	if (!tested)
+		return 0;
+	if (!n)
+		return ir_sb_addf(o, "# drift: none: at each of the %zu sizes with %d or more exchanges, the medians of the "
+		                     "first and the second half (input order) agree within %g %% or %g standard errors\n",
+		                  tested, IR_CALIB_DRIFT_MIN_REPS, IR_CALIB_DRIFT_PCT, IR_CALIB_DRIFT_SE);
+	rc |= ir_sb_addf(o, "# drift: the one-way time moved during the run at %zu of %zu sizes with %d or more exchanges: "
+	                    "the medians of the first and the second half (input order) differ by more than %g %% and %g "
+	                    "standard errors; their median is a mixture of two states of the machine:\n",
+	                 n, tested, IR_CALIB_DRIFT_MIN_REPS, IR_CALIB_DRIFT_PCT, IR_CALIB_DRIFT_SE);
+	for (size_t i = 0; i < d->np; i++) {
+		const ir_calib_point *p = &d->p[i];
+		if (p->drift)
+			rc |= ir_sb_addf(o, "# drift at %" PRIu64 " bytes: %.4f us, then %.4f us (%+.1f %% of the median %.4f us; standard "
+			                    "error %.4f us)\n",
+			                 p->size, p->half_ps[0] / US_PS, p->half_ps[1] / US_PS,
+			                 100 * (p->half_ps[1] - p->half_ps[0]) / p->real_ps, p->real_ps / US_PS, p->half_se_ps / US_PS);
+	}
+	return rc;
+}
+
 int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const ir_calib_net *net,
                           const char *version, ir_sb *o)
 {
@@ -2048,6 +2100,7 @@ int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const i
 	else
 		rc |= ir_sb_addf(o, "# input: TSV, %zu sizes, %zu rows%s\n", d->np, nsamples,
 		                 d->have_sim ? ", network times from its sim_us column" : "");
+	rc |= write_drift(d, o);
 	if (f->model == IR_CALIB_LOGGP) {
 		rc |= ir_sb_adds(o, "# model: pure LogGP network, one-way time = 2*o + L + G*(size-1)\n");
 		rc |= add_fitline(o, "fit of the one-way time", &f->all, "us");

@@ -63,7 +63,17 @@ typedef struct ir_calib_sample {
 	double oneway_ps;  /* half the round trip */
 	double send_ps;    /* duration of the send call (traces), or -1 */
 	int first;         /* first exchange of its size (first use of a buffer) */
+	size_t seq;        /* input order (trace order; runs pooled one after the other) */
 } ir_calib_sample;
+
+/* A size's measurement drifted during the run when the medians of the first and the second
+ * half of its reused exchanges (input order) differ by more than IR_CALIB_DRIFT_PCT % of the
+ * size's median and by more than IR_CALIB_DRIFT_SE standard errors of the difference
+ * (formats/calibration.md, "Drift"); sizes with fewer than IR_CALIB_DRIFT_MIN_REPS are not
+ * tested. */
+#define IR_CALIB_DRIFT_PCT 10.0
+#define IR_CALIB_DRIFT_SE 3.0
+#define IR_CALIB_DRIFT_MIN_REPS 10
 
 /* One message size, after aggregation. */
 typedef struct ir_calib_point {
@@ -74,6 +84,10 @@ typedef struct ir_calib_point {
 	int has_first;
 	double first_ps;    /* one-way time of the first exchange */
 	double sim_ps[2];   /* network's own one-way time, o = O = 0: [0] eager, [1] rendezvous */
+	double half_ps[2];  /* median one-way time of the first and the second half of the reused
+	                       exchanges, in input order (-1: fewer than IR_CALIB_DRIFT_MIN_REPS) */
+	double half_se_ps;  /* the standard error of half_ps[1] - half_ps[0] */
+	int drift;          /* the halves differ beyond the drift test's bounds (above) */
 } ir_calib_point;
 
 /* netcal: phases by message tag (formats/calibration.md). */
@@ -166,6 +180,10 @@ typedef struct ir_calib_data {
 	} *step;
 	size_t nstep, stepcap;
 } ir_calib_data;
+
+/* After ir_calib_aggregate(): how many sizes drifted (ir_calib_point.drift), and in *tested
+ * (when not NULL) how many were tested. */
+size_t ir_calib_drifted(const ir_calib_data *d, size_t *tested);
 
 void ir_calib_data_init(ir_calib_data *d);
 void ir_calib_data_release(ir_calib_data *d);

@@ -24,6 +24,32 @@ double ir_median_inplace(double *v, size_t n)
 	return v[n / 2 - 1] / 2 + v[n / 2] / 2;
 }
 
+/* Quantile q of n sorted values (linear interpolation). */
+static double sorted_quantile(const double *v, size_t n, double q)
+{
+	double h = q * (double)(n - 1);
+	size_t i = (size_t)h;
+	if (i + 1 >= n)
+		return v[n - 1];
+	return v[i] + (h - (double)i) * (v[i + 1] - v[i]);
+}
+
+void ir_halves(const double *v, size_t n, double *scratch, double *m1, double *m2, double *se)
+{
+	size_t h = n / 2;
+	double var = 0;
+	for (int k = 0; k < 2; k++) {
+		double *w = scratch + k * h, sigma;
+		for (size_t i = 0; i < h; i++)
+			w[i] = v[k ? n - h + i : i];
+		qsort(w, h, sizeof *w, cmp_double);
+		*(k ? m2 : m1) = sorted_quantile(w, h, 0.5);
+		sigma = (sorted_quantile(w, h, 0.75) - sorted_quantile(w, h, 0.25)) / 1.349;
+		var += 1.2533 * 1.2533 * sigma * sigma / (double)h;
+	}
+	*se = sqrt(var);
+}
+
 int ir_linfit_xy(const double *x, const double *y, size_t n, ir_linfit *f)
 {
 	return ir_linfit_wxy(x, y, NULL, n, f);

@@ -23,6 +23,14 @@
  * n must be at least 1. */
 double ir_median_inplace(double *v, size_t n);
 
+/* Did a measurement drift during its run? The medians m1 and m2 of the first and the second
+ * half of v[0..n) in the order given (the middle value of an odd n in neither half) and the
+ * standard error se of m2 - m1: each half's median has 1.2533 sigma / sqrt(half), sigma
+ * estimated as its interquartile range / 1.349 (robust to a few outliers, which a drift test
+ * must not take for a drift). scratch holds n doubles; v is left as it was. n must be at
+ * least 2. */
+void ir_halves(const double *v, size_t n, double *scratch, double *m1, double *m2, double *se);
+
 typedef struct ir_linfit {
 	size_t n;         /* points */
 	double intercept; /* a in y = a + b*x */

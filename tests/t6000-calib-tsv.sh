@@ -171,4 +171,49 @@ test_expect_success '--plot without gnuplot on PATH fails clearly' '
 	expect_err "calib: cannot draw fit.png: gnuplot is not installed (Debian package gnuplot-nox)"
 '
 
+# drift: 20 rows per size; at 1024 bytes the first ten are 2x slower than the last ten
+# (a machine that changed during the run), at 64, 256 and 4096 bytes the two halves agree
+gen_drift() {
+	awk -v slow="$1" 'BEGIN {
+		print "size_bytes real_us"
+		for (r = 0; r < 20; r++)
+			for (s = 64; s <= 4096; s *= 4) {
+				t = 1 + s / 1000 + (r % 2) * 0.01
+				if (s == 1024 && r < 10) t *= slow
+				printf "%d %.4f\n", s, t
+			}
+	}'
+}
+
+test_expect_success 'drift: a size whose halves differ is named, with both medians, and warned of' '
+	gen_drift 2 >drift.tsv &&
+	calib drift.tsv >drift.params 2>err &&
+	grep -q "^# drift: the one-way time moved during the run at 1 of 4 sizes with 10 or more exchanges" drift.params &&
+	grep -q "^# drift at 1024 bytes: 4.0580 us, then 2.0290 us (-66.7 % of the median 3.0410 us; standard error 0.0066 us)$" drift.params &&
+	grep -q "^calib: warning: the one-way time drifted during the run at 1 of 4 sizes" err
+'
+
+test_expect_success 'drift: halves that agree are reported as such, and -q warns of nothing' '
+	gen_drift 1 >flat.tsv &&
+	calib flat.tsv >flat.params 2>err &&
+	grep -q "^# drift: none: at each of the 4 sizes with 10 or more exchanges" flat.params &&
+	! grep -q warning err &&
+	gen_drift 2 >drift.tsv &&
+	calib -q drift.tsv >/dev/null 2>err &&
+	test ! -s err
+'
+
+test_expect_success 'drift: a change within the noise is not a drift (5 % on a size that varies by 20 %)' '
+	awk "BEGIN { print \"size_bytes real_us\"; for (r = 0; r < 40; r++) for (s = 64; s <= 4096; s *= 4) {
+		t = (1 + s / 1000) * (1 + 0.2 * ((r * 7) % 5) / 4); if (r < 20) t *= 1.05; printf \"%d %.4f\\n\", s, t } }" >noisy.tsv &&
+	calib -q noisy.tsv >noisy.params &&
+	grep -q "^# drift: none" noisy.params
+'
+
+test_expect_success 'drift: fewer than 10 rows per size are not tested (no drift line)' '
+	gen_tsv >pp.tsv &&
+	calib -q pp.tsv >pp.params &&
+	! grep -q "^# drift" pp.params
+'
+
 test_done

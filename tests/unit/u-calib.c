@@ -569,11 +569,11 @@ int main(void)
 		snprintf(d.source, sizeof d.source, "mem");
 		for (double s = 1; s <= 65536; s *= 4) {
 			double ow = 2 * 300000 + 700000 + (s - 1) * 250; /* o 0.3us, L 0.7us, G 250ps */
-			ir_calib_sample smp = { (uint64_t)s, ow + (166e6 + 3000 * s) / 2, 300000, 1 };
+			ir_calib_sample smp = { (uint64_t)s, ow + (166e6 + 3000 * s) / 2, 300000, 1, 0 };
 			d.s = realloc(d.s, (d.ns + 4) * sizeof *d.s);
 			d.s[d.ns++] = smp;
 			for (int r = 0; r < 3; r++) {
-				ir_calib_sample re = { (uint64_t)s, ow, 300000, 0 };
+				ir_calib_sample re = { (uint64_t)s, ow, 300000, 0, 0 };
 				d.s[d.ns++] = re;
 			}
 		}
@@ -599,11 +599,11 @@ int main(void)
 		snprintf(d.source, sizeof d.source, "mem");
 		for (double s = 1; s <= 65536; s *= 4, k++) {
 			double ow = 2 * 300000 + (s - 1) * 250;
-			ir_calib_sample smp = { (uint64_t)s, ow + extra_us[k] * 1e6 / 2, 300000, 1 };
+			ir_calib_sample smp = { (uint64_t)s, ow + extra_us[k] * 1e6 / 2, 300000, 1, 0 };
 			d.s = realloc(d.s, (d.ns + 4) * sizeof *d.s);
 			d.s[d.ns++] = smp;
 			for (int r = 0; r < 3; r++) {
-				ir_calib_sample re = { (uint64_t)s, ow, 300000, 0 };
+				ir_calib_sample re = { (uint64_t)s, ow, 300000, 0, 0 };
 				d.s[d.ns++] = re;
 			}
 		}
@@ -621,7 +621,7 @@ int main(void)
 	}
 	/* a size with only its first exchange */
 	{
-		ir_calib_sample a = { 8, 1e6, -1, 1 }, b = { 16, 1e6, -1, 1 }, c = { 16, 1e6, -1, 0 };
+		ir_calib_sample a = { 8, 1e6, -1, 1, 0 }, b = { 16, 1e6, -1, 1, 1 }, c = { 16, 1e6, -1, 0, 2 };
 		ir_calib_data_init(&d);
 		d.from_traces = 1;
 		snprintf(d.source, sizeof d.source, "pp");

@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ir_stats.h"
 #include "tap.h"
@@ -34,6 +35,24 @@ int main(void)
 	ok(ir_median_inplace(v, 1) == 7, "median of 1 value");
 	v[0] = 1; v[1] = 1e9; v[2] = 2; v[3] = 3; v[4] = 1e12;
 	ok(ir_median_inplace(v, 5) == 3, "median ignores outliers");
+
+	/* the halves of a run: in the order given, the middle value of an odd n in neither */
+	{
+		double h[9] = { 10, 12, 11, 13, 500, 20, 22, 21, 23 }, keep[9], scr[9], m1, m2, se;
+		memcpy(keep, h, sizeof h);
+		ir_halves(h, 9, scr, &m1, &m2, &se);
+		ok(m1 == 11.5 && m2 == 21.5, "halves: medians of the first and the last four (%g, %g)", m1, m2);
+		ok(memcmp(keep, h, sizeof h) == 0, "halves: the values are left in their order");
+		/* each half's quartiles 10.75 and 12.25: sigma 1.5/1.349, se of a median
+		 * 1.2533 sigma / 2, of the difference sqrt(2) times that */
+		ok(near(se, sqrt(2) * 1.2533 * (1.5 / 1.349) / 2, 1e-12), "halves: standard error from the quartiles (%g)", se);
+		double c[4] = { 7, 7, 7, 7 };
+		ir_halves(c, 4, scr, &m1, &m2, &se);
+		ok(m1 == 7 && m2 == 7 && se == 0, "halves: constant values, no spread");
+		double o[6] = { 1, 2, 1000, 1, 2, 3 };
+		ir_halves(o, 6, scr, &m1, &m2, &se);
+		ok(m1 == 2 && m2 == 2, "halves: one outlier does not move a half's median");
+	}
 
 	/* exact data: y = 1500 + 3*x over sizes up to 1 MiB */
 	for (int i = 0; i < 21; i++) {

@@ -503,6 +503,11 @@ int main(int argc, char **argv)
 		}
 		fputs(sb.buf, stderr);
 		ir_sb_reset(&sb);
+		size_t tested, drifted = ir_calib_drifted(&d, &tested);
+		if (drifted)
+			ir_cli_warnf("the one-way time drifted during the run at %zu of %zu sizes (the '# drift' lines of the "
+			             "parameter file): the machine changed while it was measured",
+			             drifted, tested);
 	}
 	if (ir_calib_write_params(&d, &f, co.model == IR_CALIB_OGOPS ? &net : NULL, IR_VERSION, &sb)) {
 		status = ir_cli_failf("out of memory");

@@ -48,7 +48,9 @@
 #                              applications and over those whose naive error
 #                              is at least 5 %, how often each mode beats the
 #                              naive guess
-#        $(OUT)/crossnet.md    the same as Markdown
+#        $(OUT)/crossnet.md    the same as Markdown, then the drift test's
+#                              verdict on each calibration (calib: sizes
+#                              whose medians moved while measured)
 #
 # Applications: pipelines/apps.mk (the list shared with validate.mk; its
 # inputs make each run last at least 50 ms on shared memory at 2 ranks where
@@ -242,8 +244,16 @@ $(OUT)/crossnet.tsv: $(CMPS) $(RUNSUM) $(F)/table $(HERE)crossnet-table.sh
 	@$(if $(MISSING),echo "# not run (program not installed): $(MISSING)" >> $@.tmp)
 	@mv $@.tmp $@
 
+# then what calib's drift test says of each calibration (formats/calibration.md, "Drift"):
+# the sizes whose medians moved while they were measured
 $(OUT)/crossnet.md: $(OUT)/crossnet.tsv $(HERE)crossnet-table.sh
-	@sh $(HERE)crossnet-table.sh md $(A) $(B) $< > $@.tmp && mv $@.tmp $@
+	@sh $(HERE)crossnet-table.sh md $(A) $(B) $< > $@.tmp && \
+	for n in $(A) $(B); do \
+	  if test -f $(C)/cal-$$n/cluster.params; then \
+	    sed -n -e "s/^# drift: \(.*\)/- calibration of $$n, drift: \1/p" -e "s/^# drift at \(.*\)/  - at \1/p" \
+	      $(C)/cal-$$n/cluster.params; \
+	  fi; \
+	done >> $@.tmp && mv $@.tmp $@
 
 retrace:
 	@rm -f $(ORDER)

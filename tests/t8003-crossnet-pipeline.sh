@@ -13,7 +13,7 @@ X=$TRASH/x
 # xmake [VAR=VALUE...]: the pipeline on ring, 2 runs per network, into $X (output in xmake.out)
 xmake() {
 	make -C "$TOP" -f pipelines/crossnet.mk BUILD="$IR_BUILD" BIN="$IR_BIN" BUILD_TOOLS=no OUT="$X" \
-		N=2 APPS=ring ARGS_ring="200 1024" CAL_REPS=3 CAL_MAXBYTES=64K CAL_VARS="PROGRAM=pingpong" "$@" \
+		N=2 APPS=ring ARGS_ring="200 1024" CAL_REPS=10 CAL_MAXBYTES=64K CAL_VARS="PROGRAM=pingpong" "$@" \
 		>"$TRASH/xmake.out" 2>&1 || { tail -30 "$TRASH/xmake.out"; return 1; }
 }
 stamps() {
@@ -33,6 +33,17 @@ test_expect_success 'the pipeline runs: two calibrations, interleaved runs, the 
 		done
 	done &&
 	grep -q "^| ring | 2 | " xmake.out
+'
+
+test_expect_success 'the Markdown table ends with the drift test of each calibration' '
+	for n in shm tcp; do
+		grep -q "^- calibration of $n, drift: \(none: at each of the [0-9]* sizes\|the one-way time moved during the run at [0-9]* of [0-9]* sizes\)" x/crossnet.md ||
+			{ tail x/crossnet.md; return 1; }
+	done &&
+	# every size named is one that a calibration file names
+	sed -n "s/^  - at \([0-9]*\) bytes: .*/\1/p" x/crossnet.md | sort -n >named &&
+	cat x/cal-shm/cluster.params x/cal-tcp/cluster.params | sed -n "s/^# drift at \([0-9]*\) bytes: .*/\1/p" | sort -n >want &&
+	test_cmp want named
 '
 
 test_expect_success 'the table: header, one row with every number, summaries' '

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "ir_grow.h"
+#include "ir_stats.h"
 #include "ir_trace.h"
 
 #define US_PS 1e6
@@ -172,15 +173,6 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double quant(const double *v, size_t n, double q)
-{
-	double h = q * (double)(n - 1);
-	size_t i = (size_t)h;
-	if (i + 1 >= n)
-		return v[n - 1];
-	return v[i] + (h - (double)i) * (v[i + 1] - v[i]);
-}
-
 static double hyp(double a, double b)
 {
 	return a < 0 || b < 0 ? -1 : sqrt(a * a + b * b);
@@ -211,9 +203,9 @@ int ir_calib_io_fit(ir_calib_io *c, ir_err *e)
 			if (!s->n)
 				continue;
 			qsort(s->v, s->n, sizeof *s->v, cmp_d);
-			s->med = quant(s->v, s->n, 0.5);
-			s->q1 = quant(s->v, s->n, 0.25);
-			s->q3 = quant(s->v, s->n, 0.75);
+			s->med = ir_quantile_sorted(s->v, s->n, 0.5);
+			s->q1 = ir_quantile_sorted(s->v, s->n, 0.25);
+			s->q3 = ir_quantile_sorted(s->v, s->n, 0.75);
 			x[m] = (double)c->size[i];
 			y[m] = s->med;
 			w[m] = 1.0 / (s->med > 1000 ? s->med * s->med : 1e6);

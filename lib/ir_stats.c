@@ -24,8 +24,7 @@ double ir_median_inplace(double *v, size_t n)
 	return v[n / 2 - 1] / 2 + v[n / 2] / 2;
 }
 
-/* Quantile q of n sorted values (linear interpolation). */
-static double sorted_quantile(const double *v, size_t n, double q)
+double ir_quantile_sorted(const double *v, size_t n, double q)
 {
 	double h = q * (double)(n - 1);
 	size_t i = (size_t)h;
@@ -43,8 +42,8 @@ void ir_halves(const double *v, size_t n, double *scratch, double *m1, double *m
 		for (size_t i = 0; i < h; i++)
 			w[i] = v[k ? n - h + i : i];
 		qsort(w, h, sizeof *w, cmp_double);
-		*(k ? m2 : m1) = sorted_quantile(w, h, 0.5);
-		sigma = (sorted_quantile(w, h, 0.75) - sorted_quantile(w, h, 0.25)) / 1.349;
+		*(k ? m2 : m1) = ir_quantile_sorted(w, h, 0.5);
+		sigma = (ir_quantile_sorted(w, h, 0.75) - ir_quantile_sorted(w, h, 0.25)) / 1.349;
 		var += 1.2533 * 1.2533 * sigma * sigma / (double)h;
 	}
 	*se = sqrt(var);

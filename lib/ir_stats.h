@@ -23,6 +23,9 @@
  * n must be at least 1. */
 double ir_median_inplace(double *v, size_t n);
 
+/* Quantile q (0..1) of n sorted values, linear between the two nearest (n at least 1). */
+double ir_quantile_sorted(const double *v, size_t n, double q);
+
 /* Did a measurement drift during its run? The medians m1 and m2 of the first and the second
  * half of v[0..n) in the order given (the middle value of an odd n in neither half) and the
  * standard error se of m2 - m1: each half's median has 1.2533 sigma / sqrt(half), sigma

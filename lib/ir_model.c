@@ -82,24 +82,32 @@ static int parse_slope(const char *s, size_t n, uint64_t *fs)
 	return 0;
 }
 
+/* One item of a ';'-separated list that starts at p: [*a, *b) is the item without the blanks
+ * around it, q (qn bytes) its quoted form for messages; returns the item's end (its ';' or
+ * the string's NUL). */
+static const char *list_item(const char *p, const char **a, const char **b, char *q, size_t qn)
+{
+	const char *end = strchr(p, ';');
+	if (!end)
+		end = p + strlen(p);
+	*a = skip_ws(p);
+	*b = end;
+	while (*b > *a && ((*b)[-1] == ' ' || (*b)[-1] == '\t'))
+		(*b)--;
+	ir_err_quote(q, qn, *a, (size_t)(*b - *a));
+	return end;
+}
+
 int ir_pw_parse(ir_pw *f, const char *s, const char *what, ir_err *e)
 {
 	const char *p = s;
 	char q[200], buf[128];
 	f->n = 0;
 	for (;;) {
-		const char *end = strchr(p, ';'), *colon, *plus, *a, *b;
-		size_t len;
+		const char *a, *b, *end = list_item(p, &a, &b, q, sizeof q), *colon, *plus;
+		size_t len = (size_t)(b - a);
 		struct ir_pw_seg sg;
 		ir_err sub;
-		if (!end)
-			end = p + strlen(p);
-		a = skip_ws(p);
-		b = end;
-		while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
-			b--;
-		len = (size_t)(b - a);
-		ir_err_quote(q, sizeof q, a, len);
 		if (!len)
 			return ir_errf(e, "invalid piecewise function for %s: empty segment %u in '%s' (expected "
 			                  "SIZE:TIME[+PERBYTE] separated by ';')",
@@ -187,19 +195,11 @@ int ir_gapfn_parse(ir_gapfn *f, const char *s, const char *what, ir_err *e)
 	char q[200], buf[128];
 	f->n = 0;
 	for (;;) {
-		const char *end = strchr(p, ';'), *colon, *a, *b, *v;
-		size_t len;
+		const char *a, *b, *end = list_item(p, &a, &b, q, sizeof q), *colon, *v;
+		size_t len = (size_t)(b - a);
 		uint64_t gap, d;
 		int neg;
 		ir_err sub;
-		if (!end)
-			end = p + strlen(p);
-		a = skip_ws(p);
-		b = end;
-		while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
-			b--;
-		len = (size_t)(b - a);
-		ir_err_quote(q, sizeof q, a, len);
 		if (!len)
 			return ir_errf(e, "invalid gap function for %s: empty point %u in '%s' (expected GAP:TIME separated "
 			                  "by ';')",

@@ -420,7 +420,32 @@ typedef struct answer {
 typedef struct answers {
 	answer *a;
 	size_t n, cap, next; /* next: the one rank 0's next exchange pairs with */
+	/* the exchange phase: each rank's MPI_Sendrecv with the other, in trace order (size in
+	 * `size`, duration in ps in `gap`), paired one by one in read_netcal */
+	answer *x[2];
+	size_t nx[2], capx[2];
 } answers;
+
+/* An MPI_Sendrecv of the exchange phase by `rank` with its partner (both tags
+ * IR_NETCAL_TAG_EXCH): 1 and its duration added to ans->x[rank]; 0 when r is another
+ * MPI_Sendrecv; -1 on a bad record or out of memory. */
+static int exch_rec(answers *ans, int rank, const ir_rec *r, const char *path, ir_err *e)
+{
+	int64_t peer, src, tag, tag2;
+	uint64_t bytes;
+	if (rec_int(r, 3, &peer, "dest", path, e) || rec_int(r, 4, &tag, "sendtag", path, e) ||
+	    rec_int(r, 8, &src, "source", path, e) || rec_int(r, 9, &tag2, "recvtag", path, e))
+		return -1;
+	if (peer != 1 - rank || src != 1 - rank || tag != IR_NETCAL_TAG_EXCH || tag2 != IR_NETCAL_TAG_EXCH)
+		return 0;
+	if (rec_bytes(r, 1, 2, &bytes, path, e) || rec_times(r, path, e))
+		return -1;
+	if (IR_GROW(ans->x[rank], ans->nx[rank] + 1, ans->capx[rank]))
+		return ir_errf(e, "out of memory");
+	ans->x[rank][ans->nx[rank]].size = bytes;
+	ans->x[rank][ans->nx[rank]++].gap = r->t_ret - r->t_call;
+	return 1;
+}
 
 /* Rank 0: the ping-pongs (send to rank 1 directly followed by the receive of
  * the answer with the same tag), the self copies and the reductions. The k-th
@@ -560,6 +585,11 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 					goto bad;
 			}
 		} else if (!strcmp(r.name, "MPI_Sendrecv")) {
+			int x = exch_rec(ans, 0, &r, path, e);
+			if (x < 0)
+				goto bad;
+			if (x)
+				continue;
 			if (rec_int(&r, 3, &peer, "dest", path, e) || rec_int(&r, 4, &tag, "sendtag", path, e) ||
 			    rec_int(&r, 9, &tag2, "recvtag", path, e))
 				goto bad;
@@ -666,6 +696,11 @@ static int read_netcal1(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 				ans->a[ans->n - 1].gap = r.t_call - precv;
 			continue;
 		}
+		if (!strcmp(r.name, "MPI_Sendrecv")) {
+			if (exch_rec(ans, 1, &r, path, e) < 0)
+				goto bad;
+			continue;
+		}
 		if (strcmp(r.name, "MPI_Recv"))
 			continue;
 		if (rec_int(&r, 3, &peer, "source", path, e) || rec_int(&r, 4, &tag, "tag", path, e))
@@ -708,17 +743,43 @@ static size_t count_kind(const ir_calib_data *d, int kind)
 	return n;
 }
 
+/* The exchange phase: the two ranks' MPI_Sendrecv are the same exchanges in the same order.
+ * Each exchange's time is the shorter of the two calls: the rank that called later waited
+ * for nothing but the exchange, the other also for its partner to arrive
+ * (formats/calibration.md, "The exchange"). */
+static int pair_exchanges(ir_calib_data *d, const ir_trace_files *tf, const answers *ans, ir_err *e)
+{
+	if (ans->nx[0] != ans->nx[1])
+		return ir_errf(e, "%s: rank 0 makes %zu exchanges with rank 1 (MPI_Sendrecv, tag %d), rank 1 makes %zu (not "
+		                  "netcal's exchange phase)",
+		               tf->f[0].path, ans->nx[0], IR_NETCAL_TAG_EXCH, ans->nx[1]);
+	for (size_t i = 0; i < ans->nx[0]; i++) {
+		const answer *a = &ans->x[0][i], *b = &ans->x[1][i];
+		if (a->size != b->size)
+			return ir_errf(e, "%s: exchange %zu (MPI_Sendrecv, tag %d) is of %" PRIu64 " bytes on rank 0 and %" PRIu64
+			                  " on rank 1 (not netcal's exchange phase)",
+			               tf->f[0].path, i + 1, IR_NETCAL_TAG_EXCH, a->size, b->size);
+		if (add_raw(d, a->size, (double)(a->gap < b->gap ? a->gap : b->gap), IR_CS_EXCH, e))
+			return -1;
+	}
+	return 0;
+}
+
 static int read_netcal(ir_calib_data *d, const ir_trace_files *tf, int64_t epoch, ir_err *e)
 {
 	uint64_t nsent, nrecv;
 	/* counts before this run: a run pooled after others must have its own phases */
 	size_t warm0 = count_kind(d, IR_CS_WARM), late0 = count_kind(d, IR_CS_LATE);
-	answers ans = { NULL, 0, 0, 0 };
+	answers ans;
 	int rc;
+	memset(&ans, 0, sizeof ans);
 	d->netcal = 1;
 	/* rank 1 first: its answers' gaps come off rank 0's round trips */
-	rc = read_netcal1(d, &tf->f[1], epoch, &ans, &nrecv, e) || read_netcal0(d, &tf->f[0], epoch, &ans, &nsent, e);
+	rc = read_netcal1(d, &tf->f[1], epoch, &ans, &nrecv, e) || read_netcal0(d, &tf->f[0], epoch, &ans, &nsent, e) ||
+	     pair_exchanges(d, tf, &ans, e);
 	free(ans.a);
+	free(ans.x[0]);
+	free(ans.x[1]);
 	if (rc)
 		return -1;
 	if (count_kind(d, IR_CS_WARM) == warm0)
@@ -1721,10 +1782,14 @@ static int fit_netcal(const ir_calib_data *d, ir_calib_fit *f, ir_err *e)
 	}
 	/* send_o: the send call's duration when eager; above S (and when held) the sender is
 	 * held until the receiver has the data, so what is its own is at most the eager figure,
-	 * and at most what the one-way time leaves beside the receiver's charge. */
+	 * and at most what the one-way time leaves beside the receiver's charge, unless the
+	 * exchange phase shows more: two ranks that send to each other at once take
+	 * send_o + recv_o in the model, so exchange - recv_o is the sender's CPU (TCP: the
+	 * kernel's copy into the socket), at most one-way + net_L, beyond which a ping-pong
+	 * would wait for it (formats/calibration.md, "The exchange"). */
 	for (size_t i = 0, j = 0; i < n; i++) {
 		uint64_t s = d->p[i].size;
-		const ir_calib_med *snd = ir_calib_series_at(d, IR_CS_SEND, s), *late = ir_calib_series_at(d, IR_CS_LATE, s);
+		const ir_calib_med *snd = ir_calib_series_at(d, IR_CS_SEND, s), *late = ir_calib_series_at(d, IR_CS_LATE, s), *x;
 		int held = i < f->split && d->ser[IR_CS_PROG_SEND].n && send_waited(d, IR_CS_LATE_SEND, i);
 		double v;
 		if ((i < f->split || brk == UINT64_MAX) && !held) {
@@ -1742,6 +1807,16 @@ static int fit_netcal(const ir_calib_data *d, ir_calib_fit *f, ir_err *e)
 				v = send_last;
 			if (v < 0)
 				v = 0;
+			if ((x = ir_calib_series_at(d, IR_CS_EXCH, s))) {
+				double vx = x->med - late->med, cap = 2 * d->p[i].real_ps - late->med;
+				if (vx > cap)
+					vx = cap;
+				f->x_sizes++;
+				if (vx > v) {
+					v = vx;
+					f->x_raised++;
+				}
+			}
 		}
 		sz[j] = s;
 		y[j] = v;
@@ -1905,7 +1980,8 @@ static int add_us(ir_sb *o, double ps)
 static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 {
 	static const char *const what[IR_CT_N] = {
-		"sender's CPU per message: the warm send call (eager); above S min(eager figure, one-way - recv_o)",
+		"sender's CPU per message: the warm send call (eager); above S min(eager figure, one-way - recv_o), or "
+		"exchange - recv_o where more",
 		"receiver's CPU per message: the late receiver's MPI_Recv",
 		"network: one-way time - send_o - recv_o (as fitted), at least 0",
 		"a message to oneself: MPI_Sendrecv to the own rank",
@@ -1913,7 +1989,7 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		"a collective's copy of the own block: MPI_Alltoall on MPI_COMM_SELF (the library's local copy)",
 	};
 	static const char *const phase[IR_CS_N] = { "warm", "cold", "first", "send", "late", "self", "reduce", "late_send",
-		                                    "poll", "prog_send", "nbc", "barrier", "coll_copy" };
+		                                    "poll", "prog_send", "nbc", "barrier", "coll_copy", "exch" };
 	int rc = 0;
 	rc |= ir_sb_addf(o, "# piecewise model (formats/calibration.md): segments FROM:BASE+PERBYTE; per-size medians fitted by\n"
 	                    "# weighted least squares (weights 1/y^2: relative errors), breakpoints at measured sizes by dynamic\n"
@@ -1992,7 +2068,7 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		rc |= ir_sb_addch(o, '\n');
 	}
 	rc |= ir_sb_adds(o, "# per size: median one-way (warm, cold, first) or call duration (send, late, self, reduce, poll, nbc,\n"
-	                    "# barrier, coll_copy) in us,\n"
+	                    "# barrier, coll_copy, exch) in us,\n"
 	                    "# with the interquartile range in % of the median; '-': not measured\n#  size_bytes reps");
 	for (int k = 0; k < IR_CS_N; k++)
 		rc |= ir_sb_addf(o, " %s", phase[k]);
@@ -2087,6 +2163,15 @@ int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const i
 		                    "%zu late receives, %zu self copies, %zu reductions, %zu library copies\n",
 		                 d->nranks, d->np, nsamples, count_kind(d, IR_CS_COLD), nfirst, count_kind(d, IR_CS_LATE),
 		                 count_kind(d, IR_CS_SELF), count_kind(d, IR_CS_REDUCE), count_kind(d, IR_CS_LCOPY));
+	if (d->netcal && f->netcal) {
+		if (!d->ser[IR_CS_EXCH].n)
+			rc |= ir_sb_adds(o, "# exchange: no exchange phase in the traces: send_o above S is not raised to what an "
+			                    "exchange shows (formats/calibration.md, \"The exchange\")\n");
+		else
+			rc |= ir_sb_addf(o, "# exchange: %zu exchanges; send_o above S is exchange - recv_o at %zu of the %zu sizes "
+			                    "above S (or held) with one, where that is more than the one-way time leaves\n",
+			                 count_kind(d, IR_CS_EXCH), f->x_raised, f->x_sizes);
+	}
 	if (d->netcal) {
 		rc |= ir_sb_addf(o, "# one-way: half the round trip less rank 1's gap from its receive to its answer, which a replay "
 		                    "charges as computation (median %.1f ns over %zu exchanges",

@@ -107,8 +107,10 @@ typedef struct ir_calib_point {
 #define IR_NETCAL_TAG_TRAIN_SEND 30030 /* + the gap's index: a send the gap after a send */
 #define IR_NETCAL_TAG_TRAIN_ACK 30050  /* rank 1's answer, which a train's first send follows */
 #define IR_NETCAL_TRAIN_GAPS 12        /* the train phase's gaps (netcal: TRAIN_GAPS) */
+#define IR_NETCAL_TAG_EXCH 30051       /* both ranks' MPI_Sendrecv of s bytes to each other at once */
+#define IR_NETCAL_TAG_EXCH_SYNC 30052  /* the 0-byte MPI_Sendrecv that lines the two up before it */
 #define IR_NETCAL_TAG_MIN 30000
-#define IR_NETCAL_TAG_MAX 30050
+#define IR_NETCAL_TAG_MAX 30052
 
 /* The series netcal's traces give, one duration (ps) per sample. */
 enum ir_calib_series_kind {
@@ -125,6 +127,7 @@ enum ir_calib_series_kind {
 	IR_CS_NBC,    /* an MPI_Ibarrier's and its MPI_Wait's durations together (nbc phase), size 0 */
 	IR_CS_BARRIER, /* an MPI_Barrier's duration between two MPI_Ibarrier (nbc phase), size 0 */
 	IR_CS_LCOPY,  /* duration of an MPI_Alltoall on a communicator of one rank: the library's copy */
+	IR_CS_EXCH,   /* an exchange: both ranks' MPI_Sendrecv of s bytes at once, the shorter of the two (exchange phase) */
 	IR_CS_N
 };
 
@@ -334,6 +337,8 @@ typedef struct ir_calib_fit {
 	size_t pin_ncold;   /* sizes with a first use and a cold exchange */
 	size_t pin_nsig;    /* of those, sizes where first use is slower than cold beyond the noise */
 	int pin_cold;       /* pinning is 0: first use is explained by cold caches */
+	size_t x_sizes;     /* sizes above S (or held) with an exchange (formats/calibration.md, "The exchange") */
+	size_t x_raised;    /* of those, sizes whose send_o the exchange raised */
 	/* a send after a gap: [0] after a receive, [1] after a send (formats/calibration.md,
 	 * "A send after a gap"); have: the train phase had samples of an eager size */
 	struct ir_calib_gapfit {

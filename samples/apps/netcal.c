@@ -42,6 +42,10 @@
  *           library until both have arrived, receives them and answers: what a
  *           send costs G after a receive and G after a send
  *           (send_o_after_recv, send_o_after_send);
+ *   exchange  both ranks write s bytes, line up with a 0-byte MPI_Sendrecv
+ *           (tag 30052), then send them to each other at once with one
+ *           MPI_Sendrecv (tag 30051): the sender's own work, which a
+ *           ping-pong hides (calib raises send_o above S to it);
  *   nbc     ranks 0 and 1 on a communicator of their own: blocks of 16
  *           MPI_Ibarrier followed by MPI_Wait and of 16 MPI_Barrier,
  *           alternately (each one exchange of two ranks); what the first costs
@@ -84,6 +88,8 @@ enum {
 	TAG_TRAIN_RECV = 30010, /* + the gap's index: a send after a receive */
 	TAG_TRAIN_SEND = 30030, /* + the gap's index: a send after a send */
 	TAG_TRAIN_ACK = 30050,
+	TAG_EXCH = 30051,
+	TAG_EXCH_SYNC = 30052,
 	TRAIN_GAPS = 12,   /* calib: IR_NETCAL_TRAIN_GAPS */
 	TRAIN_SIZES = 4,
 	TRAIN_REPS = 100,
@@ -287,6 +293,32 @@ static void train_phase(int rank, int maxreps, double budget, const double *wait
 	}
 }
 
+/* The exchange phase: per planned size, both ranks write their buffer, line up with a
+ * 0-byte MPI_Sendrecv (TAG_EXCH_SYNC), then send s bytes to each other at once with one
+ * MPI_Sendrecv (TAG_EXCH), receiving into b2. calib takes the shorter of the two calls:
+ * what an exchange costs, against which the ping-pong's one-way time shows the sender's
+ * own work (over TCP the kernel's copy into the socket), which a ping-pong hides. */
+static void exch_phase(int rank, int maxreps, double share, char *buf, char *b2, double *spent, const int *ok,
+                       int *plan)
+{
+	int peer = 1 - rank;
+	for (int k = 0; k < nsizes; k++)
+		spent[k] = 0;
+	for (int rep = 0; plan_rep(rank, rep, maxreps, spent, share, ok, plan) > 0; rep++) {
+		for (int i = 1; i <= plan[0]; i++) {
+			int k = plan[i];
+			long b = sizes[k];
+			double t = MPI_Wtime();
+			memset(buf, rep + i, (size_t)b);
+			MPI_Sendrecv(NULL, 0, MPI_BYTE, peer, TAG_EXCH_SYNC, NULL, 0, MPI_BYTE, peer, TAG_EXCH_SYNC, MPI_COMM_WORLD,
+			             MPI_STATUS_IGNORE);
+			MPI_Sendrecv(buf, (int)b, MPI_BYTE, peer, TAG_EXCH, b2, (int)b, MPI_BYTE, peer, TAG_EXCH, MPI_COMM_WORLD,
+			             MPI_STATUS_IGNORE);
+			spent[k] += MPI_Wtime() - t;
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int maxreps = 1000, quiet = 0, c, rank, np;
@@ -382,7 +414,7 @@ int main(int argc, char **argv)
 
 	/* warm and cold ping-pongs, interleaved */
 	long cursor = 0;
-	share = budget * 0.55 / nsizes;
+	share = budget * 0.50 / nsizes;
 	for (int k = 0; k < nsizes; k++) {
 		ok[k] = 1;
 		spent[k] = 0;
@@ -433,6 +465,8 @@ int main(int argc, char **argv)
 	           warm, spent, ok, plan);
 	/* train: a send right after another */
 	train_phase(rank, maxreps, budget * 0.1, wait, warm, warm2);
+	/* exchange: both ranks send to each other at once */
+	exch_phase(rank, maxreps, budget * 0.05 / nsizes, warm, warm2, spent, ok, plan);
 
 	/* nonblocking collectives: a few untraced rounds first (the library sets up its
 	 * nonblocking machinery on first use), then blocks of NBC_BLOCK MPI_Barrier and of

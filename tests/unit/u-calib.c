@@ -145,6 +145,12 @@ static void test_segments(void)
  * the sends below 4096 bytes wait 8 ms in 4 of 5 rounds (the receiver lost its core), and in one
  * round rank 0 calls the send of 4096 bytes and more 30 us after that answer, when the receive is
  * posted already, and it returns at once */
+/* write_netcal also writes the exchange phase (tags 30052 and 30051) when set: per size
+ * and repetition both ranks exchange s bytes; rank 1's call lasts 1.5 one-way times, rank
+ * 0's 0.2 us more (it started first). exch_bad: rank 1 has one exchange fewer. */
+static double g_exch;
+static int g_exch_bad;
+
 static int write_netcal(const char *dir, int with_late)
 {
 	static const uint64_t sz[5] = { 0, 64, 1024, 4096, 65536 };
@@ -227,6 +233,24 @@ static int write_netcal(const char *dir, int with_late)
 				n0++;
 				n1++;
 				t += 30;
+			}
+			if (g_exch) {
+				double x = g_exch * ow;
+				for (int r = 0; r < 2; r++) {
+					FILE *f = r ? f1 : f0;
+					if (r && g_exch_bad && rep == 4 && k == 4)
+						continue;
+					fprintf(f, "MPI_Sendrecv:%.3f:1:0:13,1,1:%d:30052:2:0:13,1,1:%d:30052:0,%d,2:%d,30052,0:%.3f\n", t, 1 - r,
+					        1 - r, r, 1 - r, t + 1);
+					fprintf(f, "MPI_Sendrecv:%.3f:1:%" PRIu64 ":13,1,1:%d:30051:2:%" PRIu64 ":13,1,1:%d:30051:0,%d,2:%d,30051,%" PRIu64
+					           ":%.3f\n",
+					        t + 1 + (r ? 0.2 : 0), s, 1 - r, s, 1 - r, r, 1 - r, s, t + 1.2 + x);
+					if (r)
+						n1 += 2;
+					else
+						n0 += 2;
+				}
+				t += 2 + x;
 			}
 			fprintf(f0, "MPI_Sendrecv:%.3f:1:%" PRIu64 ":13,1,1:0:30006:2:%" PRIu64 ":13,1,1:0:30006:0,0,2:0,30006,%" PRIu64
 			            ":%.3f\n",
@@ -410,6 +434,87 @@ static void test_netcal_traces(void)
 		snprintf(p, sizeof p, "%s/rank-1.trace", dir);
 		unlink(p);
 		rmdir(dir);
+	}
+}
+
+/* The exchange phase (formats/calibration.md, "The exchange"): its series is the shorter
+ * of the two ranks' calls, and above S send_o becomes exchange - recv_o where that is more
+ * than the rule gives, capped at 2 one-way - recv_o. */
+static void test_netcal_exchange(void)
+{
+	static const double factor[2] = { 1.5, 5 };
+	/* send_o at 65536 bytes: 1.5 one-way times less recv_o, then the cap 2 one-way - recv_o */
+	static const double want[2] = { 3036000 - 1324000, 2 * 2024000 - 1324000 };
+	for (int c = 0; c < 3; c++) {
+		char dir[] = "/tmp/u-calib-XXXXXX", *paths[1];
+		ir_calib_data d;
+		ir_calib_opts co;
+		ir_calib_fit f;
+		ir_sb t = IR_SB_INIT;
+		ir_err e;
+		const ir_calib_med *m;
+		if (!mkdtemp(dir)) {
+			ok(0, "exchange: temporary directory");
+			return;
+		}
+		paths[0] = dir;
+		g_exch = c < 2 ? factor[c] : 1.5;
+		g_exch_bad = c == 2;
+		ok(write_netcal(dir, 1) == 0, "exchange: traces written (%s)", c < 2 ? "both ranks" : "rank 1 one short");
+		g_exch = 0;
+		g_exch_bad = 0;
+		ir_calib_data_init(&d);
+		if (c == 2) {
+			ok(ir_calib_read_traces(&d, paths, 1, &e) == -1 &&
+			       strstr(e.msg, "rank-0.trace: rank 0 makes 25 exchanges with rank 1 (MPI_Sendrecv, tag 30051), rank 1 "
+			                     "makes 24 (not netcal's exchange phase)"),
+			   "exchange: a count that differs between the ranks is an error naming both (%s)", e.msg);
+			ir_calib_data_release(&d);
+			continue;
+		}
+		ok(ir_calib_read_traces(&d, paths, 1, &e) == 0 && ir_calib_aggregate(&d, &e) == 0, "exchange: read");
+		m = ir_calib_series_at(&d, IR_CS_EXCH, 65536);
+		ok(m && m->n == 5 && near(m->med, factor[c] * 2024000, 1),
+		   "exchange x%g: the shorter of the two ranks' calls (%g ps)", factor[c], m ? m->med : -1);
+		memset(&co, 0, sizeof co);
+		ok(ir_calib_do_fit(&d, &co, &f, &e) == 0 && f.S == 64 && f.x_sizes == 3 && f.x_raised == 3,
+		   "exchange x%g: 3 sizes above S, each raised (%zu, %zu)", factor[c], f.x_sizes, f.x_raised);
+		ok(near((double)ir_pw_eval(&f.term[IR_CT_SEND_O].pw.pw, 65536), want[c], 1000),
+		   "exchange x%g: send_o at 64 KiB is %s (%llu ps)", factor[c],
+		   c ? "capped at 2 one-way - recv_o" : "exchange - recv_o",
+		   (unsigned long long)ir_pw_eval(&f.term[IR_CT_SEND_O].pw.pw, 65536));
+		ok(ir_calib_write_params(&d, &f, NULL, "test", &t) == 0 &&
+		       strstr(t.buf, "\n# exchange: 25 exchanges; send_o above S is exchange - recv_o at 3 of the 3 sizes above S "
+		                     "(or held) with one, where that is more than the one-way time leaves\n"),
+		   "exchange x%g: the parameter file says so", factor[c]);
+		ir_sb_release(&t);
+		ir_calib_fit_release(&f);
+		ir_calib_data_release(&d);
+	}
+	/* without the phase: send_o as before, and the file says there was none */
+	{
+		char dir[] = "/tmp/u-calib-XXXXXX", *paths[1];
+		ir_calib_data d;
+		ir_calib_opts co;
+		ir_calib_fit f;
+		ir_sb t = IR_SB_INIT;
+		ir_err e;
+		if (!mkdtemp(dir)) {
+			ok(0, "exchange: temporary directory");
+			return;
+		}
+		paths[0] = dir;
+		ir_calib_data_init(&d);
+		memset(&co, 0, sizeof co);
+		ok(write_netcal(dir, 1) == 0 && ir_calib_read_traces(&d, paths, 1, &e) == 0 && ir_calib_aggregate(&d, &e) == 0 &&
+		       ir_calib_do_fit(&d, &co, &f, &e) == 0 && f.x_sizes == 0 &&
+		       near((double)ir_pw_eval(&f.term[IR_CT_SEND_O].pw.pw, 65536), 100000, 1000) &&
+		       ir_calib_write_params(&d, &f, NULL, "test", &t) == 0 &&
+		       strstr(t.buf, "\n# exchange: no exchange phase in the traces: send_o above S is not raised"),
+		   "exchange: none in the traces: send_o above S is the eager figure, and the file says why");
+		ir_sb_release(&t);
+		ir_calib_fit_release(&f);
+		ir_calib_data_release(&d);
 	}
 }
 
@@ -637,6 +742,7 @@ int main(void)
 	}
 	test_segments();
 	test_netcal_traces();
+	test_netcal_exchange();
 	ir_sb_release(&sb);
 	return tap_done();
 }

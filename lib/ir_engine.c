@@ -227,9 +227,11 @@ struct ir_engine {
 	ir_kheap kh;
 	uint32_t seq;            /* not keyed: the next sequence number */
 	int in_init;             /* not keyed: processing the ops ready at the start */
-	uint64_t *made;          /* keyed: [nranks + 2] items made so far by: the start (0), rank r
-	                          * (r + 1), the network's callbacks (nranks + 1): the last part of a key */
+	uint64_t *made;          /* keyed: [nranks + 2 (+ the network's makers)] items made so far by: the
+	                          * start (0), rank r (r + 1), the network's callbacks (nranks + 1, or
+	                          * nranks + 2 + the maker the network names): the last part of a key */
 	uint32_t who;            /* keyed: who makes the items queued now (an index of made) */
+	int net_makers;          /* keyed: the network names the makers of its callbacks (made[nranks + 2 ..]) */
 	ir_kheap_ent cur;        /* the item being processed: its time and key (not keyed: seq alone) */
 	uint64_t *dseq;          /* keyed, with the event hook only: [nops] each queued op's ir_ev.seq */
 	uint64_t *mdseq;         /* and [message slot] each queued message's (grown as slots are used) */
@@ -1876,6 +1878,7 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 
 #if !IR_ENGINE_KEYED
 uint64_t ir_engine_now(const ir_engine *en) { return en->now; }
+int ir_engine_keyed(const ir_engine *en) { return en->keyed; }
 
 void ir_engine_cur_key(const ir_engine *en, uint64_t key[4])
 {
@@ -2070,6 +2073,16 @@ int EFN(start)(ir_engine *en, ir_err *e)
 	en->ran = 1;
 	if (en->net->init(&en->net_state, en, en->nranks, &en->p, en->net_arg, e))
 		return -1;
+	if (KEYED(en) && en->net->nmakers && en->net->maker) {
+		/* the network's makers after the ranks' and the network's own (net.h, contract 9) */
+		uint32_t nm = en->net->nmakers(en->net_state);
+		uint64_t *m = realloc(en->made, ((size_t)en->nranks + 2 + nm) * 8);
+		if (!m)
+			return ir_errf(e, "out of memory for the network's makers (%u)", nm);
+		memset(m + en->nranks + 2, 0, (size_t)nm * 8);
+		en->made = m;
+		en->net_makers = 1;
+	}
 	if (en->intra && !en->node && hosts_init(en, e))
 		return -1;
 	if (en->node && node_init(en, e))
@@ -2145,7 +2158,9 @@ int EFN(advance)(ir_engine *en, uint64_t until, int all, ir_err *e)
 		if (ref & IR_MSGBIT) {
 			if (KEYED(en)) {
 				const msg *m = M(en, ref & ~IR_MSGBIT);
-				en->who = m->kind == K_WAKE ? en->nranks + 1 : m->dst + 1;
+				en->who = m->kind != K_WAKE ? m->dst + 1
+				          : en->net_makers ? en->nranks + 2 + en->net->maker(en->net_state, m->size)
+				                           : en->nranks + 1;
 			}
 			if (step_msg(en, t, ref & ~IR_MSGBIT, e))
 				goto fail;

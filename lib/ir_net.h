@@ -54,6 +54,13 @@
  *     never calls matched() and a rendezvous message arrives whole, as in
  *     LogGOPSim.
  *
+ *  9. An engine that orders items of one time by key (IR_TIES_KEY, ir_engine.h) gives
+ *     each item the key (time made, maker, maker's count): a network that runs its own
+ *     events as callbacks, one event each, and names their makers (nmakers, maker) gets
+ *     an order of its events that depends only on what each maker did, which a
+ *     partitioned run can reproduce (docs/ib-model.md section 12);
+ *     ir_engine_keyed() says whether the engine does.
+ *
  * A message handle stays valid until the engine has matched the message (with
  * IR_NET_RNDV_HANDSHAKE and a rendezvous message: until ir_engine_complete());
  * a network must not use it afterwards.
@@ -95,10 +102,17 @@ typedef struct ir_net_ops {
 	/* May be NULL: the host the network placed `rank` on (after init), for the engine's
 	 * node model (docs/loggops-semantics.md section 8). */
 	uint32_t (*host_of)(const void *state, uint32_t rank);
+	/* May be NULL (the network is one maker). An engine that orders ties by key
+	 * (IR_TIES_KEY, contract 9) asks after init() how many makers the network has, and,
+	 * for each callback it pops, which of them it belongs to (0 .. nmakers - 1): the items
+	 * queued while it runs are that maker's. */
+	uint32_t (*nmakers)(const void *state);
+	uint32_t (*maker)(const void *state, uint64_t cookie);
 } ir_net_ops;
 
 /* Services of the engine to its network (see the contract above). */
 uint64_t ir_engine_now(const ir_engine *en);
+int ir_engine_keyed(const ir_engine *en); /* items of one time ordered by key (contract 9) */
 int ir_engine_deliver(ir_engine *en, uint32_t msg, uint64_t t, ir_err *e);
 int ir_engine_call_at(ir_engine *en, uint64_t t, uint64_t cookie, ir_err *e);
 /* IR_NET_RNDV_HANDSHAKE: the data of matched rendezvous message `msg` has arrived at t. */

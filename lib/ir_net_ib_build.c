@@ -426,6 +426,7 @@ void ir_ib_free(ir_ib *ib)
 	free(ib->oq);
 	free(ib->mk);
 	free(ib->retire);
+	free(ib->kc);
 	ir_heap_release(&ib->q);
 	ir_lft_release(&ib->lft);
 	ir_topo_free(ib->t);

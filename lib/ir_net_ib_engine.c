@@ -149,7 +149,10 @@ static int en_rts(void *ctx, uint32_t handle, uint64_t t, ir_err *e)
 
 static int en_sync(ir_ib *ib, ir_err *e)
 {
-	uint64_t nx = ir_ib_next(ib);
+	uint64_t nx;
+	if (ib->keyed)
+		return 0; /* every event is a callback of its own */
+	nx = ir_ib_next(ib);
 	if (nx == TMAX || nx >= ib->en_wake)
 		return 0;
 	ib->en_wake = nx;
@@ -166,6 +169,10 @@ static int en_init(void **state, ir_engine *en, uint32_t nranks, const ir_loggop
 	ib->cl.ctx = ib;
 	ib->en = en;
 	ib->en_wake = TMAX;
+	/* an engine that orders ties by key runs each fabric event as a callback of the node
+	 * it acts on (docs/ib-model.md section 12) */
+	ib->keyed = ir_engine_keyed(en);
+	ib->freekc = NIL;
 	ib->o = p->o;
 	ib->o_rndv = p->o_rndv;
 	ib->send_o = p->send_o;
@@ -230,7 +237,8 @@ static int en_matched(void *state, uint32_t msg, uint64_t t, ir_err *e)
 static int en_wakeup(void *state, uint64_t t, uint64_t cookie, ir_err *e)
 {
 	ir_ib *ib = state;
-	(void)cookie;
+	if (ib->keyed)
+		return ib_kevent(ib, t, cookie, e);
 	if (t == ib->en_wake)
 		ib->en_wake = TMAX;
 	if (ir_ib_advance(ib, t, e))
@@ -251,6 +259,18 @@ static uint32_t en_host_of(const void *state, uint32_t rank)
 	return ib->rank_host[rank];
 }
 
+/* Keyed: every node of the fabric (hosts, then switches) is a maker (ir_net.h, contract 9). */
+static uint32_t en_nmakers(const void *state)
+{
+	const ir_ib *ib = state;
+	return ib->keyed ? ib->t->nnodes : 0;
+}
+
+static uint32_t en_maker(const void *state, uint64_t cookie)
+{
+	return ib_knode(state, cookie);
+}
+
 const ir_net_ops ir_net_ib = {
 	.name = "ib",
 	.flags = IR_NET_MODELS_BYTES | IR_NET_RNDV_HANDSHAKE,
@@ -260,5 +280,7 @@ const ir_net_ops ir_net_ib = {
 	.matched = en_matched,
 	.free = en_free,
 	.host_of = en_host_of,
+	.nmakers = en_nmakers,
+	.maker = en_maker,
 };
 

@@ -66,8 +66,17 @@
 #include "ir_io.h"
 #include "ir_num.h"
 
+/* Keyed: the event is a callback of the engine, of the node it acts on (ib_knode). */
+static int kpush(ir_ib *ib, uint64_t t, unsigned type, uint32_t idx, ir_err *e)
+{
+	ib->kpending++;
+	return ir_engine_call_at(ib->en, t, (uint64_t)type << 32 | idx, e);
+}
+
 int ib_qpush(ir_ib *ib, uint64_t t, unsigned type, uint32_t idx, ir_err *e)
 {
+	if (ib->keyed)
+		return kpush(ib, t, type, idx, e);
 	if (t < ib->now)
 		return ir_errf(e, "fabric event at %llu ps, before the current time %llu ps", (unsigned long long)t,
 		               (unsigned long long)ib->now);
@@ -193,6 +202,25 @@ static inline uint64_t cr_absorb(ir_ib *ib, uint32_t gp, unsigned vl)
 	} while (c->n && c->r[c->head].t <= ib->now);
 	c->t0 = c->n ? c->r[c->head].t : TMAX;
 	return c->t0;
+}
+
+/* Keyed: `blocks` of output gp's VL vl return at t, an event of gp's node (the output
+ * upstream of the buffer they leave), which then takes them into its returns. */
+static int kcret_push(ir_ib *ib, uint32_t gp, unsigned vl, uint64_t t, uint32_t blocks, ir_err *e)
+{
+	uint32_t i;
+	if (ib->freekc != NIL) {
+		i = ib->freekc;
+		ib->freekc = ib->kc[i].gp;
+	} else {
+		if (ib->nkc == ib->capkc && (ib->nkc >= EV_MASK || IR_GROW(ib->kc, (size_t)ib->nkc + 1, ib->capkc)))
+			return ir_errf(e, "out of memory for credit returns");
+		i = ib->nkc++;
+	}
+	ib->kc[i].gp = gp;
+	ib->kc[i].b = blocks;
+	ib->kc[i].vl = (uint8_t)vl;
+	return kpush(ib, t, EV_CRET, i, e);
 }
 
 /* ---- congestion control (docs/ib-model.md section 8) ---- */
@@ -387,6 +415,11 @@ static int send_on(ir_ib *ib, uint32_t pi, uint32_t gp, uint64_t s, ir_err *e)
 				               ir_topo_name(ib->t, peer), c2, ib->lft.nclass);
 			p->ovl = (uint8_t)(p->vl - c + c2);
 		}
+		if (ib->keyed) {
+			/* the next switch takes it in when its head arrives (an event of that switch) */
+			p->next = bi;
+			return kpush(ib, p->t_arr, EV_ARR, pi, e);
+		}
 		if (IB_RARE(ib->cc))
 			ib->oq[p->outp * ib->nvl + p->ovl] += p->blocks;
 		p->next = NIL;
@@ -566,7 +599,10 @@ static inline __attribute__((always_inline)) int fwd(ir_ib *ib, uint32_t gp, uin
 		b->tail = NIL;
 	b->read_free = ib->now + s;
 	/* the buffer's blocks go back upstream once the tail has left */
-	if (cr_push(ib, upgp, vin, ib->now + s + ib->t->port[ingp].delay, p->blocks, e))
+	if (ib->keyed) {
+		if (kcret_push(ib, upgp, vin, ib->now + s + ib->t->port[ingp].delay, p->blocks, e))
+			return -1;
+	} else if (cr_push(ib, upgp, vin, ib->now + s + ib->t->port[ingp].delay, p->blocks, e))
 		return -1;
 	p->vl = (uint8_t)vl;
 	if (IB_RARE(ib->cc))
@@ -1023,6 +1059,91 @@ static int deadlock(ir_ib *ib, ir_err *e)
 	ir_sb_release(&sb);
 	free(seen);
 	return -1;
+}
+
+/* Keyed: a packet's head has reached the input buffer it is bound for (p->next). */
+static int k_arrive(ir_ib *ib, uint32_t pi, ir_err *e)
+{
+	pkt *p = &ib->pk[pi];
+	uint32_t bi = p->next;
+	inbuf *b = &ib->in[bi];
+	if (IB_RARE(ib->cc))
+		ib->oq[p->outp * ib->nvl + p->ovl] += p->blocks;
+	p->next = NIL;
+	if (b->head == NIL) {
+		b->head = b->tail = pi;
+		return head_ready(ib, bi, e);
+	}
+	ib->pk[b->tail].next = pi;
+	b->tail = pi;
+	return 0;
+}
+
+uint32_t ib_knode(const ir_ib *ib, uint64_t cookie)
+{
+	uint32_t type = (uint32_t)(cookie >> 32), idx = (uint32_t)cookie;
+	const ibmsg *m;
+	switch (type) {
+	case EV_OUT:
+		return ib->out[idx].node;
+	case EV_ELIG:
+		return ib->out[idx / ib->nvl].node;
+	case EV_MSG:
+		return ib->m[idx].src;
+	case EV_CTRL:
+		/* a drained RTS or CTS acts at its destination, a congestion notification at
+		 * the source of the flow it throttles */
+		m = &ib->m[idx];
+		return m->kind == K_CNP ? m->src : m->dst;
+	case EV_ARR:
+		return ib->out[ib->pk[idx].next / ib->nvl].node;
+	default: /* EV_CRET */
+		return ib->out[ib->kc[idx].gp].node;
+	}
+}
+
+int ib_kevent(ir_ib *ib, uint64_t t, uint64_t cookie, ir_err *e)
+{
+	uint32_t type = (uint32_t)(cookie >> 32), idx = (uint32_t)cookie;
+	int rc = 0;
+	ib->now = t;
+	ib->kpending--;
+	ib->st.events++;
+	switch (type) {
+	case EV_OUT:
+		if (ib->out[idx].wake != t)
+			break; /* superseded by an earlier wake-up */
+		ib->out[idx].wake = TMAX;
+		rc = out_try(ib, idx, e);
+		break;
+	case EV_ELIG:
+		rc = head_ready(ib, idx, e);
+		break;
+	case EV_MSG:
+		rc = msg_enter(ib, idx, e);
+		break;
+	case EV_CTRL:
+		rc = ctrl_done(ib, idx, e);
+		break;
+	case EV_ARR:
+		rc = k_arrive(ib, idx, e);
+		break;
+	case EV_CRET: {
+		kcret c = ib->kc[idx];
+		ib->kc[idx].gp = ib->freekc;
+		ib->freekc = idx;
+		rc = cr_push(ib, c.gp, c.vl, t, c.b, e);
+		break;
+	}
+	default:
+		return ir_errf(e, "fabric: unknown event %u", type);
+	}
+	if (rc)
+		return -1;
+	/* nothing left to happen in the fabric: a packet still in a buffer is stuck for good */
+	if (!ib->kpending && (ib->live || ib->busy_hosts))
+		return deadlock(ib, e);
+	return 0;
 }
 
 int ir_ib_advance(ir_ib *ib, uint64_t t, ir_err *e)

@@ -35,12 +35,16 @@
 /* ---- state ---- */
 
 enum { K_DATA = 0, K_RTS, K_CTS, K_CNP };
-enum { EV_OUT = 0, EV_ELIG = 1, EV_MSG = 2, EV_CTRL = 3 };
+enum { EV_OUT = 0, EV_ELIG = 1, EV_MSG = 2, EV_CTRL = 3,
+       /* keyed (an engine that orders ties by key, docs/ib-model.md section 12) only: a
+        * packet's head reaches the next switch's input buffer; credits reach the output
+        * upstream */
+       EV_ARR = 4, EV_CRET = 5 };
 #define EV_SHIFT 30
 #define EV_MASK ((1u << EV_SHIFT) - 1)
 
 typedef struct pkt {
-	uint32_t next;   /* next in the buffer's FIFO, or in the free list */
+	uint32_t next;   /* next in the buffer's FIFO, or in the free list; keyed, on a link: the buffer it enters */
 	uint32_t msg;
 	uint32_t wire;   /* bytes on the wire (payload + headers) */
 	uint32_t payload;
@@ -71,6 +75,13 @@ typedef struct cret { /* a credit return: `b` blocks come back at `t` */
 	uint64_t t;
 	uint32_t b;
 } cret;
+
+/* Keyed: a credit return on its way upstream, the payload of an EV_CRET event (a pool
+ * with a free list through `gp`). */
+typedef struct kcret {
+	uint32_t gp, b;
+	uint8_t vl;
+} kcret;
 
 /* The credits of one (output, VL) and their returns, in one record: the per-packet
  * paths read the credits, the time of the first return and the ring together (as
@@ -146,6 +157,12 @@ struct ir_ib {
 	uint64_t bus_full;   /* bus time of a full-MTU payload */
 	uint32_t full_wire;  /* MTU + headers */
 	ir_ib_stats st;
+	/* keyed (docs/ib-model.md section 12): every event is an engine callback of its node */
+	int keyed;
+	uint64_t kpending;   /* events queued in the engine */
+	kcret *kc;
+	uint32_t nkc, freekc;
+	size_t capkc;
 	/* engine adapter */
 	ir_engine *en;
 	uint64_t en_wake;
@@ -253,5 +270,9 @@ static inline uint64_t ser(const ir_ib *ib, uint32_t gp, uint64_t bytes)
 
 /* ir_net_ib_fabric.c */
 int ib_qpush(ir_ib *ib, uint64_t t, unsigned type, uint32_t idx, ir_err *e);
+/* keyed: run the event the engine's callback `cookie` carries, at ib->now = t */
+int ib_kevent(ir_ib *ib, uint64_t t, uint64_t cookie, ir_err *e);
+/* keyed: the node whose event the callback `cookie` carries (its maker) */
+uint32_t ib_knode(const ir_ib *ib, uint64_t cookie);
 
 #endif

@@ -65,6 +65,7 @@
 int ir_engine_key_deliver(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e);
 int ir_engine_key_call_at(ir_engine *en, uint64_t t, uint64_t cookie, ir_err *e);
 int ir_engine_key_complete(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e);
+int ir_engine_key_complete_at(ir_engine *en, uint32_t mi, uint64_t t, uint64_t t_send, ir_err *e);
 int ir_engine_key_start(ir_engine *en, ir_err *e);
 uint64_t ir_engine_key_next_time(ir_engine *en);
 int ir_engine_key_advance(ir_engine *en, uint64_t until, int all, ir_err *e);
@@ -86,7 +87,7 @@ enum { WALK_REQ = 1, WALK_IREQ = 2, WALK_ALL = 3 };
  * whose receiver's charge waits until an op needs the receive (K_PEND, in its
  * rank's pending list), and the event that charges a rank's needed ones
  * (K_CHARGE, rank in `dst`; docs/loggops-semantics.md section 6.2 item 3). */
-enum { K_DATA = 0, K_WAKE = 1, K_HELD = 2, K_FIN = 3, K_PEND = 4, K_CHARGE = 5 };
+enum { K_DATA = 0, K_WAKE = 1, K_HELD = 2, K_FIN = 3, K_PEND = 4, K_CHARGE = 5, K_SFIN = 6 };
 
 /* A message (or a network callback, kind K_WAKE, cookie in `size`). `next`
  * comes first: it links the UQ while the message waits there, and the pool's
@@ -102,7 +103,7 @@ typedef struct msg {
 	uint8_t lazy;  /* async progress: unexpected, its receiver's charge (in mt) not paid yet */
 	uint64_t size;
 	uint64_t id;
-	uint64_t inject, arrive;
+	uint64_t inject, arrive; /* K_HELD from its completion on: when its send completes */
 	uint64_t mt;  /* K_HELD, K_FIN: when it matched; K_PEND and lazy: the receiver's charge;
 	               * else: when the receiver's charge ends */
 } msg;
@@ -974,13 +975,13 @@ static int msg_event(ir_engine *en, unsigned kind, uint64_t t, uint64_t end, uin
 	return en->hk.event(en->hk.ctx, &ev, e);
 }
 
-/* The data of a held rendezvous message arrived at t: the receive and the
- * send complete now. */
+/* The data of a held rendezvous message arrived at t: the receive completes now, the
+ * send now too or, when the network said so (ir_engine_complete_at), later (K_SFIN). */
 static int finish_held(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 {
 	msg *m = M(en, mi);
 	uint32_t d = m->dst, ri = m->rop;
-	uint64_t *cf = &en->cpu_free[(size_t)d * en->C + m->cpu];
+	uint64_t *cf = &en->cpu_free[(size_t)d * en->C + m->cpu], ts = m->arrive;
 	hpop(en);
 	en->st.held--;
 	/* The receiver waits in its receive until the data is there, as the
@@ -989,7 +990,7 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 		*cf = t;
 	en->done[d]++;
 	en->st.ops_done++;
-	if (walk(en, d, ri, WALK_REQ, t, t, &en->ra, e) || release_sender(en, m, t, e))
+	if (walk(en, d, ri, WALK_REQ, t, t, &en->ra, e) || (ts <= t && release_sender(en, m, t, e)))
 		return -1;
 	if (en->hk.event && msg_event(en, IR_EV_DATA, t, t, d, ri, m->sop, m, e))
 		return -1;
@@ -997,6 +998,10 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 	m->arrive = t;
 	if (en->hk.message && log_msg(en, m, ri, m->mt, e))
 		return -1;
+	if (ts > t) {
+		m->kind = K_SFIN;
+		return qpush(en, ts, IR_MSGBIT | mi, e);
+	}
 	pool_put(&en->mp, mi);
 	return 0;
 }
@@ -1807,6 +1812,14 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 	}
 	if (m->kind == K_FIN)
 		return finish_held(en, t, mi, e);
+	if (m->kind == K_SFIN) {
+		/* the send of a held rendezvous message completes after its receive */
+		hpop(en);
+		if (release_sender(en, m, t, e))
+			return -1;
+		pool_put(&en->mp, mi);
+		return 0;
+	}
 	if (m->kind == K_CHARGE)
 		return charge(en, t, mi, e);
 	d = m->dst;
@@ -1958,10 +1971,17 @@ int EFN(call_at)(ir_engine *en, uint64_t t, uint64_t cookie, ir_err *e)
 	return qpush(en, t, IR_MSGBIT | mi, e);
 }
 
+int EFN(complete_at)(ir_engine *en, uint32_t mi, uint64_t t, uint64_t t_send, ir_err *e);
+
 int EFN(complete)(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
 {
+	return EFN(complete_at)(en, mi, t, t, e);
+}
+
+int EFN(complete_at)(ir_engine *en, uint32_t mi, uint64_t t, uint64_t t_send, ir_err *e)
+{
 #if !IR_ENGINE_KEYED
-	TO_KEYED(en, ir_engine_key_complete(en, mi, t, e));
+	TO_KEYED(en, ir_engine_key_complete_at(en, mi, t, t_send, e));
 #endif
 	if (!en->running)
 		return ir_errf(e, "network completed a message outside a run");
@@ -1970,7 +1990,11 @@ int EFN(complete)(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
 	if (t < en->now)
 		return ir_errf(e, "network completed message %llu at %llu ps, before the current time %llu ps",
 		               (unsigned long long)M(en, mi)->id, (unsigned long long)t, (unsigned long long)en->now);
+	if (t_send < t)
+		return ir_errf(e, "network completed the send of message %llu at %llu ps, before its receive (%llu ps)",
+		               (unsigned long long)M(en, mi)->id, (unsigned long long)t_send, (unsigned long long)t);
 	M(en, mi)->kind = K_FIN;
+	M(en, mi)->arrive = t_send;
 	return qpush(en, t, IR_MSGBIT | mi, e);
 }
 
@@ -2158,7 +2182,8 @@ int EFN(advance)(ir_engine *en, uint64_t until, int all, ir_err *e)
 		if (ref & IR_MSGBIT) {
 			if (KEYED(en)) {
 				const msg *m = M(en, ref & ~IR_MSGBIT);
-				en->who = m->kind != K_WAKE ? m->dst + 1
+				en->who = m->kind == K_SFIN ? m->src + 1
+				          : m->kind != K_WAKE ? m->dst + 1
 				          : en->net_makers ? en->nranks + 2 + en->net->maker(en->net_state, m->size)
 				                           : en->nranks + 1;
 			}

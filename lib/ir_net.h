@@ -50,7 +50,10 @@
  *     the data has arrived: only then do the receive and the send complete
  *     (the sender's CPU and NIC of the send are held until t_done, as a
  *     blocking rendezvous send is held until the match in LogGOPS, and so is
- *     the receiver's CPU that was charged for the message). Without the flag the engine
+ *     the receiver's CPU that was charged for the message); or, instead,
+ *     ir_engine_complete_at(en, msg, t_done, t_send): the receive completes at
+ *     t_done, the send at t_send >= t_done (when the sender learns that the
+ *     data is in, as InfiniBand's acknowledgement tells it). Without the flag the engine
  *     never calls matched() and a rendezvous message arrives whole, as in
  *     LogGOPSim.
  *
@@ -62,7 +65,8 @@
  *     ir_engine_keyed() says whether the engine does.
  *
  * A message handle stays valid until the engine has matched the message (with
- * IR_NET_RNDV_HANDSHAKE and a rendezvous message: until ir_engine_complete());
+ * IR_NET_RNDV_HANDSHAKE and a rendezvous message: until ir_engine_complete() or
+ * ir_engine_complete_at());
  * a network must not use it afterwards.
  */
 #ifndef IR_NET_H
@@ -117,6 +121,8 @@ int ir_engine_deliver(ir_engine *en, uint32_t msg, uint64_t t, ir_err *e);
 int ir_engine_call_at(ir_engine *en, uint64_t t, uint64_t cookie, ir_err *e);
 /* IR_NET_RNDV_HANDSHAKE: the data of matched rendezvous message `msg` has arrived at t. */
 int ir_engine_complete(ir_engine *en, uint32_t msg, uint64_t t, ir_err *e);
+/* The same, the send completing at t_send >= t (the acknowledgement's return). */
+int ir_engine_complete_at(ir_engine *en, uint32_t msg, uint64_t t, uint64_t t_send, ir_err *e);
 
 /* The LogGOPS network: arrival at t + o + L (o_rndv for rendezvous messages). */
 extern const ir_net_ops ir_net_loggops;

@@ -134,9 +134,15 @@ static int en_deliver(void *ctx, uint32_t handle, uint64_t t, ir_err *e)
 {
 	ir_ib *ib = ctx;
 	if (handle < ib->nhmode && ib->hmode[handle] == HM_FABRIC) {
-		/* the data of a matched rendezvous message has arrived */
+		/* the data of a matched rendezvous message has arrived: the receive completes;
+		 * the send when the acknowledgement of its last packet is back at the sender,
+		 * one unloaded path later (docs/ib-model.md section 2, "Rendezvous") */
+		const struct hord *o = &ib->ho[handle];
+		uint64_t ack = ib_path_latency(ib, ib->rank_host[o->dst], ib->rank_host[o->src]);
 		ib->hmode[handle] = HM_NONE;
-		return ir_engine_complete(ib->en, handle, t, e);
+		if (t > TMAX - ack)
+			return ir_errf(e, "time overflow in the fabric");
+		return ir_engine_complete_at(ib->en, handle, t, t + ack, e);
 	}
 	return en_match_deliver(ib, handle, t, e);
 }

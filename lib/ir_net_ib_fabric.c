@@ -226,8 +226,9 @@ static int kcret_push(ir_ib *ib, uint32_t gp, unsigned vl, uint64_t t, uint32_t 
 /* ---- congestion control (docs/ib-model.md section 8) ---- */
 
 /* The unloaded latency of a 26-byte packet from host `from` to host `to`
- * along the routes: the time a congestion notification takes. */
-static uint64_t cnp_latency(const ir_ib *ib, uint32_t from, uint32_t to)
+ * along the routes: the time a congestion notification takes, and the
+ * acknowledgement that completes a rendezvous send (ir_net_ib_engine.c). */
+uint64_t ib_path_latency(const ir_ib *ib, uint32_t from, uint32_t to)
 {
 	const ir_topo *t = ib->t;
 	uint32_t gp = ib->h[from].gp, lid = t->node[to].lid, n = t->port[gp].peer;
@@ -257,7 +258,7 @@ static int cc_cnp(ir_ib *ib, uint32_t src, uint32_t dst, uint64_t t, ir_err *e)
 	m->src = src;
 	m->dst = dst;
 	m->data = NIL;
-	return ib_qpush(ib, t + cnp_latency(ib, dst, src), EV_CTRL, mi, e);
+	return ib_qpush(ib, t + ib_path_latency(ib, dst, src), EV_CTRL, mi, e);
 }
 
 /* The notification of flow (src, dst) has reached src: its index rises. */

@@ -270,6 +270,8 @@ static inline uint64_t ser(const ir_ib *ib, uint32_t gp, uint64_t bytes)
 
 /* ir_net_ib_fabric.c */
 int ib_qpush(ir_ib *ib, uint64_t t, unsigned type, uint32_t idx, ir_err *e);
+/* the unloaded latency of a 26-byte packet from host `from` to host `to` */
+uint64_t ib_path_latency(const ir_ib *ib, uint32_t from, uint32_t to);
 /* keyed: run the event the engine's callback `cookie` carries, at ib->now = t */
 int ib_kevent(ir_ib *ib, uint64_t t, uint64_t cookie, ir_err *e);
 /* keyed: the node whose event the callback `cookie` carries (its maker) */

@@ -37,9 +37,14 @@ test_expect_success 'calib writes the five functions, the classic keys and the t
 test_expect_success 'the train phase: a send after a send and after a receive, by gap' '
 	grep -q "^send_o_after_recv = " cluster.params &&
 	grep -q "^send_o_after_send = " cluster.params &&
-	grep -q "^# send_o_after_send: .*(train phase, sizes 8)" cluster.params &&
-	# every second send of 8 bytes at gap 0 (tag 30030) follows its first: all are samples
-	n=$(grep -c "^MPI_Send:[^:]*:[^:]*:8:[^:]*:1:30030:" nc/rank-0.trace) && test "$n" -ge 5 &&
+	# the train'"'"'s eager sizes that are not held: 8 bytes (over shared memory 512 and up
+	# are held, but a loaded machine can hide that from the late receiver)
+	sizes=$(sed -n "s/^# send_o_after_send: .*(train phase, sizes \([0-9 ]*\)).*/\1/p" cluster.params) &&
+	echo "sizes: $sizes" && case " $sizes " in *" 8 "*) ;; *) false ;; esac &&
+	# every second send at gap 0 (tag 30030) follows its first: all are samples
+	n=0 && for z in $sizes; do
+		n=$((n + $(grep -c "^MPI_Send:[^:]*:[^:]*:$z:[^:]*:1:30030:" nc/rank-0.trace))) || return 1
+	done && test "$n" -ge 5 &&
 	got=$(sed -n "/^# send_o_after_send:/{n;p;}" cluster.params | awk "{ print \$2 }") &&
 	echo "samples $got, trace $n" && test "$got" = "$n" &&
 	test "$(sed -n "/^# send_o_after_recv:/,/^send_o_after_recv/p" cluster.params | grep -c "^#   ")" = 12 &&

@@ -144,6 +144,25 @@ test_expect_success 'rendezvous: RTS and CTS cross the fabric; loggopsim sends a
 	test $((a - b)) = 489000
 '
 
+test_expect_success 'rendezvous: the send completes one unloaded path after the receive (the acknowledgement)' '
+	printf "num_ranks 2\nrank 0 {\nsend 100000b to 1\n}\nrank 1 {\nrecv 100000b from 0\n}\n" >ack2.goal &&
+	ibsim -q --net ib --topo star:2 ack2.goal >a2 &&
+	s=$(awk -F"\t" "\$1 == 0 { print \$2 }" a2) && r=$(awk -F"\t" "\$1 == 1 { print \$2 }" a2) &&
+	# host, switch, host: 2 d + lat + ser(26 bytes at 500 ps) = 10000 + 100000 + 13000
+	test $((s - r)) = 123000 &&
+	{ echo "num_ranks 8"; printf "rank 0 {\nsend 100000b to 7\n}\n";
+	  for i in 1 2 3 4 5 6; do printf "rank %s {\n}\n" $i; done; printf "rank 7 {\nrecv 100000b from 0\n}\n"; } >ack8.goal &&
+	ibsim -q --net ib --topo fattree2:4 ack8.goal >a8 &&
+	s=$(awk -F"\t" "\$1 == 0 { print \$2 }" a8) && r=$(awk -F"\t" "\$1 == 7 { print \$2 }" a8) &&
+	# leaf 0, a spine, leaf 3: 4 d + 3 lat + ser(26) = 20000 + 300000 + 13000
+	test $((s - r)) = 333000 &&
+	# rndv=loggopsim: no acknowledgement; the send completes at the match, before the
+	# receiver has paid its o (LogGOPSim)
+	ibsim -q --net ib --topo star:2 --rndv loggopsim ack2.goal >l2 &&
+	s=$(awk -F"\t" "\$1 == 0 { print \$2 }" l2) && r=$(awk -F"\t" "\$1 == 1 { print \$2 }" l2) &&
+	test $((r - s)) = 1500
+'
+
 test_expect_success 'help lists the ib keys with their defaults' '
 	ibsim --help >h &&
 	grep -q "^  switch_latency  100ns" h &&

@@ -395,6 +395,18 @@ int ir_calib_yield_fit(ir_calib_yrun *runs, size_t n, uint32_t cores, const ir_l
 /* The parameter file of the fit: comments per run, cores, cpu_wait = block, cpu_yield. */
 int ir_calib_yield_write(const ir_calib_yrun *runs, size_t n, uint32_t cores, double yield_ps, const char *version,
                          ir_sb *out);
+/* Two calibrations of one network side by side (calib --compare; formats/calibration.md,
+ * "Comparing two calibrations"): their piecewise functions evaluated at netcal's sizes from
+ * 64 bytes to 64 MiB. A message term (send_o, recv_o, net_L and the one-way time net_L +
+ * recv_o) differs by |a - b| over the mean of the two one-way times, a local term (copy,
+ * reduce, coll_copy) over the mean of its own two values; a size agrees when every term both
+ * files have differs by at most tol_pct. Writes a TSV (header, a row per size, '-' for a term
+ * one of them lacks) and a last comment line with the count of sizes that agree and the
+ * largest difference. Both must have the piecewise model (send_o, recv_o, net_L): -1 with e
+ * naming `name_a` or `name_b` otherwise. */
+int ir_calib_compare(const ir_loggops *a, const ir_loggops *b, const char *name_a, const char *name_b, double tol_pct,
+                     ir_sb *out, ir_err *e);
+
 /* A parameter file written by ir_calib_write_params, as the intra-node model: its comments,
  * and send_o, recv_o, net_L and S renamed intra_send_o ... intra_S; other keys dropped. */
 int ir_calib_intra_only(const char *text, size_t len, ir_sb *out);

@@ -518,6 +518,31 @@ static void test_netcal_exchange(void)
 	}
 }
 
+/* ir_calib_compare: two piecewise models side by side (formats/calibration.md,
+ * "Comparing two calibrations"). */
+static void test_compare(void)
+{
+	ir_loggops a, b;
+	ir_sb t = IR_SB_INIT;
+	ir_err e;
+	ir_loggops_defaults(&a);
+	ir_loggops_defaults(&b);
+	ok(ir_calib_compare(&a, &b, "a", "b", 5, &t, &e) == -1 &&
+	       !strcmp(e.msg, "a: no piecewise model (send_o, recv_o, net_L): not a netcal calibration"),
+	   "compare: a file without the piecewise model is named (%s)", e.msg);
+	ok(ir_pw_parse(&a.send_o, "0:1us", "send_o", &e) == 0 && ir_pw_parse(&a.recv_o, "0:2us+100ps", "recv_o", &e) == 0 &&
+	       ir_pw_parse(&a.net_L, "0:1us+100ps", "net_L", &e) == 0,
+	   "compare: a model");
+	b = a;
+	b.recv_o.seg[0].base = 2500000; /* 0.5 us more */
+	ok(ir_calib_compare(&a, &b, "a", "b", 5, &t, &e) == 0 &&
+	       strstr(t.buf, "\n64\t3.0128\t3.5128\t0.00\t15.32\t0.00\t15.32\t-\t-\t-\tno\n") &&
+	       strstr(t.buf, "\n49152\t12.8304\t13.3304\t0.00\t3.82\t0.00\t3.82\t-\t-\t-\tyes\n") &&
+	       strstr(t.buf, "within 5 %: 33 of 57; the largest difference: recv_o at 64 bytes, 15.32 %\n"),
+	   "compare: recv_o 0.5 us apart, in %% of the mean one-way time; 33 of 57 sizes within 5 %%");
+	ir_sb_release(&t);
+}
+
 int main(void)
 {
 	ir_calib_data d;
@@ -743,6 +768,7 @@ int main(void)
 	test_segments();
 	test_netcal_traces();
 	test_netcal_exchange();
+	test_compare();
 	ir_sb_release(&sb);
 	return tap_done();
 }

@@ -37,6 +37,7 @@ static void usage(void)
 	       "   or: calib [options] TRACE...\n"
 	       "   or: calib --yield --cores N [-p FILE] [-o FILE] RUNDIR...\n"
 	       "   or: calib --io [-o FILE] [-q] TRACEDIR...\n"
+	       "   or: calib --compare [--tolerance PCT] [-o FILE] PARAMS_A PARAMS_B\n"
 	       "Fit the cost model of a cluster to a measured ping-pong or netcal run and\n"
 	       "write a parameter file (formats/params.md) on standard output.\n"
 	       "\n"
@@ -71,6 +72,9 @@ static void usage(void)
 	       "      --io            fit the storage keys to traces of samples/apps/iocal\n"
 	       "      --intra         the run was of two ranks on one host: write the intra-node\n"
 	       "                      model (intra_send_o, intra_recv_o, intra_net_L, intra_S)\n"
+	       "      --compare       compare two parameter files of calib (piecewise model)\n"
+	       "      --tolerance PCT --compare: a size agrees when every term differs by at\n"
+	       "                      most PCT %% (default 5)\n"
 	       "  -o, --output FILE   write the parameter file to FILE\n"
 	       "  -q, --quiet         no table on standard error\n"
 	       "  -h, --help          show this help and exit\n"
@@ -82,6 +86,12 @@ static void usage(void)
 	       "rank costs per rank beyond the cores (docs/loggops-semantics.md section 8), from\n"
 	       "the quiet model of -p (the intra-node model when it has one); the output has\n"
 	       "cores, cpu_wait and cpu_yield, to add to that file.\n"
+	       "\n"
+	       "--compare: evaluates both files' send_o, recv_o, net_L, their one-way time and\n"
+	       "copy, reduce and coll_copy at netcal's sizes from 64 bytes to 64 MiB and writes\n"
+	       "a TSV of their differences, in %% of the mean one-way time (message terms) or\n"
+	       "of the term's mean (local terms), and how many sizes agree within PCT\n"
+	       "(formats/calibration.md, \"Comparing two calibrations\").\n"
 	       "\n"
 	       "Exit status: 0 ok, 1 bad input, 2 usage error.\n");
 }
@@ -156,7 +166,35 @@ static int write_out(const char *out, const ir_sb *sb)
 	return 0;
 }
 
-enum { OPT_TOPO = 256, OPT_OVERHEAD, OPT_PLOT, OPT_UNWEIGHTED, OPT_VERSION, OPT_INTRA, OPT_YIELD, OPT_CORES, OPT_IO };
+enum { OPT_TOPO = 256, OPT_OVERHEAD, OPT_PLOT, OPT_UNWEIGHTED, OPT_VERSION, OPT_INTRA, OPT_YIELD, OPT_CORES, OPT_IO,
+       OPT_COMPARE, OPT_TOLERANCE };
+
+/* --compare: two parameter files of piecewise calibrations side by side (ir_calib_compare). */
+static int do_compare(const char *fa, const char *fb, double tol, const char *out)
+{
+	ir_params *pa = ir_params_new(), *pb = ir_params_new();
+	ir_loggops a, b;
+	ir_sb sb = IR_SB_INIT;
+	ir_err e;
+	int status = IR_EXIT_BAD;
+	if (!pa || !pb) {
+		status = ir_cli_failf("out of memory");
+		goto done;
+	}
+	ir_loggops_defaults(&a);
+	ir_loggops_defaults(&b);
+	if (ir_params_load(pa, fa, &e) || ir_loggops_load(&a, pa, &e) || ir_params_load(pb, fb, &e) ||
+	    ir_loggops_load(&b, pb, &e) || ir_calib_compare(&a, &b, fa, fb, tol, &sb, &e)) {
+		status = ir_cli_fail(&e);
+		goto done;
+	}
+	status = write_out(out, &sb) ? IR_EXIT_BAD : IR_EXIT_OK;
+done:
+	ir_sb_release(&sb);
+	ir_params_free(pa);
+	ir_params_free(pb);
+	return status;
+}
 
 /* calib --io: the storage keys from iocal's traces (lib/ir_calib_io.c). */
 static int calib_io(char *const *dirs, size_t n, const char *out, int quiet)
@@ -262,10 +300,13 @@ int main(int argc, char **argv)
 		{ "intra", no_argument, NULL, OPT_INTRA },
 		{ "yield", no_argument, NULL, OPT_YIELD },
 		{ "cores", required_argument, NULL, OPT_CORES },
+		{ "compare", no_argument, NULL, OPT_COMPARE },
+		{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *pfile = NULL, *net_name = NULL, *topo = NULL, *plot = NULL, *out = "-", *s_arg = NULL;
-	int c, quiet = 0, status = IR_EXIT_BAD, is_trace, ndirs = 0, intra = 0, yield = 0, io = 0;
+	int c, quiet = 0, status = IR_EXIT_BAD, is_trace, ndirs = 0, intra = 0, yield = 0, io = 0, compare = 0;
+	const char *tol_arg = NULL;
 	uint32_t cores = 0;
 	int rc_intra;
 	ir_calib_opts co;
@@ -321,6 +362,12 @@ int main(int argc, char **argv)
 		case OPT_UNWEIGHTED:
 			co.unweighted = 1;
 			break;
+		case OPT_COMPARE:
+			compare = 1;
+			break;
+		case OPT_TOLERANCE:
+			tol_arg = optarg;
+			break;
 		case OPT_IO:
 			io = 1;
 			break;
@@ -355,6 +402,19 @@ int main(int argc, char **argv)
 		default:
 			return ir_cli_getopt_error(c, argv);
 		}
+	}
+	if (tol_arg && !compare)
+		return ir_cli_usage("--tolerance applies to --compare");
+	if (compare) {
+		double tol = 5;
+		if (pfile || net_name || topo || s_arg || plot || co.model != IR_CALIB_OGOPS || co.have_o || co.unweighted ||
+		    yield || intra || cores || io)
+			return ir_cli_usage("--compare takes only --tolerance, -o and -q");
+		if (argc - optind != 2)
+			return ir_cli_usage("--compare needs two parameter files, got %d", argc - optind);
+		if (tol_arg && (ir_parse_double(tol_arg, &tol, "--tolerance", &e) || !(tol >= 0)))
+			return ir_cli_usage("--tolerance: expected a percentage of 0 or more, got '%s'", tol_arg);
+		return ir_cli_finish(do_compare(argv[optind], argv[optind + 1], tol, out));
 	}
 	if (optind == argc)
 		return ir_cli_usage("missing INPUT (a trace directory, trace files or a TSV)");

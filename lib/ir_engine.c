@@ -43,6 +43,7 @@
 
 #include "ir_grow.h"
 #include "ir_heap.h"
+#include "ir_hmap.h"
 
 /* This file is compiled twice: as itself, with the queue ordered by sequence
  * number, and by lib/ir_engine_key.c with IR_ENGINE_KEYED 1, ordered by the tie
@@ -87,7 +88,8 @@ enum { WALK_REQ = 1, WALK_IREQ = 2, WALK_ALL = 3 };
  * whose receiver's charge waits until an op needs the receive (K_PEND, in its
  * rank's pending list), and the event that charges a rank's needed ones
  * (K_CHARGE, rank in `dst`; docs/loggops-semantics.md section 6.2 item 3). */
-enum { K_DATA = 0, K_WAKE = 1, K_HELD = 2, K_FIN = 3, K_PEND = 4, K_CHARGE = 5, K_SFIN = 6 };
+enum { K_DATA = 0, K_WAKE = 1, K_HELD = 2, K_FIN = 3, K_PEND = 4, K_CHARGE = 5, K_SFIN = 6,
+       K_SWAIT = 7 /* exported rendezvous message: its send waits for its completion from another process */ };
 
 /* A message (or a network callback, kind K_WAKE, cookie in `size`). `next`
  * comes first: it links the UQ while the message waits there, and the pool's
@@ -233,6 +235,7 @@ struct ir_engine {
 	                          * nranks + 2 + the maker the network names): the last part of a key */
 	uint32_t who;            /* keyed: who makes the items queued now (an index of made) */
 	int net_makers;          /* keyed: the network names the makers of its callbacks (made[nranks + 2 ..]) */
+	ir_hmap xsend;           /* exported rendezvous messages: id -> their kept record (uint32_t) */
 	ir_kheap_ent cur;        /* the item being processed: its time and key (not keyed: seq alone) */
 	uint64_t *dseq;          /* keyed, with the event hook only: [nops] each queued op's ir_ev.seq */
 	uint64_t *mdseq;         /* and [message slot] each queued message's (grown as slots are used) */
@@ -387,6 +390,7 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	en->hk = cfg->hooks;
 	en->nranks = s->nranks;
 	en->keyed = cfg->ties == IR_TIES_KEY || cfg->part;
+	ir_hmap_init(&en->xsend, sizeof(uint32_t), 16, 0);
 	if (cfg->part) {
 		en->owner = cfg->part->owner;
 		en->me = cfg->part->me;
@@ -568,6 +572,7 @@ void ir_engine_free(ir_engine *en)
 	free(en->uq_tail);
 	free(en->done);
 	free(en->made);
+	ir_hmap_release(&en->xsend);
 	free(en->dseq);
 	free(en->mdseq);
 	free(en->calc);
@@ -998,6 +1003,24 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 	m->arrive = t;
 	if (en->hk.message && log_msg(en, m, ri, m->mt, e))
 		return -1;
+	if (ts > t && KEYED(en) && !owned(en, m->src)) {
+		/* another process simulates the sender, which keeps its record (ir_engine_export) */
+		ir_engine_rmsg rm;
+		ir_kheap_ent k = {0};
+		if (new_key(en, &k, e))
+			return -1;
+		memset(&rm, 0, sizeof rm);
+		rm.kind = IR_RMSG_SFIN;
+		rm.t = ts;
+		rm.tc = k.tc;
+		rm.n = k.seq;
+		rm.who = k.who;
+		rm.src = m->src;
+		rm.dst = m->dst;
+		rm.id = m->id;
+		pool_put(&en->mp, mi);
+		return en->remote(en->remote_ctx, &rm, e);
+	}
 	if (ts > t) {
 		m->kind = K_SFIN;
 		return qpush(en, ts, IR_MSGBIT | mi, e);
@@ -2242,6 +2265,20 @@ int EFN(put_remote)(ir_engine *en, const ir_engine_rmsg *rm, ir_err *e)
 	uint32_t mi;
 	msg *m;
 	ir_kheap_ent k = {0};
+	if (rm->kind == IR_RMSG_SFIN) {
+		/* the send of an exported rendezvous message completes */
+		uint32_t *x = ir_hmap_get(&en->xsend, rm->id, 0);
+		if (!x || rm->src >= en->nranks || !owned(en, rm->src))
+			return ir_errf(e, "internal error: completion of the send of message %llu (rank %u to rank %u), "
+			               "which process %u did not export", (unsigned long long)rm->id, rm->src, rm->dst, en->me);
+		mi = *x;
+		ir_hmap_del(&en->xsend, x);
+		M(en, mi)->kind = K_SFIN;
+		k.tc = rm->tc;
+		k.who = rm->who;
+		k.seq = rm->n;
+		return hpush_key(en, rm->t, &k, IR_MSGBIT | mi, e);
+	}
 	if (rm->dst >= en->nranks || !owned(en, rm->dst) || rm->src >= en->nranks)
 		return ir_errf(e, "internal error: message %llu from rank %u to rank %u handed to process %u",
 		               (unsigned long long)rm->id, rm->src, rm->dst, en->me);
@@ -2277,6 +2314,105 @@ int EFN(put_remote)(ir_engine *en, const ir_engine_rmsg *rm, ir_err *e)
 	}
 	return hpush_key(en, rm->t, &k, IR_MSGBIT | mi, e);
 }
+
+#if IR_ENGINE_KEYED
+/* ---- a network that carries messages between processes (ir_engine.h) ---- */
+
+int ir_engine_new_key(ir_engine *en, ir_engine_key *k, ir_err *e)
+{
+	ir_kheap_ent x = {0};
+	if (!en->keyed)
+		return ir_errf(e, "internal error: a key asked of an engine that orders ties by sequence number");
+	if (new_key(en, &x, e))
+		return -1;
+	k->tc = x.tc;
+	k->n = x.seq;
+	k->who = x.who;
+	return 0;
+}
+
+int ir_engine_call_at_key(ir_engine *en, uint64_t t, uint64_t cookie, const ir_engine_key *k, ir_err *e)
+{
+	ir_kheap_ent x = {0};
+	uint32_t mi;
+	if (!en->keyed || !en->running)
+		return ir_errf(e, "internal error: a keyed callback outside a keyed run");
+	mi = pool_get(&en->mp);
+	if (mi == NIL)
+		return ir_errf(e, "out of memory for network callbacks");
+	M(en, mi)->kind = K_WAKE;
+	M(en, mi)->size = cookie;
+	M(en, mi)->next = NIL;
+	x.tc = k->tc;
+	x.who = k->who;
+	x.seq = k->n;
+	return hpush_key(en, t, &x, IR_MSGBIT | mi, e);
+}
+
+int ir_engine_export(ir_engine *en, uint32_t mi, ir_engine_rmsg *rm, ir_err *e)
+{
+	msg *m;
+	if (!en->keyed || mi >= en->mp.fresh)
+		return ir_errf(e, "internal error: export of message handle %u", mi);
+	m = M(en, mi);
+	if (owned(en, m->dst))
+		return ir_errf(e, "internal error: export of message %llu to rank %u, which this process simulates",
+		               (unsigned long long)m->id, m->dst);
+	memset(rm, 0, sizeof *rm);
+	rm->kind = IR_RMSG_DATA;
+	rm->src = m->src;
+	rm->dst = m->dst;
+	rm->tag = m->tag;
+	rm->sop = m->sop;
+	rm->cpu = m->cpu;
+	rm->nic = m->nic;
+	rm->rndv = m->rndv;
+	rm->size = m->size;
+	rm->id = m->id;
+	rm->inject = m->inject;
+	if (handshake(en, m)) {
+		int isnew = 0;
+		uint32_t *x = ir_hmap_put(&en->xsend, m->id, 0, &isnew);
+		if (!x)
+			return ir_errf(e, "out of memory");
+		if (!isnew)
+			return ir_errf(e, "internal error: message %llu exported twice", (unsigned long long)m->id);
+		*x = mi;
+		m->kind = K_SWAIT;
+		return 0;
+	}
+	pool_put(&en->mp, mi);
+	return 0;
+}
+
+int ir_engine_adopt(ir_engine *en, const ir_engine_rmsg *rm, uint32_t *out, ir_err *e)
+{
+	uint32_t mi;
+	msg *m;
+	if (!en->keyed || rm->dst >= en->nranks || !owned(en, rm->dst) || rm->src >= en->nranks)
+		return ir_errf(e, "internal error: message %llu from rank %u to rank %u adopted by process %u",
+		               (unsigned long long)rm->id, rm->src, rm->dst, en->me);
+	mi = pool_get(&en->mp);
+	if (mi == NIL)
+		return ir_errf(e, "out of memory for messages in flight");
+	m = M(en, mi);
+	memset(m, 0, sizeof *m);
+	m->next = NIL;
+	m->src = rm->src;
+	m->dst = rm->dst;
+	m->tag = rm->tag;
+	m->sop = rm->sop;
+	m->cpu = rm->cpu;
+	m->nic = rm->nic;
+	m->kind = K_DATA;
+	m->rndv = rm->rndv;
+	m->size = rm->size;
+	m->id = rm->id;
+	m->inject = rm->inject;
+	*out = mi;
+	return 0;
+}
+#endif
 
 #if !IR_ENGINE_KEYED
 /* ---- results ---- */

@@ -124,10 +124,13 @@ typedef struct ir_engine_rmsg {
 	uint64_t tc, n;      /* key: made at tc, by who, n-th */
 	uint32_t who;
 	uint32_t src, dst, tag, sop;
-	uint8_t cpu, nic, rndv, pad_;
+	uint8_t cpu, nic, rndv;
+	uint8_t kind;        /* IR_RMSG_*: a message, or the completion of its send (network partitions) */
 	uint64_t size, id, inject;
 	uint64_t dseq;       /* with the event hook: its number for people (ir_ev.seq) */
 } ir_engine_rmsg;
+
+enum { IR_RMSG_DATA = 0, IR_RMSG_SFIN = 1 };
 
 /* Simulate only the ranks r with owner[r] == me (lib/ir_par.c drives such engines, one per
  * process). A message to another process's rank goes to remote() instead of the queue; the
@@ -199,6 +202,28 @@ int ir_engine_advance(ir_engine *en, uint64_t until, int all, ir_err *e);
 int ir_engine_finish(ir_engine *en);
 uint64_t ir_engine_next_time(ir_engine *en);
 int ir_engine_put_remote(ir_engine *en, const ir_engine_rmsg *m, ir_err *e);
+
+/* A network that itself carries messages between the processes of a partitioned run
+ * (docs/design.md section 9, "The engine's side of it"), keyed engines only:
+ * - ir_engine_new_key: the key of an item made now, by the current maker (its next count),
+ *   for an item of the network's own that it sends to another process;
+ * - ir_engine_call_at_key: queue a network callback with a key made elsewhere (such an item,
+ *   arrived), so that it runs as the same item as in a whole run;
+ * - ir_engine_export: the sender's process hands message `msg` (to a rank it does not
+ *   simulate) to the network, which takes `rm` along; an eager message's record is freed, a
+ *   rendezvous message's (IR_NET_RNDV_HANDSHAKE) kept until its send completes: the
+ *   destination's process sends that completion back through remote() (kind IR_RMSG_SFIN),
+ *   and put_remote() queues it against the kept record;
+ * - ir_engine_adopt: the destination's process makes the record of `rm` (not queued) and
+ *   gives its handle in *msg, for the network to deliver() when the message has arrived. */
+typedef struct ir_engine_key {
+	uint64_t tc, n;
+	uint32_t who;
+} ir_engine_key;
+int ir_engine_new_key(ir_engine *en, ir_engine_key *k, ir_err *e);
+int ir_engine_call_at_key(ir_engine *en, uint64_t t, uint64_t cookie, const ir_engine_key *k, ir_err *e);
+int ir_engine_export(ir_engine *en, uint32_t msg, ir_engine_rmsg *rm, ir_err *e);
+int ir_engine_adopt(ir_engine *en, const ir_engine_rmsg *rm, uint32_t *msg, ir_err *e);
 
 /* After a run. */
 const ir_engine_stats *ir_engine_get_stats(const ir_engine *en);

@@ -192,7 +192,8 @@ int ir_par_plan_make(ir_par_plan *pl, const ir_sched *s, const ir_loggops *p, ui
 static int to_remote(void *ctx, const ir_engine_rmsg *m, ir_err *e)
 {
 	ir_par_run *rr = ctx;
-	uint32_t q = rr->plan->owner[m->dst];
+	/* a message goes to its destination's process, the completion of a send to its sender's */
+	uint32_t q = rr->plan->owner[m->kind == IR_RMSG_SFIN ? m->src : m->dst];
 	if (rr->nout[q] == rr->capout[q] && IR_GROW(rr->out[q], rr->nout[q] + 1, rr->capout[q]))
 		return ir_errf(e, "out of memory for messages to process %u", q);
 	rr->out[q][rr->nout[q]++] = *m;

@@ -3,7 +3,9 @@
  * partitioner (blocks, shares, rendezvous partners and shared hosts kept together,
  * the cut and the lookahead against a count by hand), and partitioned engines driven
  * in one process by the window rule of ir_par_go, whose per-rank results must be the
- * sequential engine's exactly. tests/t3030-ibsim-mpi.sh runs the same over MPI.
+ * sequential engine's exactly. tests/t3030-ibsim-mpi.sh runs the same over MPI. Also the
+ * engine's side of a network that carries messages between processes itself
+ * (ir_engine_new_key, _call_at_key, _export, _adopt, the send's completion sent back).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,10 +74,12 @@ typedef struct box {
 
 static box inbox[4];
 static const ir_par_plan *cur_plan;
+static uint64_t n_sfin; /* completions of sends sent back to the sender's process */
 
 static int to_box(void *ctx, const ir_engine_rmsg *m, ir_err *e)
 {
-	box *b = &inbox[cur_plan->owner[m->dst]];
+	box *b = &inbox[cur_plan->owner[m->kind == IR_RMSG_SFIN ? m->src : m->dst]];
+	n_sfin += m->kind == IR_RMSG_SFIN;
 	(void)ctx;
 	if (b->n == sizeof b->v / sizeof b->v[0])
 		return ir_errf(e, "test inbox full");
@@ -152,6 +156,181 @@ static int same_as_seq(ir_sched *s, const ir_par_plan *pl, uint64_t *windows)
 		ir_engine_free(en[q]);
 	ir_engine_free(seq);
 	return bad;
+}
+
+/* ---- a network that carries its messages between processes itself (docs/design.md §9,
+ * "The engine's side of it"): a request-to-send or an eager message arrives XL after its
+ * send; XD after a rendezvous match the data is in, and its send completes XL later (the
+ * acknowledgement). Each process has its own instance; a message to a rank of another
+ * process is exported with its key and adopted there. ---- */
+
+#define XL 2000
+#define XD 7000
+enum { X_ARRIVE = 0, X_DATA = 1 };
+
+typedef struct xitem {
+	uint64_t t;
+	ir_engine_key k;
+	ir_engine_rmsg rm;
+} xitem;
+static struct {
+	xitem v[1 << 12];
+	size_t n;
+} xbox[4];
+
+typedef struct xnet {
+	ir_engine *en;
+	const uint32_t *owner; /* NULL: a whole run */
+	uint32_t me, nranks;
+	uint32_t dst[1 << 16];  /* per engine handle: the destination rank (the maker of its items) */
+} xnet;
+static xnet xn[5];
+static int xn_next;
+
+static int xn_init(void **st, ir_engine *en, uint32_t nranks, const ir_loggops *p, const void *arg, ir_err *e)
+{
+	xnet *n = &xn[xn_next];
+	(void)p;
+	(void)arg;
+	(void)e;
+	n->en = en;
+	n->nranks = nranks;
+	*st = n;
+	return 0;
+}
+static int xn_inject(void *st, uint32_t msg, const ir_net_msg *m, uint64_t t, ir_err *e)
+{
+	xnet *n = st;
+	xitem *it;
+	if (msg >= 1 << 16)
+		return ir_errf(e, "test: handle %u", msg);
+	n->dst[msg] = m->dst;
+	if (!n->owner || n->owner[m->dst] == n->me)
+		return ir_engine_call_at(n->en, t + XL, (uint64_t)X_ARRIVE << 32 | msg, e);
+	if (xbox[n->owner[m->dst]].n == 1 << 12)
+		return ir_errf(e, "test: box full");
+	it = &xbox[n->owner[m->dst]].v[xbox[n->owner[m->dst]].n++];
+	it->t = t + XL;
+	return ir_engine_new_key(n->en, &it->k, e) || ir_engine_export(n->en, msg, &it->rm, e);
+}
+static int xn_wakeup(void *st, uint64_t t, uint64_t cookie, ir_err *e)
+{
+	xnet *n = st;
+	uint32_t h = (uint32_t)cookie;
+	if (cookie >> 32 == X_ARRIVE)
+		return ir_engine_deliver(n->en, h, t, e);
+	return ir_engine_complete_at(n->en, h, t, t + XL, e);
+}
+static int xn_matched(void *st, uint32_t msg, uint64_t t, ir_err *e)
+{
+	xnet *n = st;
+	return ir_engine_call_at(n->en, t + XD, (uint64_t)X_DATA << 32 | msg, e);
+}
+static uint32_t xn_nmakers(const void *st) { return ((const xnet *)st)->nranks; }
+static uint32_t xn_maker(const void *st, uint64_t cookie) { return ((const xnet *)st)->dst[(uint32_t)cookie]; }
+static void xn_free(void *st) { (void)st; }
+
+static const ir_net_ops xnet_ops = { "carrier", IR_NET_RNDV_HANDSHAKE, xn_init, xn_inject, xn_wakeup, xn_free,
+	                             xn_matched, NULL, xn_nmakers, xn_maker };
+
+/* s over P engines of owner[], the network carrying the messages between them (windows of
+ * XL), against one engine with the same network and ties by key: 0 when every rank's
+ * results agree. */
+static int carried_same(ir_sched *s, const uint32_t *owner, uint32_t P, uint64_t *windows, uint64_t *carried)
+{
+	ir_engine_cfg cfg;
+	ir_engine *seq, *en[4];
+	ir_engine_part part[4];
+	ir_err e;
+	int bad = 0;
+	memset(&cfg, 0, sizeof cfg);
+	ir_loggops_defaults(&cfg.p);
+	cfg.net = &xnet_ops;
+	cfg.ties = IR_TIES_KEY;
+	xn_next = 4;
+	memset(&xn[4], 0, sizeof xn[4]);
+	seq = ir_engine_new(s, &cfg, &e);
+	if (!seq || ir_engine_run(seq, &e) != 0) {
+		fprintf(stderr, "# %s\n", e.msg);
+		return -1;
+	}
+	cur_plan = NULL;
+	for (uint32_t q = 0; q < P; q++) /* before any engine starts: a start sends already */
+		inbox[q].n = xbox[q].n = 0;
+	for (uint32_t q = 0; q < P; q++) {
+		static ir_par_plan fake;
+		fake.owner = (uint32_t *)owner;
+		cur_plan = &fake;
+		part[q].owner = owner;
+		part[q].me = q;
+		part[q].remote = to_box;
+		part[q].ctx = NULL;
+		cfg.part = &part[q];
+		memset(&xn[q], 0, sizeof xn[q]);
+		xn[q].owner = owner;
+		xn[q].me = q;
+		xn_next = (int)q;
+		if (!(en[q] = ir_engine_new(s, &cfg, &e)) || ir_engine_start(en[q], &e))
+			return -1;
+	}
+	*windows = *carried = 0;
+	for (;;) {
+		uint64_t t = UINT64_MAX;
+		for (uint32_t q = 0; q < P; q++) {
+			box cp = inbox[q];
+			size_t nx = xbox[q].n;
+			inbox[q].n = 0;
+			for (size_t i = 0; i < cp.n; i++)
+				if (ir_engine_put_remote(en[q], &cp.v[i], &e))
+					goto fail;
+			for (size_t i = 0; i < nx; i++) {
+				xitem *it = &xbox[q].v[i];
+				uint32_t h;
+				if (ir_engine_adopt(en[q], &it->rm, &h, &e))
+					goto fail;
+				xn[q].dst[h] = it->rm.dst;
+				if (ir_engine_call_at_key(en[q], it->t, (uint64_t)X_ARRIVE << 32 | h, &it->k, &e))
+					goto fail;
+			}
+			*carried += nx;
+			xbox[q].n = 0;
+		}
+		for (uint32_t q = 0; q < P; q++)
+			if (ir_engine_next_time(en[q]) < t)
+				t = ir_engine_next_time(en[q]);
+		if (t == UINT64_MAX)
+			break;
+		++*windows;
+		for (uint32_t q = 0; q < P; q++)
+			if (ir_engine_advance(en[q], t + XL, 0, &e))
+				goto fail;
+	}
+	for (uint32_t q = 0; q < P; q++)
+		if (ir_engine_finish(en[q]) != 0) {
+			ir_sb rep = IR_SB_INIT;
+			ir_engine_deadlock(en[q], &rep, 4);
+			fprintf(stderr, "# process %u cannot finish: %s", q, rep.buf ? rep.buf : "");
+			ir_sb_release(&rep);
+			bad = 1;
+		}
+	for (uint32_t r = 0; r < s->nranks; r++) {
+		ir_engine *o = en[owner[r]];
+		if (ir_engine_rank_end(o, r) != ir_engine_rank_end(seq, r) ||
+		    ir_engine_rank_calc(o, r) != ir_engine_rank_calc(seq, r) ||
+		    ir_engine_rank_msgs(o, r) != ir_engine_rank_msgs(seq, r) ||
+		    ir_engine_rank_bytes(o, r) != ir_engine_rank_bytes(seq, r)) {
+			fprintf(stderr, "# rank %u: end %llu, whole run %llu\n", r, (unsigned long long)ir_engine_rank_end(o, r),
+			        (unsigned long long)ir_engine_rank_end(seq, r));
+			bad = 1;
+		}
+	}
+	for (uint32_t q = 0; q < P; q++)
+		ir_engine_free(en[q]);
+	ir_engine_free(seq);
+	return bad;
+fail:
+	fprintf(stderr, "# %s\n", e.msg);
+	return -1;
 }
 
 int main(void)
@@ -241,6 +420,27 @@ int main(void)
 		ok(same_as_seq(s, &pl, &win) == 0, "seed %u, %u ranks, %u processes: sequential results", seed, 9 + seed,
 		   2 + seed % 3);
 		ir_par_plan_release(&pl);
+		ir_sched_free(s);
+	}
+
+	/* a network that carries messages, rendezvous ones too, between the processes */
+	for (unsigned seed = 1; seed < 5; seed++) {
+		uint32_t owner[16], n = 8 + seed, P = 2 + seed % 3;
+		uint64_t win = 0, car = 0;
+		s = make(n, 3, 1 + seed, seed, 70000);
+		if (!s) {
+			ok(0, "carried, seed %u: schedule", seed);
+			continue;
+		}
+		for (uint32_t r = 0; r < n; r++)
+			owner[r] = r * P / n;
+		int rc;
+		n_sfin = 0;
+		rc = carried_same(s, owner, P, &win, &car);
+		ok(rc == 0 && car > 0 && n_sfin > 0 && win > 1,
+		   "carried by the network, seed %u, %u ranks, %u processes: the whole run's results (%llu messages "
+		   "carried, %llu rendezvous sends completed from another process, %llu windows)",
+		   seed, n, P, (unsigned long long)car, (unsigned long long)n_sfin, (unsigned long long)win);
 		ir_sched_free(s);
 	}
 

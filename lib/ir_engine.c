@@ -2257,6 +2257,31 @@ int ir_engine_run(ir_engine *en, ir_err *e)
 }
 #endif
 
+/* A message record made from rm (another process's message): its handle, NIL when out of
+ * memory. Not queued. */
+static uint32_t msg_from_remote(ir_engine *en, const ir_engine_rmsg *rm)
+{
+	uint32_t mi = pool_get(&en->mp);
+	msg *m;
+	if (mi == NIL)
+		return NIL;
+	m = M(en, mi);
+	memset(m, 0, sizeof *m);
+	m->next = NIL;
+	m->src = rm->src;
+	m->dst = rm->dst;
+	m->tag = rm->tag;
+	m->sop = rm->sop;
+	m->cpu = rm->cpu;
+	m->nic = rm->nic;
+	m->kind = K_DATA;
+	m->rndv = rm->rndv;
+	m->size = rm->size;
+	m->id = rm->id;
+	m->inject = rm->inject;
+	return mi;
+}
+
 int EFN(put_remote)(ir_engine *en, const ir_engine_rmsg *rm, ir_err *e)
 {
 #if !IR_ENGINE_KEYED
@@ -2286,23 +2311,10 @@ int EFN(put_remote)(ir_engine *en, const ir_engine_rmsg *rm, ir_err *e)
 		return ir_errf(e, "internal error: message from rank %u to rank %u arrives at %llu ps, before %llu ps "
 		               "(the window exceeded the lookahead)", rm->src, rm->dst, (unsigned long long)rm->t,
 		               (unsigned long long)en->kh.last);
-	mi = pool_get(&en->mp);
+	mi = msg_from_remote(en, rm);
 	if (mi == NIL)
 		return ir_errf(e, "out of memory for messages in flight");
 	m = M(en, mi);
-	memset(m, 0, sizeof *m);
-	m->next = NIL;
-	m->src = rm->src;
-	m->dst = rm->dst;
-	m->tag = rm->tag;
-	m->sop = rm->sop;
-	m->cpu = rm->cpu;
-	m->nic = rm->nic;
-	m->kind = K_DATA;
-	m->rndv = rm->rndv;
-	m->size = rm->size;
-	m->id = rm->id;
-	m->inject = rm->inject;
 	m->arrive = rm->t;
 	k.tc = rm->tc;
 	k.who = rm->who;
@@ -2388,27 +2400,12 @@ int ir_engine_export(ir_engine *en, uint32_t mi, ir_engine_rmsg *rm, ir_err *e)
 int ir_engine_adopt(ir_engine *en, const ir_engine_rmsg *rm, uint32_t *out, ir_err *e)
 {
 	uint32_t mi;
-	msg *m;
 	if (!en->keyed || rm->dst >= en->nranks || !owned(en, rm->dst) || rm->src >= en->nranks)
 		return ir_errf(e, "internal error: message %llu from rank %u to rank %u adopted by process %u",
 		               (unsigned long long)rm->id, rm->src, rm->dst, en->me);
-	mi = pool_get(&en->mp);
+	mi = msg_from_remote(en, rm);
 	if (mi == NIL)
 		return ir_errf(e, "out of memory for messages in flight");
-	m = M(en, mi);
-	memset(m, 0, sizeof *m);
-	m->next = NIL;
-	m->src = rm->src;
-	m->dst = rm->dst;
-	m->tag = rm->tag;
-	m->sop = rm->sop;
-	m->cpu = rm->cpu;
-	m->nic = rm->nic;
-	m->kind = K_DATA;
-	m->rndv = rm->rndv;
-	m->size = rm->size;
-	m->id = rm->id;
-	m->inject = rm->inject;
 	*out = mi;
 	return 0;
 }

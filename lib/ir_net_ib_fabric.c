@@ -349,6 +349,24 @@ static int deliver(ir_ib *ib, uint32_t mi, uint64_t t, ir_err *e)
 	}
 }
 
+/* Packet pi enters input buffer bi of its next switch: it counts in the queue of its output
+ * (cc) and joins the buffer's FIFO, whose head asks for its output when it may leave. */
+static int buf_enter(ir_ib *ib, uint32_t pi, uint32_t bi, ir_err *e)
+{
+	pkt *p = &ib->pk[pi];
+	inbuf *b = &ib->in[bi];
+	if (IB_RARE(ib->cc))
+		ib->oq[p->outp * ib->nvl + p->ovl] += p->blocks;
+	p->next = NIL;
+	if (b->head == NIL) {
+		b->head = b->tail = pi;
+		return head_ready(ib, bi, e);
+	}
+	ib->pk[b->tail].next = pi;
+	b->tail = pi;
+	return 0;
+}
+
 /* Packet pi leaves output gp at ib->now (its serialization s). */
 static int send_on(ir_ib *ib, uint32_t pi, uint32_t gp, uint64_t s, ir_err *e)
 {
@@ -394,7 +412,6 @@ static int send_on(ir_ib *ib, uint32_t pi, uint32_t gp, uint64_t s, ir_err *e)
 		uint32_t sw = peer - ib->t->nhosts, dl = ib->t->node[ib->m[p->msg].dst].lid;
 		unsigned op = 0, c, c2;
 		uint32_t bi = pgp * ib->nvl + p->vl;
-		inbuf *b = &ib->in[bi];
 		if (p->leg) { /* first leg of a Valiant path: to the intermediate switch, then on */
 			op = ir_lft_get(&ib->lft, sw, ib->m[p->msg].via_lid);
 			if (op == 0)
@@ -421,16 +438,7 @@ static int send_on(ir_ib *ib, uint32_t pi, uint32_t gp, uint64_t s, ir_err *e)
 			p->next = bi;
 			return kpush(ib, p->t_arr, EV_ARR, pi, e);
 		}
-		if (IB_RARE(ib->cc))
-			ib->oq[p->outp * ib->nvl + p->ovl] += p->blocks;
-		p->next = NIL;
-		if (b->head == NIL) {
-			b->head = b->tail = pi;
-			return head_ready(ib, bi, e);
-		}
-		ib->pk[b->tail].next = pi;
-		b->tail = pi;
-		return 0;
+		return buf_enter(ib, pi, bi, e);
 	}
 }
 
@@ -1065,19 +1073,7 @@ static int deadlock(ir_ib *ib, ir_err *e)
 /* Keyed: a packet's head has reached the input buffer it is bound for (p->next). */
 static int k_arrive(ir_ib *ib, uint32_t pi, ir_err *e)
 {
-	pkt *p = &ib->pk[pi];
-	uint32_t bi = p->next;
-	inbuf *b = &ib->in[bi];
-	if (IB_RARE(ib->cc))
-		ib->oq[p->outp * ib->nvl + p->ovl] += p->blocks;
-	p->next = NIL;
-	if (b->head == NIL) {
-		b->head = b->tail = pi;
-		return head_ready(ib, bi, e);
-	}
-	ib->pk[b->tail].next = pi;
-	b->tail = pi;
-	return 0;
+	return buf_enter(ib, pi, ib->pk[pi].next, e);
 }
 
 uint32_t ib_knode(const ir_ib *ib, uint64_t cookie)

@@ -88,8 +88,10 @@ enum { WALK_REQ = 1, WALK_IREQ = 2, WALK_ALL = 3 };
  * whose receiver's charge waits until an op needs the receive (K_PEND, in its
  * rank's pending list), and the event that charges a rank's needed ones
  * (K_CHARGE, rank in `dst`; docs/loggops-semantics.md section 6.2 item 3). */
-enum { K_DATA = 0, K_WAKE = 1, K_HELD = 2, K_FIN = 3, K_PEND = 4, K_CHARGE = 5, K_SFIN = 6,
-       K_SWAIT = 7 /* exported rendezvous message: its send waits for its completion from another process */ };
+/* Kinds from K_WAKE on are queued items that are no message to receive (step_special). */
+enum { K_DATA = 0, K_PEND = 1, K_HELD = 2,
+       K_SWAIT = 3, /* exported rendezvous message: its send waits for its completion from another process */
+       K_WAKE = 4, K_FIN = 5, K_SFIN = 6, K_CHARGE = 7 };
 
 /* A message (or a network callback, kind K_WAKE, cookie in `size`). `next`
  * comes first: it links the UQ while the message waits there, and the pool's
@@ -1810,12 +1812,11 @@ hook:
 	return en->hk.event(en->hk.ctx, &ev, e);
 }
 
-static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
+/* A queued item that is no message to receive: a network callback, the end of a held
+ * rendezvous message (its receive, then its send), a lazy receiver's charge. */
+static __attribute__((noinline)) int step_special(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 {
 	msg *m = M(en, mi);
-	uint32_t d, prev = NIL, q;
-	uint64_t *cf, *rf, avail, busy, s1, cpu_end;
-
 	if (m->kind == K_WAKE) {
 		uint64_t cookie = m->size;
 		hpop(en);
@@ -1843,8 +1844,17 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 		pool_put(&en->mp, mi);
 		return 0;
 	}
-	if (m->kind == K_CHARGE)
-		return charge(en, t, mi, e);
+	return charge(en, t, mi, e);
+}
+
+static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
+{
+	msg *m = M(en, mi);
+	uint32_t d, prev = NIL, q;
+	uint64_t *cf, *rf, avail, busy, s1, cpu_end;
+
+	if (__builtin_expect(m->kind >= K_WAKE, 0))
+		return step_special(en, t, mi, e);
 	d = m->dst;
 	cf = &en->cpu_free[(size_t)d * en->C + m->cpu];
 	rf = &en->recv_free[(size_t)d * en->N + m->nic];

@@ -1935,6 +1935,23 @@ void ir_engine_cur_key(const ir_engine *en, uint64_t key[4])
 }
 #endif
 
+/* What another process needs of message m (ir_engine_rmsg), its time and key left 0. */
+static inline void rmsg_of(const msg *m, ir_engine_rmsg *rm)
+{
+	memset(rm, 0, sizeof *rm);
+	rm->kind = IR_RMSG_DATA;
+	rm->src = m->src;
+	rm->dst = m->dst;
+	rm->tag = m->tag;
+	rm->sop = m->sop;
+	rm->cpu = m->cpu;
+	rm->nic = m->nic;
+	rm->rndv = m->rndv;
+	rm->size = m->size;
+	rm->id = m->id;
+	rm->inject = m->inject;
+}
+
 int EFN(deliver)(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
 {
 #if !IR_ENGINE_KEYED
@@ -1956,21 +1973,11 @@ int EFN(deliver)(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
 			               m->src, m->dst);
 		if (new_key(en, &k, e))
 			return -1;
-		memset(&rm, 0, sizeof rm);
+		rmsg_of(m, &rm);
 		rm.t = t;
 		rm.tc = k.tc;
 		rm.n = k.seq;
 		rm.who = k.who;
-		rm.src = m->src;
-		rm.dst = m->dst;
-		rm.tag = m->tag;
-		rm.sop = m->sop;
-		rm.cpu = m->cpu;
-		rm.nic = m->nic;
-		rm.rndv = m->rndv;
-		rm.size = m->size;
-		rm.id = m->id;
-		rm.inject = m->inject;
 		if (en->dseq) {
 			/* numbered for people where it is queued in a whole run: here */
 			rm.dseq = en->dnext;
@@ -2380,18 +2387,7 @@ int ir_engine_export(ir_engine *en, uint32_t mi, ir_engine_rmsg *rm, ir_err *e)
 	if (owned(en, m->dst))
 		return ir_errf(e, "internal error: export of message %llu to rank %u, which this process simulates",
 		               (unsigned long long)m->id, m->dst);
-	memset(rm, 0, sizeof *rm);
-	rm->kind = IR_RMSG_DATA;
-	rm->src = m->src;
-	rm->dst = m->dst;
-	rm->tag = m->tag;
-	rm->sop = m->sop;
-	rm->cpu = m->cpu;
-	rm->nic = m->nic;
-	rm->rndv = m->rndv;
-	rm->size = m->size;
-	rm->id = m->id;
-	rm->inject = m->inject;
+	rmsg_of(m, rm);
 	if (handshake(en, m)) {
 		int isnew = 0;
 		uint32_t *x = ir_hmap_put(&en->xsend, m->id, 0, &isnew);

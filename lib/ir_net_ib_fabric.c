@@ -1099,43 +1099,41 @@ uint32_t ib_knode(const ir_ib *ib, uint64_t cookie)
 	}
 }
 
-int ib_kevent(ir_ib *ib, uint64_t t, uint64_t cookie, ir_err *e)
+/* Run fabric event `type` on `idx` at ib->now (both orders: the fabric's own queue, or an
+ * engine callback under the key). */
+static inline __attribute__((always_inline)) int ev_run(ir_ib *ib, unsigned type, uint32_t idx, ir_err *e)
 {
-	uint32_t type = (uint32_t)(cookie >> 32), idx = (uint32_t)cookie;
-	int rc = 0;
-	ib->now = t;
-	ib->kpending--;
-	ib->st.events++;
 	switch (type) {
 	case EV_OUT:
-		if (ib->out[idx].wake != t)
-			break; /* superseded by an earlier wake-up */
+		if (ib->out[idx].wake != ib->now)
+			return 0; /* superseded by an earlier wake-up */
 		ib->out[idx].wake = TMAX;
-		rc = out_try(ib, idx, e);
-		break;
+		return out_try(ib, idx, e);
 	case EV_ELIG:
-		rc = head_ready(ib, idx, e);
-		break;
+		return head_ready(ib, idx, e);
 	case EV_MSG:
-		rc = msg_enter(ib, idx, e);
-		break;
+		return msg_enter(ib, idx, e);
 	case EV_CTRL:
-		rc = ctrl_done(ib, idx, e);
-		break;
+		return ctrl_done(ib, idx, e);
 	case EV_ARR:
-		rc = k_arrive(ib, idx, e);
-		break;
+		return k_arrive(ib, idx, e);
 	case EV_CRET: {
 		kcret c = ib->kc[idx];
 		ib->kc[idx].gp = ib->freekc;
 		ib->freekc = idx;
-		rc = cr_push(ib, c.gp, c.vl, t, c.b, e);
-		break;
+		return cr_push(ib, c.gp, c.vl, ib->now, c.b, e);
 	}
 	default:
 		return ir_errf(e, "fabric: unknown event %u", type);
 	}
-	if (rc)
+}
+
+int ib_kevent(ir_ib *ib, uint64_t t, uint64_t cookie, ir_err *e)
+{
+	ib->now = t;
+	ib->kpending--;
+	ib->st.events++;
+	if (ev_run(ib, (unsigned)(cookie >> 32), (uint32_t)cookie, e))
 		return -1;
 	/* nothing left to happen in the fabric: a packet still in a buffer is stuck for good */
 	if (!ib->kpending && (ib->live || ib->busy_hosts))
@@ -1147,7 +1145,6 @@ int ir_ib_advance(ir_ib *ib, uint64_t t, ir_err *e)
 {
 	while (ib->q.n) {
 		uint32_t ref;
-		int rc = 0;
 		ir_heap_ent *top = NULL;
 		if (t != TMAX && qmin(ib) > t)
 			return 0;
@@ -1158,26 +1155,7 @@ int ir_ib_advance(ir_ib *ib, uint64_t t, ir_err *e)
 		ir_heap_pop(&ib->q);
 		ib->qpeek = TMAX;
 		ib->st.events++;
-		switch (ref >> EV_SHIFT) {
-		case EV_OUT: {
-			uint32_t gp = ref & EV_MASK;
-			if (ib->out[gp].wake != ib->now)
-				break; /* superseded by an earlier wake-up */
-			ib->out[gp].wake = TMAX;
-			rc = out_try(ib, gp, e);
-			break;
-		}
-		case EV_ELIG:
-			rc = head_ready(ib, ref & EV_MASK, e);
-			break;
-		case EV_MSG:
-			rc = msg_enter(ib, ref & EV_MASK, e);
-			break;
-		case EV_CTRL:
-			rc = ctrl_done(ib, ref & EV_MASK, e);
-			break;
-		}
-		if (rc)
+		if (ev_run(ib, ref >> EV_SHIFT, ref & EV_MASK, e))
 			return -1;
 	}
 	/* nothing left to happen: any packet still in a buffer is stuck for good */

@@ -196,41 +196,61 @@ static double exchange(int rank, char *buf, long b, int tag)
 	return MPI_Wtime() - t;
 }
 
-/* The late receiver (tag TAG_LATE) or the progress phase (TAG_PROGRESS): rank 0 sends each
- * planned size to rank 1, which waits wait[k] first, outside the library (busy on MPI_Wtime)
- * or inside it (inside: untraced PMPI_Iprobe of TAG_POLL, which nobody sends), then
- * receives and answers with 0 bytes. spent[] restarts at 0. */
-static void late_phase(int rank, int tag, int inside, int maxreps, double share, const double *wait, char *buf,
-                       double *spent, const int *ok, int *plan)
+/* A phase of planned repetitions (plan_rep): one(k, rep, i, arg) makes one exchange of size
+ * index k, the i-th of repetition rep; its time is added to spent[k], which restarts at 0. */
+static void planned(int rank, int maxreps, double share, double *spent, const int *ok, int *plan,
+                    void (*one)(int rank, int k, int rep, int i, void *arg), void *arg)
 {
 	for (int k = 0; k < nsizes; k++)
 		spent[k] = 0;
-	for (int rep = 0; plan_rep(rank, rep, maxreps, spent, share, ok, plan) > 0; rep++) {
+	for (int rep = 0; plan_rep(rank, rep, maxreps, spent, share, ok, plan) > 0; rep++)
 		for (int i = 1; i <= plan[0]; i++) {
-			int k = plan[i];
-			long b = sizes[k];
 			double t = MPI_Wtime();
-			/* both write the buffer first: rank 0 sends data it has just written, as a
-			 * program sends what it computed (on shared memory the receiver's copy of
-			 * such data costs up to 3x that of data the sender has not touched since
-			 * it was last sent: docs/validation.md, "The sender's buffer"); rank 1
-			 * writes as much so that its wait starts as late as rank 0's send */
-			memset(buf, rep + i, (size_t)b);
-			if (rank == 0) {
-				MPI_Send(buf, (int)b, MPI_BYTE, 1, tag, MPI_COMM_WORLD);
-				MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG_LATE_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			} else {
-				while (MPI_Wtime() - t < wait[k]) {
-					int flag;
-					if (inside)
-						PMPI_Iprobe(0, TAG_POLL, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-				}
-				MPI_Recv(buf, (int)b, MPI_BYTE, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-				MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_LATE_ACK, MPI_COMM_WORLD);
-			}
-			spent[k] += MPI_Wtime() - t;
+			one(rank, plan[i], rep, i, arg);
+			spent[plan[i]] += MPI_Wtime() - t;
 		}
+}
+
+struct late_arg {
+	int tag, inside;
+	const double *wait;
+	char *buf;
+};
+
+/* The late receiver (tag TAG_LATE) or the progress phase (TAG_PROGRESS): rank 0 sends each
+ * planned size to rank 1, which waits wait[k] first, outside the library (busy on MPI_Wtime)
+ * or inside it (inside: untraced PMPI_Iprobe of TAG_POLL, which nobody sends), then
+ * receives and answers with 0 bytes. */
+static void late_one(int rank, int k, int rep, int i, void *arg)
+{
+	const struct late_arg *a = arg;
+	long b = sizes[k];
+	double t = MPI_Wtime();
+	/* both write the buffer first: rank 0 sends data it has just written, as a
+	 * program sends what it computed (on shared memory the receiver's copy of
+	 * such data costs up to 3x that of data the sender has not touched since
+	 * it was last sent: docs/validation.md, "The sender's buffer"); rank 1
+	 * writes as much so that its wait starts as late as rank 0's send */
+	memset(a->buf, rep + i, (size_t)b);
+	if (rank == 0) {
+		MPI_Send(a->buf, (int)b, MPI_BYTE, 1, a->tag, MPI_COMM_WORLD);
+		MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG_LATE_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	} else {
+		while (MPI_Wtime() - t < a->wait[k]) {
+			int flag;
+			if (a->inside)
+				PMPI_Iprobe(0, TAG_POLL, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+		}
+		MPI_Recv(a->buf, (int)b, MPI_BYTE, 0, a->tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_LATE_ACK, MPI_COMM_WORLD);
 	}
+}
+
+static void late_phase(int rank, int tag, int inside, int maxreps, double share, const double *wait, char *buf,
+                       double *spent, const int *ok, int *plan)
+{
+	struct late_arg a = { tag, inside, wait, buf };
+	planned(rank, maxreps, share, spent, ok, plan, late_one, &a);
 }
 
 static void busy(double s)
@@ -295,28 +315,19 @@ static void train_phase(int rank, int maxreps, double budget, const double *wait
 
 /* The exchange phase: per planned size, both ranks write their buffer, line up with a
  * 0-byte MPI_Sendrecv (TAG_EXCH_SYNC), then send s bytes to each other at once with one
- * MPI_Sendrecv (TAG_EXCH), receiving into b2. calib takes the shorter of the two calls:
- * what an exchange costs, against which the ping-pong's one-way time shows the sender's
- * own work (over TCP the kernel's copy into the socket), which a ping-pong hides. */
-static void exch_phase(int rank, int maxreps, double share, char *buf, char *b2, double *spent, const int *ok,
-                       int *plan)
+ * MPI_Sendrecv (TAG_EXCH), receiving into the second buffer. calib takes the shorter of the
+ * two calls: what an exchange costs, against which the ping-pong's one-way time shows the
+ * sender's own work (over TCP the kernel's copy into the socket), which a ping-pong hides. */
+static void exch_one(int rank, int k, int rep, int i, void *arg)
 {
+	char **buf = arg;
 	int peer = 1 - rank;
-	for (int k = 0; k < nsizes; k++)
-		spent[k] = 0;
-	for (int rep = 0; plan_rep(rank, rep, maxreps, spent, share, ok, plan) > 0; rep++) {
-		for (int i = 1; i <= plan[0]; i++) {
-			int k = plan[i];
-			long b = sizes[k];
-			double t = MPI_Wtime();
-			memset(buf, rep + i, (size_t)b);
-			MPI_Sendrecv(NULL, 0, MPI_BYTE, peer, TAG_EXCH_SYNC, NULL, 0, MPI_BYTE, peer, TAG_EXCH_SYNC, MPI_COMM_WORLD,
-			             MPI_STATUS_IGNORE);
-			MPI_Sendrecv(buf, (int)b, MPI_BYTE, peer, TAG_EXCH, b2, (int)b, MPI_BYTE, peer, TAG_EXCH, MPI_COMM_WORLD,
-			             MPI_STATUS_IGNORE);
-			spent[k] += MPI_Wtime() - t;
-		}
-	}
+	long b = sizes[k];
+	memset(buf[0], rep + i, (size_t)b);
+	MPI_Sendrecv(NULL, 0, MPI_BYTE, peer, TAG_EXCH_SYNC, NULL, 0, MPI_BYTE, peer, TAG_EXCH_SYNC, MPI_COMM_WORLD,
+	             MPI_STATUS_IGNORE);
+	MPI_Sendrecv(buf[0], (int)b, MPI_BYTE, peer, TAG_EXCH, buf[1], (int)b, MPI_BYTE, peer, TAG_EXCH, MPI_COMM_WORLD,
+	             MPI_STATUS_IGNORE);
 }
 
 int main(int argc, char **argv)
@@ -466,7 +477,10 @@ int main(int argc, char **argv)
 	/* train: a send right after another */
 	train_phase(rank, maxreps, budget * 0.1, wait, warm, warm2);
 	/* exchange: both ranks send to each other at once */
-	exch_phase(rank, maxreps, budget * 0.05 / nsizes, warm, warm2, spent, ok, plan);
+	{
+		char *bufs[2] = { warm, warm2 };
+		planned(rank, maxreps, budget * 0.05 / nsizes, spent, ok, plan, exch_one, bufs);
+	}
 
 	/* nonblocking collectives: a few untraced rounds first (the library sets up its
 	 * nonblocking machinery on first use), then blocks of NBC_BLOCK MPI_Barrier and of

@@ -87,6 +87,65 @@ static int to_box(void *ctx, const ir_engine_rmsg *m, ir_err *e)
 	return 0;
 }
 
+/* ir_par_go's window rule over P started engines in one process: deliver what the last
+ * window sent (the inboxes, then `between` for each process, when not NULL), find the
+ * earliest item anywhere, advance every engine to it plus the lookahead; then finish each.
+ * 0, 1 (some process cannot finish: its report on stderr) or -1 (e set). */
+static int run_windows(ir_engine **en, uint32_t P, uint64_t lookahead, int (*between)(uint32_t q, ir_err *e),
+                       uint64_t *windows, ir_err *e)
+{
+	int bad = 0;
+	*windows = 0;
+	for (;;) {
+		uint64_t t = UINT64_MAX;
+		for (uint32_t q = 0; q < P; q++) {
+			box cp = inbox[q];
+			inbox[q].n = 0;
+			for (size_t i = 0; i < cp.n; i++)
+				if (ir_engine_put_remote(en[q], &cp.v[i], e))
+					return -1;
+			if (between && between(q, e))
+				return -1;
+		}
+		for (uint32_t q = 0; q < P; q++)
+			if (ir_engine_next_time(en[q]) < t)
+				t = ir_engine_next_time(en[q]);
+		if (t == UINT64_MAX)
+			break;
+		++*windows;
+		for (uint32_t q = 0; q < P; q++)
+			if (ir_engine_advance(en[q], t + lookahead, lookahead == UINT64_MAX, e))
+				return -1;
+	}
+	for (uint32_t q = 0; q < P; q++)
+		if (ir_engine_finish(en[q]) != 0) {
+			ir_sb rep = IR_SB_INIT;
+			ir_engine_deadlock(en[q], &rep, 4);
+			fprintf(stderr, "# process %u cannot finish: %s", q, rep.buf ? rep.buf : "");
+			ir_sb_release(&rep);
+			bad = 1;
+		}
+	return bad;
+}
+
+/* 1 unless every rank's results on its process's engine (owner[]) are the whole run's (seq). */
+static int ranks_differ(const ir_sched *s, ir_engine **en, const uint32_t *owner, ir_engine *seq)
+{
+	int bad = 0;
+	for (uint32_t r = 0; r < s->nranks; r++) {
+		ir_engine *o = en[owner[r]];
+		if (ir_engine_rank_end(o, r) != ir_engine_rank_end(seq, r) ||
+		    ir_engine_rank_calc(o, r) != ir_engine_rank_calc(seq, r) ||
+		    ir_engine_rank_msgs(o, r) != ir_engine_rank_msgs(seq, r) ||
+		    ir_engine_rank_bytes(o, r) != ir_engine_rank_bytes(seq, r)) {
+			fprintf(stderr, "# rank %u: end %llu, whole run %llu\n", r, (unsigned long long)ir_engine_rank_end(o, r),
+			        (unsigned long long)ir_engine_rank_end(seq, r));
+			bad = 1;
+		}
+	}
+	return bad;
+}
+
 /* Run s on P engines by ir_par_go's rule; compare every rank's results with one engine's. */
 static int same_as_seq(ir_sched *s, const ir_par_plan *pl, uint64_t *windows)
 {
@@ -94,7 +153,7 @@ static int same_as_seq(ir_sched *s, const ir_par_plan *pl, uint64_t *windows)
 	ir_engine *seq, *en[4];
 	ir_engine_part part[4];
 	ir_err e;
-	int bad = 0, rc;
+	int bad;
 	uint32_t P = pl->nprocs;
 	memset(&cfg, 0, sizeof cfg);
 	ir_loggops_defaults(&cfg.p);
@@ -112,46 +171,15 @@ static int same_as_seq(ir_sched *s, const ir_par_plan *pl, uint64_t *windows)
 		if (!(en[q] = ir_engine_new(s, &cfg, &e)))
 			return -1;
 	}
-	*windows = 0;
 	for (uint32_t q = 0; q < P; q++)
 		if (ir_engine_start(en[q], &e))
 			return -1;
-	for (;;) {
-		uint64_t t = UINT64_MAX;
-		box cp[4];
-		for (uint32_t q = 0; q < P; q++) {
-			cp[q] = inbox[q];
-			inbox[q].n = 0;
-			for (size_t i = 0; i < cp[q].n; i++)
-				if (ir_engine_put_remote(en[q], &cp[q].v[i], &e))
-					return -1;
-		}
-		for (uint32_t q = 0; q < P; q++)
-			if (ir_engine_next_time(en[q]) < t)
-				t = ir_engine_next_time(en[q]);
-		if (t == UINT64_MAX)
-			break;
-		++*windows;
-		for (uint32_t q = 0; q < P; q++)
-			if (ir_engine_advance(en[q], t + pl->lookahead, pl->lookahead == UINT64_MAX, &e)) {
-				fprintf(stderr, "# %s\n", e.msg);
-				return -1;
-			}
+	bad = run_windows(en, P, pl->lookahead, NULL, windows, &e);
+	if (bad < 0) {
+		fprintf(stderr, "# %s\n", e.msg);
+		return -1;
 	}
-	for (uint32_t q = 0; q < P; q++)
-		if ((rc = ir_engine_finish(en[q])) != 0)
-			bad = 1;
-	for (uint32_t r = 0; r < s->nranks; r++) {
-		ir_engine *o = en[pl->owner[r]];
-		if (ir_engine_rank_end(o, r) != ir_engine_rank_end(seq, r) ||
-		    ir_engine_rank_calc(o, r) != ir_engine_rank_calc(seq, r) ||
-		    ir_engine_rank_msgs(o, r) != ir_engine_rank_msgs(seq, r) ||
-		    ir_engine_rank_bytes(o, r) != ir_engine_rank_bytes(seq, r)) {
-			fprintf(stderr, "# rank %u: end %llu, sequential %llu\n", r,
-			        (unsigned long long)ir_engine_rank_end(o, r), (unsigned long long)ir_engine_rank_end(seq, r));
-			bad = 1;
-		}
-	}
+	bad |= ranks_differ(s, en, pl->owner, seq);
 	for (uint32_t q = 0; q < P; q++)
 		ir_engine_free(en[q]);
 	ir_engine_free(seq);
@@ -233,16 +261,37 @@ static void xn_free(void *st) { (void)st; }
 static const ir_net_ops xnet_ops = { "carrier", IR_NET_RNDV_HANDSHAKE, xn_init, xn_inject, xn_wakeup, xn_free,
 	                             xn_matched, NULL, xn_nmakers, xn_maker };
 
+/* Between windows: process q adopts the messages the network carried to it and queues their
+ * arrival with the keys their senders made. */
+static ir_engine *xen[4];
+static uint64_t xcarried;
+static int xn_between(uint32_t q, ir_err *e)
+{
+	for (size_t i = 0; i < xbox[q].n; i++) {
+		xitem *it = &xbox[q].v[i];
+		uint32_t h;
+		if (ir_engine_adopt(xen[q], &it->rm, &h, e))
+			return -1;
+		xn[q].dst[h] = it->rm.dst;
+		if (ir_engine_call_at_key(xen[q], it->t, (uint64_t)X_ARRIVE << 32 | h, &it->k, e))
+			return -1;
+	}
+	xcarried += xbox[q].n;
+	xbox[q].n = 0;
+	return 0;
+}
+
 /* s over P engines of owner[], the network carrying the messages between them (windows of
  * XL), against one engine with the same network and ties by key: 0 when every rank's
  * results agree. */
 static int carried_same(ir_sched *s, const uint32_t *owner, uint32_t P, uint64_t *windows, uint64_t *carried)
 {
+	static ir_par_plan fake;
 	ir_engine_cfg cfg;
-	ir_engine *seq, *en[4];
+	ir_engine *seq;
 	ir_engine_part part[4];
 	ir_err e;
-	int bad = 0;
+	int bad;
 	memset(&cfg, 0, sizeof cfg);
 	ir_loggops_defaults(&cfg.p);
 	cfg.net = &xnet_ops;
@@ -254,13 +303,11 @@ static int carried_same(ir_sched *s, const uint32_t *owner, uint32_t P, uint64_t
 		fprintf(stderr, "# %s\n", e.msg);
 		return -1;
 	}
-	cur_plan = NULL;
+	fake.owner = (uint32_t *)owner;
+	cur_plan = &fake;
 	for (uint32_t q = 0; q < P; q++) /* before any engine starts: a start sends already */
 		inbox[q].n = xbox[q].n = 0;
 	for (uint32_t q = 0; q < P; q++) {
-		static ir_par_plan fake;
-		fake.owner = (uint32_t *)owner;
-		cur_plan = &fake;
 		part[q].owner = owner;
 		part[q].me = q;
 		part[q].remote = to_box;
@@ -270,67 +317,21 @@ static int carried_same(ir_sched *s, const uint32_t *owner, uint32_t P, uint64_t
 		xn[q].owner = owner;
 		xn[q].me = q;
 		xn_next = (int)q;
-		if (!(en[q] = ir_engine_new(s, &cfg, &e)) || ir_engine_start(en[q], &e))
+		if (!(xen[q] = ir_engine_new(s, &cfg, &e)) || ir_engine_start(xen[q], &e))
 			return -1;
 	}
-	*windows = *carried = 0;
-	for (;;) {
-		uint64_t t = UINT64_MAX;
-		for (uint32_t q = 0; q < P; q++) {
-			box cp = inbox[q];
-			size_t nx = xbox[q].n;
-			inbox[q].n = 0;
-			for (size_t i = 0; i < cp.n; i++)
-				if (ir_engine_put_remote(en[q], &cp.v[i], &e))
-					goto fail;
-			for (size_t i = 0; i < nx; i++) {
-				xitem *it = &xbox[q].v[i];
-				uint32_t h;
-				if (ir_engine_adopt(en[q], &it->rm, &h, &e))
-					goto fail;
-				xn[q].dst[h] = it->rm.dst;
-				if (ir_engine_call_at_key(en[q], it->t, (uint64_t)X_ARRIVE << 32 | h, &it->k, &e))
-					goto fail;
-			}
-			*carried += nx;
-			xbox[q].n = 0;
-		}
-		for (uint32_t q = 0; q < P; q++)
-			if (ir_engine_next_time(en[q]) < t)
-				t = ir_engine_next_time(en[q]);
-		if (t == UINT64_MAX)
-			break;
-		++*windows;
-		for (uint32_t q = 0; q < P; q++)
-			if (ir_engine_advance(en[q], t + XL, 0, &e))
-				goto fail;
+	xcarried = 0;
+	bad = run_windows(xen, P, XL, xn_between, windows, &e);
+	*carried = xcarried;
+	if (bad < 0) {
+		fprintf(stderr, "# %s\n", e.msg);
+		return -1;
 	}
+	bad |= ranks_differ(s, xen, owner, seq);
 	for (uint32_t q = 0; q < P; q++)
-		if (ir_engine_finish(en[q]) != 0) {
-			ir_sb rep = IR_SB_INIT;
-			ir_engine_deadlock(en[q], &rep, 4);
-			fprintf(stderr, "# process %u cannot finish: %s", q, rep.buf ? rep.buf : "");
-			ir_sb_release(&rep);
-			bad = 1;
-		}
-	for (uint32_t r = 0; r < s->nranks; r++) {
-		ir_engine *o = en[owner[r]];
-		if (ir_engine_rank_end(o, r) != ir_engine_rank_end(seq, r) ||
-		    ir_engine_rank_calc(o, r) != ir_engine_rank_calc(seq, r) ||
-		    ir_engine_rank_msgs(o, r) != ir_engine_rank_msgs(seq, r) ||
-		    ir_engine_rank_bytes(o, r) != ir_engine_rank_bytes(seq, r)) {
-			fprintf(stderr, "# rank %u: end %llu, whole run %llu\n", r, (unsigned long long)ir_engine_rank_end(o, r),
-			        (unsigned long long)ir_engine_rank_end(seq, r));
-			bad = 1;
-		}
-	}
-	for (uint32_t q = 0; q < P; q++)
-		ir_engine_free(en[q]);
+		ir_engine_free(xen[q]);
 	ir_engine_free(seq);
 	return bad;
-fail:
-	fprintf(stderr, "# %s\n", e.msg);
-	return -1;
 }
 
 int main(void)

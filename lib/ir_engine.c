@@ -1020,6 +1020,13 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 		rm.src = m->src;
 		rm.dst = m->dst;
 		rm.id = m->id;
+		if (en->dseq) {
+			/* numbered for people where a whole run queues it: here */
+			rm.dseq = en->dnext;
+			if (en->hk.number)
+				en->hk.number(en->hk.ctx, 0, en->dnext);
+			en->dnext++;
+		}
 		pool_put(&en->mp, mi);
 		return en->remote(en->remote_ctx, &rm, e);
 	}
@@ -1827,6 +1834,8 @@ static __attribute__((noinline)) int step_special(ir_engine *en, uint64_t t, uin
 			ir_ev ev;
 			ev_start(en, &ev, IR_EV_NET, t, 0, IR_NO_OP);
 			ev.msg = cookie;
+			if (en->net->describe)
+				en->net->describe(en->net_state, cookie, ev.net, sizeof ev.net);
 			if (en->hk.event(en->hk.ctx, &ev, e))
 				return -1;
 		}
@@ -2316,6 +2325,11 @@ int EFN(put_remote)(ir_engine *en, const ir_engine_rmsg *rm, ir_err *e)
 		mi = *x;
 		ir_hmap_del(&en->xsend, x);
 		M(en, mi)->kind = K_SFIN;
+		if (en->dseq) {
+			if (mi >= en->mdcap && IR_GROW(en->mdseq, (size_t)mi + 1, en->mdcap))
+				return ir_errf(e, "out of memory for message numbers");
+			en->mdseq[mi] = rm->dseq;
+		}
 		k.tc = rm->tc;
 		k.who = rm->who;
 		k.seq = rm->n;
@@ -2357,6 +2371,13 @@ int ir_engine_new_key(ir_engine *en, ir_engine_key *k, ir_err *e)
 	k->tc = x.tc;
 	k->n = x.seq;
 	k->who = x.who;
+	k->dseq = 0;
+	if (en->dseq) {
+		k->dseq = en->dnext;
+		if (en->hk.number)
+			en->hk.number(en->hk.ctx, 0, en->dnext);
+		en->dnext++;
+	}
 	return 0;
 }
 
@@ -2372,6 +2393,11 @@ int ir_engine_call_at_key(ir_engine *en, uint64_t t, uint64_t cookie, const ir_e
 	M(en, mi)->kind = K_WAKE;
 	M(en, mi)->size = cookie;
 	M(en, mi)->next = NIL;
+	if (en->dseq) {
+		if (mi >= en->mdcap && IR_GROW(en->mdseq, (size_t)mi + 1, en->mdcap))
+			return ir_errf(e, "out of memory for message numbers");
+		en->mdseq[mi] = k->dseq;
+	}
 	x.tc = k->tc;
 	x.who = k->who;
 	x.seq = k->n;

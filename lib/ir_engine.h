@@ -72,7 +72,8 @@ typedef struct ir_ev {
 	uint32_t peer;     /* SEND: destination; RECV: source or IR_ANY; MSG: source */
 	uint32_t tag;
 	uint64_t size;     /* bytes, or calc picoseconds */
-	uint64_t msg;      /* message id (SEND, MSG, matched RECV) */
+	uint64_t msg;      /* message id (SEND, MSG, matched RECV); NET: the callback's cookie */
+	char net[64];      /* NET: what the network does (its describe(), ir_net.h), "" if it has none */
 	int rndv;          /* SEND, MSG: rendezvous protocol */
 	int matched;       /* RECV, MSG: a match happened now */
 	uint32_t match_op; /* RECV matched: the send op on `peer`; MSG matched: the receive (= op) */
@@ -219,6 +220,8 @@ int ir_engine_put_remote(ir_engine *en, const ir_engine_rmsg *m, ir_err *e);
 typedef struct ir_engine_key {
 	uint64_t tc, n;
 	uint32_t who;
+	uint64_t dseq;       /* with the event hook: the item's number for people (ir_ev.seq), taken
+	                      * where it is made, as a whole run numbers it when it is queued */
 } ir_engine_key;
 int ir_engine_new_key(ir_engine *en, ir_engine_key *k, ir_err *e);
 int ir_engine_call_at_key(ir_engine *en, uint64_t t, uint64_t cookie, const ir_engine_key *k, ir_err *e);

@@ -63,6 +63,9 @@
  *     an order of its events that depends only on what each maker did, which a
  *     partitioned run can reproduce (docs/ib-model.md section 12);
  *     ir_engine_keyed() says whether the engine does.
+ * 10. describe(), when given, names what a callback does without the network's own
+ *     indices (which differ between the processes of a partitioned run), so that the
+ *     events people read are the same however the run is split.
  *
  * A message handle stays valid until the engine has matched the message (with
  * IR_NET_RNDV_HANDSHAKE and a rendezvous message: until ir_engine_complete() or
@@ -112,6 +115,9 @@ typedef struct ir_net_ops {
 	 * queued while it runs are that maker's. */
 	uint32_t (*nmakers)(const void *state);
 	uint32_t (*maker)(const void *state, uint64_t cookie);
+	/* May be NULL: what callback `cookie` does, in a few words (at most n - 1 bytes), for
+	 * people (ibsim -v); called before wakeup() with the same cookie (contract 10). */
+	void (*describe)(const void *state, uint64_t cookie, char *buf, size_t n);
 } ir_net_ops;
 
 /* Services of the engine to its network (see the contract above). */

@@ -105,7 +105,50 @@ typedef struct ir_ib_cfg {
 	 * here and its free() leaves it to the caller, who reads link
 	 * statistics and then calls ir_ib_free(). */
 	ir_ib **keep;
+	/* Not settable by key: a partitioned run (ibsim-mpi; docs/ib-model.md section 13),
+	 * NULL: the whole fabric in this process. Requires an engine that orders ties by key. */
+	const struct ir_ib_part *part;
 } ir_ib_cfg;
+
+/* ---- partitioned runs (docs/ib-model.md section 13) ----
+ *
+ * Every process builds the whole fabric and simulates the nodes it owns: a rank's process
+ * is given (rank_owner), a host goes with its ranks, a host with none and every switch
+ * cabled to hosts with the process of those hosts (a host shares state with its switch:
+ * its drain, the adaptive path choice), the other switches with the process most of their
+ * neighbours have (ties: the lowest), in order of their index, until all have one.
+ * An event a node makes for a node of another process (a packet's head reaching the next
+ * switch, credits returning upstream, a congestion notification) is handed to xsend() as
+ * one item of ir_ib_xitem_size() bytes with its key; that process queues it with
+ * ir_ib_xput() before its next window. The lookahead is the least delay of a link
+ * between two processes' switches (ir_ib_part_plan). */
+typedef struct ir_ib_part {
+	const uint32_t *rank_owner; /* [nranks] */
+	uint32_t nprocs, me;
+	int (*xsend)(void *ctx, uint32_t proc, const void *item, size_t size, ir_err *e);
+	void *ctx;
+} ir_ib_part;
+
+/* The unit a partition keeps whole for `rank`: the switch its host is cabled to, or its
+ * host when it has no switch. */
+uint32_t ir_ib_rank_unit(const ir_ib *ib, uint32_t rank);
+/* The owner of every node (node_owner[nnodes]) for rank_owner, as above; the links between
+ * processes (each direction once) in *cut_links and the least delay of one in *lookahead
+ * (UINT64_MAX when there is none). Fails when the ranks of one unit have two owners, when a
+ * setting couples nodes with no delay (rndv = loggopsim, routing ugal or ugal-g, path =
+ * random), or when a link between processes has no delay. */
+int ir_ib_part_plan(const ir_ib *ib, const uint32_t *rank_owner, uint32_t nprocs, uint32_t *node_owner,
+                    uint64_t *cut_links, uint64_t *lookahead, ir_err *e);
+size_t ir_ib_xitem_size(void);
+/* Queue `n` items (n * ir_ib_xitem_size() bytes) that other processes sent here. */
+int ir_ib_xput(ir_ib *ib, const void *items, size_t n, ir_err *e);
+/* Packets in this process's part of the fabric (after a run: stuck ones). */
+uint64_t ir_ib_live(const ir_ib *ib);
+/* The link counters ir_ib_linkstats writes, 4 per port (bytes, packets, busy_ps, stall_ps) in
+ * port order: copied into v (set 0) or from it (set 1); ir_ib_ncounters() of them. A
+ * partitioned run sums them over the processes (each port is counted where its node is). */
+size_t ir_ib_ncounters(const ir_ib *ib);
+void ir_ib_counters(ir_ib *ib, uint64_t *v, int set);
 
 void ir_ib_config_init(ir_ib_cfg *c);    /* the defaults (cannot fail: the table is checked by tests) */
 void ir_ib_config_release(ir_ib_cfg *c);

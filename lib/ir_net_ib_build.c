@@ -427,6 +427,7 @@ void ir_ib_free(ir_ib *ib)
 	free(ib->mk);
 	free(ib->retire);
 	free(ib->kc);
+	ibp_release(ib);
 	ir_heap_release(&ib->q);
 	ir_lft_release(&ib->lft);
 	ir_topo_free(ib->t);

@@ -182,9 +182,69 @@ static int en_init(void **state, ir_engine *en, uint32_t nranks, const ir_loggop
 	ib->o = p->o;
 	ib->o_rndv = p->o_rndv;
 	ib->send_o = p->send_o;
+	if (c && c->part) {
+		/* a partitioned run (docs/ib-model.md section 13, ir_net_ib_part.c) */
+		ib->part = c->part;
+		if (ibp_init(ib, e)) {
+			ir_ib_free(ib);
+			return -1;
+		}
+	}
 	if (c && c->keep)
 		*c->keep = ib;
 	*state = ib;
+	return 0;
+}
+
+/* A partitioned run's message to a rank another process simulates: the engine hands it over
+ * (ir_engine_export), the pair's order is counted here and goes with it, and the
+ * destination's engine adopts it when its first packet gets there (ir_net_ib_part.c). */
+static int en_inject_remote(ir_ib *ib, uint32_t msg, const ir_net_msg *m, uint64_t t, ir_err *e)
+{
+	ir_engine_rmsg rm;
+	uint32_t *seq, mi, pseq;
+	int isnew = 0;
+	if (ir_engine_export(ib->en, msg, &rm, e))
+		return -1;
+	seq = ir_hmap_put(&ib->pin, ((uint64_t)m->src << 32 | m->dst) + 1, 0, &isnew);
+	if (!seq)
+		return ir_errf(e, "out of memory");
+	pseq = (*seq)++;
+	if (ib_inject(ib, msg, m->src, m->dst, m->size, m->rndv, t, &mi, e))
+		return -1;
+	if (mi == NIL)
+		return ir_errf(e, "internal error: a message to another process's rank on its sender's host");
+	ib->xs[mi].dhandle = NIL;
+	ib->xs[mi].rm = rm;
+	ib->xs[mi].pseq = pseq;
+	return 0;
+}
+
+int ib_en_adopt(ir_ib *ib, const ir_engine_rmsg *rm, uint32_t pseq, int rts, uint32_t *h, ir_err *e)
+{
+	struct pairo *p;
+	uint32_t msg;
+	if (ir_engine_adopt(ib->en, rm, &msg, e))
+		return -1;
+	if (msg >= ib->nhmode) {
+		size_t old = ib->nhmode;
+		if (IR_GROW(ib->hmode, (size_t)msg + 1, ib->nhmode))
+			return ir_errf(e, "out of memory");
+		memset(ib->hmode + old, 0, ib->nhmode - old);
+	}
+	ib->hmode[msg] = rts ? HM_FABRIC : HM_NONE;
+	if (msg >= ib->nho && IR_GROW(ib->ho, (size_t)msg + 1, ib->nho))
+		return ir_errf(e, "out of memory");
+	/* the pair's entry here counts deliveries only: never drained, so kept to the end */
+	p = po_get(ib, rm->src, rm->dst, 1);
+	if (!p)
+		return ir_errf(e, "out of memory");
+	p->in = NIL;
+	ib->ho[msg].src = rm->src;
+	ib->ho[msg].dst = rm->dst;
+	ib->ho[msg].seq = pseq;
+	ib->ho[msg].next_held = NIL;
+	*h = msg;
 	return 0;
 }
 
@@ -195,6 +255,8 @@ static int en_inject(void *state, uint32_t msg, const ir_net_msg *m, uint64_t t,
 	uint64_t o = ib->send_o.n ? ir_pw_eval(&ib->send_o, m->size) : m->rndv ? ib->o_rndv : ib->o;
 	if (t > TMAX - o)
 		return ir_errf(e, "time overflow: message %llu injected after 2^64 ps", (unsigned long long)m->id);
+	if (IB_RARE(ib->part) && ib->part->rank_owner[m->dst] != ib->part->me)
+		return en_inject_remote(ib, msg, m, t + o, e);
 	if (m->rndv) {
 		if (msg >= ib->nhmode) {
 			size_t old = ib->nhmode;
@@ -277,6 +339,15 @@ static uint32_t en_maker(const void *state, uint64_t cookie)
 	return ib_knode(state, cookie);
 }
 
+static void en_describe(const void *state, uint64_t cookie, char *buf, size_t n)
+{
+	const ir_ib *ib = state;
+	if (ib->keyed)
+		ib_kdescribe(ib, cookie, buf, n);
+	else
+		snprintf(buf, n, "the fabric's events up to now");
+}
+
 const ir_net_ops ir_net_ib = {
 	.name = "ib",
 	.flags = IR_NET_MODELS_BYTES | IR_NET_RNDV_HANDSHAKE,
@@ -288,5 +359,6 @@ const ir_net_ops ir_net_ib = {
 	.host_of = en_host_of,
 	.nmakers = en_nmakers,
 	.maker = en_maker,
+	.describe = en_describe,
 };
 

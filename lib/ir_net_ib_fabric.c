@@ -151,6 +151,8 @@ static uint32_t msg_new(ir_ib *ib)
 
 static void msg_free(ir_ib *ib, uint32_t i)
 {
+	if (IB_RARE(ib->part))
+		ibp_freed(ib, i);
 	ib->m[i].next = ib->freem;
 	ib->freem = i;
 }
@@ -206,7 +208,7 @@ static inline uint64_t cr_absorb(ir_ib *ib, uint32_t gp, unsigned vl)
 
 /* Keyed: `blocks` of output gp's VL vl return at t, an event of gp's node (the output
  * upstream of the buffer they leave), which then takes them into its returns. */
-static int kcret_push(ir_ib *ib, uint32_t gp, unsigned vl, uint64_t t, uint32_t blocks, ir_err *e)
+static uint32_t kcret_new(ir_ib *ib, uint32_t gp, unsigned vl, uint32_t blocks)
 {
 	uint32_t i;
 	if (ib->freekc != NIL) {
@@ -214,13 +216,32 @@ static int kcret_push(ir_ib *ib, uint32_t gp, unsigned vl, uint64_t t, uint32_t 
 		ib->freekc = ib->kc[i].gp;
 	} else {
 		if (ib->nkc == ib->capkc && (ib->nkc >= EV_MASK || IR_GROW(ib->kc, (size_t)ib->nkc + 1, ib->capkc)))
-			return ir_errf(e, "out of memory for credit returns");
+			return NIL;
 		i = ib->nkc++;
 	}
 	ib->kc[i].gp = gp;
 	ib->kc[i].b = blocks;
 	ib->kc[i].vl = (uint8_t)vl;
+	return i;
+}
+
+static int kcret_push(ir_ib *ib, uint32_t gp, unsigned vl, uint64_t t, uint32_t blocks, ir_err *e)
+{
+	uint32_t i;
+	if (IB_RARE(ib->part) && ibp_remote(ib, ib->out[gp].node))
+		return ibp_xcret(ib, gp, vl, t, blocks, e);
+	if ((i = kcret_new(ib, gp, vl, blocks)) == NIL)
+		return ir_errf(e, "out of memory for credit returns");
 	return kpush(ib, t, EV_CRET, i, e);
+}
+
+int ib_kcret_at(ir_ib *ib, uint64_t t, uint32_t gp, unsigned vl, uint32_t blocks, const ir_engine_key *k, ir_err *e)
+{
+	uint32_t i = kcret_new(ib, gp, vl, blocks);
+	if (i == NIL)
+		return ir_errf(e, "out of memory for credit returns");
+	ib->kpending++;
+	return ir_engine_call_at_key(ib->en, t, (uint64_t)EV_CRET << 32 | i, k, e);
 }
 
 /* ---- congestion control (docs/ib-model.md section 8) ---- */
@@ -248,8 +269,11 @@ uint64_t ib_path_latency(const ir_ib *ib, uint32_t from, uint32_t to)
  * destination returns a notification (BECN) that reaches src later. */
 static int cc_cnp(ir_ib *ib, uint32_t src, uint32_t dst, uint64_t t, ir_err *e)
 {
-	uint32_t mi = msg_new(ib);
+	uint32_t mi;
 	ibmsg *m;
+	if (IB_RARE(ib->part) && ibp_remote(ib, src))
+		return ibp_xcnp(ib, src, dst, t + ib_path_latency(ib, dst, src), e);
+	mi = msg_new(ib);
 	if (mi == NIL)
 		return ir_errf(e, "out of memory for congestion notifications");
 	m = &ib->m[mi];
@@ -403,6 +427,8 @@ static int send_on(ir_ib *ib, uint32_t pi, uint32_t gp, uint64_t s, ir_err *e)
 			return -1;
 		pkt_free(ib, pi);
 		ib->live--;
+		if (IB_RARE(ib->part))
+			ib->xs[mi].here--;
 		if (++ib->m[mi].drained == ib->m[mi].npk)
 			rc = deliver(ib, mi, de, e);
 		return rc;
@@ -435,6 +461,8 @@ static int send_on(ir_ib *ib, uint32_t pi, uint32_t gp, uint64_t s, ir_err *e)
 		}
 		if (ib->keyed) {
 			/* the next switch takes it in when its head arrives (an event of that switch) */
+			if (IB_RARE(ib->part) && ib->nowner[peer] != ib->part->me)
+				return ibp_xarr(ib, pi, bi, e);
 			p->next = bi;
 			return kpush(ib, p->t_arr, EV_ARR, pi, e);
 		}
@@ -525,6 +553,8 @@ static int host_try(ir_ib *ib, uint32_t hn, ir_err *e)
 	if (pi == NIL)
 		return ir_errf(e, "out of memory for packets in flight");
 	m = &ib->m[mi];
+	if (IB_RARE(ib->part))
+		ib->xs[mi].here++;
 	ib->pk[pi].msg = mi;
 	ib->pk[pi].wire = wire;
 	ib->pk[pi].payload = payload;
@@ -916,6 +946,8 @@ static uint32_t new_msg(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, 
 			ib->st.nonminimal++;
 		}
 	}
+	if (IB_RARE(ib->part) && ibp_made(ib, mi, e))
+		return NIL;
 	return mi;
 }
 
@@ -934,7 +966,15 @@ static int sl_of(const ir_ib *ib, uint32_t src, uint32_t dst)
 int ir_ib_inject(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, uint64_t size, int rndv, uint64_t t,
                  ir_err *e)
 {
+	uint32_t mi;
+	return ib_inject(ib, handle, src, dst, size, rndv, t, &mi, e);
+}
+
+int ib_inject(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, uint64_t size, int rndv, uint64_t t,
+              uint32_t *out, ir_err *e)
+{
 	uint32_t hs, hd, mi;
+	*out = NIL;
 	if (src >= ib->nranks || dst >= ib->nranks)
 		return ir_errf(e, "fabric: message from rank %u to rank %u of %u", src, dst, ib->nranks);
 	if (t < ib->now)
@@ -960,6 +1000,7 @@ int ir_ib_inject(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, uint64_
 		ib->m[r].data = mi;
 		mi = r;
 	}
+	*out = mi;
 	return ib_qpush(ib, t, EV_MSG, mi, e);
 }
 
@@ -1021,7 +1062,10 @@ static int ctrl_done(ir_ib *ib, uint32_t mi, ir_err *e)
 		}
 		return send_cts(ib, mi, e);
 	}
-	/* CTS: the data flows */
+	/* CTS: the data flows; a partitioned run's data carries the handle the CTS brought back
+	 * (the receiver's engine's) */
+	if (IB_RARE(ib->part))
+		ib->xs[data].dhandle = m->handle;
 	msg_free(ib, mi);
 	return msg_enter(ib, data, e);
 }
@@ -1099,6 +1143,43 @@ uint32_t ib_knode(const ir_ib *ib, uint64_t cookie)
 	}
 }
 
+void ib_kdescribe(const ir_ib *ib, uint64_t cookie, char *buf, size_t n)
+{
+	uint32_t type = (uint32_t)(cookie >> 32), idx = (uint32_t)cookie, gp;
+	const ir_topo *t = ib->t;
+	const ibmsg *m;
+	switch (type) {
+	case EV_OUT:
+		snprintf(buf, n, "%s port %u arbitrates", ir_topo_name(t, ib->out[idx].node), ib->out[idx].port);
+		break;
+	case EV_ELIG:
+		gp = idx / ib->nvl;
+		snprintf(buf, n, "%s port %u vl %u: head packet may leave", ir_topo_name(t, ib->out[gp].node),
+		         ib->out[gp].port, idx % ib->nvl);
+		break;
+	case EV_MSG:
+		snprintf(buf, n, "%s: message enters the send queue", ir_topo_name(t, ib->m[idx].src));
+		break;
+	case EV_CTRL:
+		m = &ib->m[idx];
+		snprintf(buf, n, "%s: %s", ir_topo_name(t, m->kind == K_CNP ? m->src : m->dst),
+		         m->kind == K_CNP ? "congestion notification" : m->kind == K_RTS ? "RTS drained" : "CTS drained");
+		break;
+	case EV_ARR:
+		gp = ib->pk[idx].next / ib->nvl;
+		snprintf(buf, n, "%s port %u vl %u: packet arrives", ir_topo_name(t, ib->out[gp].node), ib->out[gp].port,
+		         ib->pk[idx].next % ib->nvl);
+		break;
+	case EV_CRET:
+		gp = ib->kc[idx].gp;
+		snprintf(buf, n, "%s port %u vl %u: %u credits return", ir_topo_name(t, ib->out[gp].node), ib->out[gp].port,
+		         ib->kc[idx].vl, ib->kc[idx].b);
+		break;
+	default:
+		snprintf(buf, n, "fabric event %u", type);
+	}
+}
+
 /* Run fabric event `type` on `idx` at ib->now (both orders: the fabric's own queue, or an
  * engine callback under the key). */
 static inline __attribute__((always_inline)) int ev_run(ir_ib *ib, unsigned type, uint32_t idx, ir_err *e)
@@ -1135,8 +1216,9 @@ int ib_kevent(ir_ib *ib, uint64_t t, uint64_t cookie, ir_err *e)
 	ib->st.events++;
 	if (ev_run(ib, (unsigned)(cookie >> 32), (uint32_t)cookie, e))
 		return -1;
-	/* nothing left to happen in the fabric: a packet still in a buffer is stuck for good */
-	if (!ib->kpending && (ib->live || ib->busy_hosts))
+	/* nothing left to happen in the fabric: a packet still in a buffer is stuck for good (a
+	 * partition's other processes may still send it items: they are counted after the run) */
+	if (!ib->kpending && (ib->live || ib->busy_hosts) && !ib->part)
 		return deadlock(ib, e);
 	return 0;
 }
@@ -1177,3 +1259,7 @@ const ir_topo *ir_ib_topo(const ir_ib *ib) { return ib->t; }
 const ir_lft *ir_ib_lft(const ir_ib *ib) { return &ib->lft; }
 uint32_t ir_ib_rank_host(const ir_ib *ib, uint32_t rank) { return rank < ib->nranks ? ib->rank_host[rank] : NIL; }
 
+
+uint32_t ib_msg_new(ir_ib *ib) { return msg_new(ib); }
+void ib_msg_free(ir_ib *ib, uint32_t i) { msg_free(ib, i); }
+uint32_t ib_pkt_new(ir_ib *ib) { return pkt_new(ib); }

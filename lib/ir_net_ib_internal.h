@@ -13,6 +13,8 @@
  *                       link statistics
  *   ir_net_ib_engine.c  the engine adapter (ir_net_ops): per-pair ordering of
  *                       deliveries, rendezvous handshake with the engine
+ *   ir_net_ib_part.c    the fabric split over the processes of a partitioned
+ *                       run: node owners, the items that cross, message copies
  *
  * The state below is one struct every part sees whole. The small helpers the
  * per-packet paths use are static inline here, so the split costs no call
@@ -189,6 +191,31 @@ struct ir_ib {
 	uint32_t npath;      /* 2^lmc LIDs per host */
 	uint64_t prng;       /* path = random: splitmix state */
 	uint32_t *rrc;       /* path = rr: [nhosts] the next LID offset of each source host */
+	/* partitioned runs (cfg.part; docs/ib-model.md section 13, ir_net_ib_part.c) */
+	const ir_ib_part *part;
+	uint32_t *nowner;    /* [nnodes] the process of each node */
+	struct ibx *xs;      /* [capxs] per message record: its copies' bookkeeping */
+	size_t capxs;
+	ir_hmap xmap;        /* a message's id -> its record here (uint32_t) */
+	ir_hmap pin;         /* (src << 32 | dst) + 1 -> the next place in the pair's order (uint32_t),
+	                      * pairs whose receiver another process simulates */
+	uint64_t xnext;      /* this process's next message id */
+};
+
+/* Partitioned runs: what the copies of one message in several processes share. A message
+ * record is made where the message starts (its maker: a data message or a request-to-send
+ * at its source host, a clear-to-send at the receiver's host); a process that a packet of
+ * it reaches makes a copy, found by the message's id. A record counts the message's
+ * packets in its process; it goes when none is left, unless its process still sends
+ * packets of it (the maker, until all are sent) or owns its destination host (the drain
+ * frees it there, as in a whole run). */
+struct ibx {
+	uint64_t id;         /* me << 40 | count, at the maker */
+	uint32_t here;       /* packets of it in this process */
+	uint32_t dhandle;    /* its handle in the destination's engine; NIL: adopt `rm` there */
+	uint32_t pseq;       /* data and request-to-send: its place in its pair's order */
+	uint8_t org, dp, mapped;
+	ir_engine_rmsg rm;   /* dhandle NIL: the engine's message, for ir_engine_adopt */
 };
 
 /* Congestion control state of a flow (source host, destination host): its
@@ -276,5 +303,37 @@ uint64_t ib_path_latency(const ir_ib *ib, uint32_t from, uint32_t to);
 int ib_kevent(ir_ib *ib, uint64_t t, uint64_t cookie, ir_err *e);
 /* keyed: the node whose event the callback `cookie` carries (its maker) */
 uint32_t ib_knode(const ir_ib *ib, uint64_t cookie);
+/* keyed: what the callback `cookie` does, for people (ir_net.h, contract 10) */
+void ib_kdescribe(const ir_ib *ib, uint64_t cookie, char *buf, size_t n);
+uint32_t ib_msg_new(ir_ib *ib);
+void ib_msg_free(ir_ib *ib, uint32_t i);
+uint32_t ib_pkt_new(ir_ib *ib);
+/* keyed: `blocks` of output gp's VL vl return at t, an item with key k made in another process */
+int ib_kcret_at(ir_ib *ib, uint64_t t, uint32_t gp, unsigned vl, uint32_t blocks, const ir_engine_key *k, ir_err *e);
+/* ir_net_ib_engine.c: a partitioned run's destination makes the engine's record of a
+ * message another process sent (rts: a request-to-send), its handle in *h */
+int ib_en_adopt(ir_ib *ib, const ir_engine_rmsg *rm, uint32_t pseq, int rts, uint32_t *h, ir_err *e);
+/* ir_net_ib_fabric.c: ir_ib_inject, the record that enters the host's queue in *mi */
+int ib_inject(ir_ib *ib, uint32_t handle, uint32_t src, uint32_t dst, uint64_t size, int rndv, uint64_t t,
+              uint32_t *mi, ir_err *e);
+
+/* ir_net_ib_part.c (ib->part set) */
+int ibp_init(ir_ib *ib, ir_err *e);
+void ibp_release(ir_ib *ib);
+/* the record `mi` was just made here by its maker */
+int ibp_made(ir_ib *ib, uint32_t mi, ir_err *e);
+/* the record `mi` is freed (its id leaves the map) */
+void ibp_freed(ir_ib *ib, uint32_t mi);
+/* packet pi of message mi left this process (it is freed here), or was drained at its host */
+int ibp_gone(ir_ib *ib, uint32_t mi, ir_err *e);
+/* items for another process: packet pi's head reaches buffer bi at p->t_arr; credits;
+ * a congestion notification of flow (src, dst) reaching src at t */
+int ibp_xarr(ir_ib *ib, uint32_t pi, uint32_t bi, ir_err *e);
+int ibp_xcret(ir_ib *ib, uint32_t gp, unsigned vl, uint64_t t, uint32_t blocks, ir_err *e);
+int ibp_xcnp(ir_ib *ib, uint32_t src, uint32_t dst, uint64_t t, ir_err *e);
+static inline int ibp_remote(const ir_ib *ib, uint32_t node)
+{
+	return ib->part && ib->nowner[node] != ib->part->me;
+}
 
 #endif

@@ -76,33 +76,64 @@ int ir_par_weights(const char *spec, uint32_t nprocs, double *w, ir_err *e)
 	return 0;
 }
 
-int ir_par_plan_make(ir_par_plan *pl, const ir_sched *s, const ir_loggops *p, uint32_t nprocs,
-                     enum ir_par_mode mode, const double *weights, uint32_t host_ranks, ir_err *e)
+/* The partition of s's ranks: joined ranks (up[], union-find; freed here) together, in
+ * blocks; p NULL: the lookahead is the caller's (UINT64_MAX here). */
+static int plan_core(ir_par_plan *pl, const ir_sched *s, const ir_loggops *p, uint32_t nprocs, const double *weights,
+                     uint32_t *up, ir_err *e);
+
+static int plan_alloc(ir_par_plan *pl, const ir_sched *s, uint32_t nprocs, uint32_t **up, ir_err *e)
 {
-	const ir_csched *cs = s->compact;
-	uint32_t n = s->nranks, *up = NULL, proc = 0;
-	uint64_t *gops = NULL, total = 0, acc = 0;
-	double wsum = 0, wacc = 0;
+	uint32_t n = s->nranks;
 	memset(pl, 0, sizeof *pl);
-	(void)mode;
-	if (!cs)
+	*up = NULL;
+	if (!s->compact)
 		return ir_errf(e, "internal error: the schedule has no compact form");
 	if (nprocs == 0)
 		return ir_errf(e, "no processes");
 	if (nprocs > n)
 		return ir_errf(e, "%u processes for %u ranks: at most one process per rank", nprocs, n);
-	pl->nprocs = nprocs;
-	pl->nranks = n;
-	pl->lookahead = UINT64_MAX;
-	if (!(pl->owner = calloc(n ? n : 1, 4)) || !(pl->ops = calloc(nprocs, 8)) || !(pl->ranks = calloc(nprocs, 4)) ||
-	    !(up = malloc((size_t)(n ? n : 1) * 4)) || !(gops = calloc(n ? n : 1, 8))) {
-		free(up);
-		free(gops);
-		ir_par_plan_release(pl);
+	if (!(*up = malloc((size_t)(n ? n : 1) * 4)))
 		return ir_errf(e, "out of memory for the partition of %u ranks", n);
-	}
 	for (uint32_t r = 0; r < n; r++)
-		up[r] = r;
+		(*up)[r] = r;
+	return 0;
+}
+
+int ir_par_plan_units(ir_par_plan *pl, const ir_sched *s, uint32_t nprocs, const double *weights, const uint32_t *unit,
+                      uint32_t nunits, ir_err *e)
+{
+	uint32_t *up, *first;
+	if (plan_alloc(pl, s, nprocs, &up, e))
+		return -1;
+	if (!(first = malloc((size_t)(nunits ? nunits : 1) * 4))) {
+		free(up);
+		return ir_errf(e, "out of memory for the partition of %u ranks", s->nranks);
+	}
+	for (uint32_t u = 0; u < nunits; u++)
+		first[u] = UINT32_MAX;
+	for (uint32_t r = 0; r < s->nranks; r++) {
+		if (unit[r] >= nunits) {
+			free(up);
+			free(first);
+			return ir_errf(e, "internal error: rank %u in unit %u of %u", r, unit[r], nunits);
+		}
+		if (first[unit[r]] == UINT32_MAX)
+			first[unit[r]] = r;
+		else
+			uf_join(up, r, first[unit[r]]);
+	}
+	free(first);
+	return plan_core(pl, s, NULL, nprocs, weights, up, e);
+}
+
+int ir_par_plan_make(ir_par_plan *pl, const ir_sched *s, const ir_loggops *p, uint32_t nprocs,
+                     enum ir_par_mode mode, const double *weights, uint32_t host_ranks, ir_err *e)
+{
+	const ir_csched *cs = s->compact;
+	uint32_t n = s->nranks, *up;
+	(void)mode;
+	if (plan_alloc(pl, s, nprocs, &up, e))
+		return -1;
 	/* join the ends of rendezvous messages, and the ranks of a shared host */
 	for (uint32_t r = 0; r < n; r++) {
 		for (uint32_t i = 0; i < s->rank[r].nops; i++) {
@@ -113,6 +144,26 @@ int ir_par_plan_make(ir_par_plan *pl, const ir_sched *s, const ir_loggops *p, ui
 		}
 		if (host_ranks > 1 && r % host_ranks)
 			uf_join(up, r, r - r % host_ranks);
+	}
+	return plan_core(pl, s, p, nprocs, weights, up, e);
+}
+
+static int plan_core(ir_par_plan *pl, const ir_sched *s, const ir_loggops *p, uint32_t nprocs, const double *weights,
+                     uint32_t *up, ir_err *e)
+{
+	const ir_csched *cs = s->compact;
+	uint32_t n = s->nranks, proc = 0;
+	uint64_t *gops = NULL, total = 0, acc = 0;
+	double wsum = 0, wacc = 0;
+	pl->nprocs = nprocs;
+	pl->nranks = n;
+	pl->lookahead = UINT64_MAX;
+	if (!(pl->owner = calloc(n ? n : 1, 4)) || !(pl->ops = calloc(nprocs, 8)) || !(pl->ranks = calloc(nprocs, 4)) ||
+	    !(gops = calloc(n ? n : 1, 8))) {
+		free(up);
+		free(gops);
+		ir_par_plan_release(pl);
+		return ir_errf(e, "out of memory for the partition of %u ranks", n);
 	}
 	for (uint32_t r = 0; r < n; r++) {
 		uint32_t g = uf_find(up, r);
@@ -125,8 +176,9 @@ int ir_par_plan_make(ir_par_plan *pl, const ir_sched *s, const ir_loggops *p, ui
 		free(up);
 		free(gops);
 		ir_par_plan_release(pl);
-		return ir_errf(e, "%u processes, but the ranks form only %u sets that can be simulated apart (rendezvous "
-		               "messages and shared hosts join ranks)", nprocs, k);
+		return ir_errf(e, "%u processes, but the ranks form only %u sets that can be simulated apart (%s)", nprocs,
+		               k, p ? "rendezvous messages and shared hosts join ranks"
+		                    : "the ranks of the hosts cabled to one switch stay together");
 	}
 	for (uint32_t i = 0; i < nprocs; i++)
 		wsum += weights ? weights[i] : 1.0;
@@ -169,11 +221,13 @@ int ir_par_plan_make(ir_par_plan *pl, const ir_sched *s, const ir_loggops *p, ui
 			pl->msgs++;
 			pl->bytes += o.size;
 			if (pl->owner[o.peer] != pl->owner[r]) {
-				uint64_t d = ir_model_arrival(p, o.size, 0);
 				pl->cut_msgs++;
 				pl->cut_bytes += o.size;
-				if (d < pl->lookahead)
-					pl->lookahead = d;
+				if (p) {
+					uint64_t d = ir_model_arrival(p, o.size, 0);
+					if (d < pl->lookahead)
+						pl->lookahead = d;
+				}
 			}
 		}
 	}
@@ -209,7 +263,7 @@ int ir_par_part(ir_par_run *rr, const ir_par_plan *pl, const ir_par_comm *c, ir_
 	if (c->nprocs != pl->nprocs || c->me >= pl->nprocs)
 		return ir_errf(e, "internal error: process %u of %u for a plan of %u", c->me, c->nprocs, pl->nprocs);
 	if (!(rr->out = calloc(pl->nprocs, sizeof *rr->out)) || !(rr->nout = calloc(pl->nprocs, sizeof *rr->nout)) ||
-	    !(rr->capout = calloc(pl->nprocs, sizeof *rr->capout))) {
+	    !(rr->capout = calloc(pl->nprocs, sizeof *rr->capout)) || !(rr->xout = calloc(pl->nprocs, sizeof *rr->xout))) {
 		ir_par_run_release(rr);
 		return ir_errf(e, "out of memory");
 	}
@@ -228,6 +282,11 @@ void ir_par_run_release(ir_par_run *rr)
 	free(rr->out);
 	free(rr->nout);
 	free(rr->capout);
+	if (rr->xout)
+		for (uint32_t q = 0; q < rr->plan->nprocs; q++)
+			ir_sb_release(&rr->xout[q]);
+	free(rr->xout);
+	rr->xout = NULL;
 	rr->out = NULL;
 	rr->nout = rr->capout = NULL;
 }
@@ -243,6 +302,30 @@ static int exchange(ir_par_run *rr, ir_engine *en, ir_err *e)
 	for (size_t i = 0; i < nin; i++)
 		if (ir_engine_put_remote(en, &in[i], e))
 			return -1;
+	if (rr->net_put) {
+		const unsigned char *xin = NULL;
+		size_t xn = 0;
+		if (!rr->comm->xexchange)
+			return ir_errf(e, "internal error: the network's items have no exchange");
+		if (rr->comm->xexchange(rr->comm->ctx, rr->xout, &xin, &xn, e))
+			return -1;
+		for (uint32_t q = 0; q < rr->plan->nprocs; q++)
+			rr->xout[q].len = 0;
+		if (xn && rr->net_put(rr->net_ctx, xin, xn, e))
+			return -1;
+	}
+	return 0;
+}
+
+int ir_par_xsend(void *ctx, uint32_t q, const void *item, size_t size, ir_err *e)
+{
+	ir_par_run *rr = ctx;
+	if (q >= rr->plan->nprocs || q == rr->comm->me)
+		return ir_errf(e, "internal error: a network item for process %u of %u, sent by %u", q, rr->plan->nprocs,
+		               rr->comm->me);
+	if (ir_sb_add(&rr->xout[q], item, size))
+		return ir_errf(e, "out of memory for the network's items to process %u", q);
+	rr->st.sent++;
 	return 0;
 }
 

@@ -30,6 +30,7 @@
 #include "ir_err.h"
 #include "ir_goal.h"
 #include "ir_model.h"
+#include "ir_strbuf.h"
 
 enum ir_par_mode {
 	IR_PAR_BLOCK = 0   /* consecutive ranks, balanced by ops (weights: by share) */
@@ -58,6 +59,12 @@ typedef struct ir_par_plan {
 int ir_par_plan_make(ir_par_plan *pl, const ir_sched *s, const ir_loggops *p, uint32_t nprocs,
                      enum ir_par_mode mode, const double *weights, uint32_t host_ranks, ir_err *e);
 void ir_par_plan_release(ir_par_plan *pl);
+/* The same for a network that carries messages between processes itself (--net ib,
+ * docs/ib-model.md section 13): the ranks with one unit[r] (below nunits) stay together,
+ * rendezvous partners need not (the network carries the handshake), and the lookahead is
+ * the network's, set by the caller (UINT64_MAX here). */
+int ir_par_plan_units(ir_par_plan *pl, const ir_sched *s, uint32_t nprocs, const double *weights, const uint32_t *unit,
+                      uint32_t nunits, ir_err *e);
 
 /* Parse "W1,W2,..." (positive numbers, one per process) into w[nprocs]; -1 with a message. */
 int ir_par_weights(const char *spec, uint32_t nprocs, double *w, ir_err *e);
@@ -73,6 +80,10 @@ typedef struct ir_par_comm {
 	int (*exchange)(void *ctx, ir_engine_rmsg *const *out, const size_t *nout, const ir_engine_rmsg **in,
 	                size_t *nin, ir_err *e);
 	int (*min)(void *ctx, uint64_t *v, ir_err *e);
+	/* Only for a network that carries its own items (ir_par_run.net_put set): out[p] holds
+	 * the bytes for process p; on return *in (the callee's buffer) the *nin bytes sent to
+	 * this process, in order of the sending process. */
+	int (*xexchange)(void *ctx, const ir_sb *out, const unsigned char **in, size_t *nin, ir_err *e);
 } ir_par_comm;
 
 typedef struct ir_par_stats {
@@ -89,7 +100,16 @@ typedef struct ir_par_run {
 	size_t *nout, *capout;
 	ir_par_stats st;
 	ir_err *err;
+	/* A network that carries items of its own between processes (--net ib): it hands each
+	 * to ir_par_xsend(rr, ...); after each window they are exchanged and given to net_put
+	 * (bytes, whole items) before the next. NULL: none. */
+	int (*net_put)(void *ctx, const void *buf, size_t nbytes, ir_err *e);
+	void *net_ctx;
+	ir_sb *xout;          /* [nprocs] */
 } ir_par_run;
+
+/* An item of the network for process q (ctx: the ir_par_run). */
+int ir_par_xsend(void *ctx, uint32_t q, const void *item, size_t size, ir_err *e);
 
 /* The partition for ir_engine_cfg.part: rr must live as long as the engine. */
 int ir_par_part(ir_par_run *rr, const ir_par_plan *pl, const ir_par_comm *c, ir_engine_part *part, ir_err *e);

@@ -114,12 +114,11 @@ test_expect_success 'the outputs that follow the events (-v, --msglog, --timelin
 	rm -rf o.par && par 2 --msglog m.par g2.goal >/dev/null && ibsim -q --ties key --msglog m.seq g2.goal >/dev/null &&
 	test_cmp m.seq m.par
 '
-test_expect_success 'bad options: --weights, --progress, --net ib, --ties' '
+test_expect_success 'bad options: --weights, --progress, --ties' '
 	goalgen ring 4 >g.goal &&
 	expect_fail 2 par 2 --weights 1 g.goal && grep -q "expected 2 comma-separated shares" err &&
 	expect_fail 2 par 2 --weights 1,-2 g.goal && grep -q "share 2 is not a positive number" err &&
 	expect_fail 2 mpirun --oversubscribe -np 1 ibsim-mpi --progress g.goal && grep -q "progress is not available in ibsim-mpi" err &&
-	expect_fail 2 par 2 --net ib g.goal && grep -q "net ib is not available in ibsim-mpi" err &&
 	expect_fail 2 ibsim --weights 1 g.goal &&
 	expect_fail 2 par 1 --ties seq g.goal && grep -q "ibsim-mpi orders ties by key only" err &&
 	expect_fail 2 ibsim --ties rank g.goal && grep -q "ties takes seq or key, got .rank." err

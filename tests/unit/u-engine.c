@@ -149,7 +149,7 @@ static int tn_wakeup(void *st, uint64_t t, uint64_t cookie, ir_err *e)
 }
 static void tn_free(void *st) { (void)st; }
 
-static const ir_net_ops test_net = { "test", IR_NET_MODELS_BYTES, tn_init, tn_inject, tn_wakeup, tn_free, NULL, NULL, NULL, NULL };
+static const ir_net_ops test_net = { "test", IR_NET_MODELS_BYTES, tn_init, tn_inject, tn_wakeup, tn_free, NULL, NULL, NULL, NULL, NULL };
 
 /* ---- a handshake network: request-to-send arrives after 10 ps; after a
  * match at t the data arrives at t + `delay` (its argument) ---- */
@@ -177,7 +177,7 @@ static int hs_forget(void *st, uint32_t msg, uint64_t t, ir_err *e)
 	return 0;
 }
 static const ir_net_ops hs_net = { "handshake", IR_NET_MODELS_BYTES | IR_NET_RNDV_HANDSHAKE, tn_init, hs_inject,
-	                           tn_wakeup, tn_free, hs_matched, NULL, NULL, NULL };
+	                           tn_wakeup, tn_free, hs_matched, NULL, NULL, NULL, NULL };
 
 /* ---- event recording ---- */
 
@@ -461,7 +461,7 @@ int main(void)
 		/* A network that never completes: the run cannot finish. */
 		{
 			static const ir_net_ops lazy = { "lazy", IR_NET_MODELS_BYTES | IR_NET_RNDV_HANDSHAKE, tn_init,
-				                         hs_inject, tn_wakeup, tn_free, NULL, NULL, NULL, NULL };
+				                         hs_inject, tn_wakeup, tn_free, NULL, NULL, NULL, NULL, NULL };
 			static ir_net_ops lazy_matched;
 			ir_sb sb = IR_SB_INIT;
 			lazy_matched = lazy;

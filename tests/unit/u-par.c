@@ -259,7 +259,7 @@ static uint32_t xn_maker(const void *st, uint64_t cookie) { return ((const xnet 
 static void xn_free(void *st) { (void)st; }
 
 static const ir_net_ops xnet_ops = { "carrier", IR_NET_RNDV_HANDSHAKE, xn_init, xn_inject, xn_wakeup, xn_free,
-	                             xn_matched, NULL, xn_nmakers, xn_maker };
+	                             xn_matched, NULL, xn_nmakers, xn_maker, NULL };
 
 /* Between windows: process q adopts the messages the network carried to it and queues their
  * arrival with the keys their senders made. */

@@ -63,6 +63,8 @@ typedef struct comm_ctx {
 	int *scount, *sdispl, *rcount, *rdispl;
 	ir_engine_rmsg *sbuf, *rbuf;
 	size_t scap, rcap;
+	unsigned char *xsbuf, *xrbuf; /* the network's items (--net ib) */
+	size_t xscap, xrcap;
 } comm_ctx;
 
 static int mpi_err(int rc, const char *what, ir_err *e)
@@ -116,6 +118,155 @@ static int c_exchange(void *ctx, ir_engine_rmsg *const *out, const size_t *nout,
 		return -1;
 	*in = c->rbuf;
 	*nin = rtot / one;
+	return 0;
+}
+
+/* The network's items of one window (bytes), as c_exchange does the messages. */
+static int c_xexchange(void *ctx, const ir_sb *out, const unsigned char **in, size_t *nin, ir_err *e)
+{
+	comm_ctx *c = ctx;
+	size_t tot = 0, rtot = 0;
+	for (int q = 0; q < np_; q++) {
+		if (out[q].len > (size_t)INT_MAX - tot)
+			return ir_errf(e, "more than %d bytes of fabric items to other processes in one window", INT_MAX);
+		c->scount[q] = (int)out[q].len;
+		c->sdispl[q] = (int)tot;
+		tot += out[q].len;
+	}
+	if (tot > c->xscap) {
+		free(c->xsbuf);
+		c->xscap = tot * 2;
+		if (!(c->xsbuf = malloc(c->xscap)))
+			return ir_errf(e, "out of memory for fabric items to other processes");
+	}
+	for (int q = 0; q < np_; q++)
+		if (out[q].len)
+			memcpy(c->xsbuf + c->sdispl[q], out[q].buf, out[q].len);
+	if (mpi_err(MPI_Alltoall(c->scount, 1, MPI_INT, c->rcount, 1, MPI_INT, MPI_COMM_WORLD), "MPI_Alltoall", e))
+		return -1;
+	for (int q = 0; q < np_; q++) {
+		if ((size_t)c->rcount[q] > (size_t)INT_MAX - rtot)
+			return ir_errf(e, "more than %d bytes of fabric items from other processes in one window", INT_MAX);
+		c->rdispl[q] = (int)rtot;
+		rtot += (size_t)c->rcount[q];
+	}
+	if (rtot > c->xrcap || !c->xrbuf) {
+		free(c->xrbuf);
+		c->xrcap = rtot * 2 + 1;
+		if (!(c->xrbuf = malloc(c->xrcap)))
+			return ir_errf(e, "out of memory for fabric items from other processes");
+	}
+	if (mpi_err(MPI_Alltoallv(c->xsbuf, c->scount, c->sdispl, MPI_BYTE, c->xrbuf, c->rcount, c->rdispl, MPI_BYTE,
+	                          MPI_COMM_WORLD),
+	            "MPI_Alltoallv", e))
+		return -1;
+	*in = c->xrbuf;
+	*nin = rtot;
+	return 0;
+}
+
+static int fab_put(void *ctx, const void *buf, size_t nbytes, ir_err *e)
+{
+	ir_ib *ib = *(ir_ib **)ctx;
+	size_t one = ir_ib_xitem_size();
+	if (nbytes % one)
+		return ir_errf(e, "internal error: %zu bytes of fabric items (items of %zu)", nbytes, one);
+	return ir_ib_xput(ib, buf, nbytes / one, e);
+}
+
+/* The fabric's partition: the ranks of the hosts cabled to one switch together (a throwaway
+ * instance of the fabric gives the units), then the owner of every node, the cut links and
+ * the lookahead; the partition goes into the network's configuration. */
+static int fab_plan(const ir_sched *s, const double *weights, const par_fabric *fab, par_result *res, ir_ib_part *part,
+                    ir_err *e)
+{
+	ir_ib_cfg c = *fab->cfg;
+	ir_ib *tmp;
+	uint32_t *unit = NULL, *nown = NULL;
+	uint64_t la = 0;
+	int rc = -1;
+	c.dump_lft = c.dump_netfile = c.route_stats = NULL;
+	c.keep = NULL;
+	c.part = NULL;
+	if (!(tmp = ir_ib_new(&c, s->nranks, NULL, e)))
+		return -1;
+	if (!(unit = malloc((size_t)(s->nranks ? s->nranks : 1) * 4)) ||
+	    !(nown = malloc((size_t)ir_ib_topo(tmp)->nnodes * 4))) {
+		ir_errf(e, "out of memory for the partition of the fabric");
+		goto out;
+	}
+	for (uint32_t r = 0; r < s->nranks; r++)
+		unit[r] = ir_ib_rank_unit(tmp, r);
+	if (ir_par_plan_units(&res->plan, s, (uint32_t)np_, weights, unit, ir_ib_topo(tmp)->nnodes, e) ||
+	    ir_ib_part_plan(tmp, res->plan.owner, (uint32_t)np_, nown, &res->cut_links, &la, e))
+		goto out;
+	res->plan.lookahead = la;
+	part->rank_owner = res->plan.owner;
+	part->nprocs = (uint32_t)np_;
+	part->me = (uint32_t)me_;
+	part->xsend = ir_par_xsend;
+	fab->cfg->part = part;
+	if (me_ != 0) { /* process 0 writes the fabric's files */
+		free(fab->cfg->dump_lft);
+		free(fab->cfg->dump_netfile);
+		free(fab->cfg->route_stats);
+		fab->cfg->dump_lft = fab->cfg->dump_netfile = fab->cfg->route_stats = NULL;
+	}
+	rc = 0;
+out:
+	free(unit);
+	free(nown);
+	ir_ib_free(tmp);
+	return rc;
+}
+
+/* After the run: the fabric's figures over every process, and packets left anywhere. */
+static int fab_gather(const par_fabric *fab, par_result *res, ir_err *e)
+{
+	const ir_ib_stats *f = ir_ib_get_stats(*fab->inst);
+	uint64_t sum[11] = { f->events, f->packets, f->packet_hops, f->msgs, f->ctrl, f->loopback, f->nonminimal, f->fecn,
+		             f->becn, f->path_other, ir_ib_live(*fab->inst) },
+		 mx[3] = { f->max_live, f->pairs_max, f->ccti_max }, gs[11], gm[3];
+	if (mpi_err(MPI_Allreduce(sum, gs, 11, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce", e) ||
+	    mpi_err(MPI_Allreduce(mx, gm, 3, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce", e))
+		return -1;
+	res->fab.events = gs[0];
+	res->fab.packets = gs[1];
+	res->fab.packet_hops = gs[2];
+	res->fab.msgs = gs[3];
+	res->fab.ctrl = gs[4];
+	res->fab.loopback = gs[5];
+	res->fab.nonminimal = gs[6];
+	res->fab.fecn = gs[7];
+	res->fab.becn = gs[8];
+	res->fab.path_other = gs[9];
+	res->fab.max_live = gm[0];
+	res->fab.pairs_max = gm[1];
+	res->fab.ccti_max = gm[2];
+	res->has_fab = 1;
+	{
+		/* the link counters, each port's from the process of its node, on process 0 */
+		size_t n = ir_ib_ncounters(*fab->inst);
+		uint64_t *v = malloc((n ? n : 1) * 8);
+		if (!v)
+			return ir_errf(e, "out of memory for the link counters");
+		ir_ib_counters(*fab->inst, v, 0);
+		if (n > (size_t)INT_MAX) {
+			free(v);
+			return ir_errf(e, "%zu link counters: too many for one reduction", n);
+		}
+		if (mpi_err(MPI_Reduce(me_ ? v : MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD),
+		            "MPI_Reduce", e)) {
+			free(v);
+			return -1;
+		}
+		if (me_ == 0)
+			ir_ib_counters(*fab->inst, v, 1);
+		free(v);
+	}
+	if (gs[10])
+		return ir_errf(e, "fabric deadlock: %llu packets cannot move at the end (ibsim --net ib names the cycle of "
+		               "full buffers)", (unsigned long long)gs[10]);
 	return 0;
 }
 
@@ -385,9 +536,10 @@ out:
 	return rc;
 }
 
-int par_run(const ir_sched *s, ir_engine_cfg *cfg, const double *weights, uint32_t host_ranks, ir_engine **en,
-            par_result *res, ir_err *e)
+int par_run(const ir_sched *s, ir_engine_cfg *cfg, const double *weights, uint32_t host_ranks, const par_fabric *fab,
+            ir_engine **en, par_result *res, ir_err *e)
 {
+	ir_ib_part ibpart;
 	recorder rec_;
 	int outputs = cfg->hooks.event || cfg->hooks.message;
 	comm_ctx cc;
@@ -400,7 +552,8 @@ int par_run(const ir_sched *s, ir_engine_cfg *cfg, const double *weights, uint32
 	memset(&cc, 0, sizeof cc);
 	memset(&rr, 0, sizeof rr);
 	res->nprocs = (uint32_t)np_;
-	if (ir_par_plan_make(&res->plan, s, &cfg->p, (uint32_t)np_, IR_PAR_BLOCK, weights, host_ranks, e))
+	if (fab ? fab_plan(s, weights, fab, res, &ibpart, e)
+	        : ir_par_plan_make(&res->plan, s, &cfg->p, (uint32_t)np_, IR_PAR_BLOCK, weights, host_ranks, e))
 		return -2; /* every process fails alike */
 	if (!(cc.scount = calloc((size_t)np_, sizeof(int))) || !(cc.sdispl = calloc((size_t)np_, sizeof(int))) ||
 	    !(cc.rcount = calloc((size_t)np_, sizeof(int))) || !(cc.rdispl = calloc((size_t)np_, sizeof(int)))) {
@@ -412,9 +565,15 @@ int par_run(const ir_sched *s, ir_engine_cfg *cfg, const double *weights, uint32
 	comm.me = (uint32_t)me_;
 	comm.exchange = c_exchange;
 	comm.min = c_min;
+	comm.xexchange = c_xexchange;
 	if (ir_par_part(&rr, &res->plan, &comm, &part, e)) {
 		rc = -1;
 		goto out;
+	}
+	if (fab) {
+		ibpart.ctx = &rr;
+		rr.net_put = fab_put;
+		rr.net_ctx = fab->inst;
 	}
 	cfg->part = &part;
 	memset(&rec_, 0, sizeof rec_);
@@ -440,6 +599,10 @@ int par_run(const ir_sched *s, ir_engine_cfg *cfg, const double *weights, uint32
 	t1 = MPI_Wtime();
 	if (rc < 0)
 		goto out;
+	if (fab && fab_gather(fab, res, e)) {
+		rc = -2; /* every process knows it alike */
+		goto out;
+	}
 	if (rec_failed) {
 		rc = ir_errf(e, "out of memory recording the events for the outputs");
 		goto out;
@@ -523,6 +686,10 @@ out:
 	free(cc.rdispl);
 	free(cc.sbuf);
 	free(cc.rbuf);
+	free(cc.xsbuf);
+	free(cc.xrbuf);
+	if (fab)
+		fab->cfg->part = NULL;
 	return rc;
 }
 

@@ -13,9 +13,9 @@
  *
  * Compiled with -DIBSIM_MPI this file is also bin/ibsim-mpi's (tools/ibsim-mpi/build.mk):
  * the same options, parameters and results, the run split over MPI processes by
- * par_run() (tools/ibsim-mpi/ibsim_mpi.c, lib/ir_par.c) instead of ir_engine_run(); the
- * outputs that follow the events one by one (-v, --msglog, --timeline, --otf2) and
- * --net ib are not available there.
+ * par_run() (tools/ibsim-mpi/ibsim_mpi.c, lib/ir_par.c) instead of ir_engine_run(), with
+ * --net ib's fabric split over the processes too (docs/ib-model.md section 13); only
+ * --progress is not available there.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -49,13 +49,16 @@ static void usage(void)
 	printf("Usage: ibsim-mpi [options] SCHEDULE\n"
 	       "Run under mpirun (mpirun -np N ibsim-mpi ...): simulate a GOAL schedule like ibsim,\n"
 	       "its ranks partitioned over the N MPI processes, with the results, -v, --msglog,\n"
-	       "--timeline and --otf2 of ibsim --ties key to the picosecond (--net loggops only;\n"
-	       "no --progress).\n"
+	       "--timeline and --otf2 of ibsim --ties key to the picosecond (no --progress).\n"
 	       "\n"
 	       "Parallel run (docs/design.md section 9):\n"
 	       "      --weights W1,...,WN  shares of the ops per process (default: equal)\n"
 	       "  The partition, its cut (messages and bytes between processes), the lookahead and\n"
-	       "  the number of windows go to the summary line and to --stats.\n"
+	       "  the number of windows go to the summary line and to --stats. With --net ib the\n"
+	       "  fabric is split too: the ranks of the hosts cabled to one switch stay together,\n"
+	       "  and the lookahead is the least delay of a link between processes\n"
+	       "  (docs/ib-model.md section 13; not with rndv=loggopsim, routing ugal or ugal-g,\n"
+	       "  path=random).\n"
 	       "\n");
 #else
 	printf("Usage: ibsim [options] SCHEDULE\n"
@@ -244,7 +247,10 @@ static void trace_event(const out *o, const ir_ev *ev)
 		        name_of(o, ev->rank, ev->op, a, sizeof a), ev->size, ev->msg, ev->end);
 		break;
 	default:
-		fprintf(stderr, "%" PRIu64 " seq %" PRIu64 ": network callback %" PRIu64 "\n", ev->t, ev->seq, ev->msg);
+		if (ev->net[0])
+			fprintf(stderr, "%" PRIu64 " seq %" PRIu64 ": network: %s\n", ev->t, ev->seq, ev->net);
+		else
+			fprintf(stderr, "%" PRIu64 " seq %" PRIu64 ": network callback %" PRIu64 "\n", ev->t, ev->seq, ev->msg);
 		break;
 	}
 }
@@ -406,6 +412,8 @@ static int write_stats(const char *path, double load, double wall, const ir_engi
 	                     "\ncut_bytes\t%" PRIu64 "\nmsgs\t%" PRIu64 "\nbytes\t%" PRIu64 "\nsets\t%" PRIu32 "\n",
 	                 pr->nprocs, pr->windows, pr->plan.lookahead == UINT64_MAX ? 0 : pr->plan.lookahead,
 	                 pr->plan.cut_msgs, pr->plan.cut_bytes, pr->plan.msgs, pr->plan.bytes, pr->plan.groups);
+	if (pr->has_fab)
+		rc |= ir_sb_addf(&b, "cut_links\t%" PRIu64 "\n", pr->cut_links);
 	for (uint32_t q = 0; q < pr->nprocs; q++)
 		rc |= ir_sb_addf(&b, "proc%" PRIu32 "_ranks\t%" PRIu32 "\nproc%" PRIu32 "_ops\t%" PRIu64 "\n", q,
 		                 pr->plan.ranks[q], q, pr->plan.ops[q]);
@@ -837,16 +845,6 @@ int main(int argc, char **argv)
 	}
 	cfg.net = nt->ops;
 	cfg.net_arg = ncfg;
-#ifdef IBSIM_MPI
-	if (strcmp(nt->name, "loggops") != 0) {
-		/* docs/design.md section 9 has the design for it: the fabric partitioned by subtree */
-		ir_params_free(ps);
-		if (nt->cfg_free)
-			nt->cfg_free(ncfg);
-		free(weights);
-		return ir_cli_usage("--net %s is not available in ibsim-mpi (--net loggops only; run ibsim)", nt->name);
-	}
-#endif
 
 	if (node.noise) {
 		if (ir_noise_load(&noise, node.noise, node.noise_loggopsim, &e)) {
@@ -892,7 +890,12 @@ int main(int argc, char **argv)
 	tl = ir_now();
 #ifdef IBSIM_MPI
 	par_loud();
-	rc = par_run(s, &cfg, weights, node.cores || ir_model_intra(&cfg.p) ? node.ranks_per_host : 0, &en, &pr, &e);
+	{
+		/* --net ib: the fabric is split over the processes (docs/ib-model.md section 13) */
+		par_fabric fab = { .cfg = ncfg, .inst = &ib };
+		rc = par_run(s, &cfg, weights, node.cores || ir_model_intra(&cfg.p) ? node.ranks_per_host : 0,
+		             nt->cfg_keep ? &fab : NULL, &en, &pr, &e);
+	}
 	if (rc == -2) { /* the plan: every process fails alike */
 		if (par_me() == 0)
 			status = ir_cli_failf("%s", e.msg);
@@ -1031,7 +1034,11 @@ int main(int argc, char **argv)
 				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " storage_servers=%" PRIu32,
 				         stor.servers);
 			char fab[160] = "";
+#ifdef IBSIM_MPI
+			const ir_ib_stats *fs = pr.has_fab ? &pr.fab : NULL;
+#else
 			const ir_ib_stats *fs = ib ? ir_ib_get_stats(ib) : NULL;
+#endif
 			if (fs)
 				snprintf(fab, sizeof fab, " packets=%" PRIu64 " packet_hops=%" PRIu64 " fabric_events=%" PRIu64,
 				         fs->packets, fs->packet_hops, fs->events);
@@ -1065,14 +1072,18 @@ int main(int argc, char **argv)
 				        wall > 0 ? (double)fs->packet_hops / wall / 1e6 : 0, wall > 0 ? (double)fs->events / wall / 1e6 : 0);
 #ifdef IBSIM_MPI
 			if (!quiet) {
-				char la[64] = "none (no message between processes)";
+				char la[64] = "none (no message between processes)", links[64] = "";
 				if (pr.plan.lookahead != UINT64_MAX)
 					snprintf(la, sizeof la, "%" PRIu64 " ps", pr.plan.lookahead);
+				else if (pr.has_fab)
+					snprintf(la, sizeof la, "none (no link between processes)");
+				if (pr.has_fab)
+					snprintf(links, sizeof links, ", %" PRIu64 " link directions", pr.cut_links);
 				fprintf(stderr,
 				        "%s: %" PRIu32 " processes; cut %" PRIu64 " of %" PRIu64 " messages, %" PRIu64 " of %" PRIu64
-				        " bytes; lookahead %s; %" PRIu64 " windows\n",
-				        ir_cli_prog(), pr.nprocs, pr.plan.cut_msgs, pr.plan.msgs, pr.plan.cut_bytes, pr.plan.bytes, la,
-				        pr.windows);
+				        " bytes%s; lookahead %s; %" PRIu64 " windows\n",
+				        ir_cli_prog(), pr.nprocs, pr.plan.cut_msgs, pr.plan.msgs, pr.plan.cut_bytes, pr.plan.bytes, links,
+				        la, pr.windows);
 			}
 #endif
 		}

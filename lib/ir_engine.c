@@ -44,6 +44,7 @@
 #include "ir_grow.h"
 #include "ir_heap.h"
 #include "ir_hmap.h"
+#include "ir_spill.h"
 
 /* This file is compiled twice: as itself, with the queue ordered by sequence
  * number, and by lib/ir_engine_key.c with IR_ENGINE_KEYED 1, ordered by the tie
@@ -462,7 +463,8 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 		    !(en->io_end = xcalloc(s->nranks, 8, e, "rank counters")))
 			goto fail;
 	}
-	if (!(en->state = xcalloc((size_t)total, sizeof *en->state, e, "op states")) ||
+	/* the arrays per op may live in files (ibsim --spill, ir_spill.h) */
+	if (!(en->state = ir_spill_calloc((size_t)total, sizeof *en->state, "op states", e)) ||
 	    !(en->cpu_free = xcalloc((size_t)s->nranks * C, sizeof *en->cpu_free, e, "CPU times")) ||
 	    !(en->send_free = xcalloc((size_t)s->nranks * N, sizeof *en->send_free, e, "NIC times")) ||
 	    !(en->recv_free = xcalloc((size_t)s->nranks * N, sizeof *en->recv_free, e, "NIC times")) ||
@@ -479,10 +481,10 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	/* several CPUs, or async progress (a ready send starts without waiting for the CPU):
 	 * an op's time comes from its predecessors, not from its CPU */
 	if ((C > 1 || cfg->progress == IR_PROGRESS_ARRIVAL || en->stor) &&
-	    !(en->earliest = xcalloc((size_t)total, 8, e, "op start times")))
+	    !(en->earliest = ir_spill_calloc((size_t)total, 8, "op start times", e)))
 		goto fail;
 	if (en->arrival) {
-		if (!(en->pend = xcalloc((size_t)total, 4, e, "pending receives")) ||
+		if (!(en->pend = ir_spill_calloc((size_t)total, 4, "pending receives", e)) ||
 		    !(en->pend_head = xcalloc(s->nranks, 4, e, "pending receives")) ||
 		    !(en->pend_tail = xcalloc(s->nranks, 4, e, "pending receives")) ||
 		    !(en->charge_at = xcalloc(s->nranks, 8, e, "pending receives")))
@@ -536,7 +538,7 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	for (uint32_t r = 0; r < s->nranks; r++)
 		if (owned(en, r))
 			en->owned_ops += s->rank[r].nops;
-	if (en->keyed && en->hk.event && !(en->dseq = xcalloc((size_t)total, 8, e, "op numbers")))
+	if (en->keyed && en->hk.event && !(en->dseq = ir_spill_calloc((size_t)total, 8, "op numbers", e)))
 		goto fail;
 	/* async progress: each op's count of receives it requires (pend) */
 	for (uint32_t g = 0; en->pend && g < (uint32_t)total; g++)
@@ -557,9 +559,9 @@ void ir_engine_free(ir_engine *en)
 	if (en->net && en->net_state)
 		en->net->free(en->net_state);
 	ir_csched_release(&en->own);
-	free(en->state);
-	free(en->earliest);
-	free(en->pend);
+	ir_spill_free(en->state);
+	ir_spill_free(en->earliest);
+	ir_spill_free(en->pend);
 	free(en->pend_head);
 	free(en->pend_tail);
 	free(en->charge_at);
@@ -575,7 +577,7 @@ void ir_engine_free(ir_engine *en)
 	free(en->done);
 	free(en->made);
 	ir_hmap_release(&en->xsend);
-	free(en->dseq);
+	ir_spill_free(en->dseq);
 	free(en->mdseq);
 	free(en->calc);
 	free(en->held_end);

@@ -34,6 +34,7 @@
 
 #include "ir_goal.h"
 #include "ir_grow.h"
+#include "ir_spill.h"
 
 #define ATTR_MAX ((uint32_t)0x7FFFFFFFu)
 
@@ -47,12 +48,18 @@ int ir_csched_init(ir_csched *c, uint32_t nranks, uint64_t nops, uint64_t nedges
 		return ir_errf(e, "schedule too large: %llu dependencies (the engine handles at most %u)",
 		               (unsigned long long)nedges, 0xFFFFFFFEu);
 	c->nranks = nranks;
-	c->op = malloc(((size_t)nops + 1) * sizeof *c->op);
-	c->edge = malloc((nedges ? (size_t)nedges : 1) * sizeof *c->edge);
-	c->base = malloc((nranks ? (size_t)nranks : 1) * sizeof *c->base);
+	/* the largest arrays of a run: in files under ibsim --spill's directory (ir_spill.h) */
+	c->op = ir_spill_calloc((size_t)nops + 1, sizeof *c->op, "the schedule's ops", e);
+	c->edge = c->op ? ir_spill_calloc(nedges ? (size_t)nedges : 1, sizeof *c->edge, "the schedule's dependencies", e)
+	                : NULL;
+	c->base = c->edge ? ir_spill_calloc(nranks ? (size_t)nranks : 1, sizeof *c->base, "the schedule's ranks", e) : NULL;
 	c->priv_hcap = 1024;
 	c->priv_hash = calloc(c->priv_hcap, sizeof *c->priv_hash);
-	if (!c->op || !c->edge || !c->base || !c->priv_hash) {
+	if (!c->op || !c->edge || !c->base) {
+		ir_csched_release(c);
+		return -1; /* e says which */
+	}
+	if (!c->priv_hash) {
 		ir_csched_release(c);
 		return ir_errf(e, "out of memory for %llu ops and %llu dependencies", (unsigned long long)nops,
 		               (unsigned long long)nedges);
@@ -68,9 +75,9 @@ int ir_csched_init(ir_csched *c, uint32_t nranks, uint64_t nops, uint64_t nedges
 
 void ir_csched_release(ir_csched *c)
 {
-	free(c->op);
-	free(c->edge);
-	free(c->base);
+	ir_spill_free(c->op);
+	ir_spill_free(c->edge);
+	ir_spill_free(c->base);
 	free(c->attr);
 	free(c->priv_hash);
 	free(c->priv_t_buf);

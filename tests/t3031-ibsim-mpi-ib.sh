@@ -40,6 +40,13 @@ test_expect_success 'an all-to-all on a fat tree (ftree, 8 KiB and rendezvous 20
 	NPS="2 3 4" same big.goal --net ib --topo fattree2:8
 '
 
+test_expect_success 'every goalgen pattern on a fat tree: ibsim'"'"'s results' '
+	for spec in "dissemination 16 --size 3000" "bcast 16 --size 20K" "reduce 15 --calc 3us --size 5000" \
+	            "ring 16 --steps 6 --size 70K" "pingpong 16 --reps 5 --size 100K" "allreduce 12 --size 9K"; do
+		goalgen $spec >g.goal && same g.goal --net ib --topo fattree2:8 || { echo "goalgen $spec"; return 1; }
+	done
+'
+
 test_expect_success 'random DAGs with rendezvous messages between processes, on two fat trees' '
 	goalgen random 32 --ops 60 --seed 3 --size 100K >rnd.goal &&
 	same rnd.goal --net ib --topo fattree2:8 &&

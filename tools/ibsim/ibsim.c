@@ -33,6 +33,7 @@
 #include "ir_node.h"
 #include "ir_num.h"
 #include "ir_params.h"
+#include "ir_spill.h"
 #include "ir_strbuf.h"
 #ifdef IBSIM_MPI
 #include "ibsim_mpi.h"
@@ -94,6 +95,9 @@ static void usage(void)
 	       "                      that run one program, side by side (tiled); auto, the default,\n"
 	       "                      tiles from 4096 ranks up (docs/design.md section 7); the\n"
 	       "                      results are the same\n"
+	       "      --spill DIR     keep the schedule's ops and the arrays per op in files under\n"
+	       "                      DIR, so that a schedule larger than memory runs (the kernel\n"
+	       "                      pages them; docs/design.md section 8); the results are the same\n"
 	       "\n"
 	       "Nodes, compute and noise (docs/loggops-semantics.md section 8):\n"
 	       "      --cores N       cores per host, shared by its ranks (default: unlimited)\n"
@@ -393,8 +397,8 @@ static int write_stats(const char *path, double load, double wall, const ir_engi
 	ir_sb b = IR_SB_INIT;
 	ir_writer *w;
 	int rc = ir_sb_addf(&b, "# ibsim " IR_VERSION " stats\nload_s\t%.6f\nwall_s\t%.6f\nevents\t%" PRIu64
-	                        "\nev_per_s\t%.0f\nranks_tiled\t%" PRIu32 "\n",
-	                    load, wall, st->events, wall > 0 ? (double)st->events / wall : 0, tiled);
+	                        "\nev_per_s\t%.0f\nranks_tiled\t%" PRIu32 "\nspill_bytes\t%zu\n",
+	                    load, wall, st->events, wall > 0 ? (double)st->events / wall : 0, tiled, ir_spill_bytes());
 	if (fs)
 		rc |= ir_sb_addf(&b, "packet_hops\t%" PRIu64 "\npacket_hops_per_s\t%.0f\nfabric_events\t%" PRIu64
 		                     "\nfabric_ev_per_s\t%.0f\n",
@@ -473,7 +477,7 @@ enum {
 	OPT_ORNDV = 256, OPT_ORNDV_BIG, OPT_OSEND, OPT_OSEND_RNDV, OPT_ASYNC, OPT_MSGLOG, OPT_TIMELINE, OPT_OTF2, OPT_PROGRESS, OPT_VERSION, OPT_TOPO, OPT_ROUTING,
 	OPT_PLACEMENT, OPT_LINK, OPT_MTU, OPT_IB, OPT_LINKSTATS, OPT_DUMPLFT, OPT_DUMPNET, OPT_ROUTESTATS, OPT_RNDV, OPT_STATS,
 	OPT_CORES, OPT_RPH, OPT_CPUWAIT, OPT_CPUBIND, OPT_QUANTUM, OPT_CPUYIELD, OPT_CPUSCALE, OPT_NOISE, OPT_NOISE_LG, OPT_PERTURB, OPT_SEED,
-	OPT_WEIGHTS, OPT_TIES, OPT_LAYOUT
+	OPT_WEIGHTS, OPT_TIES, OPT_LAYOUT, OPT_SPILL
 };
 #define MAXSET 64
 
@@ -525,6 +529,7 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "ties", required_argument, NULL, OPT_TIES },
 		{ "op-layout", required_argument, NULL, OPT_LAYOUT },
+		{ "spill", required_argument, NULL, OPT_SPILL },
 #ifdef IBSIM_MPI
 		{ "weights", required_argument, NULL, OPT_WEIGHTS },
 #endif
@@ -545,6 +550,7 @@ int main(int argc, char **argv)
 	ir_engine_cfg cfg;
 	ir_node_cfg node;
 	ir_storage_cfg stor;
+	const char *spill = NULL;
 #ifdef IBSIM_MPI
 	const char *weights_spec = NULL;
 	double *weights = NULL;
@@ -628,6 +634,11 @@ int main(int argc, char **argv)
 			break;
 		case OPT_STATS:
 			stats = optarg;
+			break;
+		case OPT_SPILL:
+			if (!*optarg)
+				return ir_cli_usage("--spill takes a directory, got ''");
+			spill = optarg;
 			break;
 		case OPT_LAYOUT:
 			if (strcmp(optarg, "tiled") == 0)
@@ -856,6 +867,10 @@ int main(int argc, char **argv)
 	cfg.node = &node;
 	cfg.storage = &stor;
 
+	if (spill && ir_spill_dir(spill, &e)) {
+		status = ir_cli_fail(&e);
+		goto done;
+	}
 	/* Load. */
 	t0 = ir_now();
 	if (ir_sched_load(&s, path, IR_SCHED_LABELS | IR_SCHED_COMPACT | load_flags, &e)) {

@@ -136,7 +136,9 @@ retrace:
 	@rm -f $(RUN_DONE)
 	@$(SUBMAKE) OUT=$(OUT)
 
-$(OUT)/cluster.params: $(RUN_DONE) | tools
+# a new calib fits the same traces again (a binary whose content did not change keeps its time)
+$(CALIB): tools ;
+$(OUT)/cluster.params: $(RUN_DONE) $(CALIB)
 	$(CALIB) $(CALIB_FLAGS) -o $@ $(RUN_DIRS) 2>$(OUT)/table.txt || { cat $(OUT)/table.txt; exit 1; }
 
 $(OUT)/fit.%: $(RUN_DONE) $(OUT)/cluster.params | tools

@@ -150,6 +150,8 @@ static void test_segments(void)
  * 0's 0.2 us more (it started first). exch_bad: rank 1 has one exchange fewer. */
 static double g_exch;
 static int g_exch_bad;
+/* us a first use (tag 30003) of each of write_netcal's sizes takes longer one way and back */
+static double g_first[5];
 
 static int write_netcal(const char *dir, int with_late)
 {
@@ -182,6 +184,7 @@ static int write_netcal(const char *dir, int with_late)
 			uint64_t s = sz[k];
 			double ow = 1 + (double)s / 64 / 1000;
 			for (int tag = 30001; tag <= 30003; tag++) {
+				double fx = tag == 30003 ? g_first[k] : 0;
 				if (tag == 30003 && rep)
 					continue;
 				/* with the progress phase, sends from 1024 bytes wait for the receiver
@@ -189,13 +192,14 @@ static int write_netcal(const char *dir, int with_late)
 				fprintf(f0, "MPI_Send:%.3f:1:%" PRIu64 ":13,1,1:1:%d:0,0,2:%.3f\n", t, s, tag,
 				        with_late == 2 && s >= 1024 ? t + ow : t + 0.1);
 				fprintf(f0, "MPI_Recv:%.3f:1:%" PRIu64 ":13,1,1:1:%d:0,0,2:1,%d,%" PRIu64 ":%.3f\n", t + 0.2, s, tag, tag, s,
-				        t + 2 * ow + ANSWER_GAP);
-				fprintf(f1, "MPI_Recv:%.3f:1:%" PRIu64 ":13,1,1:0:%d:0,1,2:0,%d,%" PRIu64 ":%.3f\n", t, s, tag, tag, s, t + ow);
-				fprintf(f1, "MPI_Send:%.3f:1:%" PRIu64 ":13,1,1:0:%d:0,1,2:%.3f\n", t + ow + ANSWER_GAP, s, tag,
-				        t + ow + ANSWER_GAP + 0.1);
+				        t + 2 * ow + fx + ANSWER_GAP);
+				fprintf(f1, "MPI_Recv:%.3f:1:%" PRIu64 ":13,1,1:0:%d:0,1,2:0,%d,%" PRIu64 ":%.3f\n", t, s, tag, tag, s,
+				        t + ow + fx);
+				fprintf(f1, "MPI_Send:%.3f:1:%" PRIu64 ":13,1,1:0:%d:0,1,2:%.3f\n", t + ow + fx + ANSWER_GAP, s, tag,
+				        t + ow + fx + ANSWER_GAP + 0.1);
 				n0 += 2;
 				n1 += 2;
-				t += 2 * ow + ANSWER_GAP + 1;
+				t += 2 * ow + fx + ANSWER_GAP + 1;
 			}
 			if (with_late) {
 				double late = 0.3 + (double)s / 64 / 1000;
@@ -518,6 +522,48 @@ static void test_netcal_exchange(void)
 	}
 }
 
+/* netcal's pinning (formats/calibration.md, "Pinning"): a first use dearer than a cold
+ * buffer at most sizes is fitted, and written only when the line stands out of its scatter. */
+static void test_netcal_pinning(void)
+{
+	/* a registration, 100 us + 1 ns per byte; then first uses slower by as much at random */
+	static const double line[5] = { 100, 100.064, 101.024, 104.096, 165.536 };
+	static const double scatter[5] = { 300, 2, 150, 400, 10 };
+	for (int c = 0; c < 2; c++) {
+		char dir[] = "/tmp/u-calib-XXXXXX", *paths[1];
+		ir_calib_data d;
+		ir_calib_opts co;
+		ir_calib_fit f;
+		ir_sb t = IR_SB_INIT;
+		ir_err e;
+		if (!mkdtemp(dir)) {
+			ok(0, "pinning: temporary directory");
+			return;
+		}
+		paths[0] = dir;
+		memcpy(g_first, c ? scatter : line, sizeof g_first);
+		ir_calib_data_init(&d);
+		memset(&co, 0, sizeof co);
+		ok(write_netcal(dir, 1) == 0 && ir_calib_read_traces(&d, paths, 1, &e) == 0 &&
+		       ir_calib_aggregate(&d, &e) == 0 && ir_calib_do_fit(&d, &co, &f, &e) == 0 &&
+		       ir_calib_write_params(&d, &f, NULL, "test", &t) == 0,
+		   "pinning: %s fitted", c ? "scattered first uses" : "a registration line");
+		if (!c)
+			ok(f.have_pin && !f.pin_noise && near(f.pin_a, 100e6, 1e3) && near(f.pin_b, 1000, 1) &&
+			       strstr(t.buf, "\npin_a = 100us ") != NULL,
+			   "pinning: the line is written (pin_a %g ps, pin_b %g ps)", f.pin_a, f.pin_b);
+		else
+			ok(f.have_pin && f.pin_noise && f.pin_a > 0 && strstr(t.buf, "\npin_a = 0ps ") &&
+			       strstr(t.buf, "neither is positive by three standard errors"),
+			   "pinning: first uses slower at every size with no line through them are noise (pin_a %g +- %g ps)",
+			   f.pin_a, f.pin.se_intercept);
+		memset(g_first, 0, sizeof g_first);
+		ir_sb_release(&t);
+		ir_calib_fit_release(&f);
+		ir_calib_data_release(&d);
+	}
+}
+
 /* ir_calib_compare: two piecewise models side by side (formats/calibration.md,
  * "Comparing two calibrations"). */
 static void test_compare(void)
@@ -768,6 +814,7 @@ int main(void)
 	test_segments();
 	test_netcal_traces();
 	test_netcal_exchange();
+	test_netcal_pinning();
 	test_compare();
 	ir_sb_release(&sb);
 	return tap_done();

@@ -184,7 +184,7 @@ test_expect_success 'no pinning on shared memory, and why' '
 	grep -q "^pin_a = 0ps " cluster.params && grep -q "^pin_b = 0ps " cluster.params &&
 	# most sizes no slower at first use than cold, or a first-use excess with no line through it
 	{ grep -q "^# its extra time is that of cold caches and TLB" cluster.params ||
-	  grep -q "^# note: no first-use cost above the noise (.*neither is positive by three standard errors)" cluster.params; }
+	  grep -q "^# note: no first-use cost that grows with the buffer (.*pin_b is not positive by three standard errors)" cluster.params; }
 '
 
 test_expect_success 'ibsim accepts the file; its one-way time is the fit and follows the medians' '

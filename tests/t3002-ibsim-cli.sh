@@ -31,11 +31,11 @@ test_expect_success '--stats FILE: the run statistics, out of the results' '
 	ibsim -q --stats st.tsv ping.goal >res 2>err && ! test -s err &&
 	ibsim -q ping.goal >res0 && test_cmp res0 res &&
 	sed -n 1p st.tsv | grep -qx "# ibsim [0-9.]* stats" &&
-	sed 1d st.tsv | cut -f1 | paste -sd " " >keys && echo "load_s wall_s events ev_per_s ranks_tiled" >want && test_cmp want keys &&
+	sed 1d st.tsv | cut -f1 | paste -sd " " >keys && echo "load_s wall_s events ev_per_s ranks_tiled spill_bytes" >want && test_cmp want keys &&
 	grep -qx "events	3" st.tsv && grep -qx "wall_s	[0-9]*\.[0-9]\{6\}" st.tsv &&
 	ibsim -q --net ib --topo star:2 --stats st.tsv ping.goal >/dev/null &&
 	sed 1d st.tsv | cut -f1 | paste -sd " " >keys &&
-	echo "load_s wall_s events ev_per_s ranks_tiled packet_hops packet_hops_per_s fabric_events fabric_ev_per_s nonminimal" >want && test_cmp want keys &&
+	echo "load_s wall_s events ev_per_s ranks_tiled spill_bytes packet_hops packet_hops_per_s fabric_events fabric_ev_per_s nonminimal" >want && test_cmp want keys &&
 	expect_fail 1 ibsim -q --stats nodir/st.tsv ping.goal && ! test -s out &&
 	expect_err "ibsim: nodir/st.tsv: cannot create: No such file or directory"
 '

@@ -1263,3 +1263,4 @@ uint32_t ir_ib_rank_host(const ir_ib *ib, uint32_t rank) { return rank < ib->nra
 uint32_t ib_msg_new(ir_ib *ib) { return msg_new(ib); }
 void ib_msg_free(ir_ib *ib, uint32_t i) { msg_free(ib, i); }
 uint32_t ib_pkt_new(ir_ib *ib) { return pkt_new(ib); }
+void ib_pkt_free(ir_ib *ib, uint32_t i) { pkt_free(ib, i); }

@@ -308,6 +308,7 @@ void ib_kdescribe(const ir_ib *ib, uint64_t cookie, char *buf, size_t n);
 uint32_t ib_msg_new(ir_ib *ib);
 void ib_msg_free(ir_ib *ib, uint32_t i);
 uint32_t ib_pkt_new(ir_ib *ib);
+void ib_pkt_free(ir_ib *ib, uint32_t i);
 /* keyed: `blocks` of output gp's VL vl return at t, an item with key k made in another process */
 int ib_kcret_at(ir_ib *ib, uint64_t t, uint32_t gp, unsigned vl, uint32_t blocks, const ir_engine_key *k, ir_err *e);
 /* ir_net_ib_engine.c: a partitioned run's destination makes the engine's record of a

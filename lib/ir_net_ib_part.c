@@ -283,8 +283,7 @@ int ibp_xarr(ir_ib *ib, uint32_t pi, uint32_t bi, ir_err *e)
 	it.x = ib->xs[mi];
 	if (xsend(ib, ib->out[bi / ib->nvl].node, &it, e))
 		return -1;
-	ib->pk[pi].next = ib->freepk;
-	ib->freepk = pi;
+	ib_pkt_free(ib, pi);
 	ib->live--;
 	return ibp_gone(ib, mi, e);
 }

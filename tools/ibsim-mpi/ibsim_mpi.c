@@ -61,7 +61,9 @@ void par_abort(int status)
 
 typedef struct comm_ctx {
 	int *scount, *sdispl, *rcount, *rdispl;
-	ir_engine_rmsg *sbuf, *rbuf;
+	const void **part;            /* [np] what goes to each process, and how many bytes */
+	size_t *len;
+	unsigned char *sbuf, *rbuf;   /* the engine's messages */
 	size_t scap, rcap;
 	unsigned char *xsbuf, *xrbuf; /* the network's items (--net ib) */
 	size_t xscap, xrcap;
@@ -77,92 +79,81 @@ static int mpi_err(int rc, const char *what, ir_err *e)
 	return ir_errf(e, "%s: %s", what, s);
 }
 
+/* One all-to-all of bytes: part[q] (len[q] bytes) to process q; on return *in (the
+ * context's buffer *rbuf, valid until the next call) holds *nin bytes from every process,
+ * in process order. `what` names the items in messages. */
+static int a2a_bytes(comm_ctx *c, const void *const *part, const size_t *len, unsigned char **sbuf, size_t *scap,
+                     unsigned char **rbuf, size_t *rcap, const unsigned char **in, size_t *nin, const char *what,
+                     ir_err *e)
+{
+	size_t tot = 0, rtot = 0;
+	for (int q = 0; q < np_; q++) {
+		if (len[q] > (size_t)INT_MAX - tot)
+			return ir_errf(e, "more than %d bytes of %s to other processes in one window", INT_MAX, what);
+		c->scount[q] = (int)len[q];
+		c->sdispl[q] = (int)tot;
+		tot += len[q];
+	}
+	if (tot > *scap || !*sbuf) {
+		free(*sbuf);
+		*scap = tot * 2 + 1;
+		if (!(*sbuf = malloc(*scap)))
+			return ir_errf(e, "out of memory for %s to other processes", what);
+	}
+	for (int q = 0; q < np_; q++)
+		if (len[q])
+			memcpy(*sbuf + c->sdispl[q], part[q], len[q]);
+	if (mpi_err(MPI_Alltoall(c->scount, 1, MPI_INT, c->rcount, 1, MPI_INT, MPI_COMM_WORLD), "MPI_Alltoall", e))
+		return -1;
+	for (int q = 0; q < np_; q++) {
+		if ((size_t)c->rcount[q] > (size_t)INT_MAX - rtot)
+			return ir_errf(e, "more than %d bytes of %s from other processes in one window", INT_MAX, what);
+		c->rdispl[q] = (int)rtot;
+		rtot += (size_t)c->rcount[q];
+	}
+	if (rtot > *rcap || !*rbuf) {
+		free(*rbuf);
+		*rcap = rtot * 2 + 1;
+		if (!(*rbuf = malloc(*rcap)))
+			return ir_errf(e, "out of memory for %s from other processes", what);
+	}
+	if (mpi_err(MPI_Alltoallv(*sbuf, c->scount, c->sdispl, MPI_BYTE, *rbuf, c->rcount, c->rdispl, MPI_BYTE,
+	                          MPI_COMM_WORLD),
+	            "MPI_Alltoallv", e))
+		return -1;
+	*in = *rbuf;
+	*nin = rtot;
+	return 0;
+}
+
 static int c_exchange(void *ctx, ir_engine_rmsg *const *out, const size_t *nout, const ir_engine_rmsg **in,
                       size_t *nin, ir_err *e)
 {
 	comm_ctx *c = ctx;
-	size_t tot = 0, rtot = 0, one = sizeof(ir_engine_rmsg);
+	size_t one = sizeof(ir_engine_rmsg), n;
+	const unsigned char *got;
 	for (int q = 0; q < np_; q++) {
-		if (nout[q] > (size_t)INT_MAX / one || tot > (size_t)INT_MAX / one - nout[q])
+		if (nout[q] > (size_t)INT_MAX / one)
 			return ir_errf(e, "more than %zu messages to other processes in one window", (size_t)INT_MAX / one);
-		c->scount[q] = (int)(nout[q] * one);
-		c->sdispl[q] = (int)(tot * one);
-		tot += nout[q];
+		c->len[q] = nout[q] * one;
+		c->part[q] = out[q];
 	}
-	if (tot > c->scap) {
-		free(c->sbuf);
-		c->scap = tot * 2;
-		if (!(c->sbuf = malloc(c->scap * one)))
-			return ir_errf(e, "out of memory for messages to other processes");
-	}
-	for (int q = 0; q < np_; q++)
-		if (nout[q])
-			memcpy((char *)c->sbuf + c->sdispl[q], out[q], nout[q] * one);
-	if (mpi_err(MPI_Alltoall(c->scount, 1, MPI_INT, c->rcount, 1, MPI_INT, MPI_COMM_WORLD), "MPI_Alltoall", e))
+	if (a2a_bytes(c, c->part, c->len, &c->sbuf, &c->scap, &c->rbuf, &c->rcap, &got, &n, "messages", e))
 		return -1;
-	for (int q = 0; q < np_; q++) {
-		if ((size_t)c->rcount[q] > (size_t)INT_MAX - rtot)
-			return ir_errf(e, "more than %d bytes of messages from other processes in one window", INT_MAX);
-		c->rdispl[q] = (int)rtot;
-		rtot += (size_t)c->rcount[q];
-	}
-	if (rtot / one > c->rcap) {
-		free(c->rbuf);
-		c->rcap = rtot / one * 2;
-		if (!(c->rbuf = malloc(c->rcap * one)))
-			return ir_errf(e, "out of memory for messages from other processes");
-	}
-	if (mpi_err(MPI_Alltoallv(c->sbuf, c->scount, c->sdispl, MPI_BYTE, c->rbuf, c->rcount, c->rdispl, MPI_BYTE,
-	                          MPI_COMM_WORLD),
-	            "MPI_Alltoallv", e))
-		return -1;
-	*in = c->rbuf;
-	*nin = rtot / one;
+	*in = (const ir_engine_rmsg *)(const void *)got;
+	*nin = n / one;
 	return 0;
 }
 
-/* The network's items of one window (bytes), as c_exchange does the messages. */
+/* The network's items of one window (--net ib), as c_exchange does the messages. */
 static int c_xexchange(void *ctx, const ir_sb *out, const unsigned char **in, size_t *nin, ir_err *e)
 {
 	comm_ctx *c = ctx;
-	size_t tot = 0, rtot = 0;
 	for (int q = 0; q < np_; q++) {
-		if (out[q].len > (size_t)INT_MAX - tot)
-			return ir_errf(e, "more than %d bytes of fabric items to other processes in one window", INT_MAX);
-		c->scount[q] = (int)out[q].len;
-		c->sdispl[q] = (int)tot;
-		tot += out[q].len;
+		c->len[q] = out[q].len;
+		c->part[q] = out[q].buf;
 	}
-	if (tot > c->xscap) {
-		free(c->xsbuf);
-		c->xscap = tot * 2;
-		if (!(c->xsbuf = malloc(c->xscap)))
-			return ir_errf(e, "out of memory for fabric items to other processes");
-	}
-	for (int q = 0; q < np_; q++)
-		if (out[q].len)
-			memcpy(c->xsbuf + c->sdispl[q], out[q].buf, out[q].len);
-	if (mpi_err(MPI_Alltoall(c->scount, 1, MPI_INT, c->rcount, 1, MPI_INT, MPI_COMM_WORLD), "MPI_Alltoall", e))
-		return -1;
-	for (int q = 0; q < np_; q++) {
-		if ((size_t)c->rcount[q] > (size_t)INT_MAX - rtot)
-			return ir_errf(e, "more than %d bytes of fabric items from other processes in one window", INT_MAX);
-		c->rdispl[q] = (int)rtot;
-		rtot += (size_t)c->rcount[q];
-	}
-	if (rtot > c->xrcap || !c->xrbuf) {
-		free(c->xrbuf);
-		c->xrcap = rtot * 2 + 1;
-		if (!(c->xrbuf = malloc(c->xrcap)))
-			return ir_errf(e, "out of memory for fabric items from other processes");
-	}
-	if (mpi_err(MPI_Alltoallv(c->xsbuf, c->scount, c->sdispl, MPI_BYTE, c->xrbuf, c->rcount, c->rdispl, MPI_BYTE,
-	                          MPI_COMM_WORLD),
-	            "MPI_Alltoallv", e))
-		return -1;
-	*in = c->xrbuf;
-	*nin = rtot;
-	return 0;
+	return a2a_bytes(c, c->part, c->len, &c->xsbuf, &c->xscap, &c->xrbuf, &c->xrcap, in, nin, "fabric items", e);
 }
 
 static int fab_put(void *ctx, const void *buf, size_t nbytes, ir_err *e)
@@ -556,7 +547,8 @@ int par_run(const ir_sched *s, ir_engine_cfg *cfg, const double *weights, uint32
 	        : ir_par_plan_make(&res->plan, s, &cfg->p, (uint32_t)np_, IR_PAR_BLOCK, weights, host_ranks, e))
 		return -2; /* every process fails alike */
 	if (!(cc.scount = calloc((size_t)np_, sizeof(int))) || !(cc.sdispl = calloc((size_t)np_, sizeof(int))) ||
-	    !(cc.rcount = calloc((size_t)np_, sizeof(int))) || !(cc.rdispl = calloc((size_t)np_, sizeof(int)))) {
+	    !(cc.rcount = calloc((size_t)np_, sizeof(int))) || !(cc.rdispl = calloc((size_t)np_, sizeof(int))) ||
+	    !(cc.part = calloc((size_t)np_, sizeof *cc.part)) || !(cc.len = calloc((size_t)np_, sizeof *cc.len))) {
 		rc = ir_errf(e, "out of memory");
 		goto out;
 	}
@@ -688,6 +680,8 @@ out:
 	free(cc.rbuf);
 	free(cc.xsbuf);
 	free(cc.xrbuf);
+	free(cc.part);
+	free(cc.len);
 	if (fab)
 		fab->cfg->part = NULL;
 	return rc;

@@ -294,26 +294,25 @@ void ir_par_run_release(ir_par_run *rr)
 static int exchange(ir_par_run *rr, ir_engine *en, ir_err *e)
 {
 	const ir_engine_rmsg *in = NULL;
-	size_t nin = 0;
-	if (rr->comm->exchange(rr->comm->ctx, rr->out, rr->nout, &in, &nin, e))
+	const unsigned char *xin = NULL;
+	size_t nin = 0, xn = 0;
+	if (rr->net_put) {
+		/* the network's items travel in the same collectives as the engine's messages */
+		if (!rr->comm->xexchange)
+			return ir_errf(e, "internal error: the network's items have no exchange");
+		if (rr->comm->xexchange(rr->comm->ctx, rr->out, rr->nout, rr->xout, &in, &nin, &xin, &xn, e))
+			return -1;
+		for (uint32_t q = 0; q < rr->plan->nprocs; q++)
+			rr->xout[q].len = 0;
+	} else if (rr->comm->exchange(rr->comm->ctx, rr->out, rr->nout, &in, &nin, e))
 		return -1;
 	for (uint32_t q = 0; q < rr->plan->nprocs; q++)
 		rr->nout[q] = 0;
 	for (size_t i = 0; i < nin; i++)
 		if (ir_engine_put_remote(en, &in[i], e))
 			return -1;
-	if (rr->net_put) {
-		const unsigned char *xin = NULL;
-		size_t xn = 0;
-		if (!rr->comm->xexchange)
-			return ir_errf(e, "internal error: the network's items have no exchange");
-		if (rr->comm->xexchange(rr->comm->ctx, rr->xout, &xin, &xn, e))
-			return -1;
-		for (uint32_t q = 0; q < rr->plan->nprocs; q++)
-			rr->xout[q].len = 0;
-		if (xn && rr->net_put(rr->net_ctx, xin, xn, e))
-			return -1;
-	}
+	if (xn && rr->net_put(rr->net_ctx, xin, xn, e))
+		return -1;
 	return 0;
 }
 

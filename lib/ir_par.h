@@ -80,10 +80,12 @@ typedef struct ir_par_comm {
 	int (*exchange)(void *ctx, ir_engine_rmsg *const *out, const size_t *nout, const ir_engine_rmsg **in,
 	                size_t *nin, ir_err *e);
 	int (*min)(void *ctx, uint64_t *v, ir_err *e);
-	/* Only for a network that carries its own items (ir_par_run.net_put set): out[p] holds
-	 * the bytes for process p; on return *in (the callee's buffer) the *nin bytes sent to
-	 * this process, in order of the sending process. */
-	int (*xexchange)(void *ctx, const ir_sb *out, const unsigned char **in, size_t *nin, ir_err *e);
+	/* Only for a network that carries its own items (ir_par_run.net_put set), instead of
+	 * exchange: the engine's messages as exchange does and, in the same collectives, the
+	 * network's bytes, xout[p] for process p; on return *xin (the callee's buffer) holds the
+	 * *xnin bytes sent to this process, in order of the sending process. */
+	int (*xexchange)(void *ctx, ir_engine_rmsg *const *out, const size_t *nout, const ir_sb *xout,
+	                 const ir_engine_rmsg **in, size_t *nin, const unsigned char **xin, size_t *xnin, ir_err *e);
 } ir_par_comm;
 
 typedef struct ir_par_stats {

@@ -65,7 +65,9 @@ typedef struct comm_ctx {
 	size_t *len;
 	unsigned char *sbuf, *rbuf;   /* the engine's messages */
 	size_t scap, rcap;
-	unsigned char *xsbuf, *xrbuf; /* the network's items (--net ib) */
+	unsigned char *pk;            /* --net ib: what goes out, packed per process */
+	size_t pkcap;
+	unsigned char *xsbuf, *xrbuf; /* and what came in: the messages, the fabric's items */
 	size_t xscap, xrcap;
 } comm_ctx;
 
@@ -145,15 +147,68 @@ static int c_exchange(void *ctx, ir_engine_rmsg *const *out, const size_t *nout,
 	return 0;
 }
 
-/* The network's items of one window (--net ib), as c_exchange does the messages. */
-static int c_xexchange(void *ctx, const ir_sb *out, const unsigned char **in, size_t *nin, ir_err *e)
+/* Grow *buf to hold n bytes (at least); 0 or -1. */
+static int grow_bytes(unsigned char **buf, size_t *cap, size_t n)
+{
+	if (n <= *cap && *buf)
+		return 0;
+	free(*buf);
+	*cap = n * 2 + 64;
+	return (*buf = malloc(*cap)) ? 0 : -1;
+}
+
+/* --net ib: the engine's messages and the fabric's items of one window in the same two
+ * collectives (the window's cost is its collectives): to each process a count of messages,
+ * the messages, then the items' bytes. */
+static int c_xexchange(void *ctx, ir_engine_rmsg *const *out, const size_t *nout, const ir_sb *xout,
+                       const ir_engine_rmsg **in, size_t *nin, const unsigned char **xin, size_t *xnin, ir_err *e)
 {
 	comm_ctx *c = ctx;
+	size_t one = sizeof(ir_engine_rmsg), tot = 0, n, nm = 0, nx = 0;
+	const unsigned char *got;
 	for (int q = 0; q < np_; q++) {
-		c->len[q] = out[q].len;
-		c->part[q] = out[q].buf;
+		if (nout[q] > (size_t)INT_MAX / one)
+			return ir_errf(e, "more than %zu messages to other processes in one window", (size_t)INT_MAX / one);
+		tot += 8 + nout[q] * one + xout[q].len;
 	}
-	return a2a_bytes(c, c->part, c->len, &c->xsbuf, &c->xscap, &c->xrbuf, &c->xrcap, in, nin, "fabric items", e);
+	if (grow_bytes(&c->pk, &c->pkcap, tot))
+		return ir_errf(e, "out of memory for messages to other processes");
+	tot = 0;
+	for (int q = 0; q < np_; q++) {
+		uint64_t k = nout[q];
+		c->part[q] = c->pk + tot;
+		memcpy(c->pk + tot, &k, 8);
+		if (nout[q])
+			memcpy(c->pk + tot + 8, out[q], nout[q] * one);
+		if (xout[q].len)
+			memcpy(c->pk + tot + 8 + nout[q] * one, xout[q].buf, xout[q].len);
+		c->len[q] = 8 + nout[q] * one + xout[q].len;
+		tot += c->len[q];
+	}
+	if (a2a_bytes(c, c->part, c->len, &c->sbuf, &c->scap, &c->rbuf, &c->rcap, &got, &n, "messages and fabric items",
+	              e))
+		return -1;
+	if (grow_bytes(&c->xsbuf, &c->xscap, n) || grow_bytes(&c->xrbuf, &c->xrcap, n))
+		return ir_errf(e, "out of memory for messages from other processes");
+	for (int q = 0; q < np_; q++) {
+		const unsigned char *p = got + c->rdispl[q];
+		size_t len = (size_t)c->rcount[q];
+		uint64_t k;
+		if (len < 8)
+			return ir_errf(e, "internal error: %zu bytes from process %d", len, q);
+		memcpy(&k, p, 8);
+		if (k > (len - 8) / one)
+			return ir_errf(e, "internal error: %llu messages in %zu bytes from process %d", (unsigned long long)k, len, q);
+		memcpy(c->xsbuf + nm * one, p + 8, (size_t)k * one);
+		nm += (size_t)k;
+		memcpy(c->xrbuf + nx, p + 8 + (size_t)k * one, len - 8 - (size_t)k * one);
+		nx += len - 8 - (size_t)k * one;
+	}
+	*in = (const ir_engine_rmsg *)(const void *)c->xsbuf;
+	*nin = nm;
+	*xin = c->xrbuf;
+	*xnin = nx;
+	return 0;
 }
 
 static int fab_put(void *ctx, const void *buf, size_t nbytes, ir_err *e)
@@ -680,6 +735,7 @@ out:
 	free(cc.rbuf);
 	free(cc.xsbuf);
 	free(cc.xrbuf);
+	free(cc.pk);
 	free(cc.part);
 	free(cc.len);
 	if (fab)

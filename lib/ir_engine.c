@@ -702,23 +702,34 @@ static inline int new_key(ir_engine *en, ir_kheap_ent *k, ir_err *e)
 	return 0;
 }
 
+/* With the event hook under the key: the next item's number for people, taken now (as a
+ * whole run takes it when it queues the item), and told to the hook. */
+static uint64_t take_dseq(ir_engine *en)
+{
+	if (en->hk.number)
+		en->hk.number(en->hk.ctx, 0, en->dnext);
+	return en->dnext++;
+}
+
+/* The number for people of the queued message or callback in slot mi. */
+static int set_mdseq(ir_engine *en, size_t mi, uint64_t v, ir_err *e)
+{
+	if (mi >= en->mdcap && IR_GROW(en->mdseq, mi + 1, en->mdcap))
+		return ir_errf(e, "out of memory for message numbers");
+	en->mdseq[mi] = v;
+	return 0;
+}
+
 static int qpush(ir_engine *en, uint64_t t, uint32_t ref, ir_err *e)
 {
 	ir_kheap_ent k = {0};
 	if (new_key(en, &k, e))
 		return -1;
 	if (KEYED(en) && en->dseq) {
-		if (ref & IR_MSGBIT) {
-			size_t mi = ref & ~IR_MSGBIT;
-			if (mi >= en->mdcap && IR_GROW(en->mdseq, mi + 1, en->mdcap))
-				return ir_errf(e, "out of memory for message numbers");
-			en->mdseq[mi] = en->dnext;
-		} else {
-			en->dseq[ref] = en->dnext;
-		}
-		if (en->hk.number)
-			en->hk.number(en->hk.ctx, 0, en->dnext);
-		en->dnext++;
+		if (!(ref & IR_MSGBIT))
+			en->dseq[ref] = take_dseq(en);
+		else if (set_mdseq(en, ref & ~IR_MSGBIT, take_dseq(en), e))
+			return -1;
 	}
 	return hpush_key(en, t, &k, ref, e);
 }
@@ -1022,13 +1033,8 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 		rm.src = m->src;
 		rm.dst = m->dst;
 		rm.id = m->id;
-		if (en->dseq) {
-			/* numbered for people where a whole run queues it: here */
-			rm.dseq = en->dnext;
-			if (en->hk.number)
-				en->hk.number(en->hk.ctx, 0, en->dnext);
-			en->dnext++;
-		}
+		if (en->dseq) /* numbered for people where a whole run queues it: here */
+			rm.dseq = take_dseq(en);
 		pool_put(&en->mp, mi);
 		return en->remote(en->remote_ctx, &rm, e);
 	}
@@ -1989,13 +1995,8 @@ int EFN(deliver)(ir_engine *en, uint32_t mi, uint64_t t, ir_err *e)
 		rm.tc = k.tc;
 		rm.n = k.seq;
 		rm.who = k.who;
-		if (en->dseq) {
-			/* numbered for people where it is queued in a whole run: here */
-			rm.dseq = en->dnext;
-			if (en->hk.number)
-				en->hk.number(en->hk.ctx, 0, en->dnext);
-			en->dnext++;
-		}
+		if (en->dseq) /* numbered for people where it is queued in a whole run: here */
+			rm.dseq = take_dseq(en);
 		pool_put(&en->mp, mi);
 		return en->remote(en->remote_ctx, &rm, e);
 	}
@@ -2327,11 +2328,8 @@ int EFN(put_remote)(ir_engine *en, const ir_engine_rmsg *rm, ir_err *e)
 		mi = *x;
 		ir_hmap_del(&en->xsend, x);
 		M(en, mi)->kind = K_SFIN;
-		if (en->dseq) {
-			if (mi >= en->mdcap && IR_GROW(en->mdseq, (size_t)mi + 1, en->mdcap))
-				return ir_errf(e, "out of memory for message numbers");
-			en->mdseq[mi] = rm->dseq;
-		}
+		if (en->dseq && set_mdseq(en, mi, rm->dseq, e))
+			return -1;
 		k.tc = rm->tc;
 		k.who = rm->who;
 		k.seq = rm->n;
@@ -2352,11 +2350,8 @@ int EFN(put_remote)(ir_engine *en, const ir_engine_rmsg *rm, ir_err *e)
 	k.tc = rm->tc;
 	k.who = rm->who;
 	k.seq = rm->n;
-	if (en->dseq) {
-		if (mi >= en->mdcap && IR_GROW(en->mdseq, (size_t)mi + 1, en->mdcap))
-			return ir_errf(e, "out of memory for message numbers");
-		en->mdseq[mi] = rm->dseq;
-	}
+	if (en->dseq && set_mdseq(en, mi, rm->dseq, e))
+		return -1;
 	return hpush_key(en, rm->t, &k, IR_MSGBIT | mi, e);
 }
 
@@ -2373,13 +2368,7 @@ int ir_engine_new_key(ir_engine *en, ir_engine_key *k, ir_err *e)
 	k->tc = x.tc;
 	k->n = x.seq;
 	k->who = x.who;
-	k->dseq = 0;
-	if (en->dseq) {
-		k->dseq = en->dnext;
-		if (en->hk.number)
-			en->hk.number(en->hk.ctx, 0, en->dnext);
-		en->dnext++;
-	}
+	k->dseq = en->dseq ? take_dseq(en) : 0;
 	return 0;
 }
 
@@ -2395,11 +2384,8 @@ int ir_engine_call_at_key(ir_engine *en, uint64_t t, uint64_t cookie, const ir_e
 	M(en, mi)->kind = K_WAKE;
 	M(en, mi)->size = cookie;
 	M(en, mi)->next = NIL;
-	if (en->dseq) {
-		if (mi >= en->mdcap && IR_GROW(en->mdseq, (size_t)mi + 1, en->mdcap))
-			return ir_errf(e, "out of memory for message numbers");
-		en->mdseq[mi] = k->dseq;
-	}
+	if (en->dseq && set_mdseq(en, mi, k->dseq, e))
+		return -1;
 	x.tc = k->tc;
 	x.who = k->who;
 	x.seq = k->n;

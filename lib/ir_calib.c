@@ -1838,6 +1838,13 @@ static int fit_netcal(const ir_calib_data *d, ir_calib_fit *f, ir_err *e)
 			continue;
 		sz[k] = d->p[i].size;
 		y[k] = late->med;
+		/* a receiver's part of a message is not longer than the whole message's one-way
+		 * time: a late receive that took longer met a loaded machine (the fitted one-way,
+		 * net_L + recv_o, would exceed the measured one) */
+		if (y[k] > d->p[i].real_ps) {
+			y[k] = d->p[i].real_ps;
+			f->r_capped++;
+		}
 		fl[k] = d->p[i].real_ps / 20 > floor_ps ? d->p[i].real_ps / 20 : floor_ps;
 		k++;
 	}
@@ -2013,6 +2020,10 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 			continue;
 		}
 		rc |= ir_sb_addf(o, "# %s: %s\n", ir_calib_term_names[k], what[k]);
+		if (k == IR_CT_RECV_O && f->r_capped)
+			rc |= ir_sb_addf(o, "#   capped at the warm one-way time at %zu size%s, whose late receive took longer "
+			                    "(a loaded machine)\n",
+			                 f->r_capped, f->r_capped == 1 ? "" : "s");
 		rc |= ir_sb_addf(o, "#   %zu segment%s over %zu sizes, rms relative residual %.2f %%\n", t->pw.nseg,
 		                 t->pw.nseg == 1 ? "" : "s", t->n, 100 * sqrt(t->pw.sse / (double)t->n));
 		for (size_t s = 0; s < t->pw.nseg; s++) {

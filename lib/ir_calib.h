@@ -339,6 +339,8 @@ typedef struct ir_calib_fit {
 	int pin_cold;       /* pinning is 0: first use is explained by cold caches */
 	size_t x_sizes;     /* sizes above S (or held) with an exchange (formats/calibration.md, "The exchange") */
 	size_t x_raised;    /* of those, sizes whose send_o the exchange raised */
+	size_t r_capped;    /* sizes whose late receive took longer than the warm one-way time, capped
+	                     * at it for recv_o (formats/calibration.md, "The piecewise model") */
 	/* a send after a gap: [0] after a receive, [1] after a send (formats/calibration.md,
 	 * "A send after a gap"); have: the train phase had samples of an eager size */
 	struct ir_calib_gapfit {

@@ -152,6 +152,8 @@ static double g_exch;
 static int g_exch_bad;
 /* us a first use (tag 30003) of each of write_netcal's sizes takes longer one way and back */
 static double g_first[5];
+/* us the late receive of each of write_netcal's sizes takes longer */
+static double g_late[5];
 
 static int write_netcal(const char *dir, int with_late)
 {
@@ -202,7 +204,7 @@ static int write_netcal(const char *dir, int with_late)
 				t += 2 * ow + fx + ANSWER_GAP + 1;
 			}
 			if (with_late) {
-				double late = 0.3 + (double)s / 64 / 1000;
+				double late = 0.3 + (double)s / 64 / 1000 + g_late[k];
 				/* from 1024 bytes on the send waits for the receive (rendezvous) */
 				fprintf(f0, "MPI_Send:%.3f:1:%" PRIu64 ":13,1,1:1:30004:0,0,2:%.3f\n", t, s,
 				        s >= 1024 ? t + 20 + late : t + 0.1);
@@ -567,6 +569,37 @@ static void test_netcal_pinning(void)
 	}
 }
 
+/* recv_o is at most the warm one-way time: a late receive that took longer (a loaded
+ * machine) is capped, and the file says so. */
+static void test_netcal_recv_cap(void)
+{
+	char dir[] = "/tmp/u-calib-XXXXXX", *paths[1];
+	ir_calib_data d;
+	ir_calib_opts co;
+	ir_calib_fit f;
+	ir_sb t = IR_SB_INIT;
+	ir_err e;
+	if (!mkdtemp(dir)) {
+		ok(0, "recv_o cap: temporary directory");
+		return;
+	}
+	paths[0] = dir;
+	g_late[3] = 5; /* 4096 bytes: 5.364 us, against a one-way time of 1.064 us */
+	ir_calib_data_init(&d);
+	memset(&co, 0, sizeof co);
+	ok(write_netcal(dir, 1) == 0 && ir_calib_read_traces(&d, paths, 1, &e) == 0 && ir_calib_aggregate(&d, &e) == 0 &&
+	       ir_calib_do_fit(&d, &co, &f, &e) == 0 && ir_calib_write_params(&d, &f, NULL, "test", &t) == 0,
+	   "recv_o cap: fitted");
+	ok(f.r_capped == 1 && (double)ir_pw_eval(&f.term[IR_CT_RECV_O].pw.pw, 4096) <= d.p[3].real_ps + 1 &&
+	       strstr(t.buf, "#   capped at the warm one-way time at 1 size, whose late receive took longer"),
+	   "recv_o cap: a late receive longer than the one-way time is capped at it (%g ps, one-way %g ps)",
+	   (double)ir_pw_eval(&f.term[IR_CT_RECV_O].pw.pw, 4096), d.p[3].real_ps);
+	g_late[3] = 0;
+	ir_sb_release(&t);
+	ir_calib_fit_release(&f);
+	ir_calib_data_release(&d);
+}
+
 /* ir_calib_compare: two piecewise models side by side (formats/calibration.md,
  * "Comparing two calibrations"). */
 static void test_compare(void)
@@ -818,6 +851,7 @@ int main(void)
 	test_netcal_traces();
 	test_netcal_exchange();
 	test_netcal_pinning();
+	test_netcal_recv_cap();
 	test_compare();
 	ir_sb_release(&sb);
 	return tap_done();

@@ -71,50 +71,13 @@ test_expect_success 'two ranks per host (a copy over the bus between them)' '
 '
 
 test_expect_success 'congestion control on a hot spot: notifications cross between processes' '
-	cat >hot.goal <<-EOF &&
-	num_ranks 8
-	rank 0 {
-	send 262144b to 7
-	}
-	rank 1 {
-	send 262144b to 7
-	}
-	rank 2 {
-	send 262144b to 7
-	}
-	rank 3 {
-	send 262144b to 6
-	}
-	rank 4 {
-	}
-	rank 5 {
-	}
-	rank 6 {
-	recv 262144b from 3
-	}
-	rank 7 {
-	recv 262144b from 0
-	recv 262144b from 1
-	recv 262144b from 2
-	}
-	EOF
-	same hot.goal --net ib --topo fattree2:4 --ib cc=on &&
+	same "$SEED/ib/hotspot8.goal" --net ib --topo fattree2:4 --ib cc=on &&
 	grep -q "^becn	[1-9]" st
 '
 
 test_expect_success 'adaptive, credit-based and round-robin path selection (lmc=2)' '
-	{
-		echo "num_ranks 32"
-		for p in "0 4" "1 9" "2 13" "3 16"; do
-			set -- $p
-			printf "rank %s {\nsend 262144b to %s\n}\nrank %s {\nrecv 262144b from %s\n}\n" $1 $2 $2 $1
-		done
-		for r in $(seq 5 31); do
-			case $r in 9|13|16) ;; *) printf "rank %s {\n}\n" $r ;; esac
-		done
-	} >perm.goal &&
 	for a in adaptive adaptive-credits rr; do
-		same perm.goal --net ib --topo fattree2:8 --routing ftree --ib lmc=2 --ib path=$a --ib path_unit=packet ||
+		same "$SEED/ib/perm32.goal" --net ib --topo fattree2:8 --routing ftree --ib lmc=2 --ib path=$a --ib path_unit=packet ||
 			return 1
 	done
 '
@@ -140,8 +103,8 @@ test_expect_success 'the outputs that follow the events, --linkstats and --dump-
 		test_cmp l.seq l.par && test_cmp d.seq d.par &&
 		for x in o.seq/traces.def o.seq/traces/*; do cmp "$x" "o.par/${x#o.seq/}" || return 1; done || return 1
 	done &&
-	ibsim -q --ties key -v --net ib --topo fattree2:4 --ib cc=on hot.goal 2>v.seq >/dev/null &&
-	par 2 -v --net ib --topo fattree2:4 --ib cc=on hot.goal 2>v.par >/dev/null &&
+	ibsim -q --ties key -v --net ib --topo fattree2:4 --ib cc=on "$SEED/ib/hotspot8.goal" 2>v.seq >/dev/null &&
+	par 2 -v --net ib --topo fattree2:4 --ib cc=on "$SEED/ib/hotspot8.goal" 2>v.par >/dev/null &&
 	grep -q "congestion notification" v.seq && test_cmp v.seq v.par
 '
 
@@ -170,32 +133,9 @@ test_expect_success 'what cannot be split is refused with its reason' '
 '
 
 test_expect_success 'a fabric deadlock across processes is an error with the packets that cannot move' '
-	cat >ring.goal <<-EOF &&
-	num_ranks 5
-	rank 0 {
-	send 1048576b to 2
-	recv 1048576b from 3
-	}
-	rank 1 {
-	send 1048576b to 3
-	recv 1048576b from 4
-	}
-	rank 2 {
-	send 1048576b to 4
-	recv 1048576b from 0
-	}
-	rank 3 {
-	send 1048576b to 0
-	recv 1048576b from 1
-	}
-	rank 4 {
-	send 1048576b to 1
-	recv 1048576b from 2
-	}
-	EOF
-	expect_fail 1 ibsim -q --ties key --net ib --topo ring:5 --ib buffer=33 --ib host_buffer=33 ring.goal &&
+	expect_fail 1 ibsim -q --ties key --net ib --topo ring:5 --ib buffer=33 --ib host_buffer=33 "$SEED/ib/ring5-1m.goal" &&
 	grep -q "10 packets cannot move" err &&
-	expect_fail 1 par 2 --net ib --topo ring:5 --ib buffer=33 --ib host_buffer=33 ring.goal &&
+	expect_fail 1 par 2 --net ib --topo ring:5 --ib buffer=33 --ib host_buffer=33 "$SEED/ib/ring5-1m.goal" &&
 	grep -q "^ibsim-mpi: fabric deadlock: 10 packets cannot move at the end" err
 '
 

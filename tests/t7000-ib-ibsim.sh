@@ -97,36 +97,13 @@ test_expect_success 'random placement is reproducible by seed' '
 
 # Every host sends 1 MiB to the host two switches on: with minhop all routes
 # turn the same way round the ring, and 1-packet buffers fill in a cycle.
-cat >ring.goal <<'EOF'
-num_ranks 5
-rank 0 {
-send 1048576b to 2
-recv 1048576b from 3
-}
-rank 1 {
-send 1048576b to 3
-recv 1048576b from 4
-}
-rank 2 {
-send 1048576b to 4
-recv 1048576b from 0
-}
-rank 3 {
-send 1048576b to 0
-recv 1048576b from 1
-}
-rank 4 {
-send 1048576b to 1
-recv 1048576b from 2
-}
-EOF
 test_expect_success 'a cyclic minhop ring deadlocks: exit 1, the cycle of buffers named' '
-	expect_fail 1 ibsim -q --net ib --topo ring:5 --ib buffer=33 --ib host_buffer=33 ring.goal &&
+	expect_fail 1 ibsim -q --net ib --topo ring:5 --ib buffer=33 --ib host_buffer=33 "$SEED/ib/ring5-1m.goal" &&
 	grep -q "^ibsim: fabric deadlock at [0-9]* ps: 10 packets cannot move; cycle of full input buffers: s1 port 3 vl 0 -> s2 port 3 vl 0 -> s3 port 3 vl 0 -> s4 port 3 vl 0 -> s0 port 3 vl 0 -> s1 port 3 vl 0$" err
 '
 
 test_expect_success 'the same ring with updn finishes' '
-	ibsim -q --net ib --topo ring:5 --routing updn --ib buffer=33 --ib host_buffer=33 ring.goal >res &&
+	ibsim -q --net ib --topo ring:5 --routing updn --ib buffer=33 --ib host_buffer=33 "$SEED/ib/ring5-1m.goal" >res &&
 	test "$(awk -F"\t" "NR > 2" res | wc -l)" = 5
 '
 

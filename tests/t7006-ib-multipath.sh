@@ -20,17 +20,7 @@ near() { awk -v g="$1" -v w="$2" -v p="$3" 'BEGIN { d = g - w; if (d < 0) d = -d
 
 # Hosts 0..3 (leaf 0) send 256 KiB each to hosts 4, 9, 13 and 16 (leaves 1..4).
 # ftree sends LID offset k of host h from leaf 0 up to spine (h + k) mod 4.
-{
-	echo "num_ranks 32"
-	for p in "0 4" "1 9" "2 13" "3 16"; do
-		set -- $p
-		printf "rank %s {\nsend 262144b to %s\n}\nrank %s {\nrecv 262144b from %s\n}\n" $1 $2 $2 $1
-	done
-	for r in $(seq 5 31); do
-		case $r in 9|13|16) ;; *) printf "rank %s {\n}\n" $r ;; esac
-	done
-} >perm.goal
-run() { ibsim -q --net ib --topo fattree2:8 --routing ftree "$@" perm.goal; }
+run() { ibsim -q --net ib --topo fattree2:8 --routing ftree "$@" "$SEED/ib/perm32.goal"; }
 
 T1=132736000
 test_expect_success 'lmc=0: spines 0, 1, 1, 0: two flows per up link, the last ends at 2 T1 (within 1 %)' '
@@ -102,15 +92,15 @@ test_expect_success 'a message that overtakes an earlier one of its pair is matc
 '
 
 test_expect_success 'errors: lmc out of range, an unknown path, a routing without multipath, dump_lft' '
-	expect_fail 2 ibsim -q --net ib --ib lmc=9 perm.goal &&
+	expect_fail 2 ibsim -q --net ib --ib lmc=9 "$SEED/ib/perm32.goal" &&
 	expect_err "ibsim: invalid LMC for lmc: ${Q}9${Q} (expected 0..7)" &&
-	expect_fail 2 ibsim -q --net ib --ib path=foo perm.goal &&
+	expect_fail 2 ibsim -q --net ib --ib path=foo "$SEED/ib/perm32.goal" &&
 	expect_err "ibsim: invalid path selection for path: ${Q}foo${Q} (expected static, random[:SEED], rr, adaptive or adaptive-credits)" &&
-	expect_fail 2 ibsim -q --net ib --ib path_unit=flit perm.goal &&
+	expect_fail 2 ibsim -q --net ib --ib path_unit=flit "$SEED/ib/perm32.goal" &&
 	expect_err "ibsim: invalid path unit for path_unit: ${Q}flit${Q} (expected message or packet)" &&
-	expect_fail 1 ibsim -q --net ib --topo torus:4x4 --routing dor --ib vls=2 --ib lmc=1 perm.goal &&
+	expect_fail 1 ibsim -q --net ib --topo torus:4x4 --routing dor --ib vls=2 --ib lmc=1 "$SEED/ib/perm32.goal" &&
 	expect_err "ibsim: lmc = 1 needs routing minhop, updn or ftree (routing ${Q}dor${Q} gives one path per destination)" &&
-	expect_fail 1 ibsim -q --net ib --topo fattree2:8 --ib lmc=1 --dump-lft x.lfts perm.goal &&
+	expect_fail 1 ibsim -q --net ib --topo fattree2:8 --ib lmc=1 --dump-lft x.lfts "$SEED/ib/perm32.goal" &&
 	expect_err "ibsim: dump_lft writes one LID per port; it cannot write the tables of lmc = 1"
 '
 test_expect_success 'lmc in a params file' '

@@ -51,80 +51,20 @@ test_expect_success 'two ranks per host (a copy over the bus between them): the 
 '
 
 test_expect_success 'congestion control on a hot spot: the same end times' '
-	cat >hot.goal <<-EOF &&
-	num_ranks 8
-	rank 0 {
-	send 262144b to 7
-	}
-	rank 1 {
-	send 262144b to 7
-	}
-	rank 2 {
-	send 262144b to 7
-	}
-	rank 3 {
-	send 262144b to 6
-	}
-	rank 4 {
-	}
-	rank 5 {
-	}
-	rank 6 {
-	recv 262144b from 3
-	}
-	rank 7 {
-	recv 262144b from 0
-	recv 262144b from 1
-	recv 262144b from 2
-	}
-	EOF
-	both --net ib --topo fattree2:4 --ib cc=on hot.goal
+	both --net ib --topo fattree2:4 --ib cc=on "$SEED/ib/hotspot8.goal"
 '
 
 test_expect_success 'a cyclic minhop ring deadlocks the same way under the key' '
-	cat >ring.goal <<-EOF &&
-	num_ranks 5
-	rank 0 {
-	send 1048576b to 2
-	recv 1048576b from 3
-	}
-	rank 1 {
-	send 1048576b to 3
-	recv 1048576b from 4
-	}
-	rank 2 {
-	send 1048576b to 4
-	recv 1048576b from 0
-	}
-	rank 3 {
-	send 1048576b to 0
-	recv 1048576b from 1
-	}
-	rank 4 {
-	send 1048576b to 1
-	recv 1048576b from 2
-	}
-	EOF
-	expect_fail 1 ibsim -q --net ib --topo ring:5 --ib buffer=33 --ib host_buffer=33 ring.goal && mv err seq.err &&
-	expect_fail 1 ibsim -q --ties key --net ib --topo ring:5 --ib buffer=33 --ib host_buffer=33 ring.goal &&
+	expect_fail 1 ibsim -q --net ib --topo ring:5 --ib buffer=33 --ib host_buffer=33 "$SEED/ib/ring5-1m.goal" && mv err seq.err &&
+	expect_fail 1 ibsim -q --ties key --net ib --topo ring:5 --ib buffer=33 --ib host_buffer=33 "$SEED/ib/ring5-1m.goal" &&
 	grep -q "^ibsim: fabric deadlock at [0-9]* ps: 10 packets cannot move; cycle of full input buffers: s1 port 3 vl 0 -> s2 port 3 vl 0" err &&
 	test_cmp seq.err err
 '
 
 test_expect_success 'adaptive path selection per packet (lmc=2), which reads its switch'"'"'s queues: the same end times' '
 	# hosts 0..3 (leaf 0) send 256 KiB each to hosts 4, 9, 13 and 16 (tests/t7006)
-	{
-		echo "num_ranks 32"
-		for p in "0 4" "1 9" "2 13" "3 16"; do
-			set -- $p
-			printf "rank %s {\nsend 262144b to %s\n}\nrank %s {\nrecv 262144b from %s\n}\n" $1 $2 $2 $1
-		done
-		for r in $(seq 5 31); do
-			case $r in 9|13|16) ;; *) printf "rank %s {\n}\n" $r ;; esac
-		done
-	} >perm.goal &&
 	for a in adaptive adaptive-credits; do
-		both --net ib --topo fattree2:8 --routing ftree --ib lmc=2 --ib path=$a --ib path_unit=packet perm.goal ||
+		both --net ib --topo fattree2:8 --routing ftree --ib lmc=2 --ib path=$a --ib path_unit=packet "$SEED/ib/perm32.goal" ||
 			return 1
 	done
 '

@@ -446,6 +446,23 @@ static void test_netcal_traces(void)
 /* The exchange phase (formats/calibration.md, "The exchange"): its series is the shorter
  * of the two ranks' calls, and above S send_o becomes exchange - recv_o where that is more
  * than the rule gives, capped at 2 one-way - recv_o. */
+/* write_netcal(dir, 1) into a new directory, read, fitted with default options and written
+ * to *t: 0, or -1 (with e set where a step said why). */
+static int netcal_fit(ir_calib_data *d, ir_calib_fit *f, ir_sb *t, ir_err *e)
+{
+	char dir[] = "/tmp/u-calib-XXXXXX", *paths[1] = { dir };
+	ir_calib_opts co;
+	ir_calib_data_init(d);
+	memset(f, 0, sizeof *f);
+	memset(&co, 0, sizeof co);
+	if (!mkdtemp(dir))
+		return ir_errf(e, "temporary directory");
+	return write_netcal(dir, 1) == 0 && ir_calib_read_traces(d, paths, 1, e) == 0 && ir_calib_aggregate(d, e) == 0 &&
+	               ir_calib_do_fit(d, &co, f, e) == 0 && ir_calib_write_params(d, f, NULL, "test", t) == 0
+	           ? 0
+	           : -1;
+}
+
 static void test_netcal_exchange(void)
 {
 	static const double factor[2] = { 1.5, 5 };
@@ -499,23 +516,12 @@ static void test_netcal_exchange(void)
 	}
 	/* without the phase: send_o as before, and the file says there was none */
 	{
-		char dir[] = "/tmp/u-calib-XXXXXX", *paths[1];
 		ir_calib_data d;
-		ir_calib_opts co;
 		ir_calib_fit f;
 		ir_sb t = IR_SB_INIT;
 		ir_err e;
-		if (!mkdtemp(dir)) {
-			ok(0, "exchange: temporary directory");
-			return;
-		}
-		paths[0] = dir;
-		ir_calib_data_init(&d);
-		memset(&co, 0, sizeof co);
-		ok(write_netcal(dir, 1) == 0 && ir_calib_read_traces(&d, paths, 1, &e) == 0 && ir_calib_aggregate(&d, &e) == 0 &&
-		       ir_calib_do_fit(&d, &co, &f, &e) == 0 && f.x_sizes == 0 &&
+		ok(netcal_fit(&d, &f, &t, &e) == 0 && f.x_sizes == 0 &&
 		       near((double)ir_pw_eval(&f.term[IR_CT_SEND_O].pw.pw, 65536), 100000, 1000) &&
-		       ir_calib_write_params(&d, &f, NULL, "test", &t) == 0 &&
 		       strstr(t.buf, "\n# exchange: no exchange phase in the traces: send_o above S is not raised"),
 		   "exchange: none in the traces: send_o above S is the eager figure, and the file says why");
 		ir_sb_release(&t);
@@ -534,24 +540,12 @@ static void test_netcal_pinning(void)
 	/* the same 200 us (+- 1) at every size: a cost of the fresh buffer, not a registration */
 	static const double flat[5] = { 200, 201, 199, 200.5, 199.5 };
 	for (int c = 0; c < 3; c++) {
-		char dir[] = "/tmp/u-calib-XXXXXX", *paths[1];
 		ir_calib_data d;
-		ir_calib_opts co;
 		ir_calib_fit f;
 		ir_sb t = IR_SB_INIT;
 		ir_err e;
-		if (!mkdtemp(dir)) {
-			ok(0, "pinning: temporary directory");
-			return;
-		}
-		paths[0] = dir;
 		memcpy(g_first, c == 2 ? flat : c ? scatter : line, sizeof g_first);
-		ir_calib_data_init(&d);
-		memset(&co, 0, sizeof co);
-		ok(write_netcal(dir, 1) == 0 && ir_calib_read_traces(&d, paths, 1, &e) == 0 &&
-		       ir_calib_aggregate(&d, &e) == 0 && ir_calib_do_fit(&d, &co, &f, &e) == 0 &&
-		       ir_calib_write_params(&d, &f, NULL, "test", &t) == 0,
-		   "pinning: %s fitted", c == 2 ? "a flat first-use excess" : c ? "scattered first uses" : "a registration line");
+		ok(netcal_fit(&d, &f, &t, &e) == 0, "pinning: %s fitted", c == 2 ? "a flat first-use excess" : c ? "scattered first uses" : "a registration line");
 		if (!c)
 			ok(f.have_pin && !f.pin_noise && near(f.pin_a, 100e6, 1e3) && near(f.pin_b, 1000, 1) &&
 			       strstr(t.buf, "\npin_a = 100us ") != NULL,
@@ -573,23 +567,12 @@ static void test_netcal_pinning(void)
  * machine) is capped, and the file says so. */
 static void test_netcal_recv_cap(void)
 {
-	char dir[] = "/tmp/u-calib-XXXXXX", *paths[1];
 	ir_calib_data d;
-	ir_calib_opts co;
 	ir_calib_fit f;
 	ir_sb t = IR_SB_INIT;
 	ir_err e;
-	if (!mkdtemp(dir)) {
-		ok(0, "recv_o cap: temporary directory");
-		return;
-	}
-	paths[0] = dir;
 	g_late[3] = 5; /* 4096 bytes: 5.364 us, against a one-way time of 1.064 us */
-	ir_calib_data_init(&d);
-	memset(&co, 0, sizeof co);
-	ok(write_netcal(dir, 1) == 0 && ir_calib_read_traces(&d, paths, 1, &e) == 0 && ir_calib_aggregate(&d, &e) == 0 &&
-	       ir_calib_do_fit(&d, &co, &f, &e) == 0 && ir_calib_write_params(&d, &f, NULL, "test", &t) == 0,
-	   "recv_o cap: fitted");
+	ok(netcal_fit(&d, &f, &t, &e) == 0, "recv_o cap: fitted");
 	ok(f.r_capped == 1 && (double)ir_pw_eval(&f.term[IR_CT_RECV_O].pw.pw, 4096) <= d.p[3].real_ps + 1 &&
 	       strstr(t.buf, "#   capped at the warm one-way time at 1 size, whose late receive took longer"),
 	   "recv_o cap: a late receive longer than the one-way time is capped at it (%g ps, one-way %g ps)",

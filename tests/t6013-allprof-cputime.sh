@@ -41,6 +41,38 @@ test_expect_success 'ring and nonblock on 3 ranks: CPU times on every line' '
 	check_ring ringnc 3
 '
 
+# gapcheck FILE: cpugap's gaps (samples/apps/cpugap.c): before the second barrier of every
+# iteration a sleep of 0.5 ms (the thread leaves its CPU: its CPU time must be under half its
+# wall time, whichever way it was taken), before the third 0.5 ms of computing (CPU time at
+# least half the wall time in the median: a preemption may take some).
+gapcheck() {
+	awk -F: '/^#/ { next } {
+		split(substr($NF, 2), c, ","); g = $2 - lt1; cg = c[1] - lc1
+		if ($1 == "MPI_Barrier") {
+			k = nb++ % 3
+			if (k == 1) { ns++; if (cg > 0.5 * g) { print FILENAME ":" NR ": sleep gap of " g " us wall has " cg " us CPU"; bad = 1 } }
+			if (k == 2) { sp[nsp++] = cg / g }
+		}
+		lc1 = c[2]; lt1 = $(NF - 1)
+	} END {
+		if (ns != 20 || nsp != 20) { print FILENAME ": " ns " sleep and " nsp " compute gaps, expected 20"; exit 1 }
+		m = 0; for (i = 0; i < nsp; i++) if (sp[i] >= 0.5) m++
+		if (m < 10) { print FILENAME ": only " m " of 20 compute gaps have half their wall time as CPU"; bad = 1 }
+		exit bad
+	}' "$1"
+}
+
+test_expect_success 'cpugap: a sleep is off the CPU, computing is on it (the header says how CPU times were read)' '
+	allprof --cpu-time -o gap -- mpirun -np 2 "$SAMPLES/cpugap" 20 >gap.out 2>gap.err &&
+	ALLPROF_CPUTIME_EXACT=1 allprof --cpu-time -o gapx -- mpirun -np 2 "$SAMPLES/cpugap" 20 >gapx.out 2>gapx.err &&
+	for r in 0 1; do
+		grep -Eqx "# cpu read: (switch|call)" gap/rank-$r.trace &&
+		grep -qx "# cpu read: call" gapx/rank-$r.trace &&
+		cpucheck gap/rank-$r.trace && cpucheck gapx/rank-$r.trace &&
+		gapcheck gap/rank-$r.trace && gapcheck gapx/rank-$r.trace || return 1
+	done
+'
+
 test_expect_success 'trace2goal: --calc cpu and wall convert the same schedule, CPU gaps shorter' '
 	trace2goal -q --calc wall ring >w.goal && trace2goal -q --calc cpu ring >c.goal &&
 	grep -v "calc" w.goal >a && grep -v "calc" c.goal >b && test_cmp a b &&

@@ -64,7 +64,9 @@ static const char usage_text[] =
 	"  -z, --compress     compress the traces with zstd (rank-<N>.trace.zst)\n"
 	"  -q, --quiet        no summary on standard error\n"
 	"      --cpu-time     also record each thread's CPU time at every call and\n"
-	"                     return (trace2goal --calc cpu; costs about 0.35 us per call)\n"
+	"                     return (trace2goal --calc cpu); the clock is read when the\n"
+	"                     thread was scheduled out, else advanced with the wall clock\n"
+	"                     (ALLPROF_CPUTIME_EXACT=1: read at every call)\n"
 	"      --format FORMAT  text (default), otf2 (the OTF2 archive DIR/traces.otf2\n"
 	"                     made from the text traces after the run, which are then\n"
 	"                     removed) or both\n"
@@ -706,6 +708,8 @@ int main(int argc, char **argv)
 	setenv("ALLPROF_COMPRESS", compress ? "1" : "0", 1);
 	setenv("ALLPROF_CPUTIME", cputime ? "1" : "0", 1);
 	env_append("OMPI_MCA_mca_base_env_list", "LD_PRELOAD;ALLPROF_DIR;ALLPROF_COMPRESS;ALLPROF_CPUTIME", ";");
+	if (getenv("ALLPROF_CPUTIME_EXACT"))
+		env_append("OMPI_MCA_mca_base_env_list", "ALLPROF_CPUTIME_EXACT", ";");
 
 	fflush(NULL);
 	child = fork();

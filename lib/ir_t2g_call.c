@@ -575,6 +575,9 @@ int t2g_rank_record(gstate *g, rstate *R, ir_rec *r, ir_err *e)
 {
 	R->line = r->line;
 	R->flavor = ir_trace_flavor(R->t);
+	if (ir_trace_span(R->t))
+		return t2g_errat(R, e, "a span trace (allprof --span) holds only MPI_Init and MPI_Finalize: "
+				       "nothing to convert; trace the run without --span (formats/trace.md 3.7)");
 	if (r->kind == IR_REC_COMM)
 		return t2g_add_comm(g, R, r, e);
 	g->st->calls++;

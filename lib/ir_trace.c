@@ -373,6 +373,7 @@ struct ir_trace {
 	int64_t tf_ps;   /* local MPI_Finalize call (from the tail) */
 	int has_ti, has_tf;
 	int seen_end;    /* "# end" line */
+	int span;        /* "# span:" line */
 	char incomplete[120]; /* "# incomplete <why>" */
 	int seen_call;
 	int at_eof;
@@ -583,6 +584,7 @@ void ir_trace_free(ir_trace *t)
 
 const char *ir_trace_name(const ir_trace *t) { return t->name; }
 enum ir_trace_flavor ir_trace_flavor(const ir_trace *t) { return t->flavor; }
+int ir_trace_span(const ir_trace *t) { return t->span; }
 double ir_trace_offset_init(const ir_trace *t) { return t->oi; }
 double ir_trace_offset_fini(const ir_trace *t) { return t->of; }
 int ir_trace_has_fini_offset(const ir_trace *t) { return t->has_of; }
@@ -777,6 +779,10 @@ int ir_trace_next(ir_trace *t, ir_rec *r, ir_err *e)
 			if (strncmp(l, "# incomplete", 12) == 0) {
 				ir_err_quote(t->incomplete, sizeof t->incomplete, l + 12 + (l[12] == ' '),
 				             strlen(l + 12 + (l[12] == ' ')) > 24 ? 24 : strlen(l + 12 + (l[12] == ' ')));
+				continue;
+			}
+			if (strncmp(l, "# span:", 7) == 0) {
+				t->span = 1;
 				continue;
 			}
 			if (strncmp(l, "# end", 5) == 0 && (l[5] == 0 || l[5] == ' ')) {

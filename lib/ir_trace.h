@@ -120,6 +120,9 @@ int ir_trace_next(ir_trace *t, ir_rec *r, ir_err *e);
 
 const char *ir_trace_name(const ir_trace *t);
 enum ir_trace_flavor ir_trace_flavor(const ir_trace *t);
+/* 1 when the header read so far says "# span:" (allprof --span, formats/trace.md 3.7: only
+ * MPI_Init and MPI_Finalize were recorded). */
+int ir_trace_span(const ir_trace *t);
 /* Clock offsets read from the header and the tail, microseconds (0 when absent). */
 double ir_trace_offset_init(const ir_trace *t);
 double ir_trace_offset_fini(const ir_trace *t);

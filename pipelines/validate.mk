@@ -34,6 +34,14 @@
 # NODE_PARAMS names another file). The sync mode keeps the clock and no node model. Empty
 # (the default): every run is replayed as if each rank had a core.
 #
+# UNTRACED=N (default 0) also runs every program N more times with nothing traced between
+# MPI_Init and MPI_Finalize (`allprof --span`, formats/trace.md 3.7), right after its traced
+# run, and compares the default mode's prediction with the median of those runs: the table's
+# mode `untraced`. That is the time a prediction is for; the traced run also holds the
+# tracer's own work, which on shared cores delays the other ranks too. $(OUT)/untraced.tsv
+# lists per run the untraced runs' longest rank (min, median, max, ms) beside the traced
+# run's.
+#
 # PARAMS defaults to $(OUT)/calibrate/cluster.params, which
 # pipelines/calibrate.mk measures first with exactly 2 ranks (one per core).
 # Runs with more ranks than 2 oversubscribe the cores (MPIRUN_MANY).
@@ -75,6 +83,7 @@ MPIRUN_MANY ?= mpirun --oversubscribe --bind-to none
 BUILD_TOOLS ?= yes
 CAL_REPS  ?=
 CAL_MAXBYTES ?=
+UNTRACED  ?= 0
 
 ARGS_ring        ?= 10000 4096
 ARGS_collectives ?= 200
@@ -89,13 +98,16 @@ THIS     := $(lastword $(MAKEFILE_LIST))
 
 include $(dir $(THIS))apps.mk
 
+$(if $(shell [ "$(UNTRACED)" -ge 0 ] 2>/dev/null && echo y),,$(error invalid UNTRACED '$(UNTRACED)' (expected a whole number of runs)))
+$(if $(filter-out 0,$(UNTRACED)),$(if $(filter default,$(MODES)),,$(error UNTRACED compares the default mode's prediction: MODES must hold default)))
 $(foreach n,$(NP),$(if $(shell [ "$(n)" -ge 1 ] 2>/dev/null && echo y),,$(error invalid rank count '$(n)' in NP (expected whole numbers of at least 1))))
 RUNS     := $(foreach a,$(RUN_APPS),$(foreach n,$(NP),$(a)-$(n)))
 R        := $(OUT)/runs
-CMPS     := $(foreach r,$(RUNS),$(foreach m,$(MODES),$(R)/$(r)/$(m).cmp.tsv))
+TMODES   := $(MODES)$(if $(filter-out 0,$(UNTRACED)), untraced)
+CMPS     := $(foreach r,$(RUNS),$(foreach m,$(TMODES),$(R)/$(r)/$(m).cmp.tsv))
 # Files made by chains of pattern rules are kept (not intermediate). Not a bare
 # .SECONDARY: that would make FORCE, which never exists, count as unchanged.
-.SECONDARY: $(foreach r,$(RUNS),$(R)/$(r)/cmd $(R)/$(r)/trace/.done \
+.SECONDARY: $(foreach r,$(RUNS),$(R)/$(r)/cmd $(R)/$(r)/trace/.done $(R)/$(r)/span/.done \
   $(foreach m,$(MODES),$(R)/$(r)/$(m).goalb $(R)/$(r)/$(m).sim.tsv)) \
   $(foreach m,$(MODES),$(OUT)/settings/t2g-$(m) $(OUT)/settings/ibsim-$(m))
 
@@ -127,7 +139,8 @@ all: table
 	@$(if $(MISSING),echo "not run (program not installed): $(MISSING)")
 	@echo "outputs in $(OUT)/: deviation.tsv, deviation.md$(if $(GNUPLOT), deviation.png), runs/APP-NP/"
 
-table: $(OUT)/deviation.tsv $(OUT)/deviation.md $(if $(GNUPLOT),$(OUT)/deviation.png)
+table: $(OUT)/deviation.tsv $(OUT)/deviation.md $(if $(GNUPLOT),$(OUT)/deviation.png) \
+  $(if $(filter-out 0,$(UNTRACED)),$(OUT)/untraced.tsv)
 
 
 # ---- tools and sample programs from the top-level build (BUILD_TOOLS=no: use
@@ -166,14 +179,15 @@ F := $(OUT)/settings
 $(F)/t2g-%: STAMP = trace2goal -q $(T2G_$*) $(T2G_FLAGS) -p $(abspath $(PARAMS)) / node: $(NODE) $(CORES) $(NODE_CALC)
 $(F)/ibsim-%: STAMP = ibsim -q -p $(abspath $(PARAMS)) $(NETFLAGS) $(IBSIM_$*) $(IBSIM_FLAGS) / node: $(NODE) $(CORES)
 $(F)/cmp: STAMP = cmp-real -t $(TOLERANCE)
-$(F)/table: STAMP = $(MODES) / $(RUNS) / $(MISSING)
+$(F)/table: STAMP = $(TMODES) / $(RUNS) / $(MISSING)
+$(F)/span: STAMP = $(UNTRACED)
 $(R)/%/cmd: STAMP = setup: $(call SETUP_$(call app_of,$*),$(call np_of,$*)) / run: \
   $(call mpirun,$(call np_of,$*)) $(CMD_$(call app_of,$*)) / allprof $(call AP_FLAGS,$(call np_of,$*))
 $(F)/t2g-%: FORCE
 	$(stamp)
 $(F)/ibsim-%: FORCE
 	$(stamp)
-$(F)/cmp $(F)/table: FORCE
+$(F)/cmp $(F)/table $(F)/span: FORCE
 	$(stamp)
 $(R)/%/cmd: FORCE
 	$(stamp)
@@ -187,6 +201,35 @@ $(R)/%/trace/.done: $(R)/%/cmd $(AP_SO) $$(PROG_$$(call app_of,$$*)) | $(ABIN)/a
 	  $(ABIN)/allprof -q $(call AP_FLAGS,$(call np_of,$*)) -o ../trace.tmp -- $(call mpirun,$(call np_of,$*)) $(CMD_$(call app_of,$*)) \
 	    >../app.out 2>../app.err || { echo "$*: the traced run failed:" >&2; tail -n 20 ../app.err >&2; exit 1; }
 	@rm -rf $(R)/$*/trace && mv $(R)/$*/trace.tmp $(R)/$*/trace && touch $@
+
+# ---- 1b. UNTRACED runs of the same command with allprof --span (span/1 ... span/N; the
+# ---- file span/median names the run whose longest rank is the median, the lower of the
+# ---- two middle ones for an even N)
+longest = awk -F: '/^MPI_Init/ { a = $$NF ~ /^c/ ? $$(NF - 1) : $$NF } /^MPI_Finalize:/ { d = $$2 - a; if (d > m) m = d } END { printf "%.3f\n", m / 1000 }'
+$(R)/%/span/.done: $(R)/%/cmd $(F)/span $(AP_SO) $$(PROG_$$(call app_of,$$*)) | $(ABIN)/allprof
+	@echo "== untraced $* ($(call np_of,$*) ranks, $(UNTRACED) runs)"
+	@rm -rf $(R)/$*/span $(R)/$*/span.tmp && mkdir -p $(R)/$*/span.tmp
+	@for k in $$(seq 1 $(UNTRACED)); do \
+	  rm -rf $(R)/$*/work && mkdir -p $(R)/$*/work && \
+	  ( cd $(R)/$*/work && { $(or $(call SETUP_$(call app_of,$*),$(call np_of,$*)),:); } && \
+	    $(ABIN)/allprof -q --span -o ../span.tmp/$$k -- $(call mpirun,$(call np_of,$*)) $(CMD_$(call app_of,$*)) \
+	      >../span.out 2>../span.err ) || { echo "$*: untraced run $$k failed:" >&2; tail -n 20 $(R)/$*/span.err >&2; exit 1; }; \
+	  printf '%s\t%s\n' $$k "$$(cat $(R)/$*/span.tmp/$$k/rank-*.trace | $(longest))" >> $(R)/$*/span.tmp/times; \
+	done
+	@sort -t'	' -k2,2g $(R)/$*/span.tmp/times | awk -v n=$(UNTRACED) 'NR == int((n + 1) / 2) { print $$1 }' > $(R)/$*/span.tmp/median
+	@mv $(R)/$*/span.tmp $(R)/$*/span && touch $@
+
+$(R)/%/untraced.cmp.tsv: $(R)/%/default.sim.tsv $(R)/%/span/.done $(F)/cmp $(ABIN)/cmp-real
+	@$(ABIN)/cmp-real -t $(TOLERANCE) -f tsv $(R)/$*/span/$$(cat $(R)/$*/span/median) $< > $@; test $$? -le 1
+
+$(OUT)/untraced.tsv: $(foreach r,$(RUNS),$(R)/$(r)/span/.done $(R)/$(r)/trace/.done)
+	@{ printf 'app\tranks\truns\tuntraced_min_ms\tuntraced_median_ms\tuntraced_max_ms\ttraced_ms\n'; \
+	  for r in $(RUNS); do \
+	    t=$$(cat $(R)/$$r/trace/rank-*.trace | $(longest)); \
+	    sort -t'	' -k2,2g $(R)/$$r/span/times | awk -F'\t' -v r=$$r -v t=$$t -v n=$(UNTRACED) \
+	      '{ v[NR] = $$2 } END { a = r; sub(/-[0-9]+$$/, "", a); np = substr(r, length(a) + 2); \
+	        printf "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", a, np, NR, v[1], v[int((n + 1) / 2)], v[NR], t }'; \
+	  done; } > $@.tmp && mv $@.tmp $@
 
 # ---- 2. convert and compile, 3. simulate, 4. compare
 define mode_rules
@@ -214,7 +257,7 @@ $(foreach m,$(MODES),$(eval $(call mode_rules,$(m))))
 # ---- the table: one row per run and mode, then the summaries per rank count and mode
 $(OUT)/deviation.tsv: $(CMPS) $(F)/table pipelines/validate-table.sh
 	@mkdir -p $(@D)
-	@sh pipelines/validate-table.sh $(R) "$(MODES)" $(RUNS) > $@.tmp
+	@sh pipelines/validate-table.sh $(R) "$(TMODES)" $(RUNS) > $@.tmp
 	@$(if $(MISSING),echo "# not run (program not installed): $(MISSING)" >> $@.tmp)
 	@mv $@.tmp $@
 
@@ -227,7 +270,7 @@ $(OUT)/deviation.md: $(OUT)/deviation.tsv
 
 $(OUT)/deviation.png: $(OUT)/deviation.tsv
 	@awk -F'\t' 'NR > 1 && !/^#/ { k = $$1 "-" $$2; if (!(k in seen)) { seen[k] = ++n; key[n] = k } \
-	    val[k, $$3] = $$5 } END { printf "run"; split("$(MODES)", ms, " "); for (j = 1; j in ms; j++) printf "\t%s", ms[j]; \
+	    val[k, $$3] = $$5 } END { printf "run"; split("$(TMODES)", ms, " "); for (j = 1; j in ms; j++) printf "\t%s", ms[j]; \
 	    print ""; for (i = 1; i <= n; i++) { printf "%s", key[i]; for (j = 1; j in ms; j++) printf "\t%s", \
 	    ((key[i], ms[j]) in val) ? val[key[i], ms[j]] : "NaN"; print "" } }' $< > $(OUT)/deviation.dat
 	@gnuplot -e "set terminal pngcairo size 1400,600; set output '$@.tmp'; \
@@ -235,11 +278,11 @@ $(OUT)/deviation.png: $(OUT)/deviation.tsv
 	  set ylabel '|deviation| (%)'; set style data histograms; set style histogram clustered gap 1; \
 	  set style fill solid 0.8 border -1; set xtics rotate by -45 font ',9'; set key top left; set grid ytics; \
 	  set datafile separator '\t'; set yrange [0:*]; \
-	  plot for [i=2:$(words $(MODES))+1] '$(OUT)/deviation.dat' using i:xtic(1) title columnheader(i)" && \
+	  plot for [i=2:$(words $(TMODES))+1] '$(OUT)/deviation.dat' using i:xtic(1) title columnheader(i)" && \
 	  mv $@.tmp $@
 
 retrace:
-	@rm -f $(foreach r,$(RUNS),$(R)/$(r)/trace/.done)
+	@rm -f $(foreach r,$(RUNS),$(R)/$(r)/trace/.done $(R)/$(r)/span/.done)
 	@$(MAKE) -f $(THIS) BUILD=$(BUILD) BIN=$(BIN) OUT=$(OUT)
 
 FORCE:

@@ -6,7 +6,7 @@ command -v allprof >/dev/null 2>&1 || skip_all "allprof not built"
 
 test_expect_success '--help prints the synopsis of the man page and exits 0' '
 	allprof --help >out &&
-	grep -q "^Usage: allprof \[-o DIR\] \[-z\] \[-q\] \[--cpu-time\] \[--format FORMAT\] \[--\] COMMAND \[ARG...\]$" out &&
+	grep -q "^Usage: allprof \[-o DIR\] \[-z\] \[-q\] \[--cpu-time\] \[--span\] \[--format FORMAT\] \[--\] COMMAND \[ARG...\]$" out &&
 	sed -n "/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p" "$TOP/docs/man/allprof.1" >syn &&
 	grep -q "^\.B allprof$" syn &&
 	grep -q "^\[\\\\fB\\\\-o\\\\fR \\\\fIDIR\\\\fR\]" syn

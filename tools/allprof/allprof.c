@@ -55,7 +55,7 @@
 #endif
 
 static const char usage_text[] =
-	"Usage: allprof [-o DIR] [-z] [-q] [--cpu-time] [--format FORMAT] [--] COMMAND [ARG...]\n"
+	"Usage: allprof [-o DIR] [-z] [-q] [--cpu-time] [--span] [--format FORMAT] [--] COMMAND [ARG...]\n"
 	"   or: allprof --print-lib [--mpi MPI] [--] [COMMAND [ARG...]]\n"
 	"Run COMMAND (usually mpirun ...) with the PMPI tracer preloaded into every\n"
 	"MPI rank; each rank writes DIR/rank-<N>.trace.\n"
@@ -67,6 +67,8 @@ static const char usage_text[] =
 	"                     return (trace2goal --calc cpu); the clock is read when the\n"
 	"                     thread was scheduled out, else advanced with the wall clock\n"
 	"                     (ALLPROF_CPUTIME_EXACT=1: read at every call)\n"
+	"      --span         record MPI_Init and MPI_Finalize only: the run's time with\n"
+	"                     nothing traced in between (cmp-real; not for trace2goal)\n"
 	"      --format FORMAT  text (default), otf2 (the OTF2 archive DIR/traces.otf2\n"
 	"                     made from the text traces after the run, which are then\n"
 	"                     removed) or both\n"
@@ -608,7 +610,7 @@ static void env_append(const char *name, const char *value, const char *sep)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_VERSION = 256, OPT_PRINT_LIB, OPT_MPI, OPT_FORMAT, OPT_CPU };
+	enum { OPT_VERSION = 256, OPT_PRINT_LIB, OPT_MPI, OPT_FORMAT, OPT_CPU, OPT_SPAN };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "compress", no_argument, NULL, 'z' },
@@ -616,13 +618,14 @@ int main(int argc, char **argv)
 		{ "mpi", required_argument, NULL, OPT_MPI },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "cpu-time", no_argument, NULL, OPT_CPU },
+		{ "span", no_argument, NULL, OPT_SPAN },
 		{ "print-lib", no_argument, NULL, OPT_PRINT_LIB },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = NULL;
-	int compress = 0, quiet = 0, cputime = 0, print_lib = 0, mpi = K_NONE, c, text = 1, otf2 = 0;
+	int compress = 0, quiet = 0, cputime = 0, span = 0, print_lib = 0, mpi = K_NONE, c, text = 1, otf2 = 0;
 	char lib[PATH_MAX];
 
 	ir_cli_init(argv[0]);
@@ -644,6 +647,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_CPU:
 			cputime = 1;
+			break;
+		case OPT_SPAN:
+			span = 1;
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "text"))
@@ -707,7 +713,8 @@ int main(int argc, char **argv)
 	setenv("ALLPROF_DIR", absdir, 1);
 	setenv("ALLPROF_COMPRESS", compress ? "1" : "0", 1);
 	setenv("ALLPROF_CPUTIME", cputime ? "1" : "0", 1);
-	env_append("OMPI_MCA_mca_base_env_list", "LD_PRELOAD;ALLPROF_DIR;ALLPROF_COMPRESS;ALLPROF_CPUTIME", ";");
+	setenv("ALLPROF_SPAN", span ? "1" : "0", 1);
+	env_append("OMPI_MCA_mca_base_env_list", "LD_PRELOAD;ALLPROF_DIR;ALLPROF_COMPRESS;ALLPROF_CPUTIME;ALLPROF_SPAN", ";");
 	if (getenv("ALLPROF_CPUTIME_EXACT"))
 		env_append("OMPI_MCA_mca_base_env_list", "ALLPROF_CPUTIME_EXACT", ";");
 

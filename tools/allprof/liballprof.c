@@ -1654,6 +1654,7 @@ void ap_start(int provided)
 	if (ap.on || ap.open || env_flag("ALLPROF_DISABLE", 0))
 		return;
 	ap.cpu = env_flag("ALLPROF_CPUTIME", 0);
+	ap.span = env_flag("ALLPROF_SPAN", 0);
 	if (ap.cpu)
 		cpu_read(); /* MPI_Init's cpu_call: the tracer's start-up begins */
 	S.init_c0 = cpu_cur;
@@ -1727,13 +1728,14 @@ void ap_start(int provided)
 			 "# rank: %d of %d\n"
 			 "# pid: %ld\n"
 			 "# thread level: %d%s\n"
-			 "# clock: monotonic, microseconds, epoch-aligned at start\n%s",
+			 "# clock: monotonic, microseconds, epoch-aligned at start\n%s%s",
 			 IR_VERSION, ap.cpu ? AP_FORMAT_VERSION_CPU : AP_FORMAT_VERSION, date, host, u.sysname, u.nodename, u.release,
 			 u.version, u.machine, ap.rank, ap.size, (long)getpid(), provided,
 			 ap.mt ? " (locked)" : "",
 			 !ap.cpu		? ""
 			 : cpu_pg_state > 0 ? "# cpu: thread, microseconds\n# cpu read: switch\n"
-					    : "# cpu: thread, microseconds\n# cpu read: call\n");
+					    : "# cpu: thread, microseconds\n# cpu read: call\n",
+			 ap.span ? "# span: MPI_Init and MPI_Finalize only\n" : "");
 	if (n < 0 || (size_t)n >= sizeof hdr)
 		n = (int)strlen(hdr);
 	put_line(hdr, (size_t)n);

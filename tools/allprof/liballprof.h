@@ -72,12 +72,15 @@ struct ap_state {
 	int compress;
 	int collapse;        /* collapse runs of unsuccessful polls */
 	int cpu;             /* ALLPROF_CPUTIME: record the thread's CPU time at each call and return */
+	int span;            /* ALLPROF_SPAN: record MPI_Init and MPI_Finalize only (formats/trace.md 3.7) */
 };
 extern struct ap_state ap;
 extern __thread int ap_depth __attribute__((tls_model("initial-exec")));
 
-/* True when a wrapper should record (tracing on, not nested in a wrapper). */
-#define AP_ON() (ap.on && !ap_depth)
+/* True when a wrapper should record (tracing on, not a span trace, not nested in a
+ * wrapper); the Finalize wrappers record in a span trace too. */
+#define AP_ON() (ap.on && !ap.span && !ap_depth)
+#define AP_ON_FINALIZE() (ap.on && !ap_depth)
 
 uint64_t ap_now(void); /* nanoseconds, monotonic, epoch-aligned at start */
 void ap_lock(void);

@@ -210,7 +210,7 @@ ENTRY2(mpi_init_thread, ompi_init_thread_f, fw_init_thread, t_init_thread,
 
 static void fw_finalize(t_init real, F *ierr)
 {
-	if (!FON()) {
+	if (!AP_ON_FINALIZE()) {
 		CALL(real, ierr);
 		return;
 	}

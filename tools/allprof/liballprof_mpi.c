@@ -156,7 +156,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 int MPI_Finalize(void)
 {
-	if (!AP_ON())
+	if (!AP_ON_FINALIZE())
 		return PMPI_Finalize();
 	uint64_t t0 = ap_now();
 	ap_finalize_begin();

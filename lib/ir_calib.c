@@ -1923,10 +1923,14 @@ out:
  * cold caches and TLB shows in the cold-buffer exchange too. A size counts when its first
  * use is slower than the cold exchange by more than the noise (twice the cold round trip's
  * interquartile range, and at least 10 % of it); pinning is fitted (first use minus cold)
- * only when most sizes count. */
+ * only when most sizes count, weighted by the inverse square of the cold round trip as
+ * the network's terms are (formats/calibration.md, "Pinning"). */
 static void pin_netcal(const ir_calib_data *d, ir_calib_fit *f, double *xs, double *ys)
 {
 	size_t m = 0, nsig = 0;
+	double *ws = malloc((d->np ? d->np : 1) * sizeof *ws);
+	if (!ws)
+		return; /* no pinning rather than a failed calibration */
 	for (size_t i = 0; i < d->np; i++) {
 		const ir_calib_med *c;
 		double ex, noise;
@@ -1938,19 +1942,20 @@ static void pin_netcal(const ir_calib_data *d, ir_calib_fit *f, double *xs, doub
 			noise = 0.1 * 2 * c->med;
 		xs[m] = (double)d->p[i].size;
 		ys[m] = ex;
+		ws[m] = c->med > 0 ? 1 / (4 * c->med * c->med) : 1;
 		m++;
 		nsig += ex > noise;
 	}
 	f->pin_ncold = m;
 	f->pin_nsig = nsig;
 	if (m < 2)
-		return;
+		goto out;
 	if (2 * nsig <= m) {
 		f->pin_cold = 1;
 		f->pin_noise = 1;
-		return;
+		goto out;
 	}
-	if (ir_linfit_xy(xs, ys, m, &f->pin) == 0) {
+	if (ir_linfit_wxy(xs, ys, ws, m, &f->pin) == 0) {
 		f->have_pin = 1;
 		f->npin = m;
 		f->pin_a = f->pin.intercept;
@@ -1962,6 +1967,8 @@ static void pin_netcal(const ir_calib_data *d, ir_calib_fit *f, double *xs, doub
 		 * 0.2 ms, or at random (R-squared 0.07-0.39, per-byte terms negative) */
 		f->pin_noise = !pin_grows(&f->pin);
 	}
+out:
+	free(ws);
 }
 
 /* ---- output ---- */

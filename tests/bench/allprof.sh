@@ -74,7 +74,7 @@ fi
 # More ranks than cores: samples/apps/persistent's exchange of 8 bytes around a ring of 4
 # ranks (unbound, as validate.mk runs them), its time per iteration from rank 0's trace
 # (MPI_Init's return to MPI_Finalize's call) traced without CPU times, with them (formats/
-# trace.md 3.6: read when the thread was scheduled out) and with ALLPROF_CPUTIME_EXACT=1 (read
+# trace.md 3.6: the clock read once 20 us have passed) and with ALLPROF_CPUTIME_EXACT=1 (read
 # at every call, as before), the three interleaved.
 IT=20000
 per_iter() { awk -F: -v n=$IT '/^MPI_Init:/ { a = $5 } /^MPI_Finalize:/ { printf "%.2f", ($2 - a) / n }' "$1"; }

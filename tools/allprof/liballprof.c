@@ -44,11 +44,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <linux/perf_event.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -167,25 +164,20 @@ static struct {
 
 /*
  * The thread's CPU clock is a system call (0.2-0.6 us; 0.53 us on a 2-core VM), and reading
- * it twice per MPI call made an oversubscribed exchange four times slower than untraced (a
- * ring of 4 ranks on 2 cores: 11 us an iteration against 3). So where the kernel lets a
- * thread watch its own scheduling, the clock is read only when it can have moved apart from
- * the wall clock (formats/trace.md 3.6): each thread opens a software task-clock perf event
- * on itself and maps its user page, whose seqlock `lock` the kernel bumps whenever it
- * updates the page, which it does when the event is scheduled in, that is when the thread
- * comes back to a CPU. While `lock` is unchanged since the last reading of the clock, and
- * for at most CPU_EXACT_NS of wall time, the thread has not left its CPU, and its CPU time
- * has advanced as the wall clock did. Without perf events (perf_event_paranoid, seccomp,
- * another kernel) every reading is the system call, as before.
+ * it twice per MPI call made HPCC on 4 ranks of 2 cores run 1.9 s instead of 1.2 s untraced,
+ * and an exchange around a ring of 4 ranks 11 us an iteration instead of 3. So the clock is
+ * read only when CPU_EXACT_NS or more of wall time have passed since its last reading; a
+ * reading in between is the previous one plus the wall time since it (formats/trace.md 3.6).
+ * A gap or a call that lasts CPU_EXACT_NS or more therefore ends with the clock, and one
+ * that is shorter is off by at most the time the thread spent off its CPU within the
+ * CPU_EXACT_NS since the clock's last reading. ALLPROF_CPUTIME_EXACT=1 reads it every time.
+ * (A perf task-clock event whose user page shows when the thread was scheduled back in
+ * finds those switches, but it makes every context switch dearer: HPCC took 2.2 s.)
  */
-enum { CPU_EXACT_NS = 1000000 }; /* read the clock at least once a millisecond */
-static __thread const volatile struct perf_event_mmap_page *cpu_pg
-	__attribute__((tls_model("initial-exec")));
-static __thread int cpu_pg_state __attribute__((tls_model("initial-exec"))); /* 0 untried, 1 on, -1 off */
-static __thread uint32_t cpu_seq __attribute__((tls_model("initial-exec")));  /* lock at the last exact reading */
-static __thread uint64_t cpu_exact_w __attribute__((tls_model("initial-exec"))); /* its wall time */
-static __thread uint64_t cpu_w __attribute__((tls_model("initial-exec")));   /* wall time of cpu_cur */
-static int cpu_exact_only = -1; /* ALLPROF_CPUTIME_EXACT=1: always the system call */
+enum { CPU_EXACT_NS = 20000 };
+static __thread uint64_t cpu_exact_w __attribute__((tls_model("initial-exec"))); /* wall time of the last clock reading */
+static __thread uint64_t cpu_w __attribute__((tls_model("initial-exec")));       /* wall time of cpu_cur, 0: none yet */
+static int cpu_every = -1; /* ALLPROF_CPUTIME_EXACT=1: the clock at every reading */
 
 static uint64_t mono_ns(void)
 {
@@ -194,56 +186,20 @@ static uint64_t mono_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-static void cpu_pg_open(void)
-{
-	struct perf_event_attr a;
-	cpu_pg_state = -1;
-	if (cpu_exact_only < 0) {
-		const char *v = getenv("ALLPROF_CPUTIME_EXACT");
-		cpu_exact_only = v && *v && strcmp(v, "0") != 0;
-	}
-	if (cpu_exact_only)
-		return;
-	memset(&a, 0, sizeof a);
-	a.size = sizeof a;
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.exclude_kernel = 1; /* what an unprivileged user may ask for; the count is not used */
-	a.exclude_hv = 1;
-	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return;
-	void *pg = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, (int)fd, 0);
-	close((int)fd); /* the mapping keeps the event */
-	if (pg == MAP_FAILED)
-		return;
-	cpu_pg = pg;
-	cpu_pg_state = 1;
-}
-
 static inline void cpu_read(void)
 {
 	struct timespec c;
-	uint64_t v, w;
-	if (__builtin_expect(cpu_pg_state == 0, 0))
-		cpu_pg_open();
-	if (cpu_pg_state > 0) {
-		uint32_t seq = cpu_pg->lock;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	uint64_t v, w = mono_ns();
+	if (cpu_w && w - cpu_exact_w < CPU_EXACT_NS && !cpu_every) {
+		v = cpu_cur + (w - cpu_w);
+	} else {
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
+		v = (uint64_t)c.tv_sec * 1000000000u + (uint64_t)c.tv_nsec;
 		w = mono_ns();
-		if (seq == cpu_seq && w - cpu_exact_w < CPU_EXACT_NS && cpu_w) {
-			v = cpu_cur + (w - cpu_w);
-			goto out;
-		}
-		cpu_seq = seq; /* read before the clock: a switch after it bumps lock again */
+		cpu_exact_w = w;
+		if (v < cpu_cur) /* an estimate ran ahead of the clock: stay monotonic */
+			v = cpu_cur;
 	}
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
-	v = (uint64_t)c.tv_sec * 1000000000u + (uint64_t)c.tv_nsec;
-	w = mono_ns();
-	cpu_exact_w = w;
-	if (v < cpu_cur) /* an estimate ran ahead of the clock (interrupts): stay monotonic */
-		v = cpu_cur;
-out:
 	cpu_prev = cpu_cur;
 	cpu_cur = v;
 	cpu_w = w;
@@ -1655,6 +1611,7 @@ void ap_start(int provided)
 		return;
 	ap.cpu = env_flag("ALLPROF_CPUTIME", 0);
 	ap.span = env_flag("ALLPROF_SPAN", 0);
+	cpu_every = env_flag("ALLPROF_CPUTIME_EXACT", 0);
 	if (ap.cpu)
 		cpu_read(); /* MPI_Init's cpu_call: the tracer's start-up begins */
 	S.init_c0 = cpu_cur;
@@ -1732,9 +1689,9 @@ void ap_start(int provided)
 			 IR_VERSION, ap.cpu ? AP_FORMAT_VERSION_CPU : AP_FORMAT_VERSION, date, host, u.sysname, u.nodename, u.release,
 			 u.version, u.machine, ap.rank, ap.size, (long)getpid(), provided,
 			 ap.mt ? " (locked)" : "",
-			 !ap.cpu		? ""
-			 : cpu_pg_state > 0 ? "# cpu: thread, microseconds\n# cpu read: switch\n"
-					    : "# cpu: thread, microseconds\n# cpu read: call\n",
+			 !ap.cpu     ? ""
+			 : cpu_every ? "# cpu: thread, microseconds\n# cpu read: every call\n"
+				     : "# cpu: thread, microseconds\n# cpu read: 20 us\n",
 			 ap.span ? "# span: MPI_Init and MPI_Finalize only\n" : "");
 	if (n < 0 || (size_t)n >= sizeof hdr)
 		n = (int)strlen(hdr);

@@ -175,8 +175,8 @@ static struct {
  * finds those switches, but it makes every context switch dearer: HPCC took 2.2 s.)
  */
 enum { CPU_EXACT_NS = 20000 };
-static __thread uint64_t cpu_exact_w __attribute__((tls_model("initial-exec"))); /* wall time of the last clock reading */
-static __thread uint64_t cpu_w __attribute__((tls_model("initial-exec")));       /* wall time of cpu_cur, 0: none yet */
+static __thread uint64_t cpu_exact_w __attribute__((tls_model("initial-exec"))); /* wall time of the last clock reading, 0: none yet */
+static __thread uint64_t cpu_exact_v __attribute__((tls_model("initial-exec"))); /* and its value */
 static int cpu_every = -1; /* ALLPROF_CPUTIME_EXACT=1: the clock at every reading */
 
 static uint64_t mono_ns(void)
@@ -190,19 +190,20 @@ static inline void cpu_read(void)
 {
 	struct timespec c;
 	uint64_t v, w = mono_ns();
-	if (cpu_w && w - cpu_exact_w < CPU_EXACT_NS && !cpu_every) {
-		v = cpu_cur + (w - cpu_w);
+	if (cpu_exact_w && w - cpu_exact_w < CPU_EXACT_NS && !cpu_every) {
+		/* from the clock's last reading, not from the last value: a value that ran
+		 * ahead of the clock must not carry its excess on */
+		v = cpu_exact_v + (w - cpu_exact_w);
 	} else {
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
 		v = (uint64_t)c.tv_sec * 1000000000u + (uint64_t)c.tv_nsec;
-		w = mono_ns();
-		cpu_exact_w = w;
-		if (v < cpu_cur) /* an estimate ran ahead of the clock: stay monotonic */
-			v = cpu_cur;
+		cpu_exact_v = v;
+		cpu_exact_w = mono_ns();
 	}
+	if (v < cpu_cur) /* a value ran ahead of the clock: stay there until it catches up */
+		v = cpu_cur;
 	cpu_prev = cpu_cur;
 	cpu_cur = v;
-	cpu_w = w;
 }
 
 uint64_t ap_now(void)

@@ -16,14 +16,19 @@
  *         max(net_L + recv_o + w, (p/k) * (send_o + recv_o + w))      p = n/2 pairs
  *     (the latency of one message, or the k cores' throughput when p pairs share them),
  *     and w is the smaller of the two inverses (the max of two increasing functions
- *     reaches T first through the larger one). y is the least-squares slope of w against
- *     (n-k)/k through the origin, over the runs.
+ *     reaches T first through the larger one). The engine charges w = c + y*(n-k)/k
+ *     (cpu_wake c, cpu_yield y): c and y are the least-squares line of w against
+ *     (n-k)/k over the runs, both at least 0 (a negative slope gives y = 0 and c the
+ *     mean; a negative intercept c = 0 and y the slope through the origin); runs of one
+ *     rank count alone give c = 0 and y the slope through the origin.
  *
- * Alternatives rejected: a fit of y by simulating the program with the engine for
- * candidate values (exact, but the closed form above is what the engine does on this
- * program, and a test checks the two agree: tests/t6012-calib-yield.sh); a wake-up cost
- * that does not grow with the ranks per core (the real runs are 0.5 us at 4 ranks and
- * 1.7 us at 8 on 2 cores: each waiting rank of a core takes a turn before the woken one).
+ * Alternatives rejected: a fit by simulating the program with the engine for candidate
+ * values (exact, but the closed form above is what the engine does on this program, and a
+ * test checks the two agree: tests/t6012-calib-yield.sh); the turns alone (c = 0), this
+ * code's rule until the real runs disagreed: one machine woke a rank in 0.5 us at 4
+ * ranks and 1.7 us at 8 on 2 cores, another in 1.64 and 1.74 us, nearly the same (a
+ * waiting rank with nothing to do yields at once), and one slope through the origin
+ * missed both rank counts by half.
  */
 #include "ir_calib.h"
 
@@ -123,11 +128,12 @@ out:
 }
 
 int ir_calib_yield_fit(ir_calib_yrun *runs, size_t n, uint32_t cores, const ir_loggops *p, double *yield_ps,
-                       ir_err *e)
+                       double *wake_ps, ir_err *e)
 {
 	const ir_loggops *q = p;
 	ir_loggops pi;
-	double so, ro, lat, sxx = 0, sxw = 0;
+	double so, ro, lat, sxx = 0, sxw = 0, sx = 0, sw = 0, nx;
+	int distinct = 0;
 	if (!cores)
 		return ir_errf(e, "the cores per host must be at least 1");
 	if (ir_model_intra(p)) { /* the ranks of a nodecal run share one host */
@@ -154,15 +160,31 @@ int ir_calib_yield_fit(ir_calib_yrun *runs, size_t n, uint32_t cores, const ir_l
 		r->x = (double)(r->nranks - cores) / (double)cores;
 		sxx += r->x * r->x;
 		sxw += r->x * w;
+		sx += r->x;
+		sw += w;
+		distinct |= i > 0 && r->x != runs[0].x;
 	}
-	*yield_ps = sxx > 0 ? sxw / sxx : 0;
+	nx = (double)n;
+	*wake_ps = 0;
+	*yield_ps = sxx > 0 ? sxw / sxx : 0; /* through the origin */
+	if (distinct) {
+		double den = nx * sxx - sx * sx;
+		double b = (nx * sxw - sx * sw) / den, a = (sw - b * sx) / nx;
+		if (b < 0) {
+			*yield_ps = 0;
+			*wake_ps = sw / nx;
+		} else if (a >= 0) {
+			*yield_ps = b;
+			*wake_ps = a;
+		}
+	}
 	return 0;
 }
 
-int ir_calib_yield_write(const ir_calib_yrun *runs, size_t n, uint32_t cores, double yield_ps, const char *version,
-                         ir_sb *o)
+int ir_calib_yield_write(const ir_calib_yrun *runs, size_t n, uint32_t cores, double yield_ps, double wake_ps,
+                         const char *version, ir_sb *o)
 {
-	uint64_t y = yield_ps > 0 ? (uint64_t)(yield_ps + 0.5) : 0;
+	uint64_t y = yield_ps > 0 ? (uint64_t)(yield_ps + 0.5) : 0, c = wake_ps > 0 ? (uint64_t)(wake_ps + 0.5) : 0;
 	if (ir_sb_addf(o, "# written by calib %s --yield: samples/apps/nodecal on %" PRIu32 " core%s per host "
 	                  "(formats/calibration.md, \"Shared cores\")\n",
 	               version, cores, cores == 1 ? "" : "s"))
@@ -170,14 +192,15 @@ int ir_calib_yield_write(const ir_calib_yrun *runs, size_t n, uint32_t cores, do
 	for (size_t i = 0; i < n; i++) {
 		const ir_calib_yrun *r = &runs[i];
 		if (ir_sb_addf(o, "# %s: %" PRIu32 " ranks, %zu round trips: one way %.3f us (the model without "
-		                  "wake-ups: %.3f us); wake-up %.3f us = %.3f turns x %.3f us\n",
+		                  "wake-ups: %.3f us); wake-up %.3f us at %.3f turns, fitted %.3f us\n",
 		               r->dir, r->nranks, r->reps, r->oneway_ps / 1e6, r->quiet_ps / 1e6, r->wake_ps / 1e6, r->x,
-		               r->x > 0 ? r->wake_ps / r->x / 1e6 : 0.0))
+		               ((double)c + (double)y * r->x) / 1e6))
 			return -1;
 	}
 	return ir_sb_addf(o, "cores = %" PRIu32 "\ncpu_wait = block\ncpu_yield = %" PRIu64
-	                     "    # a waiting rank's turn on a shared core, ps\n",
-	                  cores, y);
+	                     "    # a waiting rank's turn on a shared core, ps\n"
+	                     "cpu_wake = %" PRIu64 "    # and each wake-up on top of the turns, ps\n",
+	                  cores, y, c);
 }
 
 /* The keys a two-rank run of one host gives the intra-node model. */

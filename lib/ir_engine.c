@@ -1216,10 +1216,10 @@ static int node_init(ir_engine *en, ir_err *e)
 		    !(en->inprog = xcalloc((size_t)n * C, 4, e, "calc slices")))
 			return -1;
 		memset(en->inprog, 0xff, (size_t)n * C * 4);
-		if (nc->yield) {
+		if (nc->yield || nc->wake) {
 			/* a waking rank waits for the host's other waiting ranks of its core to
-			 * yield in turn: (ranks - cores) / cores of them (docs/loggops-semantics.md
-			 * section 8, "Waking a waiting rank") */
+			 * yield in turn: (ranks - cores) / cores of them, and pays cpu_wake
+			 * (docs/loggops-semantics.md section 8, "Waking a waiting rank") */
 			if (!(en->hwake = xcalloc((size_t)en->nhosts * en->K, 8, e, "host wake-ups")))
 				return -1;
 			for (uint32_t h = 0; h < en->nhosts; h++)
@@ -1228,7 +1228,7 @@ static int node_init(ir_engine *en, ir_err *e)
 					uint32_t on = en->hsize[h] / en->K + (j < en->hsize[h] % en->K);
 					double turns = nc->bind ? (double)(on - 1) :
 					               (double)(en->hsize[h] - en->K) / (double)en->K;
-					double v = (double)nc->yield * turns + 0.5;
+					double v = (double)nc->wake + (double)nc->yield * turns + 0.5;
 					en->hwake[(size_t)h * en->K + j] = v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)v;
 				}
 		}

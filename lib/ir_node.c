@@ -20,7 +20,7 @@
 #include "ir_params.h"
 
 const char *const ir_node_keys[] = { "cores", "ranks_per_host", "cpu_wait", "cpu_bind", "quantum", "cpu_scale", "cpu_yield",
-	                             "perturb", "seed", "noise", "noise_loggopsim", NULL };
+	                             "cpu_wake", "perturb", "seed", "noise", "noise_loggopsim", NULL };
 
 void ir_noise_init(ir_noise *nz) { memset(nz, 0, sizeof *nz); }
 
@@ -290,6 +290,8 @@ int ir_node_load(ir_node_cfg *c, const struct ir_params *ps, ir_err *e)
 		               "the ranks itself)", origin(ps, "cpu_bind", o, sizeof o));
 	}
 	if (ir_params_time(ps, "cpu_yield", &c->yield, e) < 0)
+		return -1;
+	if (ir_params_time(ps, "cpu_wake", &c->wake, e) < 0)
 		return -1;
 	if ((k = ir_params_time(ps, "quantum", &c->quantum, e)) < 0)
 		return -1;

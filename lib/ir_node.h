@@ -62,6 +62,7 @@ typedef struct ir_node_cfg {
 	uint64_t quantum;        /* round-robin time slice, ps */
 	uint64_t yield;          /* block: one waiting rank's turn on a core (a context switch and
 	                          * a poll); waking a rank of a shared host costs (n-k)/k of them */
+	uint64_t wake;           /* block: and, on top of those turns, this much per wake-up */
 	double cpu_scale;        /* every calc takes this factor as long */
 	double perturb;          /* A: each calc times a factor uniform on [1-A, 1+A) */
 	uint64_t seed;           /* of the perturbation */

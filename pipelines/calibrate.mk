@@ -30,9 +30,9 @@
 # Makefile for them.
 #
 # `node` also runs samples/apps/nodecal oversubscribed at each rank count of NODE_NP
-# (more ranks than the CORES of this machine) into $(OUT)/nodecalN and fits cpu_yield with
+# (more ranks than the CORES of this machine) into $(OUT)/nodecalN and fits cpu_yield and cpu_wake with
 # calib --yield against cluster.params (formats/calibration.md, "Shared cores"):
-# $(OUT)/node.params (cores, cpu_wait, cpu_yield), and $(OUT)/cluster-node.params, both
+# $(OUT)/node.params (cores, cpu_wait, cpu_yield, cpu_wake), and $(OUT)/cluster-node.params, both
 # files in one, for ibsim -p with --ranks-per-host.
 #
 # `stability` calibrates twice, DELAY seconds apart, into $(OUT)/stab1 and
@@ -118,7 +118,7 @@ endef
 $(foreach i,$(wordlist 2,$(RUNS),$(shell seq 1 $(RUNS))),$(eval $(call run_rule,$(i),$(if $(filter 2,$(i)),,$(shell expr $(i) - 1)))))
 
 node: $(OUT)/cluster-node.params
-	@grep -E '^(# |cpu_yield)' $(OUT)/node.params | grep -v '^# written'
+	@grep -E '^(# |cpu_yield|cpu_wake)' $(OUT)/node.params | grep -v '^# written'
 
 $(OUT)/nodecal%/.done: | tools
 	@$(MAKE) -s BUILD=$(BUILD) BIN=$(BIN) $(BUILD)/samples/nodecal >/dev/null

@@ -29,7 +29,7 @@
 # traced with `allprof --cpu-time`, converted in the default mode with `--calc $(NODE_CALC)`
 # (NODE_CALC=cpu, the default: a gap is the rank's CPU time, not the wall time in which it
 # also waited for a core; NODE_CALC=wall: the wall time, as without the node model), and
-# simulated with NODE, `--ranks-per-host <ranks>` and the cpu_yield that
+# simulated with NODE, `--ranks-per-host <ranks>` and the cpu_yield and cpu_wake that
 # `pipelines/calibrate.mk node` measures with the calibration ($(OUT)/calibrate/node.params;
 # NODE_PARAMS names another file). The sync mode keeps the clock and no node model. Empty
 # (the default): every run is replayed as if each rank had a core.
@@ -124,7 +124,7 @@ IBSIM_default :=
 IBSIM_sync    := --async-progress
 NETFLAGS = --net $(NET)$(if $(TOPO), --topo $(TOPO))
 # the node model (NODE): for a run of more ranks than CORES; the mode's conversion and
-# simulation flags (the cpu_yield is read from NODE_PARAMS when the simulation runs)
+# simulation flags (cpu_yield and cpu_wake are read from NODE_PARAMS when the simulation runs)
 node_on   = $(if $(NODE),$(shell [ "$(1)" -gt "$(CORES)" ] && echo y))
 AP_FLAGS  = $(if $(call node_on,$(1)),--cpu-time)
 NODE_T2G  = $(if $(filter default,$(1)),$(if $(call node_on,$(2)),--calc $(NODE_CALC)))
@@ -162,7 +162,7 @@ $(CAL_PARAMS): FORCE | tools
 	  BUILD_TOOLS=$(BUILD_TOOLS) $(if $(CAL_REPS),REPS=$(CAL_REPS)) $(if $(CAL_MAXBYTES),MAXBYTES=$(CAL_MAXBYTES)) \
 	  $(OUT)/calibrate/cluster.params
 endif
-# ---- the node model's cpu_yield (NODE), unless NODE_PARAMS names a file
+# ---- the node model's cpu_yield and cpu_wake (NODE), unless NODE_PARAMS names a file
 ifneq ($(NODE),)
 ifeq ($(NODE_PARAMS),$(OUT)/calibrate/node.params)
 $(NODE_PARAMS): $(PARAMS) FORCE | tools
@@ -242,9 +242,10 @@ $(R)/%/$(1).goalb: $(R)/%/trace/.done $(F)/t2g-$(1) $(PARAMS) $(ABIN)/trace2goal
 
 $(R)/%/$(1).sim.tsv: $(R)/%/$(1).goalb $(F)/ibsim-$(1) $(PARAMS) $(ABIN)/ibsim $(call NODE_DEP,$(1))
 	@echo "== ibsim $$* $(1)"
-	@$$(if $$(call NODE_SIM,$(1),$$(call np_of,$$*)),y=$$$$(sed -n 's/^cpu_yield *= *\([^ #]*\).*/\1/p' $(NODE_PARAMS)) && ,)\
+	@$$(if $$(call NODE_SIM,$(1),$$(call np_of,$$*)),y=$$$$(sed -n 's/^cpu_yield *= *\([^ #]*\).*/\1/p' $(NODE_PARAMS)) && \
+	  w=$$$$(sed -n 's/^cpu_wake *= *\([^ #]*\).*/\1/p' $(NODE_PARAMS)) && ,)\
 	  $(ABIN)/ibsim -q -p $(PARAMS) $(NETFLAGS) $(IBSIM_$(1)) $(IBSIM_FLAGS) \
-	    $$(call NODE_SIM,$(1),$$(call np_of,$$*))$$(if $$(call NODE_SIM,$(1),$$(call np_of,$$*)), $$$${y:+--cpu-yield $$$$y}) \
+	    $$(call NODE_SIM,$(1),$$(call np_of,$$*))$$(if $$(call NODE_SIM,$(1),$$(call np_of,$$*)), $$$${y:+--cpu-yield $$$$y} $$$${w:+--cpu-wake $$$$w}) \
 	    $$< > $$@ 2> $(R)/$$*/$(1).ibsim.log || \
 	  { cat $(R)/$$*/$(1).ibsim.log >&2; exit 1; }
 

@@ -2,7 +2,8 @@
 # Waking a waiting rank on a shared host (docs/loggops-semantics.md section 8, cpu_yield):
 # with cpu_wait = block, a message handled by a rank that waited in MPI on a host of n
 # ranks and k < n cores costs it cpu_yield * (n - k) / k more, on a core; a rank that was
-# busy when its message came pays nothing more, nor does any rank of an unshared host.
+# busy when its message came pays nothing more, nor does any rank of an unshared host;
+# cpu_wake adds the same to every wake-up, whatever the turns.
 . "$(dirname "$0")/lib.sh"
 
 ends() { grep -v "^#" "$1" | awk 'NR > 1 { print $1, $2 }'; }
@@ -63,6 +64,23 @@ test_expect_success 'no shared host, spin, or cpu_yield 0: the run without it' '
 	ibsim -q -p q.params --cores 1 --ranks-per-host 2 pp.goal >z.out && ends z.out >got &&
 	ends a.out >want && test_cmp want got &&
 	! head -n 1 z.out | grep -q cpu_yield
+'
+
+test_expect_success 'cpu_wake: the same on every wake-up, on top of the turns' '
+	# 2 ranks on 1 core (1 turn): cpu_wake 1 us is cpu_yield 1 us
+	ibsim -q -p q.params --cores 1 --ranks-per-host 2 --cpu-wake 1us pp.goal >w.out && ends w.out >got &&
+	ends y.out >want && test_cmp want got &&
+	head -n 1 w.out | grep -q " quantum=4000000000 cpu_wake=1000000 ranks=2 " &&
+	# 8 ranks on 2 cores (3 turns): 3 us + 3 x 1 us is 3 x 2 us
+	ibsim -q -p q.params --cores 2 --ranks-per-host 8 --cpu-wake 3us --cpu-yield 1us pp8.goal >w8.out &&
+	ibsim -q -p q.params --cores 2 --ranks-per-host 8 --cpu-yield 2us pp8.goal >y8b.out &&
+	ends w8.out >got && ends y8b.out >want && test_cmp want got &&
+	# no shared host: nothing
+	ibsim -q -p q.params --cores 2 --ranks-per-host 2 --cpu-wake 1us pp.goal >w2.out && ends w2.out >got &&
+	ends a.out >want && test_cmp want got &&
+	echo "cpu_wake = 3 parsecs" >badw.params &&
+	expect_fail 1 ibsim -p badw.params pp.goal &&
+	grep -q "^ibsim: badw.params:1: invalid time for .cpu_wake." err
 '
 
 test_expect_success 'the key in a file, and a bad value' '

@@ -1,8 +1,9 @@
 #!/bin/sh
 # calib --yield (formats/calibration.md, "Shared cores"): runs of samples/apps/nodecal with
-# more ranks than cores give cpu_yield, the cost of one waiting rank's turn on a shared core.
-# Synthetic runs of known one-way times: the inversion of the model and the fit; ibsim
-# given the fitted value reproduces the one-way time of the run it came from; a real run
+# more ranks than cores give what waking a waiting rank costs: cpu_wake + cpu_yield per turn
+# (a waiting rank's turn on a shared core). Synthetic runs of known one-way times: the
+# inversion of the model and the fit (a line over the turns, both terms at least 0); ibsim
+# given the fitted values reproduces the one-way times of the runs they came from; a real run
 # of nodecal when MPI is there; the errors.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/allprof-lib.sh"
@@ -47,19 +48,35 @@ test_expect_success 'one run: the inverse of the model, as a comment and the key
 	calib --yield --cores 2 -p q.params -o y4.params r4 &&
 	# T = 0.8 us: latency-bound w = 0.8 - 0.1 - 0.2 = 0.5 us; throughput-bound (2 pairs on
 	# 2 cores) w = 0.8 - 0.26 = 0.54 us; the smaller; 1 turn
-	grep -q "^# r4: 4 ranks, 3 round trips: one way 0.800 us (the model without wake-ups: 0.300 us); wake-up 0.500 us = 1.000 turns x 0.500 us$" y4.params &&
+	grep -q "^# r4: 4 ranks, 3 round trips: one way 0.800 us (the model without wake-ups: 0.300 us); wake-up 0.500 us at 1.000 turns, fitted 0.500 us$" y4.params &&
 	grep -v "^#" y4.params >got &&
-	printf "cores = 2\ncpu_wait = block\ncpu_yield = 500000    # a waiting rank'"'"'s turn on a shared core, ps\n" >want &&
+	printf "cores = 2\ncpu_wait = block\ncpu_yield = 500000    # a waiting rank'"'"'s turn on a shared core, ps\ncpu_wake = 0    # and each wake-up on top of the turns, ps\n" >want &&
 	test_cmp want got
 '
 
-test_expect_success 'two runs: the least-squares slope through the origin over the turns' '
+test_expect_success 'two rank counts: the line over the turns, cpu_wake its intercept' '
+	mk_run r8b 8 3.0 &&
+	calib --yield --cores 2 -p q.params r4 r8b >yb.params &&
+	# 8 ranks: latency-bound 2.7 us, throughput-bound (4 pairs on 2 cores) 3 * 2 / 4 - 0.26
+	# = 1.24 us; 3 turns. Through (1, 0.5) and (3, 1.24): 0.37 us a turn, 0.13 us a wake-up
+	grep -q "^# r8b: 8 ranks, 1 round trips: one way 3.000 us .* wake-up 1.240 us at 3.000 turns, fitted 1.240 us$" yb.params &&
+	grep -q "^cpu_yield = 370000 " yb.params && grep -q "^cpu_wake = 130000 " yb.params
+'
+
+test_expect_success 'two rank counts whose line would start below 0: the slope through the origin' '
 	mk_run r8 8 4.0 &&
 	calib --yield --cores 2 -p q.params r4 r8 >y.params &&
-	# 8 ranks: latency-bound 3.7 us, throughput-bound (4 pairs on 2 cores) 4 * 2 / 4 - 0.26
-	# = 1.74 us; 3 turns. Slope: (1 * 0.5 + 3 * 1.74) / (1 + 9) = 0.572 us
-	grep -q "^# r8: 8 ranks, 1 round trips: one way 4.000 us .* wake-up 1.740 us = 3.000 turns x 0.580 us$" y.params &&
-	grep -q "^cpu_yield = 572000 " y.params
+	# 8 ranks: wake-up 1.74 us at 3 turns; the line through (1, 0.5) has intercept -0.12 us,
+	# so cpu_wake = 0 and the slope (1 * 0.5 + 3 * 1.74) / (1 + 9) = 0.572 us
+	grep -q "^# r8: 8 ranks, 1 round trips: one way 4.000 us .* wake-up 1.740 us at 3.000 turns, fitted 1.716 us$" y.params &&
+	grep -q "^cpu_yield = 572000 " y.params && grep -q "^cpu_wake = 0 " y.params
+'
+
+test_expect_success 'two rank counts that wake alike: cpu_yield 0, cpu_wake their mean' '
+	mk_run r8c 8 1.5 &&
+	calib --yield --cores 2 -p q.params r4 r8c >yc.params &&
+	# 8 ranks: throughput-bound 1.5 * 2 / 4 - 0.26 = 0.49 us at 3 turns, less than 0.5 at 1
+	grep -q "^cpu_yield = 0 " yc.params && grep -q "^cpu_wake = 495000 " yc.params
 '
 
 # pairs N REPS: the GOAL schedule of nodecal: rank r ping-pongs with r xor 1, REPS times
@@ -96,7 +113,14 @@ test_expect_success 'ibsim with the fitted value reproduces the run it came from
 	done &&
 	# rank 0 ends after 200 round trips: one way = end / 400
 	awk "NR == 3 { ow = \$2 / 400 / 1e6; d = (ow - 0.8) / 0.8; if (d < 0) d = -d; exit !(d < 0.03) }" s4.out &&
-	awk "NR == 3 { ow = \$2 / 400 / 1e6; d = (ow - 4.0) / 4.0; if (d < 0) d = -d; exit !(d < 0.03) }" s8.out
+	awk "NR == 3 { ow = \$2 / 400 / 1e6; d = (ow - 4.0) / 4.0; if (d < 0) d = -d; exit !(d < 0.03) }" s8.out &&
+	# and the two-count fit (cpu_wake and cpu_yield) both of its runs
+	cat q.params yb.params >sb.params &&
+	ibsim -q -p sb.params --ranks-per-host 4 p4.goal >sb4.out &&
+	ibsim -q -p sb.params --ranks-per-host 8 p8.goal >sb8.out &&
+	head -n 1 sb8.out | grep -q " cpu_yield=370000 cpu_wake=130000 " &&
+	awk "NR == 3 { ow = \$2 / 400 / 1e6; d = (ow - 0.8) / 0.8; if (d < 0) d = -d; exit !(d < 0.03) }" sb4.out &&
+	awk "NR == 3 { ow = \$2 / 400 / 1e6; d = (ow - 3.0) / 3.0; if (d < 0) d = -d; exit !(d < 0.03) }" sb8.out
 '
 
 test_expect_success 'errors: no --cores, a run that shares no core, a run without round trips' '
@@ -121,7 +145,7 @@ if command -v mpirun >/dev/null 2>&1 && [ -x "$SAMPLES/nodecal" ] && command -v 
 			>/dev/null 2>real.err &&
 		calib --yield --cores 1 -p q.params real >real.params &&
 		grep -q "^# real: 4 ranks, 100 round trips: one way " real.params &&
-		grep -q "^cpu_yield = [0-9]" real.params
+		grep -q "^cpu_yield = [0-9]" real.params && grep -q "^cpu_wake = 0 " real.params
 	'
 else
 	test_skip 'a real run of nodecal, 4 ranks on fewer cores' 'MPI or nodecal missing'

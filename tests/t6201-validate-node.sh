@@ -3,7 +3,8 @@
 # CORES is traced with allprof --cpu-time, converted with --calc cpu in the
 # default mode and simulated with NODE, --ranks-per-host and the cpu_yield of
 # NODE_PARAMS; the sync mode keeps neither; a new cpu_yield redoes only the
-# default simulation. ring at 4 ranks on CORES=2 (oversubscribed), a
+# default simulation; UNTRACED=N adds N runs under allprof --span and the mode
+# `untraced` against their median. ring at 4 ranks on CORES=2 (oversubscribed), a
 # node.params written here (no nodecal runs). Skipped without mpirun or the
 # sample programs.
 . "$(dirname "$0")/lib.sh"
@@ -65,15 +66,36 @@ test_expect_success 'sync: no node model (the clock holds the waiting for a core
 	test_cmp s.goal got.goal
 '
 
-test_expect_success 'a new cpu_yield redoes only the default simulation' '
-	printf "cores = 2\ncpu_wait = block\ncpu_yield = %s\n" 9876543 >node.params &&
+test_expect_success 'a new cpu_yield and cpu_wake redo only the default simulation' '
+	printf "cores = 2\ncpu_wait = block\ncpu_yield = %s\ncpu_wake = %s\n" 9876543 222222 >node.params &&
 	vmake &&
 	grep -q "^== ibsim ring-4 default$" vmake.out &&
 	! grep -q "^== ibsim ring-4 sync$" vmake.out &&
 	! grep -q "^== trace" vmake.out &&
 	! grep -q "^== trace2goal" vmake.out &&
-	sim --cores 2 --cpu-wait block --ranks-per-host 4 --cpu-yield 9876543 $R/default.goalb >want.tsv &&
+	sim --cores 2 --cpu-wait block --ranks-per-host 4 --cpu-yield 9876543 --cpu-wake 222222 $R/default.goalb >want.tsv &&
 	test_cmp want.tsv $R/default.sim.tsv
+'
+
+test_expect_success 'UNTRACED=3: three span runs, the default prediction against their median' '
+	vmake UNTRACED=3 &&
+	! grep -q "^== trace " vmake.out && grep -q "^== untraced ring-4 (4 ranks, 3 runs)$" vmake.out &&
+	for k in 1 2 3; do
+		grep -qx "# span: MPI_Init and MPI_Finalize only" $R/span/$k/rank-0.trace || return 1
+	done &&
+	test $(wc -l <$R/span/times) = 3 &&
+	m=$(cat $R/span/median) &&
+	# the median run: its longest rank is the middle one of the three
+	sort -t"	" -k2,2g $R/span/times | sed -n 2p | cut -f1 >mid && echo $m >got && test_cmp mid got &&
+	cmp-real -t 5 -f tsv $R/span/$m $R/default.sim.tsv >want.tsv; test $? -le 1 &&
+	test_cmp want.tsv $R/untraced.cmp.tsv &&
+	grep -q "^ring	4	untraced	" v/deviation.tsv &&
+	awk -F"\t" "NR == 2 && \$1 == \"ring\" && \$2 == 4 && \$3 == 3 && \$4 <= \$5 && \$5 <= \$6 && \$7 > 0 { ok = 1 } END { exit !ok }" v/untraced.tsv
+'
+
+test_expect_success 'UNTRACED: a bad count, and without the default mode' '
+	! vmake UNTRACED=x && grep -q "invalid UNTRACED .x." vmake.out &&
+	! vmake UNTRACED=2 MODES=sync && grep -q "UNTRACED compares the default mode.s prediction: MODES must hold default" vmake.out
 '
 
 test_done

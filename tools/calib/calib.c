@@ -82,10 +82,11 @@ static void usage(void)
 	       "\n"
 	       "\n"
 	       "--yield: each RUNDIR holds the traces of samples/apps/nodecal run with more\n"
-	       "ranks than the N cores of one host; the fit is cpu_yield, what waking a waiting\n"
-	       "rank costs per rank beyond the cores (docs/loggops-semantics.md section 8), from\n"
-	       "the quiet model of -p (the intra-node model when it has one); the output has\n"
-	       "cores, cpu_wait and cpu_yield, to add to that file.\n"
+	       "ranks than the N cores of one host; the fit is what waking a waiting rank costs,\n"
+	       "cpu_wake + cpu_yield per rank beyond the cores (docs/loggops-semantics.md\n"
+	       "section 8; two rank counts or more for both, else cpu_yield only), from the quiet\n"
+	       "model of -p (the intra-node model when it has one); the output has cores,\n"
+	       "cpu_wait, cpu_yield and cpu_wake, to add to that file.\n"
 	       "\n"
 	       "--compare: evaluates both files' send_o, recv_o, net_L, their one-way time and\n"
 	       "copy, reduce and coll_copy at netcal's sizes from 64 bytes to 64 MiB and writes\n"
@@ -242,7 +243,7 @@ static int do_yield(char *const *dirs, int n, uint32_t cores, const char *pfile,
 	ir_calib_yrun *runs;
 	ir_sb sb = IR_SB_INIT;
 	ir_err e;
-	double y;
+	double y, c;
 	int status = IR_EXIT_BAD;
 	if (!(runs = calloc((size_t)n, sizeof *runs)))
 		return ir_cli_failf("out of memory");
@@ -262,11 +263,11 @@ static int do_yield(char *const *dirs, int n, uint32_t cores, const char *pfile,
 			status = ir_cli_fail(&e);
 			goto done;
 		}
-	if (ir_calib_yield_fit(runs, (size_t)n, cores, &lp, &y, &e)) {
+	if (ir_calib_yield_fit(runs, (size_t)n, cores, &lp, &y, &c, &e)) {
 		status = ir_cli_fail(&e);
 		goto done;
 	}
-	if (ir_calib_yield_write(runs, (size_t)n, cores, y, IR_VERSION, &sb)) {
+	if (ir_calib_yield_write(runs, (size_t)n, cores, y, c, IR_VERSION, &sb)) {
 		status = ir_cli_failf("out of memory");
 		goto done;
 	}

@@ -113,6 +113,8 @@ static void usage(void)
 	       "                      that wakes a waiting rank, or the release of a waiting\n"
 	       "                      rendezvous sender, costs it (ranks-cores)/cores turns\n"
 	       "                      (default 0; calib --yield measures it)\n"
+	       "      --cpu-wake T    block: what each such wake-up costs on top of the turns\n"
+	       "                      (default 0; calib --yield measures it)\n"
 	       "      --cpu-scale F   every calc takes F times as long (default 1)\n"
 	       "      --noise FILE    detours per host (formats/noise.md)\n"
 	       "      --noise-loggopsim FILE  detours in LogGOPSim's format, on every host\n"
@@ -444,7 +446,7 @@ static int write_stats(const char *path, double load, double wall, const ir_engi
  * calib) that it ignores without a warning, so one params file serves all tools. */
 /* the keys ibsim reads beside the model's (ir_loggops_keys) and the networks' own */
 static const char *const known_keys[] = { "net", "async_progress",
-	                                      "pin_a", "pin_b", "cores", "ranks_per_host", "cpu_wait", "cpu_bind", "quantum", "cpu_scale", "cpu_yield",
+	                                      "pin_a", "pin_b", "cores", "ranks_per_host", "cpu_wait", "cpu_bind", "quantum", "cpu_scale", "cpu_yield", "cpu_wake",
 	                                      "perturb", "seed", "noise", "noise_loggopsim",
 	                                      /* the storage model (ir_storage_keys) */
 	                                      "storage_servers", "stripe_size", "stripe_count", "cb_nodes", "server_cache",
@@ -476,7 +478,7 @@ static int get_params(const ir_params *ps, ir_loggops *p, const char **net, ir_e
 enum {
 	OPT_ORNDV = 256, OPT_ORNDV_BIG, OPT_OSEND, OPT_OSEND_RNDV, OPT_ASYNC, OPT_MSGLOG, OPT_TIMELINE, OPT_OTF2, OPT_PROGRESS, OPT_VERSION, OPT_TOPO, OPT_ROUTING,
 	OPT_PLACEMENT, OPT_LINK, OPT_MTU, OPT_IB, OPT_LINKSTATS, OPT_DUMPLFT, OPT_DUMPNET, OPT_ROUTESTATS, OPT_RNDV, OPT_STATS,
-	OPT_CORES, OPT_RPH, OPT_CPUWAIT, OPT_CPUBIND, OPT_QUANTUM, OPT_CPUYIELD, OPT_CPUSCALE, OPT_NOISE, OPT_NOISE_LG, OPT_PERTURB, OPT_SEED,
+	OPT_CORES, OPT_RPH, OPT_CPUWAIT, OPT_CPUBIND, OPT_QUANTUM, OPT_CPUYIELD, OPT_CPUWAKE, OPT_CPUSCALE, OPT_NOISE, OPT_NOISE_LG, OPT_PERTURB, OPT_SEED,
 	OPT_WEIGHTS, OPT_TIES, OPT_LAYOUT, OPT_SPILL
 };
 #define MAXSET 64
@@ -522,6 +524,7 @@ int main(int argc, char **argv)
 		{ "cpu-bind", required_argument, NULL, OPT_CPUBIND },
 		{ "quantum", required_argument, NULL, OPT_QUANTUM },
 		{ "cpu-yield", required_argument, NULL, OPT_CPUYIELD },
+		{ "cpu-wake", required_argument, NULL, OPT_CPUWAKE },
 		{ "cpu-scale", required_argument, NULL, OPT_CPUSCALE },
 		{ "noise", required_argument, NULL, OPT_NOISE },
 		{ "noise-loggopsim", required_argument, NULL, OPT_NOISE_LG },
@@ -602,6 +605,7 @@ int main(int argc, char **argv)
 		case OPT_CPUBIND: key = "cpu_bind"; opt = "--cpu-bind"; break;
 		case OPT_QUANTUM: key = "quantum"; opt = "--quantum"; break;
 		case OPT_CPUYIELD: key = "cpu_yield"; opt = "--cpu-yield"; break;
+		case OPT_CPUWAKE: key = "cpu_wake"; opt = "--cpu-wake"; break;
 		case OPT_CPUSCALE: key = "cpu_scale"; opt = "--cpu-scale"; break;
 		case OPT_NOISE: key = "noise"; opt = "--noise"; break;
 		case OPT_NOISE_LG: key = "noise_loggopsim"; opt = "--noise-loggopsim"; break;
@@ -1029,6 +1033,9 @@ int main(int argc, char **argv)
 				if (node.yield)
 					snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " cpu_yield=%" PRIu64,
 					         node.yield);
+				if (node.wake)
+					snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " cpu_wake=%" PRIu64,
+					         node.wake);
 			}
 			if (ir_model_intra(&cfg.p)) {
 				char rph[32] = "placement";

@@ -19,6 +19,17 @@ stamps() {
 	find "$V" -type f ! -name '*.png' ! -name '*.dat' -exec stat -c '%n %Y.%y' {} + | sort
 }
 
+test_expect_success 'the table: summaries over all runs and over the runs of 50 ms or more' '
+	mkdir -p tr/long-4 tr/short-4 &&
+	printf "rank\treal_ps\tsim_ps\tdev_pct\n0\t60000000000\t66000000000\t10.000\n1\t59000000000\t59000000000\t-20.000\n" >tr/long-4/default.cmp.tsv &&
+	printf "rank\treal_ps\tsim_ps\tdev_pct\n0\t1000000000\t1500000000\t50.000\n1\t900000000\t900000000\t70.000\n" >tr/short-4/default.cmp.tsv &&
+	sh "$TOP/pipelines/validate-table.sh" tr default long-4 short-4 >t.tsv &&
+	grep -qx "# ranks=4 mode=default: median_abs_dev_pct=35.00 max_abs_dev_pct=70.00 over 4 ranks of 2 runs" t.tsv &&
+	grep -qx "# runs of 50 ms or more: ranks=4 mode=default: median_abs_dev_pct=15.00 max_abs_dev_pct=20.00 over 2 ranks of 1 runs" t.tsv &&
+	sh "$TOP/pipelines/validate-table.sh" tr default short-4 >t2.tsv &&
+	! grep -q "50 ms or more" t2.tsv
+'
+
 test_expect_success 'the pipeline runs: calibration, trace, both modes, table' '
 	vmake || { cat vmake.out; false; } &&
 	test -s v/calibrate/cluster.params &&

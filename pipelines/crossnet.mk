@@ -52,6 +52,16 @@
 #                              verdict on each calibration (calib: sizes
 #                              whose medians moved while measured)
 #
+# UNTRACED=U (default 0) also runs every application U more times on each network with
+# nothing traced between MPI_Init and MPI_Finalize (allprof --span, formats/trace.md 3.7),
+# after its traced runs, A and B alternately ($(OUT)/runs/APP/span/NET-i/), and compares
+# both modes' predictions with B's untraced runs (cmp-real --run against their median:
+# .../A-on-B.MODE.untraced.cmp.tsv): the time a prediction is for, since the tracer's own
+# work lengthens a traced run. $(OUT)/untraced.tsv and its summary lines in crossnet.md
+# (pipelines/crossnet-untraced.sh) give per application both networks' untraced and traced
+# medians, the predictions against B's untraced median, and the naive guess between the
+# untraced medians.
+#
 # Applications: pipelines/apps.mk (the list shared with validate.mk; its
 # inputs make each run last at least 50 ms on shared memory at 2 ranks where
 # the program allows it). An application whose program is not installed is
@@ -86,6 +96,7 @@ BUILD_TOOLS ?= yes
 CAL_REPS  ?=
 CAL_MAXBYTES ?=
 CAL_VARS  ?=
+UNTRACED  ?= 0
 
 THIS     := $(lastword $(MAKEFILE_LIST))
 HERE     := $(dir $(THIS))
@@ -99,6 +110,8 @@ $(foreach n,A B,$(if $(filter undefined,$(origin MCA_$($(n)))),$(error network '
 $(if $(filter $(A),$(B)),$(error A and B name the same network '$(A)'))
 $(if $(shell [ "$(N)" -ge 2 ] 2>/dev/null && echo y),,$(error invalid N '$(N)' (expected a whole number of runs of at least 2: the spread needs several)))
 $(if $(shell [ "$(NP)" -ge 1 ] 2>/dev/null && echo y),,$(error invalid rank count '$(NP)' in NP (expected a whole number of at least 1)))
+$(if $(shell [ "$(UNTRACED)" -ge 0 ] 2>/dev/null && echo y),,$(error invalid UNTRACED '$(UNTRACED)' (expected a whole number of runs)))
+$(if $(filter 1,$(UNTRACED)),$(error UNTRACED=1: the spread of B's untraced runs needs 2 or more))
 
 SEQ   := $(shell seq $(N))
 NETS  := $(A) $(B)
@@ -111,7 +124,9 @@ C     := $(OUT)
 ORDER := $(foreach a,$(RUN_APPS),$(foreach i,$(SEQ),$(foreach n,$(NETS),$(R)/$(a)/$(n)-$(i)/trace/.done)))
 CMPS  := $(foreach a,$(RUN_APPS),$(foreach p,$(PAIRS),$(foreach m,$(MODES),$(R)/$(a)/$(p).$(m).cmp.tsv)))
 RUNSUM := $(foreach a,$(RUN_APPS),$(foreach n,$(NETS),$(R)/$(a)/$(n).runs.tsv))
-.SECONDARY: $(ORDER) $(RUNSUM) $(foreach a,$(RUN_APPS),$(foreach n,$(NETS),$(R)/$(a)/cmd-$(n)) \
+USEQ   := $(if $(filter-out 0,$(UNTRACED)),$(shell seq $(UNTRACED)))
+UCMPS  := $(if $(USEQ),$(foreach a,$(RUN_APPS),$(foreach m,$(MODES),$(R)/$(a)/$(A)-on-$(B).$(m).untraced.cmp.tsv)))
+.SECONDARY: $(ORDER) $(RUNSUM) $(foreach a,$(RUN_APPS),$(R)/$(a)/span/.done $(R)/$(a)/untraced.$(A).tsv $(R)/$(a)/untraced.$(B).tsv) $(foreach a,$(RUN_APPS),$(foreach n,$(NETS),$(R)/$(a)/cmd-$(n)) \
   $(foreach p,$(PAIRS),$(foreach m,$(MODES),$(R)/$(a)/$(p).$(m).goalb $(R)/$(a)/$(p).$(m).sim.tsv))) \
   $(foreach m,$(MODES),$(F)/t2g-$(m) $(F)/ibsim-$(m)) $(foreach n,$(NETS),$(F)/cal-$(n))
 
@@ -132,7 +147,7 @@ all: table
 	@$(if $(MISSING),echo "not run (program not installed): $(MISSING)")
 	@echo "outputs in $(OUT)/: crossnet.tsv, crossnet.md, cal-$(A)/ cal-$(B)/ (calibrations), runs/APP/"
 
-table: $(OUT)/crossnet.tsv $(OUT)/crossnet.md
+table: $(OUT)/crossnet.tsv $(OUT)/crossnet.md $(if $(USEQ),$(OUT)/untraced.tsv)
 
 # ---- tools and sample programs from the top-level build (BUILD_TOOLS=no: use what is there)
 tools:
@@ -152,14 +167,15 @@ $(F)/t2g-%: STAMP = trace2goal -q $(T2G_$*) $(T2G_FLAGS)
 $(F)/ibsim-%: STAMP = ibsim -q $(IBSIM_$*) $(IBSIM_FLAGS)
 $(F)/cmp: STAMP = cmp-real -t $(TOLERANCE)
 $(F)/cal-%: STAMP = $(MPIRUN) -np 2 $(MCA_$*) / $(CAL_REPS) / $(CAL_MAXBYTES) / $(CAL_VARS)
-$(F)/table: STAMP = $(A) $(B) $(N) $(NP) / $(RUN_APPS) / $(MISSING)
+$(F)/table: STAMP = $(A) $(B) $(N) $(NP) / $(RUN_APPS) / $(MISSING) / $(UNTRACED)
+$(F)/span: STAMP = $(UNTRACED)
 $(F)/t2g-%: FORCE
 	$(stamp)
 $(F)/ibsim-%: FORCE
 	$(stamp)
 $(F)/cal-%: FORCE
 	$(stamp)
-$(F)/cmp $(F)/table: FORCE
+$(F)/cmp $(F)/table $(F)/span: FORCE
 	$(stamp)
 
 # ---- 1. calibration of each network; new settings calibrate from scratch
@@ -237,6 +253,39 @@ $(R)/%/$(1)-on-$(2).$(3).cmp.tsv: $(R)/%/$(1)-on-$(2).$(3).sim.tsv $(R)/%/$(2).r
 endef
 $(foreach p,$(PAIRS),$(foreach m,$(MODES),$(eval $(call pair_rules,$(firstword $(subst -on-, ,$(p))),$(lastword $(subst -on-, ,$(p))),$(m)))))
 
+# ---- 4b. UNTRACED runs of APP under allprof --span, A and B alternately, after its traced
+# ---- runs (the last of which is run N on B), and the predictions against B's
+# uspan NET APP: cmp-real's arguments for the untraced runs of APP on NET (run 1 last)
+uspan = $(foreach i,$(wordlist 2,$(UNTRACED),$(USEQ)),--run $(R)/$(2)/span/$(1)-$(i)) $(R)/$(2)/span/$(1)-1
+$(R)/%/span/.done: $(R)/%/cmd-$(A) $(R)/%/cmd-$(B) $(F)/span $(AP_SO) $$(PROG_$$*) | $(ABIN)/allprof $(R)/%/$(B)-$(N)/trace/.done
+	@echo "== untraced $* on $(A) and $(B), $(UNTRACED) runs each ($(NP) ranks)"
+	@rm -rf $(R)/$*/span $(R)/$*/span.tmp && mkdir -p $(R)/$*/span.tmp
+	@for i in $(USEQ); do \
+	  for n in $(A) $(B); do \
+	    rm -rf $(R)/$*/span.tmp/work && mkdir -p $(R)/$*/span.tmp/work && \
+	    ( cd $(R)/$*/span.tmp/work && { $(or $(call SETUP_$*,$(NP)),:); } && \
+	      if [ $$n = $(A) ]; then \
+	        $(ABIN)/allprof -q --span -o ../$$n-$$i -- $(call mpirun,$(A)) $(CMD_$*) >../app.out 2>../app.err; \
+	      else \
+	        $(ABIN)/allprof -q --span -o ../$$n-$$i -- $(call mpirun,$(B)) $(CMD_$*) >../app.out 2>../app.err; \
+	      fi ) || { echo "$* on $$n, untraced run $$i failed:" >&2; tail -n 20 $(R)/$*/span.tmp/app.err >&2; exit 1; }; \
+	  done; \
+	done
+	@rm -rf $(R)/$*/span.tmp/work && mv $(R)/$*/span.tmp $(R)/$*/span && touch $@
+
+define untraced_rule
+$(R)/%/$(A)-on-$(B).$(1).untraced.cmp.tsv: $(R)/%/$(A)-on-$(B).$(1).sim.tsv $(R)/%/span/.done $(F)/cmp $(ABIN)/cmp-real
+	@$(ABIN)/cmp-real $(CMP_$(1)) -t $(TOLERANCE) -f tsv $$(call uspan,$(B),$$*) $$< > $$@; test $$$$? -le 1
+endef
+$(if $(USEQ),$(foreach m,$(MODES),$(eval $(call untraced_rule,$(m)))))
+# each network's untraced runs alone (cmp-real --run, no results): their median and spread
+$(R)/%/untraced.$(A).tsv $(R)/%/untraced.$(B).tsv: $(R)/%/span/.done $(ABIN)/cmp-real
+	@$(ABIN)/cmp-real --sync -f tsv $(call uspan,$(A),$*) > $(R)/$*/untraced.$(A).tsv
+	@$(ABIN)/cmp-real --sync -f tsv $(call uspan,$(B),$*) > $(R)/$*/untraced.$(B).tsv
+
+$(OUT)/untraced.tsv: $(UCMPS) $(foreach a,$(RUN_APPS),$(R)/$(a)/untraced.$(A).tsv) $(RUNSUM) $(OUT)/crossnet.tsv $(HERE)crossnet-untraced.sh
+	@sh $(HERE)crossnet-untraced.sh $(R) $(A) $(B) $(OUT)/crossnet.tsv $(RUN_APPS) > $@.tmp && mv $@.tmp $@
+
 # ---- 5. the table
 $(OUT)/crossnet.tsv: $(CMPS) $(RUNSUM) $(F)/table $(HERE)crossnet-table.sh
 	@mkdir -p $(@D)
@@ -246,8 +295,9 @@ $(OUT)/crossnet.tsv: $(CMPS) $(RUNSUM) $(F)/table $(HERE)crossnet-table.sh
 
 # then what calib's drift test says of each calibration (formats/calibration.md, "Drift"):
 # the sizes whose medians moved while they were measured
-$(OUT)/crossnet.md: $(OUT)/crossnet.tsv $(HERE)crossnet-table.sh
+$(OUT)/crossnet.md: $(OUT)/crossnet.tsv $(HERE)crossnet-table.sh $(if $(USEQ),$(OUT)/untraced.tsv)
 	@sh $(HERE)crossnet-table.sh md $(A) $(B) $< > $@.tmp && \
+	$(if $(USEQ),sed -n 's/^# /- /p' $(OUT)/untraced.tsv >> $@.tmp && ,)\
 	for n in $(A) $(B); do \
 	  if test -f $(C)/cal-$$n/cluster.params; then \
 	    sed -n -e "s/^# drift: \(.*\)/- calibration of $$n, drift: \1/p" -e "s/^# drift at \(.*\)/  - at \1/p" \
@@ -256,7 +306,7 @@ $(OUT)/crossnet.md: $(OUT)/crossnet.tsv $(HERE)crossnet-table.sh
 	done >> $@.tmp && mv $@.tmp $@
 
 retrace:
-	@rm -f $(ORDER)
+	@rm -f $(ORDER) $(foreach a,$(RUN_APPS),$(R)/$(a)/span/.done)
 	@$(MAKE) -f $(THIS) BUILD=$(BUILD) BIN=$(BIN) OUT=$(OUT)
 
 FORCE:

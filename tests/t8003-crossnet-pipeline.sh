@@ -4,7 +4,8 @@
 # calibration of each, A's median run predicted for B in both modes, the
 # same-network predictions, and the table, whose every number must be there
 # and whose cross-network row must be what cmp-real says. Then the pipeline
-# is incremental, and bad settings stop it with the reason. Skipped without
+# is incremental, UNTRACED adds span runs and the predictions against them, and bad
+# settings stop it with the reason. Skipped without
 # mpirun or the sample programs.
 . "$(dirname "$0")/lib.sh"
 need_pipeline
@@ -144,7 +145,30 @@ test_expect_success 'new network settings: that network is calibrated and traced
 	! grep -q "^== trace2goal ring traced on shm for shm" xmake.out
 '
 
+test_expect_success 'UNTRACED=2: span runs after the traced ones, predictions against B'"'"'s untraced median' '
+	xmake UNTRACED=2 &&
+	grep -qx "== untraced ring on shm and tcp, 2 runs each (2 ranks)" xmake.out &&
+	for n in shm tcp; do
+		for i in 1 2; do
+			grep -qx "# span: MPI_Init and MPI_Finalize only" x/runs/ring/span/$n-$i/rank-1.trace || return 1
+		done
+	done &&
+	for m in default sync; do
+		test -s x/runs/ring/shm-on-tcp.$m.untraced.cmp.tsv || return 1
+	done &&
+	# the default row: cmp-real of the prediction against the two untraced runs on tcp
+	{ cmp-real -f tsv --run x/runs/ring/span/tcp-2 x/runs/ring/span/tcp-1 x/runs/ring/shm-on-tcp.default.sim.tsv >u.tsv; test $? -le 1; } &&
+	awk -F"\t" "\$1 == \"all\" { printf \"%.3f %.2f %.3f %.2f\\n\", \$2 / 1e9, \$5, \$6 / 1e9, (\$7 < 0 ? -\$7 : \$7) }" u.tsv >want &&
+	awk -F"\t" "\$1 == \"ring\" { print \$4, \$5, \$9, \$10 }" x/untraced.tsv >got &&
+	test_cmp want got &&
+	head -n 1 x/untraced.tsv | grep -q "^app	a_untraced_ms	a_traced_ms	b_untraced_ms	" &&
+	grep -q "^- against tcp.s untraced runs: default shm->tcp: median_abs_dev_pct=[0-9.]* max_abs_dev_pct=[0-9.]* over 1 apps; beats naive in [01] of 1$" x/crossnet.md &&
+	grep -q "^- the tracer lengthened the runs on tcp by (traced - untraced) / untraced: median " x/crossnet.md
+'
+
 test_expect_success 'bad settings: make stops with the reason' '
+	! xmake UNTRACED=1 && grep -q "UNTRACED=1: the spread of B.s untraced runs needs 2 or more" xmake.out &&
+	! xmake UNTRACED=x && grep -q "invalid UNTRACED .x." xmake.out &&
 	! xmake B=ib && grep -q "network .ib. of B has no settings (define MCA_ib" xmake.out &&
 	! xmake B=shm && grep -q "A and B name the same network .shm." xmake.out &&
 	! xmake N=1 && grep -q "invalid N .1. (expected a whole number of runs of at least 2" xmake.out &&

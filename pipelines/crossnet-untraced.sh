@@ -1,0 +1,76 @@
+#!/bin/sh
+# pipelines/crossnet-untraced.sh: the table of pipelines/crossnet.mk's UNTRACED runs.
+#
+#   crossnet-untraced.sh RUNDIR A B TSV APP...
+#
+# Reads, per application, RUNDIR/APP/A.runs.tsv and B.runs.tsv (the traced runs, cmp-real
+# --run), RUNDIR/APP/untraced.A.tsv (A's untraced runs) and RUNDIR/APP/A-on-B.MODE.
+# untraced.cmp.tsv (each mode's prediction against B's untraced runs), taking their row
+# "all" (the longest rank), and the same_work column of crossnet.mk's table TSV. Prints one
+# TSV row per application:
+#   app a_untraced_ms a_traced_ms b_untraced_ms b_untraced_spread_pct b_traced_ms
+#   b_tracer_pct naive_abs_dev_pct default_ms default_abs_dev_pct default_within sync_ms
+#   sync_abs_dev_pct sync_within
+# (untraced and traced: the median of the runs; b_tracer_pct: how much longer B's traced
+# median is than its untraced one; naive: |A - B| / B between the untraced medians; the
+# deviations are against B's untraced median, within: inside the spread of B's untraced
+# runs), then '#' lines: per mode the median and largest |deviation| over all applications
+# and over the same-work runs of 50 ms or more (B untraced), how often the mode beats the
+# naive guess, and the tracer's share of B's runs.
+set -eu
+dir=$1
+a=$2
+b=$3
+tsv=$4
+shift 4
+
+# all FILE COLUMN: the value of COLUMN in the row "all" of a cmp-real TSV
+all() { awk -F'\t' -v c="$2" '$1 == "all" { print $c; exit }' "$1"; }
+
+printf 'app\ta_untraced_ms\ta_traced_ms\tb_untraced_ms\tb_untraced_spread_pct\tb_traced_ms\tb_tracer_pct\tnaive_abs_dev_pct\tdefault_ms\tdefault_abs_dev_pct\tdefault_within\tsync_ms\tsync_abs_dev_pct\tsync_within\tsame_work\n'
+for app in "$@"; do
+	d=$dir/$app
+	au=$(all "$d/untraced.$a.tsv" 2)
+	at=$(all "$d/$a.runs.tsv" 2)
+	bt=$(all "$d/$b.runs.tsv" 2)
+	u=$d/$a-on-$b.default.untraced.cmp.tsv
+	s=$d/$a-on-$b.sync.untraced.cmp.tsv
+	sw=$(awk -F'\t' -v x="$app" '$1 == x { print $18; exit }' "$tsv")
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$app" "$au" "$at" "$bt" \
+		"$(all "$u" 2)" "$(all "$u" 5)" "$(all "$u" 6)" "$(all "$u" 7)" "$(all "$u" 8)" \
+		"$(all "$s" 6)" "$(all "$s" 7)" "$(all "$s" 8)" "${sw:-?}"
+done | awk -F'\t' -v OFS='\t' '{
+	au = $2 / 1e9; at = $3 / 1e9; bt = $4 / 1e9; bu = $5 / 1e9
+	naive = bu > 0 ? (au - bu) / bu * 100 : 0; if (naive < 0) naive = -naive
+	dd = $8 < 0 ? -$8 : $8; sd = $11 < 0 ? -$11 : $11
+	printf "%s\t%.3f\t%.3f\t%.3f\t%.2f\t%.3f\t%.2f\t%.2f\t%.3f\t%.2f\t%s\t%.3f\t%.2f\t%s\t%s\n", $1, au, at, bu, $6,
+		bt, (bu > 0 ? (bt - bu) / bu * 100 : 0), naive, $7 / 1e9, dd, $9, $10 / 1e9, sd, $12, $13
+}' >"${TMPDIR:-/tmp}/crossnet-untraced.$$"
+cat "${TMPDIR:-/tmp}/crossnet-untraced.$$"
+
+# summaries: median and largest of a column over a set of rows
+summ() {
+	awk -F'\t' -v c="$1" -v sel="$2" '
+		sel == "big" && !($4 >= 50 && $15 == "yes") { next }
+		{ v[++k] = $c; if ($c < $8) win++ }
+		END {
+			if (!k) exit
+			n = k; for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+			printf "median_abs_dev_pct=%.2f max_abs_dev_pct=%.2f over %d apps; beats naive in %d of %d", \
+				n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2, v[n], n, win, n
+		}' "${TMPDIR:-/tmp}/crossnet-untraced.$$"
+}
+for m in default:10 sync:13; do
+	mode=${m%%:*} col=${m##*:}
+	x=$(summ "$col" all)
+	[ -n "$x" ] && printf '# against %s'"'"'s untraced runs: %s %s->%s: %s\n' "$b" "$mode" "$a" "$b" "$x"
+	x=$(summ "$col" big)
+	[ -n "$x" ] && printf '# against %s'"'"'s untraced runs, same work, 50 ms or more: %s %s->%s: %s\n' "$b" "$mode" "$a" "$b" "$x"
+done
+awk -F'\t' -v b="$b" '{ v[++k] = $8; t[k] = $7 } END {
+	if (!k) exit
+	for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) { if (v[j] < v[i]) { x = v[i]; v[i] = v[j]; v[j] = x } if (t[j] < t[i]) { x = t[i]; t[i] = t[j]; t[j] = x } }
+	printf "# naive between the untraced medians: median_abs_dev_pct=%.2f max_abs_dev_pct=%.2f over %d apps\n", k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2, v[k], k
+	printf "# the tracer lengthened the runs on %s by (traced - untraced) / untraced: median %.2f %%, from %.2f to %.2f %%\n", b, k % 2 ? t[(k + 1) / 2] : (t[k / 2] + t[k / 2 + 1]) / 2, t[1], t[k]
+}' "${TMPDIR:-/tmp}/crossnet-untraced.$$"
+rm -f "${TMPDIR:-/tmp}/crossnet-untraced.$$"

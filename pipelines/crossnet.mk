@@ -255,20 +255,21 @@ $(foreach p,$(PAIRS),$(foreach m,$(MODES),$(eval $(call pair_rules,$(firstword $
 
 # ---- 4b. UNTRACED runs of APP under allprof --span, A and B alternately, after its traced
 # ---- runs (the last of which is run N on B), and the predictions against B's
+# (the loop's variables have names of their own: an application's setup may set i or n)
 # uspan NET APP: cmp-real's arguments for the untraced runs of APP on NET (run 1 last)
 uspan = $(foreach i,$(wordlist 2,$(UNTRACED),$(USEQ)),--run $(R)/$(2)/span/$(1)-$(i)) $(R)/$(2)/span/$(1)-1
 $(R)/%/span/.done: $(R)/%/cmd-$(A) $(R)/%/cmd-$(B) $(F)/span $(AP_SO) $$(PROG_$$*) | $(ABIN)/allprof $(R)/%/$(B)-$(N)/trace/.done
 	@echo "== untraced $* on $(A) and $(B), $(UNTRACED) runs each ($(NP) ranks)"
 	@rm -rf $(R)/$*/span $(R)/$*/span.tmp && mkdir -p $(R)/$*/span.tmp
-	@for i in $(USEQ); do \
-	  for n in $(A) $(B); do \
+	@for span_i in $(USEQ); do \
+	  for span_n in $(A) $(B); do \
 	    rm -rf $(R)/$*/span.tmp/work && mkdir -p $(R)/$*/span.tmp/work && \
 	    ( cd $(R)/$*/span.tmp/work && { $(or $(call SETUP_$*,$(NP)),:); } && \
-	      if [ $$n = $(A) ]; then \
-	        $(ABIN)/allprof -q --span -o ../$$n-$$i -- $(call mpirun,$(A)) $(CMD_$*) >../app.out 2>../app.err; \
+	      if [ $$span_n = $(A) ]; then \
+	        $(ABIN)/allprof -q --span -o ../$$span_n-$$span_i -- $(call mpirun,$(A)) $(CMD_$*) >../app.out 2>../app.err; \
 	      else \
-	        $(ABIN)/allprof -q --span -o ../$$n-$$i -- $(call mpirun,$(B)) $(CMD_$*) >../app.out 2>../app.err; \
-	      fi ) || { echo "$* on $$n, untraced run $$i failed:" >&2; tail -n 20 $(R)/$*/span.tmp/app.err >&2; exit 1; }; \
+	        $(ABIN)/allprof -q --span -o ../$$span_n-$$span_i -- $(call mpirun,$(B)) $(CMD_$*) >../app.out 2>../app.err; \
+	      fi ) || { echo "$* on $$span_n, untraced run $$span_i failed:" >&2; tail -n 20 $(R)/$*/span.tmp/app.err >&2; exit 1; }; \
 	  done; \
 	done
 	@rm -rf $(R)/$*/span.tmp/work && mv $(R)/$*/span.tmp $(R)/$*/span && touch $@

@@ -209,12 +209,12 @@ longest = awk -F: '/^MPI_Init/ { a = $$NF ~ /^c/ ? $$(NF - 1) : $$NF } /^MPI_Fin
 $(R)/%/span/.done: $(R)/%/cmd $(F)/span $(AP_SO) $$(PROG_$$(call app_of,$$*)) | $(ABIN)/allprof
 	@echo "== untraced $* ($(call np_of,$*) ranks, $(UNTRACED) runs)"
 	@rm -rf $(R)/$*/span $(R)/$*/span.tmp && mkdir -p $(R)/$*/span.tmp
-	@for k in $$(seq 1 $(UNTRACED)); do \
+	@for span_k in $$(seq 1 $(UNTRACED)); do \
 	  rm -rf $(R)/$*/work && mkdir -p $(R)/$*/work && \
 	  ( cd $(R)/$*/work && { $(or $(call SETUP_$(call app_of,$*),$(call np_of,$*)),:); } && \
-	    $(ABIN)/allprof -q --span -o ../span.tmp/$$k -- $(call mpirun,$(call np_of,$*)) $(CMD_$(call app_of,$*)) \
-	      >../span.out 2>../span.err ) || { echo "$*: untraced run $$k failed:" >&2; tail -n 20 $(R)/$*/span.err >&2; exit 1; }; \
-	  printf '%s\t%s\n' $$k "$$(cat $(R)/$*/span.tmp/$$k/rank-*.trace | $(longest))" >> $(R)/$*/span.tmp/times; \
+	    $(ABIN)/allprof -q --span -o ../span.tmp/$$span_k -- $(call mpirun,$(call np_of,$*)) $(CMD_$(call app_of,$*)) \
+	      >../span.out 2>../span.err ) || { echo "$*: untraced run $$span_k failed:" >&2; tail -n 20 $(R)/$*/span.err >&2; exit 1; }; \
+	  printf '%s\t%s\n' $$span_k "$$(cat $(R)/$*/span.tmp/$$span_k/rank-*.trace | $(longest))" >> $(R)/$*/span.tmp/times; \
 	done
 	@sort -t'	' -k2,2g $(R)/$*/span.tmp/times | awk -v n=$(UNTRACED) 'NR == int((n + 1) / 2) { print $$1 }' > $(R)/$*/span.tmp/median
 	@mv $(R)/$*/span.tmp $(R)/$*/span && touch $@

@@ -54,7 +54,8 @@
 #
 # UNTRACED=U (default 0) also runs every application U more times on each network with
 # nothing traced between MPI_Init and MPI_Finalize (allprof --span, formats/trace.md 3.7),
-# after its traced runs, A and B alternately ($(OUT)/runs/APP/span/NET-i/), and compares
+# round i of them right after round i of the traced runs (A, B, untraced A, untraced B),
+# rounds beyond N after the last traced one ($(OUT)/runs/APP/span/NET-i/), and compares
 # both modes' predictions with B's untraced runs (cmp-real --run against their median:
 # .../A-on-B.MODE.untraced.cmp.tsv): the time a prediction is for, since the tracer's own
 # work lengthens a traced run. $(OUT)/untraced.tsv and its summary lines in crossnet.md
@@ -125,8 +126,10 @@ ORDER := $(foreach a,$(RUN_APPS),$(foreach i,$(SEQ),$(foreach n,$(NETS),$(R)/$(a
 CMPS  := $(foreach a,$(RUN_APPS),$(foreach p,$(PAIRS),$(foreach m,$(MODES),$(R)/$(a)/$(p).$(m).cmp.tsv)))
 RUNSUM := $(foreach a,$(RUN_APPS),$(foreach n,$(NETS),$(R)/$(a)/$(n).runs.tsv))
 USEQ   := $(if $(filter-out 0,$(UNTRACED)),$(shell seq $(UNTRACED)))
+# SPANS APP: the untraced runs of APP (section 4b)
+SPANS  = $(foreach n,$(NETS),$(foreach i,$(USEQ),$(R)/$(1)/span/$(n)-$(i)/.done))
 UCMPS  := $(if $(USEQ),$(foreach a,$(RUN_APPS),$(foreach m,$(MODES),$(R)/$(a)/$(A)-on-$(B).$(m).untraced.cmp.tsv)))
-.SECONDARY: $(ORDER) $(RUNSUM) $(foreach a,$(RUN_APPS),$(R)/$(a)/span/.done $(R)/$(a)/untraced.$(A).tsv $(R)/$(a)/untraced.$(B).tsv) $(foreach a,$(RUN_APPS),$(foreach n,$(NETS),$(R)/$(a)/cmd-$(n)) \
+.SECONDARY: $(ORDER) $(RUNSUM) $(foreach a,$(RUN_APPS),$(call SPANS,$(a)) $(R)/$(a)/untraced.$(A).tsv $(R)/$(a)/untraced.$(B).tsv) $(foreach a,$(RUN_APPS),$(foreach n,$(NETS),$(R)/$(a)/cmd-$(n)) \
   $(foreach p,$(PAIRS),$(foreach m,$(MODES),$(R)/$(a)/$(p).$(m).goalb $(R)/$(a)/$(p).$(m).sim.tsv))) \
   $(foreach m,$(MODES),$(F)/t2g-$(m) $(F)/ibsim-$(m)) $(foreach n,$(NETS),$(F)/cal-$(n))
 
@@ -198,7 +201,10 @@ $(R)/%/$(1)-$(2)/trace/.done: $(R)/%/cmd-$(1) $(AP_SO) $$$$(PROG_$$$$*) | $(ABIN
 	@mv $(R)/$$*/$(1)-$(2)/trace.tmp $(R)/$$*/$(1)-$(2)/trace && rm -rf $(R)/$$*/$(1)-$(2)/work && touch $$@
 endef
 # the run before run I on NET: run I on A for B, run I-1 on B for A
-before = $(if $(filter $(B),$(1)),$(R)/%/$(A)-$(2)/trace/.done,$(if $(filter 1,$(2)),,$(R)/%/$(B)-$(shell expr $(2) - 1)/trace/.done))
+# (with UNTRACED runs, B's untraced run I-1 when there is one: the untraced runs of a
+# round follow its traced ones, section 4b)
+prev_b = $(if $(filter $(1),$(USEQ)),$(R)/%/span/$(B)-$(1)/.done,$(R)/%/$(B)-$(1)/trace/.done)
+before = $(if $(filter $(B),$(1)),$(R)/%/$(A)-$(2)/trace/.done,$(if $(filter 1,$(2)),,$(call prev_b,$(shell expr $(2) - 1))))
 $(foreach n,$(NETS),$(foreach i,$(SEQ),$(eval $(call trace_rule,$(n),$(i),$(call before,$(n),$(i))))))
 
 # the command of APP on NET (one rule per network: a rule with two pattern
@@ -253,34 +259,33 @@ $(R)/%/$(1)-on-$(2).$(3).cmp.tsv: $(R)/%/$(1)-on-$(2).$(3).sim.tsv $(R)/%/$(2).r
 endef
 $(foreach p,$(PAIRS),$(foreach m,$(MODES),$(eval $(call pair_rules,$(firstword $(subst -on-, ,$(p))),$(lastword $(subst -on-, ,$(p))),$(m)))))
 
-# ---- 4b. UNTRACED runs of APP under allprof --span, A and B alternately, after its traced
-# ---- runs (the last of which is run N on B), and the predictions against B's
-# (the loop's variables have names of their own: an application's setup may set i or n)
+# ---- 4b. UNTRACED runs of APP under allprof --span: round I of them follows round I of the
+# ---- traced runs (A, B, untraced A, untraced B, then round I+1), so that a drift of the
+# ---- machine meets both kinds alike; rounds beyond N follow the last traced one. A new
+# ---- UNTRACED runs only the rounds that are missing, and compares again.
+# (the recipe's variables have names of their own: an application's setup may set i or n)
+# span_before NET I: the run before untraced run I on NET
+span_before = $(if $(filter $(B),$(1)),$(R)/%/span/$(A)-$(2)/.done,$(if $(filter $(2),$(SEQ)),$(R)/%/$(B)-$(2)/trace/.done,$(R)/%/span/$(B)-$(shell expr $(2) - 1)/.done))
+define span_rule
+$(R)/%/span/$(1)-$(2)/.done: $(R)/%/cmd-$(1) $(AP_SO) $$$$(PROG_$$$$*) | $(ABIN)/allprof $(3)
+	@echo "== untraced $$* on $(1), run $(2) of $(UNTRACED) ($(NP) ranks)"
+	@rm -rf $(R)/$$*/span/$(1)-$(2) $(R)/$$*/span/work-$(1) && mkdir -p $(R)/$$*/span/work-$(1)
+	@cd $(R)/$$*/span/work-$(1) && { $$(or $$(call SETUP_$$*,$(NP)),:); } && \
+	  $(ABIN)/allprof -q --span -o ../$(1)-$(2).tmp -- $$(call mpirun,$(1)) $$(CMD_$$*) \
+	    >app.out 2>app.err || { echo "$$* on $(1), untraced run $(2): the run failed:" >&2; tail -n 20 app.err >&2; exit 1; }
+	@mv $(R)/$$*/span/$(1)-$(2).tmp $(R)/$$*/span/$(1)-$(2) && rm -rf $(R)/$$*/span/work-$(1) && touch $$@
+endef
+$(foreach n,$(NETS),$(foreach i,$(USEQ),$(eval $(call span_rule,$(n),$(i),$(call span_before,$(n),$(i))))))
 # uspan NET APP: cmp-real's arguments for the untraced runs of APP on NET (run 1 last)
 uspan = $(foreach i,$(wordlist 2,$(UNTRACED),$(USEQ)),--run $(R)/$(2)/span/$(1)-$(i)) $(R)/$(2)/span/$(1)-1
-$(R)/%/span/.done: $(R)/%/cmd-$(A) $(R)/%/cmd-$(B) $(F)/span $(AP_SO) $$(PROG_$$*) | $(ABIN)/allprof $(R)/%/$(B)-$(N)/trace/.done
-	@echo "== untraced $* on $(A) and $(B), $(UNTRACED) runs each ($(NP) ranks)"
-	@rm -rf $(R)/$*/span $(R)/$*/span.tmp && mkdir -p $(R)/$*/span.tmp
-	@for span_i in $(USEQ); do \
-	  for span_n in $(A) $(B); do \
-	    rm -rf $(R)/$*/span.tmp/work && mkdir -p $(R)/$*/span.tmp/work && \
-	    ( cd $(R)/$*/span.tmp/work && { $(or $(call SETUP_$*,$(NP)),:); } && \
-	      if [ $$span_n = $(A) ]; then \
-	        $(ABIN)/allprof -q --span -o ../$$span_n-$$span_i -- $(call mpirun,$(A)) $(CMD_$*) >../app.out 2>../app.err; \
-	      else \
-	        $(ABIN)/allprof -q --span -o ../$$span_n-$$span_i -- $(call mpirun,$(B)) $(CMD_$*) >../app.out 2>../app.err; \
-	      fi ) || { echo "$* on $$span_n, untraced run $$span_i failed:" >&2; tail -n 20 $(R)/$*/span.tmp/app.err >&2; exit 1; }; \
-	  done; \
-	done
-	@rm -rf $(R)/$*/span.tmp/work && mv $(R)/$*/span.tmp $(R)/$*/span && touch $@
 
 define untraced_rule
-$(R)/%/$(A)-on-$(B).$(1).untraced.cmp.tsv: $(R)/%/$(A)-on-$(B).$(1).sim.tsv $(R)/%/span/.done $(F)/cmp $(ABIN)/cmp-real
+$(R)/%/$(A)-on-$(B).$(1).untraced.cmp.tsv: $(R)/%/$(A)-on-$(B).$(1).sim.tsv $$$$(call SPANS,$$$$*) $(F)/span $(F)/cmp $(ABIN)/cmp-real
 	@$(ABIN)/cmp-real $(CMP_$(1)) -t $(TOLERANCE) -f tsv $$(call uspan,$(B),$$*) $$< > $$@; test $$$$? -le 1
 endef
 $(if $(USEQ),$(foreach m,$(MODES),$(eval $(call untraced_rule,$(m)))))
 # each network's untraced runs alone (cmp-real --run, no results): their median and spread
-$(R)/%/untraced.$(A).tsv $(R)/%/untraced.$(B).tsv: $(R)/%/span/.done $(ABIN)/cmp-real
+$(R)/%/untraced.$(A).tsv $(R)/%/untraced.$(B).tsv: $$(call SPANS,$$*) $(F)/span $(ABIN)/cmp-real
 	@$(ABIN)/cmp-real --sync -f tsv $(call uspan,$(A),$*) > $(R)/$*/untraced.$(A).tsv
 	@$(ABIN)/cmp-real --sync -f tsv $(call uspan,$(B),$*) > $(R)/$*/untraced.$(B).tsv
 
@@ -307,7 +312,7 @@ $(OUT)/crossnet.md: $(OUT)/crossnet.tsv $(HERE)crossnet-table.sh $(if $(USEQ),$(
 	done >> $@.tmp && mv $@.tmp $@
 
 retrace:
-	@rm -f $(ORDER) $(foreach a,$(RUN_APPS),$(R)/$(a)/span/.done)
+	@rm -f $(ORDER) $(foreach a,$(RUN_APPS),$(call SPANS,$(a)))
 	@$(MAKE) -f $(THIS) BUILD=$(BUILD) BIN=$(BIN) OUT=$(OUT)
 
 FORCE:

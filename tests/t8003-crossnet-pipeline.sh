@@ -145,25 +145,38 @@ test_expect_success 'new network settings: that network is calibrated and traced
 	! grep -q "^== trace2goal ring traced on shm for shm" xmake.out
 '
 
-test_expect_success 'UNTRACED=2: span runs after the traced ones, predictions against B'"'"'s untraced median' '
-	xmake UNTRACED=2 &&
-	grep -qx "== untraced ring on shm and tcp, 2 runs each (2 ranks)" xmake.out &&
+test_expect_success 'UNTRACED=2: round i of the span runs follows round i of the traced ones' '
+	xmake OUT="$TRASH/x2" UNTRACED=2 &&
+	grep "^== \(trace\|untraced\) ring" xmake.out >order &&
+	printf "%s\n" "== trace ring on shm, run 1 of 2 (2 ranks)" "== trace ring on tcp, run 1 of 2 (2 ranks)" \
+		"== untraced ring on shm, run 1 of 2 (2 ranks)" "== untraced ring on tcp, run 1 of 2 (2 ranks)" \
+		"== trace ring on shm, run 2 of 2 (2 ranks)" "== trace ring on tcp, run 2 of 2 (2 ranks)" \
+		"== untraced ring on shm, run 2 of 2 (2 ranks)" "== untraced ring on tcp, run 2 of 2 (2 ranks)" >want &&
+	test_cmp want order &&
 	for n in shm tcp; do
 		for i in 1 2; do
-			grep -qx "# span: MPI_Init and MPI_Finalize only" x/runs/ring/span/$n-$i/rank-1.trace || return 1
+			grep -qx "# span: MPI_Init and MPI_Finalize only" x2/runs/ring/span/$n-$i/rank-1.trace || return 1
 		done
 	done &&
 	for m in default sync; do
-		test -s x/runs/ring/shm-on-tcp.$m.untraced.cmp.tsv || return 1
-	done &&
+		test -s x2/runs/ring/shm-on-tcp.$m.untraced.cmp.tsv || return 1
+	done
+'
+
+test_expect_success 'UNTRACED: the predictions against B'"'"'s untraced median, the table, reruns' '
 	# the default row: cmp-real of the prediction against the two untraced runs on tcp
-	{ cmp-real -f tsv --run x/runs/ring/span/tcp-2 x/runs/ring/span/tcp-1 x/runs/ring/shm-on-tcp.default.sim.tsv >u.tsv; test $? -le 1; } &&
+	{ cmp-real -f tsv --run x2/runs/ring/span/tcp-2 x2/runs/ring/span/tcp-1 x2/runs/ring/shm-on-tcp.default.sim.tsv >u.tsv; test $? -le 1; } &&
 	awk -F"\t" "\$1 == \"all\" { printf \"%.3f %.2f %.3f %.2f\\n\", \$2 / 1e9, \$5, \$6 / 1e9, (\$7 < 0 ? -\$7 : \$7) }" u.tsv >want &&
-	awk -F"\t" "\$1 == \"ring\" { print \$4, \$5, \$9, \$10 }" x/untraced.tsv >got &&
+	awk -F"\t" "\$1 == \"ring\" { print \$4, \$5, \$9, \$10 }" x2/untraced.tsv >got &&
 	test_cmp want got &&
-	head -n 1 x/untraced.tsv | grep -q "^app	a_untraced_ms	a_traced_ms	b_untraced_ms	" &&
-	grep -q "^- against tcp.s untraced runs: default shm->tcp: median_abs_dev_pct=[0-9.]* max_abs_dev_pct=[0-9.]* over 1 apps; beats naive in [01] of 1$" x/crossnet.md &&
-	grep -q "^- the tracer lengthened the runs on tcp by (traced - untraced) / untraced: median " x/crossnet.md
+	head -n 1 x2/untraced.tsv | grep -q "^app	a_untraced_ms	a_traced_ms	b_untraced_ms	" &&
+	grep -q "^- against tcp.s untraced runs: default shm->tcp: median_abs_dev_pct=[0-9.]* max_abs_dev_pct=[0-9.]* over 1 apps; beats naive in [01] of 1$" x2/crossnet.md &&
+	grep -q "^- the tracer lengthened the runs on tcp by (traced - untraced) / untraced: median " x2/crossnet.md &&
+	xmake OUT="$TRASH/x2" UNTRACED=2 && ! grep -q "^== " xmake.out &&
+	# a third round: only it runs (after the last traced one)
+	xmake OUT="$TRASH/x2" UNTRACED=3 && grep "^== \(trace\|untraced\) ring" xmake.out >order3 &&
+	printf "%s\n" "== untraced ring on shm, run 3 of 3 (2 ranks)" "== untraced ring on tcp, run 3 of 3 (2 ranks)" >want3 &&
+	test_cmp want3 order3
 '
 
 test_expect_success 'bad settings: make stops with the reason' '

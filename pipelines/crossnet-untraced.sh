@@ -4,13 +4,14 @@
 #   crossnet-untraced.sh RUNDIR A B TSV APP...
 #
 # Reads, per application, RUNDIR/APP/A.runs.tsv and B.runs.tsv (the traced runs, cmp-real
-# --run), RUNDIR/APP/untraced.A.tsv (A's untraced runs) and RUNDIR/APP/A-on-B.MODE.
-# untraced.cmp.tsv (each mode's prediction against B's untraced runs), taking their row
-# "all" (the longest rank), and the same_work column of crossnet.mk's table TSV. Prints one
-# TSV row per application:
+# --run), RUNDIR/APP/untraced.A.tsv (A's untraced runs) and RUNDIR/APP/SRC-on-DST.MODE.
+# untraced.cmp.tsv (each mode's prediction against DST's untraced runs: A on B, B on B, A
+# on A), taking their row "all" (the longest rank), and the same_work column of
+# crossnet.mk's table TSV. Prints one TSV row per application:
 #   app a_untraced_ms a_traced_ms b_untraced_ms b_untraced_spread_pct b_traced_ms
 #   b_tracer_pct naive_abs_dev_pct default_ms default_abs_dev_pct default_within sync_ms
-#   sync_abs_dev_pct sync_within
+#   sync_abs_dev_pct sync_within same_work same_b_default_abs_dev_pct
+#   same_b_sync_abs_dev_pct same_a_default_abs_dev_pct same_a_sync_abs_dev_pct
 # (untraced and traced: the median of the runs; b_tracer_pct: how much longer B's traced
 # median is than its untraced one; naive: |A - B| / B between the untraced medians; the
 # deviations are against B's untraced median, within: inside the spread of B's untraced
@@ -27,7 +28,7 @@ shift 4
 # all FILE COLUMN: the value of COLUMN in the row "all" of a cmp-real TSV
 all() { awk -F'\t' -v c="$2" '$1 == "all" { print $c; exit }' "$1"; }
 
-printf 'app\ta_untraced_ms\ta_traced_ms\tb_untraced_ms\tb_untraced_spread_pct\tb_traced_ms\tb_tracer_pct\tnaive_abs_dev_pct\tdefault_ms\tdefault_abs_dev_pct\tdefault_within\tsync_ms\tsync_abs_dev_pct\tsync_within\tsame_work\n'
+printf 'app\ta_untraced_ms\ta_traced_ms\tb_untraced_ms\tb_untraced_spread_pct\tb_traced_ms\tb_tracer_pct\tnaive_abs_dev_pct\tdefault_ms\tdefault_abs_dev_pct\tdefault_within\tsync_ms\tsync_abs_dev_pct\tsync_within\tsame_work\tsame_b_default_abs_dev_pct\tsame_b_sync_abs_dev_pct\tsame_a_default_abs_dev_pct\tsame_a_sync_abs_dev_pct\n'
 for app in "$@"; do
 	d=$dir/$app
 	au=$(all "$d/untraced.$a.tsv" 2)
@@ -36,15 +37,18 @@ for app in "$@"; do
 	u=$d/$a-on-$b.default.untraced.cmp.tsv
 	s=$d/$a-on-$b.sync.untraced.cmp.tsv
 	sw=$(awk -F'\t' -v x="$app" '$1 == x { print $18; exit }' "$tsv")
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$app" "$au" "$at" "$bt" \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$app" "$au" "$at" "$bt" \
 		"$(all "$u" 2)" "$(all "$u" 5)" "$(all "$u" 6)" "$(all "$u" 7)" "$(all "$u" 8)" \
-		"$(all "$s" 6)" "$(all "$s" 7)" "$(all "$s" 8)" "${sw:-?}"
-done | awk -F'\t' -v OFS='\t' '{
+		"$(all "$s" 6)" "$(all "$s" 7)" "$(all "$s" 8)" "${sw:-?}" \
+		"$(all "$d/$b-on-$b.default.untraced.cmp.tsv" 7)" "$(all "$d/$b-on-$b.sync.untraced.cmp.tsv" 7)" \
+		"$(all "$d/$a-on-$a.default.untraced.cmp.tsv" 7)" "$(all "$d/$a-on-$a.sync.untraced.cmp.tsv" 7)"
+done | awk -F'\t' -v OFS='\t' 'function abs(x) { return x < 0 ? -x : x } {
 	au = $2 / 1e9; at = $3 / 1e9; bt = $4 / 1e9; bu = $5 / 1e9
 	naive = bu > 0 ? (au - bu) / bu * 100 : 0; if (naive < 0) naive = -naive
 	dd = $8 < 0 ? -$8 : $8; sd = $11 < 0 ? -$11 : $11
-	printf "%s\t%.3f\t%.3f\t%.3f\t%.2f\t%.3f\t%.2f\t%.2f\t%.3f\t%.2f\t%s\t%.3f\t%.2f\t%s\t%s\n", $1, au, at, bu, $6,
-		bt, (bu > 0 ? (bt - bu) / bu * 100 : 0), naive, $7 / 1e9, dd, $9, $10 / 1e9, sd, $12, $13
+	printf "%s\t%.3f\t%.3f\t%.3f\t%.2f\t%.3f\t%.2f\t%.2f\t%.3f\t%.2f\t%s\t%.3f\t%.2f\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\n", $1, au, at, bu, $6,
+		bt, (bu > 0 ? (bt - bu) / bu * 100 : 0), naive, $7 / 1e9, dd, $9, $10 / 1e9, sd, $12, $13,
+		abs($14), abs($15), abs($16), abs($17)
 }' >"${TMPDIR:-/tmp}/crossnet-untraced.$$"
 cat "${TMPDIR:-/tmp}/crossnet-untraced.$$"
 
@@ -66,6 +70,25 @@ for m in default:10 sync:13; do
 	[ -n "$x" ] && printf '# against %s'"'"'s untraced runs: %s %s->%s: %s\n' "$b" "$mode" "$a" "$b" "$x"
 	x=$(summ "$col" big)
 	[ -n "$x" ] && printf '# against %s'"'"'s untraced runs, same work, 50 ms or more: %s %s->%s: %s\n' "$b" "$mode" "$a" "$b" "$x"
+done
+# the same-network predictions: median and largest over all and over the same-work runs of
+# 50 ms or more (of B untraced)
+same() {
+	awk -F'\t' -v c="$1" -v sel="$2" '
+		sel == "big" && !($4 >= 50 && $15 == "yes") { next }
+		{ v[++k] = $c }
+		END {
+			if (!k) exit
+			n = k; for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+			printf "median_abs_dev_pct=%.2f max_abs_dev_pct=%.2f over %d apps", n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2, v[n], n
+		}' "${TMPDIR:-/tmp}/crossnet-untraced.$$"
+}
+for m in "$b:default:16" "$b:sync:17" "$a:default:18" "$a:sync:19"; do
+	net=${m%%:*} rest=${m#*:}; mode=${rest%%:*} col=${rest##*:}
+	x=$(same "$col" all)
+	[ -n "$x" ] && printf '# against %s'"'"'s untraced runs: same network %s %s: %s\n' "$net" "$net" "$mode" "$x"
+	x=$(same "$col" big)
+	[ -n "$x" ] && printf '# against %s'"'"'s untraced runs, same work, 50 ms or more: same network %s %s: %s\n' "$net" "$net" "$mode" "$x"
 done
 awk -F'\t' -v b="$b" '{ v[++k] = $8; t[k] = $7 } END {
 	if (!k) exit

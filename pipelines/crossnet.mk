@@ -56,8 +56,9 @@
 # nothing traced between MPI_Init and MPI_Finalize (allprof --span, formats/trace.md 3.7),
 # round i of them right after round i of the traced runs (A, B, untraced A, untraced B),
 # rounds beyond N after the last traced one ($(OUT)/runs/APP/span/NET-i/), and compares
-# both modes' predictions with B's untraced runs (cmp-real --run against their median:
-# .../A-on-B.MODE.untraced.cmp.tsv): the time a prediction is for, since the tracer's own
+# both modes' predictions with the target network's untraced runs (cmp-real --run against
+# their median: .../SRC-on-DST.MODE.untraced.cmp.tsv, for A on B and each network on its
+# own): the time a prediction is for, since the tracer's own
 # work lengthens a traced run. $(OUT)/untraced.tsv and its summary lines in crossnet.md
 # (pipelines/crossnet-untraced.sh) give per application both networks' untraced and traced
 # medians, the predictions against B's untraced median, and the naive guess between the
@@ -128,7 +129,7 @@ RUNSUM := $(foreach a,$(RUN_APPS),$(foreach n,$(NETS),$(R)/$(a)/$(n).runs.tsv))
 USEQ   := $(if $(filter-out 0,$(UNTRACED)),$(shell seq $(UNTRACED)))
 # SPANS APP: the untraced runs of APP (section 4b)
 SPANS  = $(foreach n,$(NETS),$(foreach i,$(USEQ),$(R)/$(1)/span/$(n)-$(i)/.done))
-UCMPS  := $(if $(USEQ),$(foreach a,$(RUN_APPS),$(foreach m,$(MODES),$(R)/$(a)/$(A)-on-$(B).$(m).untraced.cmp.tsv)))
+UCMPS  := $(if $(USEQ),$(foreach a,$(RUN_APPS),$(foreach p,$(PAIRS),$(foreach m,$(MODES),$(R)/$(a)/$(p).$(m).untraced.cmp.tsv))))
 .SECONDARY: $(ORDER) $(RUNSUM) $(foreach a,$(RUN_APPS),$(call SPANS,$(a)) $(R)/$(a)/untraced.$(A).tsv $(R)/$(a)/untraced.$(B).tsv) $(foreach a,$(RUN_APPS),$(foreach n,$(NETS),$(R)/$(a)/cmd-$(n)) \
   $(foreach p,$(PAIRS),$(foreach m,$(MODES),$(R)/$(a)/$(p).$(m).goalb $(R)/$(a)/$(p).$(m).sim.tsv))) \
   $(foreach m,$(MODES),$(F)/t2g-$(m) $(F)/ibsim-$(m)) $(foreach n,$(NETS),$(F)/cal-$(n))
@@ -280,10 +281,10 @@ $(foreach n,$(NETS),$(foreach i,$(USEQ),$(eval $(call span_rule,$(n),$(i),$(call
 uspan = $(foreach i,$(wordlist 2,$(UNTRACED),$(USEQ)),--run $(R)/$(2)/span/$(1)-$(i)) $(R)/$(2)/span/$(1)-1
 
 define untraced_rule
-$(R)/%/$(A)-on-$(B).$(1).untraced.cmp.tsv: $(R)/%/$(A)-on-$(B).$(1).sim.tsv $$$$(call SPANS,$$$$*) $(F)/span $(F)/cmp $(ABIN)/cmp-real
-	@$(ABIN)/cmp-real $(CMP_$(1)) -t $(TOLERANCE) -f tsv $$(call uspan,$(B),$$*) $$< > $$@; test $$$$? -le 1
+$(R)/%/$(1)-on-$(2).$(3).untraced.cmp.tsv: $(R)/%/$(1)-on-$(2).$(3).sim.tsv $$$$(call SPANS,$$$$*) $(F)/span $(F)/cmp $(ABIN)/cmp-real
+	@$(ABIN)/cmp-real $(CMP_$(3)) -t $(TOLERANCE) -f tsv $$(call uspan,$(2),$$*) $$< > $$@; test $$$$? -le 1
 endef
-$(if $(USEQ),$(foreach m,$(MODES),$(eval $(call untraced_rule,$(m)))))
+$(if $(USEQ),$(foreach p,$(PAIRS),$(foreach m,$(MODES),$(eval $(call untraced_rule,$(firstword $(subst -on-, ,$(p))),$(lastword $(subst -on-, ,$(p))),$(m))))))
 # each network's untraced runs alone (cmp-real --run, no results): their median and spread
 $(R)/%/untraced.$(A).tsv $(R)/%/untraced.$(B).tsv: $$(call SPANS,$$*) $(F)/span $(ABIN)/cmp-real
 	@$(ABIN)/cmp-real --sync -f tsv $(call uspan,$(A),$*) > $(R)/$*/untraced.$(A).tsv

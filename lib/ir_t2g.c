@@ -208,6 +208,7 @@ int ir_t2g_convert(const ir_trace_files *files, const ir_t2g_opts *o, ir_writer 
 		goto done;
 	st->poll_waits = g.poll_waits;
 	st->poll_wait_ps = g.poll_wait_ps;
+	st->tracer_ps = g.tracer_ps;
 	st->poll_work = g.poll_work;
 	if (g.neg_gaps)
 		t2g_warn(&g, "%" PRIu64 " call%s started before the previous call returned (clock corrections?): "

@@ -46,6 +46,8 @@ typedef struct ir_t2g_opts {
 	int calc_cpu;                     /* --calc cpu: a gap's calc is the thread's CPU time in it
 	                                   * (the trace's CPU times, format version 2), not wall time */
 	int sync;                         /* --sync: durations from the zero-cost completion */
+	int keep_tracer;                  /* --tracer-time keep: leave the tracer's own time after each
+	                                   * return (formats/trace.md 3.8) in the gaps */
 	ir_loggops net;                   /* the message model (ir_model.h; ir_loggops_load): prices
 	                                   * --durations, S for --sync, copy and reduce for the local
 	                                   * work of collectives */
@@ -69,6 +71,7 @@ typedef struct ir_t2g_stats {
 	uint64_t ranks, calls, ops, trace_bytes, goal_bytes;
 	uint64_t poll_waits, poll_wait_ps, poll_work; /* the poll model: runs taken as waits, their
 	                                               * time (ps), polls taken as work */
+	uint64_t tracer_ps;               /* the tracer's own time taken out of the gaps */
 } ir_t2g_stats;
 
 /* Convert the traces `files` into GOAL text written to `w`. Returns 0, or -1 with a message

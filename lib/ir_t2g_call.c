@@ -72,6 +72,19 @@ int t2g_gap_cpu(gstate *g, rstate *R, const ir_rec *r, int64_t w1, int64_t c1, i
 	return 0;
 }
 
+void t2g_gap_self(gstate *g, rstate *R, int64_t *gap)
+{
+	uint64_t n = R->cur_calls > R->gap_base ? R->cur_calls - R->gap_base : 0;
+	double d;
+	int64_t dd;
+	if (g->o->keep_tracer || R->self_ps <= 0 || !n || *gap <= 0)
+		return;
+	d = R->self_ps * (double)n;
+	dd = d >= (double)*gap ? *gap : (int64_t)(d + 0.5);
+	*gap -= dd;
+	g->tracer_ps += (uint64_t)dd;
+}
+
 int t2g_bad_arg(const rstate *R, const ir_rec *r, unsigned i, const char *what, ir_err *e)
 {
 	char q[120];
@@ -199,6 +212,8 @@ static int do_call(gstate *g, rstate *R, const ir_rec *r, ir_err *e)
 	int rc;
 	uint64_t key, npoll = 1;
 
+	R->cur_calls = R->ncalls; /* every call's return, known or not, is followed by tracer time */
+	R->ncalls++;
 	if (!ci) {
 		if (is_local(r->name))
 			return 0;
@@ -212,6 +227,7 @@ static int do_call(gstate *g, rstate *R, const ir_rec *r, ir_err *e)
 		if (!ir_tf_int(r->f[ci->nf], &v) && v > 0)
 			npoll = (uint64_t)v;
 		((ir_rec *)r)->nf--;
+		R->ncalls += npoll - 1;
 	}
 	if (R->flavor != IR_TRACE_ALLPROF && ci->k == C_COLL &&
 	    (ci->coll == IR_COLL_COMM_CREATE || ci->coll == IR_COLL_COMM_SPLIT))
@@ -223,7 +239,7 @@ static int do_call(gstate *g, rstate *R, const ir_rec *r, ir_err *e)
 	if (ci->k != C_INIT && !R->started) {
 		R->started = 1;
 		R->gap_start = r->t_call != IR_TIME_NONE ? r->t_call : 0;
-		t2g_gap_mark(R, r->t_call, r->cpu_call);
+		t2g_gap_mark(R, r->t_call, r->cpu_call, 0);
 		if (t2g_sync_lead(g, R, R->gap_start, e))
 			return -1;
 	}
@@ -237,7 +253,7 @@ static int do_call(gstate *g, rstate *R, const ir_rec *r, ir_err *e)
 		if (r->t_ret == IR_TIME_NONE)
 			return t2g_errat(R, e, "%s: expected a return time, found '-'", r->name);
 		R->gap_start = r->t_ret;
-		t2g_gap_mark(R, r->t_ret, r->cpu_ret);
+		t2g_gap_mark(R, r->t_ret, r->cpu_ret, 1);
 		R->started = 1;
 		return t2g_sync_lead(g, R, r->t_ret, e);
 	case C_FINALIZE: {
@@ -252,6 +268,7 @@ static int do_call(gstate *g, rstate *R, const ir_rec *r, ir_err *e)
 		}
 		if (t2g_gap_cpu(g, R, r, t, r->cpu_call, &gap, e))
 			return -1;
+		t2g_gap_self(g, R, &gap);
 		l = new_label(R);
 		if (def_calc(R, l, scale_calc(g, (double)gap)))
 			return ir_errf(e, "out of memory");
@@ -565,6 +582,8 @@ int t2g_rank_begin(gstate *g, rstate *R, const ir_trace_file *tf, int64_t epoch,
 	R->t = ir_trace_open_file(tf, &to, e);
 	if (!R->t)
 		return -1;
+	R->ncalls = R->cur_calls = R->gap_base = 0;
+	R->self_ps = ir_trace_self_ps(R->t);
 	if (!g->rs && (put(R, "rank ", 5) || putu(R, tf->rank) || put(R, " {\n", 3)))
 		return ir_errf(e, "out of memory");
 	return 0;
@@ -594,10 +613,11 @@ int t2g_rank_record(gstate *g, rstate *R, ir_rec *r, ir_err *e)
 		R->phase = 1;
 		R->started = 1;
 		R->gap_start = r->t_call != IR_TIME_NONE ? r->t_call : r->t_ret;
+		R->cur_calls = R->ncalls; /* this call's return is not counted yet */
 		if (r->t_call != IR_TIME_NONE)
-			t2g_gap_mark(R, r->t_call, r->cpu_call);
+			t2g_gap_mark(R, r->t_call, r->cpu_call, 0);
 		else
-			t2g_gap_mark(R, r->t_ret, r->cpu_ret);
+			t2g_gap_mark(R, r->t_ret, r->cpu_ret, 0);
 		if (t2g_sync_lead(g, R, R->gap_start, e))
 			return -1;
 	}
@@ -610,6 +630,7 @@ int t2g_rank_record(gstate *g, rstate *R, ir_rec *r, ir_err *e)
 		if (r->t_ret != IR_TIME_NONE ? t2g_gap_cpu(g, R, r, r->t_ret, r->cpu_ret, &gap, e)
 		                             : t2g_gap_cpu(g, R, r, r->t_call, r->cpu_call, &gap, e))
 			return -1;
+		t2g_gap_self(g, R, &gap);
 		if (def_calc(R, l, scale_calc(g, gap > 0 ? (double)gap : 0)))
 			return ir_errf(e, "out of memory");
 		for (size_t i = 0; i < R->nends; i++)

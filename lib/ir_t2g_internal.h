@@ -136,6 +136,10 @@ typedef struct rstate {
 	size_t nends, capends;
 	int64_t gap_start;
 	int64_t gw, gc;   /* --calc cpu: wall and CPU time where the gap began (the last return) */
+	double self_ps;   /* the tracer's mean time after a return (formats/trace.md 3.8), <= 0: none */
+	uint64_t ncalls;  /* the calls' returns so far (a collapsed poll line counts each) */
+	uint64_t cur_calls; /* ... before the record being converted */
+	uint64_t gap_base;  /* ... before the first return inside the running gap */
 	int started, finished, phase;
 	unsigned long from_seen;
 	ir_hmap reqmap;    /* key -> index in reqs */
@@ -207,6 +211,7 @@ typedef struct gstate {
 	int poll_model;    /* both poll costs known (ir_t2g_poll.c) */
 	uint64_t poll_from, poll_to;  /* ps per unsuccessful poll: traced network, target */
 	uint64_t poll_waits, poll_wait_ps, poll_work; /* runs taken as waits, their time; polls taken as work */
+	uint64_t tracer_ps; /* the tracer's own time taken out of the gaps (t2g_gap_self) */
 	pcre2_code *from_re, *to_re;
 	pcre2_match_data *md;
 	ir_cg cg;         /* staged ops */
@@ -273,12 +278,18 @@ int t2g_errat(const rstate *R, ir_err *e, const char *fmt, ...) __attribute__((f
  * thread's CPU time c (t2g_gap_mark); t2g_gap_cpu takes from *gap, which ends at wall time
  * w1 with CPU time c1, the time the thread was off its CPU in it (never below 0). Without
  * --calc cpu it changes nothing; -1 when the record has no CPU times. */
-static inline void t2g_gap_mark(rstate *R, int64_t w, int64_t c)
+static inline void t2g_gap_mark(rstate *R, int64_t w, int64_t c, int at_return)
 {
 	R->gw = w;
 	R->gc = c;
+	/* a gap that begins at a return holds that return's tracer time (docs/trace2goal.md §7) */
+	R->gap_base = at_return && R->ncalls ? R->ncalls - 1 : R->cur_calls;
 }
 int t2g_gap_cpu(gstate *g, rstate *R, const ir_rec *r, int64_t w1, int64_t c1, int64_t *gap, ir_err *e);
+/* The tracer's own time after each return inside the gap that ends now (the returns from
+ * the one it began with to the record being converted), taken from *gap, never below 0,
+ * unless --tracer-time keep or the trace does not say it (docs/trace2goal.md §7). */
+void t2g_gap_self(gstate *g, rstate *R, int64_t *gap);
 
 /* ir_t2g_out.c */
 int t2g_flush_out(gstate *g, rstate *R, ir_err *e);

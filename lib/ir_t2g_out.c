@@ -141,6 +141,7 @@ int t2g_emit_call(gstate *g, rstate *R, const ir_rec *r, int ends_mode, int want
 	}
 	if (t2g_gap_cpu(g, R, r, r->t_call, r->cpu_call, &gap, e))
 		return -1;
+	t2g_gap_self(g, R, &gap);
 	calc = (double)gap + extra;
 	R->st_call = r->t_call;
 	if (g->o->durations && r->t_ret != IR_TIME_NONE) {
@@ -281,7 +282,7 @@ int t2g_emit_call(gstate *g, rstate *R, const ir_rec *r, int ends_mode, int want
 	}
 	step_after(g, R, r);
 	R->gap_start = r->t_ret;
-	t2g_gap_mark(R, r->t_ret, r->cpu_ret);
+	t2g_gap_mark(R, r->t_ret, r->cpu_ret, 1);
 	g->st->ops += c->nop + 1 + (em->join != NOLABEL);
 	if (R->out.len >= (sync ? SPILL_AT : FLUSH_AT) && t2g_flush_out(g, R, e))
 		return -1;

@@ -124,6 +124,8 @@ void t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ui
 		int64_t span = R->prun_end - R->prun_start;
 		if (span > 0 && R->prun_start >= R->gap_start) {
 			R->gap_start += span;
+			/* and the tracer's time after all but the last of its polls with it */
+			R->gap_base += R->prun_n > 1 ? R->prun_n - 1 : 0;
 			g->poll_waits++;
 			g->poll_wait_ps += (uint64_t)span;
 		}

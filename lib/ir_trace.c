@@ -374,6 +374,7 @@ struct ir_trace {
 	int has_ti, has_tf;
 	int seen_end;    /* "# end" line */
 	int span;        /* "# span:" line */
+	double self_ps;  /* "# tracer:" line (tail): the tracer's time after a return, ps; -1 none */
 	char incomplete[120]; /* "# incomplete <why>" */
 	int seen_call;
 	int at_eof;
@@ -430,6 +431,14 @@ static void tail_line(ir_trace *t, const char *l, size_t n)
 		buf[n] = 0;
 		if (strncmp(buf, "# Finalize clock", 16) == 0)
 			header_offset(t, buf);
+		else if (strncmp(buf, "# tracer: ", 10) == 0) {
+			/* "# tracer: <ns> ns after <n> returns" (formats/trace.md 3.8) */
+			unsigned long long ns, nr;
+			char tail[16];
+			if (sscanf(buf + 10, "%llu ns after %llu %15s", &ns, &nr, tail) == 3 && !strcmp(tail, "returns") &&
+			    nr > 0 && ns <= 1000000000000000000ull)
+				t->self_ps = (double)ns * 1000.0 / (double)nr;
+		}
 		return;
 	}
 	if (n > sizeof fz - 1 && memcmp(l, fz, sizeof fz - 1) == 0) {
@@ -514,6 +523,7 @@ static ir_trace *trace_new(const char *name, const ir_trace_opts *o, ir_err *e)
 	}
 	t->epoch_us = o ? o->epoch_us : 0;
 	t->no_clock = o ? o->no_clock : 0;
+	t->self_ps = -1;
 	return t;
 }
 
@@ -585,6 +595,7 @@ void ir_trace_free(ir_trace *t)
 const char *ir_trace_name(const ir_trace *t) { return t->name; }
 enum ir_trace_flavor ir_trace_flavor(const ir_trace *t) { return t->flavor; }
 int ir_trace_span(const ir_trace *t) { return t->span; }
+double ir_trace_self_ps(const ir_trace *t) { return t->self_ps; }
 double ir_trace_offset_init(const ir_trace *t) { return t->oi; }
 double ir_trace_offset_fini(const ir_trace *t) { return t->of; }
 int ir_trace_has_fini_offset(const ir_trace *t) { return t->has_of; }

@@ -123,6 +123,9 @@ enum ir_trace_flavor ir_trace_flavor(const ir_trace *t);
 /* 1 when the header read so far says "# span:" (allprof --span, formats/trace.md 3.7: only
  * MPI_Init and MPI_Finalize were recorded). */
 int ir_trace_span(const ir_trace *t);
+/* The tracer's mean own time after a call's return, ps, from the tail's "# tracer:" line
+ * (formats/trace.md 3.8); -1 when the trace has none (or its data was not scanned). */
+double ir_trace_self_ps(const ir_trace *t);
 /* Clock offsets read from the header and the tail, microseconds (0 when absent). */
 double ir_trace_offset_init(const ir_trace *t);
 double ir_trace_offset_fini(const ir_trace *t);

@@ -122,6 +122,7 @@ static struct {
 	uint64_t base_ns;     /* realtime - monotonic at start */
 	uint64_t records;     /* call lines written */
 	uint64_t calls;       /* intercepted calls (a collapsed poll line counts each call) */
+	uint64_t self_ns;     /* the tracer's own time after the calls' returns (formats/trace.md 3.8) */
 	uint64_t polls_collapsed;
 	uint64_t text_bytes;  /* text handed to write(2) or zstd so far */
 	uint64_t flushes;
@@ -848,6 +849,17 @@ static uint64_t t_ret(uint64_t t1)
 	return t1;
 }
 
+/* The tracer's own time after a call's return t1 (its record, and the flush its reserve may
+ * have made): read when the wrapper is about to return to the program, formats/trace.md 3.8. */
+static inline void self_time(uint64_t t1)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + S.base_ns;
+	if (now > t1)
+		S.self_ns += now - t1;
+}
+
 void ap_end(char *p, uint64_t t1)
 {
 	char *r = S.buf + S.len;
@@ -863,6 +875,7 @@ void ap_end(char *p, uint64_t t1)
 	S.calls++;
 	if (S.pend_len)
 		pend_flush();
+	self_time(t1);
 }
 
 char *ap_poll_begin(size_t bound, const char *name, uint64_t t0)
@@ -896,6 +909,7 @@ void ap_poll_end(char *p, uint64_t t1, int success)
 	if (p > S.scratch_end)
 		overrun(S.scratch);
 	size_t len = (size_t)(p - S.scratch);
+	uint64_t t1_self = t1;
 	t1 = t_ret(t1);
 	S.calls++;
 	if (!success && ap.collapse) {
@@ -904,6 +918,7 @@ void ap_poll_end(char *p, uint64_t t1, int success)
 			S.poll_t1 = t1;
 			S.poll_c1 = S.scr_c1;
 			S.polls_collapsed++;
+			self_time(t1_self);
 			return;
 		}
 		poll_close();
@@ -925,6 +940,7 @@ void ap_poll_end(char *p, uint64_t t1, int success)
 		S.poll_active = 1;
 		if (S.pend_len)
 			pend_flush();
+		self_time(t1_self);
 		return;
 	}
 	poll_close();
@@ -944,6 +960,7 @@ void ap_poll_end(char *p, uint64_t t1, int success)
 	S.records++;
 	if (S.pend_len)
 		pend_flush();
+	self_time(t1_self);
 }
 
 /* ---------------------------------------------------------------- fields */
@@ -1762,6 +1779,12 @@ void ap_finalize_end(uint64_t t0, uint64_t t1)
 		*p++ = '\n';
 		put_line(line, (size_t)(p - line));
 	}
+	p = put_str(line, "# tracer: ");
+	p = put_u64(p, S.self_ns);
+	p = put_str(p, " ns after ");
+	p = put_u64(p, S.calls);
+	p = put_str(p, " returns\n");
+	put_line(line, (size_t)(p - line));
 	p = put_str(line, "# calls ");
 	p = put_u64(p, S.calls);
 	p = put_str(p, " records ");

@@ -65,6 +65,10 @@ static void usage(void)
 	       "                           clock time) or cpu (the thread's CPU time in it, from\n"
 	       "                           traces of allprof --cpu-time: for a run whose ranks\n"
 	       "                           outnumbered the cores, simulated with shared cores)\n"
+	       "      --tracer-time WHAT   the tracer's own time after each return, which allprof\n"
+	       "                           says at the end of a trace: remove takes it out of the\n"
+	       "                           gaps, keep leaves it as computation (default: remove,\n"
+	       "                           keep with --durations, which replays the recorded run)\n"
 	       "      --from RE            start at the K-th call whose name matches RE (each rank)\n"
 	       "      --from-nth K         which match of --from starts the phase (default 1)\n"
 	       "      --to RE              stop after the first call matching RE after the start\n"
@@ -91,7 +95,7 @@ static void warn_cb(void *ctx, const char *msg)
 }
 
 enum { O_RANKPAT = 256, O_COMPAT, O_COLL, O_LISTCOLL, O_NOCLOCK, O_PIN, O_CPUSCALE, O_FROM, O_FROMNTH, O_TO,
-       O_DUR, O_SYNC, O_POLLFROM, O_POLLTO, O_FROMPARAMS, O_CALC, O_VERSION };
+       O_DUR, O_SYNC, O_POLLFROM, O_POLLTO, O_FROMPARAMS, O_CALC, O_TRACER, O_VERSION };
 
 int main(int argc, char **argv)
 {
@@ -106,6 +110,7 @@ int main(int argc, char **argv)
 		{ "pin", required_argument, NULL, O_PIN },
 		{ "cpu-scale", required_argument, NULL, O_CPUSCALE },
 		{ "calc", required_argument, NULL, O_CALC },
+		{ "tracer-time", required_argument, NULL, O_TRACER },
 		{ "from", required_argument, NULL, O_FROM },
 		{ "from-nth", required_argument, NULL, O_FROMNTH },
 		{ "to", required_argument, NULL, O_TO },
@@ -119,6 +124,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
+	int tracer_set = 0;
 	ir_t2g_opts o;
 	ir_t2g_stats st;
 	ir_trace_files files = { NULL, 0 };
@@ -196,6 +202,15 @@ int main(int argc, char **argv)
 		case O_SYNC:
 			sync = 1;
 			break;
+		case O_TRACER:
+			tracer_set = 1;
+			if (!strcmp(optarg, "remove"))
+				o.keep_tracer = 0;
+			else if (!strcmp(optarg, "keep"))
+				o.keep_tracer = 1;
+			else
+				return ir_cli_usage("unknown --tracer-time '%s' (remove or keep)", optarg);
+			break;
 		case O_CALC:
 			if (!strcmp(optarg, "wall"))
 				o.calc_cpu = 0;
@@ -252,6 +267,10 @@ int main(int argc, char **argv)
 			return ir_cli_usage("--sync replays the clock: it cannot be used with --calc cpu");
 		o.sync = 1;
 	}
+	/* --durations replays the recorded run's own times: by default it keeps the tracer's too
+	 * (docs/trace2goal.md §7) */
+	if (!tracer_set)
+		o.keep_tracer = o.durations;
 	if (fromfile && o.durations)
 		return ir_cli_usage("--from-params is for the plain conversion: with --durations, -p gives the traced network");
 	o.warn = warn_cb;

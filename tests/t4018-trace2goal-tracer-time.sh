@@ -1,0 +1,91 @@
+#!/bin/sh
+# trace2goal and the tracer's own time (formats/trace.md 3.8, docs/trace2goal.md §7): a trace
+# ending in "# tracer: <ns> ns after <n> returns" loses ns/n from each gap once per return
+# inside it (the call the gap begins with and the calls inside that produce nothing), never
+# below 0; --tracer-time keep (the default with --durations) leaves the gaps; a trace
+# without the line keeps them. Exact
+# calc values on a handwritten trace; then a real trace of allprof carries the line.
+. "$(dirname "$0")/lib.sh"
+
+# mk DIR TRACER-LINE: both ranks (times in us after Init at 1000000): two Comm_rank inside
+# the first gap, Send at +10 (returns +11), Recv at +20 (returns +21), Finalize at +30
+mk() {
+	mkdir -p "$1"
+	for r in 0 1; do
+		p=$((1 - r))
+		{
+			printf "# allprof 1.0 trace format 1\n# rank: %s of 2\n# comm 0 0,1\n# comm 1 %s\n" $r $r
+			printf "MPI_Init:999990.000:1:2:1000000.000\n"
+			printf "MPI_Comm_rank:1000002.000:0,%s,2:4096:1000002.100\n" $r
+			printf "MPI_Comm_rank:1000004.000:0,%s,2:4096:1000004.100\n" $r
+			if [ $r = 0 ]; then
+				printf "MPI_Send:1000010.000:8192:100:1,1,1:%s:7:0,%s,2:1000011.000\n" $p $r
+				printf "MPI_Recv:1000020.000:4096:100:1,1,1:%s:8:0,%s,2:%s,8,100:1000021.000\n" $p $r $p
+			else
+				printf "MPI_Recv:1000010.000:4096:100:1,1,1:%s:7:0,%s,2:%s,7,100:1000011.000\n" $p $r $p
+				printf "MPI_Send:1000020.000:8192:100:1,1,1:%s:8:0,%s,2:1000021.000\n" $p $r
+			fi
+			printf "MPI_Finalize:1000030.000:1000030.100\n"
+			[ -n "$2" ] && printf "%s\n" "$2"
+			printf "# calls 6 records 6 collapsed 0 flushes 0\n# end 6 0\n"
+		} >"$1/rank-$r.trace"
+	done
+}
+calcs() { sed -n "/^rank $2 {/,/^}/p" "$1" | grep "^l[0-9]*: calc " | sed 's/^l[0-9]*: calc //'; }
+
+test_expect_success '100 ns a return: the first gap holds 3 returns (Init, two Comm_rank), the others 1' '
+	mk tr "# tracer: 600 ns after 6 returns" &&
+	trace2goal -q tr >r.goal &&
+	# 10 us - 3 x 0.1 us; 9 us - 0.1 us; 9 us - 0.1 us (Finalize)
+	printf "%s\n" 9700000 8900000 8900000 >want &&
+	calcs r.goal 0 >got0 && test_cmp want got0 &&
+	calcs r.goal 1 >got1 && test_cmp want got1
+'
+
+test_expect_success '--tracer-time keep, and a trace without the line: the gaps as recorded' '
+	trace2goal -q --tracer-time keep tr >k.goal &&
+	printf "%s\n" 10000000 9000000 9000000 >want &&
+	calcs k.goal 0 >got && test_cmp want got &&
+	mk plain "" &&
+	trace2goal -q plain >p.goal && calcs p.goal 0 >got && test_cmp want got
+'
+
+test_expect_success 'never below 0; a bad line is ignored' '
+	mk big "# tracer: 60000000 ns after 6 returns" &&
+	trace2goal -q big >b.goal &&
+	printf "%s\n" 0 0 0 >want && calcs b.goal 0 >got && test_cmp want got &&
+	mk bad "# tracer: lots of ns after 6 returns" &&
+	trace2goal -q bad >x.goal && printf "%s\n" 10000000 9000000 9000000 >want && calcs x.goal 0 >got && test_cmp want got &&
+	mk zero "# tracer: 600 ns after 0 returns" &&
+	trace2goal -q zero >z.goal && calcs z.goal 0 >got && test_cmp want got
+'
+
+test_expect_success '--durations keeps it by default (it replays the recorded run); remove is asked for' '
+	trace2goal -q --durations tr >d.goal &&
+	trace2goal -q --durations --tracer-time keep tr >dk.goal && test_cmp dk.goal d.goal &&
+	trace2goal -q --durations --tracer-time remove tr >dr.goal && ! cmp -s d.goal dr.goal
+'
+
+test_expect_success 'a bad --tracer-time is a usage error' '
+	expect_fail 2 trace2goal --tracer-time maybe tr &&
+	grep -q "unknown --tracer-time .maybe. (remove or keep)" err
+'
+
+. "$TOP/tests/allprof-lib.sh"
+if command -v mpirun >/dev/null 2>&1 && [ -x "$SAMPLES/persistent" ] && command -v allprof >/dev/null 2>&1; then
+	test_expect_success 'allprof writes the line: as many returns as calls, a positive time' '
+		allprof -q -o real -- mpirun -np 2 "$SAMPLES/persistent" 200 >real.out 2>real.err &&
+		for r in 0 1; do
+			c=$(sed -n "s/^# calls \([0-9]*\) .*/\1/p" real/rank-$r.trace) &&
+			grep -q "^# tracer: [1-9][0-9]* ns after $c returns$" real/rank-$r.trace || return 1
+		done &&
+		trace2goal -q real >a.goal && trace2goal -q --tracer-time keep real >b.goal &&
+		calcs a.goal 0 | awk "{ s += \$1 } END { print s }" >sa &&
+		calcs b.goal 0 | awk "{ s += \$1 } END { print s }" >sb &&
+		test "$(cat sa)" -lt "$(cat sb)"
+	'
+else
+	test_skip 'allprof writes the line: as many returns as calls, a positive time' 'MPI or the samples missing'
+fi
+
+test_done

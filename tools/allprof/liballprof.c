@@ -199,7 +199,8 @@ static inline void cpu_read(void)
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
 		v = (uint64_t)c.tv_sec * 1000000000u + (uint64_t)c.tv_nsec;
 		cpu_exact_v = v;
-		cpu_exact_w = mono_ns();
+		/* the clock was read somewhere inside its system call: its middle */
+		cpu_exact_w = w + (mono_ns() - w) / 2;
 	}
 	if (v < cpu_cur) /* a value ran ahead of the clock: stay there until it catches up */
 		v = cpu_cur;

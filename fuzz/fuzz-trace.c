@@ -32,6 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)ir_tf_time(r.f[i], strlen(r.f[i]), 0, &a);
 		}
 	}
+	(void)ir_trace_span(t);
+	(void)ir_trace_self_ps(t);
 	ir_trace_free(t);
 	return 0;
 }

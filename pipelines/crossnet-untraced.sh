@@ -25,6 +25,9 @@ b=$3
 tsv=$4
 shift 4
 
+tmp=${TMPDIR:-/tmp}/crossnet-untraced.$$
+trap 'rm -f "$tmp"' EXIT
+
 # all FILE COLUMN: the value of COLUMN in the row "all" of a cmp-real TSV
 all() { awk -F'\t' -v c="$2" '$1 == "all" { print $c; exit }' "$1"; }
 
@@ -49,45 +52,38 @@ done | awk -F'\t' -v OFS='\t' 'function abs(x) { return x < 0 ? -x : x } {
 	printf "%s\t%.3f\t%.3f\t%.3f\t%.2f\t%.3f\t%.2f\t%.2f\t%.3f\t%.2f\t%s\t%.3f\t%.2f\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\n", $1, au, at, bu, $6,
 		bt, (bu > 0 ? (bt - bu) / bu * 100 : 0), naive, $7 / 1e9, dd, $9, $10 / 1e9, sd, $12, $13,
 		abs($14), abs($15), abs($16), abs($17)
-}' >"${TMPDIR:-/tmp}/crossnet-untraced.$$"
-cat "${TMPDIR:-/tmp}/crossnet-untraced.$$"
+}' >"$tmp"
+cat "$tmp"
 
-# summaries: median and largest of a column over a set of rows
+# summ COL SEL [naive]: the median and largest of column COL over all rows (SEL all) or over
+# the same-work rows of 50 ms or more of B untraced (SEL big); with naive, how many rows beat
+# the naive guess (column 8)
 summ() {
-	awk -F'\t' -v c="$1" -v sel="$2" '
+	awk -F'\t' -v c="$1" -v sel="$2" -v naive="${3:-}" '
 		sel == "big" && !($4 >= 50 && $15 == "yes") { next }
 		{ v[++k] = $c; if ($c < $8) win++ }
 		END {
 			if (!k) exit
 			n = k; for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-			printf "median_abs_dev_pct=%.2f max_abs_dev_pct=%.2f over %d apps; beats naive in %d of %d", \
-				n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2, v[n], n, win, n
-		}' "${TMPDIR:-/tmp}/crossnet-untraced.$$"
+			printf "median_abs_dev_pct=%.2f max_abs_dev_pct=%.2f over %d apps", \
+				n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2, v[n], n
+			if (naive != "")
+				printf "; beats naive in %d of %d", win, n
+		}' "$tmp"
 }
 for m in default:10 sync:13; do
 	mode=${m%%:*} col=${m##*:}
-	x=$(summ "$col" all)
+	x=$(summ "$col" all naive)
 	[ -n "$x" ] && printf '# against %s'"'"'s untraced runs: %s %s->%s: %s\n' "$b" "$mode" "$a" "$b" "$x"
-	x=$(summ "$col" big)
+	x=$(summ "$col" big naive)
 	[ -n "$x" ] && printf '# against %s'"'"'s untraced runs, same work, 50 ms or more: %s %s->%s: %s\n' "$b" "$mode" "$a" "$b" "$x"
 done
-# the same-network predictions: median and largest over all and over the same-work runs of
-# 50 ms or more (of B untraced)
-same() {
-	awk -F'\t' -v c="$1" -v sel="$2" '
-		sel == "big" && !($4 >= 50 && $15 == "yes") { next }
-		{ v[++k] = $c }
-		END {
-			if (!k) exit
-			n = k; for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-			printf "median_abs_dev_pct=%.2f max_abs_dev_pct=%.2f over %d apps", n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2, v[n], n
-		}' "${TMPDIR:-/tmp}/crossnet-untraced.$$"
-}
+# the same-network predictions
 for m in "$b:default:16" "$b:sync:17" "$a:default:18" "$a:sync:19"; do
 	net=${m%%:*} rest=${m#*:}; mode=${rest%%:*} col=${rest##*:}
-	x=$(same "$col" all)
+	x=$(summ "$col" all)
 	[ -n "$x" ] && printf '# against %s'"'"'s untraced runs: same network %s %s: %s\n' "$net" "$net" "$mode" "$x"
-	x=$(same "$col" big)
+	x=$(summ "$col" big)
 	[ -n "$x" ] && printf '# against %s'"'"'s untraced runs, same work, 50 ms or more: same network %s %s: %s\n' "$net" "$net" "$mode" "$x"
 done
 awk -F'\t' -v b="$b" '{ v[++k] = $8; t[k] = $7 } END {
@@ -95,5 +91,4 @@ awk -F'\t' -v b="$b" '{ v[++k] = $8; t[k] = $7 } END {
 	for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) { if (v[j] < v[i]) { x = v[i]; v[i] = v[j]; v[j] = x } if (t[j] < t[i]) { x = t[i]; t[i] = t[j]; t[j] = x } }
 	printf "# naive between the untraced medians: median_abs_dev_pct=%.2f max_abs_dev_pct=%.2f over %d apps\n", k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2, v[k], k
 	printf "# the tracer lengthened the runs on %s by (traced - untraced) / untraced: median %.2f %%, from %.2f to %.2f %%\n", b, k % 2 ? t[(k + 1) / 2] : (t[k / 2] + t[k / 2 + 1]) / 2, t[1], t[k]
-}' "${TMPDIR:-/tmp}/crossnet-untraced.$$"
-rm -f "${TMPDIR:-/tmp}/crossnet-untraced.$$"
+}' "$tmp"

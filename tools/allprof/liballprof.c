@@ -741,24 +741,17 @@ static void tb_out(void)
 }
 
 /* Format the buffer, write it out and empty it. */
-static uint64_t mono_base_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + S.base_ns;
-}
-
 static void flush_buf(void)
 {
 	if (!S.len)
 		return;
-	uint64_t t0 = mono_base_ns();
+	uint64_t t0 = mono_ns();
 	fmt_records();
 	tb_out();
 	S.len = 0;
 	S.fmt_pos = 0;
 	S.flushes++;
-	S.flush_ns += mono_base_ns() - t0;
+	S.flush_ns += mono_ns() - t0;
 }
 
 /* Make room for n more bytes after the committed records. */
@@ -873,7 +866,7 @@ static inline void self_time(uint64_t t1)
 	S.flush_mark = S.flush_ns;
 	if ((++S.self_k & 7) != 0)
 		return;
-	uint64_t now = mono_base_ns();
+	uint64_t now = mono_ns() + S.base_ns; /* t1's clock (ap_now) */
 	if (now > t1 + fl)
 		S.self_ns += 8 * (now - t1 - fl);
 }
@@ -927,7 +920,6 @@ void ap_poll_end(char *p, uint64_t t1, int success)
 	if (p > S.scratch_end)
 		overrun(S.scratch);
 	size_t len = (size_t)(p - S.scratch);
-	uint64_t t1_self = t1;
 	t1 = t_ret(t1);
 	S.calls++;
 	if (!success && ap.collapse) {
@@ -936,7 +928,7 @@ void ap_poll_end(char *p, uint64_t t1, int success)
 			S.poll_t1 = t1;
 			S.poll_c1 = S.scr_c1;
 			S.polls_collapsed++;
-			self_time(t1_self);
+			self_time(t1);
 			return;
 		}
 		poll_close();
@@ -958,7 +950,7 @@ void ap_poll_end(char *p, uint64_t t1, int success)
 		S.poll_active = 1;
 		if (S.pend_len)
 			pend_flush();
-		self_time(t1_self);
+		self_time(t1);
 		return;
 	}
 	poll_close();
@@ -978,7 +970,7 @@ void ap_poll_end(char *p, uint64_t t1, int success)
 	S.records++;
 	if (S.pend_len)
 		pend_flush();
-	self_time(t1_self);
+	self_time(t1);
 }
 
 /* ---------------------------------------------------------------- fields */

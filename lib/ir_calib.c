@@ -49,18 +49,19 @@ void ir_calib_data_release(ir_calib_data *d)
 	memset(d, 0, sizeof *d);
 }
 
-static int add_raw(ir_calib_data *d, uint64_t size, double ps, int kind, ir_err *e)
+static int add_raw(ir_calib_data *d, uint64_t size, double ps, int kind, int64_t t, ir_err *e)
 {
 	if (IR_GROW(d->raw, d->nraw + 1, d->capraw))
 		return ir_errf(e, "out of memory");
 	d->raw[d->nraw].size = size;
 	d->raw[d->nraw].ps = ps;
 	d->raw[d->nraw].kind = kind;
+	d->raw[d->nraw].t_ps = t;
 	d->nraw++;
 	return 0;
 }
 
-static int add_sample(ir_calib_data *d, uint64_t size, double oneway, double send, int first, ir_err *e)
+static int add_sample(ir_calib_data *d, uint64_t size, double oneway, double send, int first, int64_t t, ir_err *e)
 {
 	if (IR_GROW(d->s, d->ns + 1, d->cap))
 		return ir_errf(e, "out of memory");
@@ -69,6 +70,7 @@ static int add_sample(ir_calib_data *d, uint64_t size, double oneway, double sen
 	d->s[d->ns].send_ps = send;
 	d->s[d->ns].first = first;
 	d->s[d->ns].seq = d->ns;
+	d->s[d->ns].t_ps = t;
 	d->ns++;
 	return 0;
 }
@@ -170,7 +172,7 @@ static int tsv_line(ir_calib_data *d, char *line, const char *name, unsigned lon
 		return -1;
 	if (n == 3 && parse_us(f[2], &sim, "sim_us", name, lineno, e))
 		return -1;
-	if (add_sample(d, size, real, -1, 0, e))
+	if (add_sample(d, size, real, -1, 0, 0, e))
 		return -1;
 	/* sim_us rides in send_ps until aggregation (TSV rows have no send durations). */
 	d->s[d->ns - 1].send_ps = n == 3 ? sim : -1;
@@ -319,7 +321,7 @@ static int read_rank0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch, 
 				}
 				seen[nseen++] = size;
 			}
-			if (add_sample(d, size, (double)(r.t_ret - t_call) / 2, (double)(t_ret - t_call), first, e)) {
+			if (add_sample(d, size, (double)(r.t_ret - t_call) / 2, (double)(t_ret - t_call), first, t_call, e)) {
 				rc = -1;
 				break;
 			}
@@ -415,6 +417,7 @@ static int rec_times(const ir_rec *r, const char *path, ir_err *e)
 typedef struct answer {
 	uint64_t size;
 	int64_t gap;
+	int64_t t; /* the exchange phase: the call's time */
 } answer;
 
 typedef struct answers {
@@ -443,8 +446,210 @@ static int exch_rec(answers *ans, int rank, const ir_rec *r, const char *path, i
 	if (IR_GROW(ans->x[rank], ans->nx[rank] + 1, ans->capx[rank]))
 		return ir_errf(e, "out of memory");
 	ans->x[rank][ans->nx[rank]].size = bytes;
+	ans->x[rank][ans->nx[rank]].t = r->t_call;
 	ans->x[rank][ans->nx[rank]++].gap = r->t_ret - r->t_call;
 	return 1;
+}
+
+/* ---- the machine's state: netcal's pulses (formats/calibration.md, "Machine state") ---- */
+
+typedef struct pulses {
+	ir_calib_pulse *p;
+	size_t n, cap;
+	double *rt; /* the open pulse's round trips */
+	size_t nrt, caprt;
+	int64_t t0, send_t, t1;
+	int have_send;
+} pulses;
+
+static int pulse_close(pulses *pl, ir_err *e)
+{
+	if (!pl->nrt)
+		return 0;
+	if (IR_GROW(pl->p, pl->n + 1, pl->cap))
+		return ir_errf(e, "out of memory");
+	pl->p[pl->n].t0 = pl->t0;
+	pl->p[pl->n].t1 = pl->t1;
+	pl->p[pl->n++].v = ir_median_inplace(pl->rt, pl->nrt);
+	pl->nrt = 0;
+	return 0;
+}
+
+/* Rank 0's record r: 1 when it is one of a pulse's calls (an MPI_Send to rank 1 or an
+ * MPI_Recv from it with tag IR_NETCAL_TAG_PULSE), 0 when not (which closes an open pulse),
+ * -1 on a bad record or out of memory. */
+static int pulse_rec(pulses *pl, const ir_rec *r, const char *path, ir_err *e)
+{
+	int send = !strcmp(r->name, "MPI_Send"), recv = !strcmp(r->name, "MPI_Recv");
+	int64_t peer, tag;
+	if (send || recv) {
+		if (rec_int(r, 3, &peer, send ? "dest" : "source", path, e) || rec_int(r, 4, &tag, "tag", path, e))
+			return -1;
+		if (peer == 1 && tag == IR_NETCAL_TAG_PULSE) {
+			if (rec_times(r, path, e))
+				return -1;
+			if (send) {
+				pl->send_t = r->t_call;
+				pl->have_send = 1;
+			} else if (pl->have_send) {
+				if (IR_GROW(pl->rt, pl->nrt + 1, pl->caprt))
+					return ir_errf(e, "out of memory");
+				if (!pl->nrt)
+					pl->t0 = pl->send_t;
+				pl->rt[pl->nrt++] = (double)(r->t_ret - pl->send_t);
+				pl->t1 = r->t_ret;
+				pl->have_send = 0;
+			}
+			return 1;
+		}
+	}
+	pl->have_send = 0;
+	return pulse_close(pl, e) ? -1 : 0;
+}
+
+/* A measurement at t lies between two pulses that both found the machine slowed. */
+static int slowed_at(const ir_calib_pulse *p, size_t n, const unsigned char *slow, int64_t t)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) { /* the first pulse that ends after t */
+		size_t mid = lo + (hi - lo) / 2;
+		if (p[mid].t1 <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && lo < n && slow[lo - 1] && slow[lo];
+}
+
+typedef struct state_key {
+	uint64_t a, b; /* series and size */
+	size_t i;      /* the measurement's index */
+} state_key;
+
+static int cmp_state_key(const void *x, const void *y)
+{
+	const state_key *p = x, *q = y;
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	if (p->b != q->b)
+		return p->b < q->b ? -1 : 1;
+	return p->i < q->i ? -1 : p->i > q->i;
+}
+
+/* keep[k.i] for the n keys: a series and size of which fewer than IR_CALIB_STATE_MIN_KEEP
+ * would remain (and not all) is kept whole; returns how many were. */
+static size_t keep_groups(state_key *k, size_t n, unsigned char *keep)
+{
+	size_t whole = 0;
+	qsort(k, n, sizeof *k, cmp_state_key);
+	for (size_t i = 0, j; i < n; i = j) {
+		size_t kept = 0;
+		for (j = i; j < n && k[j].a == k[i].a && k[j].b == k[i].b; j++)
+			kept += keep[k[j].i];
+		if (kept < IR_CALIB_STATE_MIN_KEEP && kept < j - i) {
+			for (size_t m = i; m < j; m++)
+				keep[k[m].i] = 1;
+			whole++;
+		}
+	}
+	return whole;
+}
+
+int ir_calib_state_filter(ir_calib_data *d, const ir_calib_pulse *p, size_t np, size_t r0, size_t s0, size_t st0,
+                          ir_err *e)
+{
+	ir_calib_state *st = &d->state;
+	size_t nr = d->nraw - r0, ns = d->ns - s0, nt = d->nstep - st0, nmax, slowed = 0, aside = 0;
+	unsigned char *slow = NULL, *keep = NULL;
+	state_key *k = NULL;
+	double *v = NULL, ref;
+	int rc = -1;
+	st->runs++;
+	if (np < IR_CALIB_STATE_MIN_PULSES)
+		return 0;
+	nmax = nr > ns ? nr : ns;
+	nmax = nmax > nt ? nmax : nt;
+	slow = malloc(np);
+	v = malloc(np * sizeof *v);
+	keep = malloc(nmax ? nmax : 1);
+	k = malloc((nmax ? nmax : 1) * sizeof *k);
+	if (!slow || !v || !keep || !k) {
+		ir_errf(e, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < np; i++)
+		v[i] = p[i].v;
+	(void)ir_median_inplace(v, np); /* sorts v */
+	ref = ir_quantile_sorted(v, np, IR_CALIB_STATE_REF_Q);
+	for (size_t i = 0; i < np; i++) {
+		slow[i] = p[i].v > ref * (1 + IR_CALIB_STATE_SLOW_PCT / 100);
+		if (slow[i])
+			v[slowed++] = p[i].v;
+	}
+	if (slowed)
+		st->slow_med_ps = ir_median_inplace(v, slowed);
+	if (!st->runs_pulsed || ref < st->ref_min_ps)
+		st->ref_min_ps = ref;
+	if (!st->runs_pulsed || ref > st->ref_max_ps)
+		st->ref_max_ps = ref;
+	st->runs_pulsed++;
+	st->pulses += np;
+	st->slowed += slowed;
+	st->measured += nr + ns + nt;
+	/* raw measurements, by series and size */
+	for (size_t i = 0; i < nr; i++) {
+		const ir_calib_raw *x = &d->raw[r0 + i];
+		keep[i] = !slowed_at(p, np, slow, x->t_ps);
+		k[i] = (state_key){ (uint64_t)x->kind, x->size, i };
+	}
+	st->groups_whole += keep_groups(k, nr, keep);
+	for (size_t i = 0, o = r0; i < nr; i++) {
+		if (keep[i])
+			d->raw[o++] = d->raw[r0 + i];
+		else
+			aside++;
+	}
+	d->nraw -= aside;
+	st->set_aside += aside;
+	/* the classic fit's samples (reused and first exchanges) */
+	for (size_t i = 0; i < ns; i++) {
+		const ir_calib_sample *x = &d->s[s0 + i];
+		keep[i] = !slowed_at(p, np, slow, x->t_ps);
+		k[i] = (state_key){ (uint64_t)x->first, x->size, i };
+	}
+	st->groups_whole += keep_groups(k, ns, keep);
+	aside = 0;
+	for (size_t i = 0, o = s0; i < ns; i++) {
+		if (keep[i])
+			d->s[o++] = d->s[s0 + i];
+		else
+			aside++;
+	}
+	d->ns -= aside;
+	st->set_aside += aside;
+	/* the train phase's sends, by gap and size */
+	for (size_t i = 0; i < nt; i++) {
+		const struct ir_calib_step *x = &d->step[st0 + i];
+		keep[i] = !slowed_at(p, np, slow, x->t_ps);
+		k[i] = (state_key){ (uint64_t)x->after_send << 8 | x->j, x->size, i };
+	}
+	st->groups_whole += keep_groups(k, nt, keep);
+	aside = 0;
+	for (size_t i = 0, o = st0; i < nt; i++) {
+		if (keep[i])
+			d->step[o++] = d->step[st0 + i];
+		else
+			aside++;
+	}
+	d->nstep -= aside;
+	st->set_aside += aside;
+	rc = 0;
+out:
+	free(slow);
+	free(v);
+	free(keep);
+	free(k);
+	return rc;
 }
 
 /* Rank 0: the ping-pongs (send to rank 1 directly followed by the receive of
@@ -452,7 +657,7 @@ static int exch_rec(answers *ans, int rank, const ir_rec *r, const char *path, i
  * exchange is the k-th of rank 1's answers (netcal's exchanges follow each other):
  * its gap is taken off the round trip (formats/calibration.md, "The answer's gap"). */
 static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch, answers *ans, uint64_t *nsent,
-                        ir_err *e)
+                        pulses *pl, ir_err *e)
 {
 	ir_trace_opts to = { epoch, 0 };
 	ir_trace *t = ir_trace_open(tf->path, &to, e);
@@ -465,7 +670,7 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 	 * MPI_Barrier since the last MPI_Ibarrier count once the next one shows they lie inside
 	 * the phase (netcal makes IR_NETCAL_NBC_BLOCK in a row; any more are not its) */
 	char ireq[32] = "";
-	int64_t idur = -1, bdur[IR_NETCAL_NBC_BLOCK];
+	int64_t idur = -1, it = 0, bdur[IR_NETCAL_NBC_BLOCK], bt[IR_NETCAL_NBC_BLOCK];
 	unsigned nbar = 0;
 	/* the train phase: the call before (-1: none of the phase; 0: the answer; 1 + j: the
 	 * first send at gap j) and its return */
@@ -486,6 +691,13 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 		pstep_ret = step_ret;
 		step = -1;
 		step_ret = r.t_ret;
+		{
+			int x = pulse_rec(pl, &r, path, e);
+			if (x < 0)
+				goto bad;
+			if (x)
+				continue;
+		}
 		if (is_send(r.name)) {
 			if (rec_int(&r, 3, &peer, "dest", path, e) || rec_int(&r, 4, &tag, "tag", path, e))
 				goto bad;
@@ -508,6 +720,7 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 					d->step[d->nstep].after_send = (uint8_t)after_send;
 					d->step[d->nstep].j = (uint8_t)j;
 					d->step[d->nstep].gap_ps = (double)(r.t_call - pstep_ret);
+					d->step[d->nstep].t_ps = r.t_call;
 					d->step[d->nstep++].dur_ps = (double)(r.t_ret - r.t_call);
 				}
 				continue;
@@ -522,7 +735,7 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 				if (round < 0 || round > r.t_call)
 					round = r.t_call;
 				if (add_raw(d, bytes, (double)(r.t_ret - round),
-				            tag == IR_NETCAL_TAG_LATE ? IR_CS_LATE_SEND : IR_CS_PROG_SEND, e))
+				            tag == IR_NETCAL_TAG_LATE ? IR_CS_LATE_SEND : IR_CS_PROG_SEND, round, e))
 					goto bad;
 				continue;
 			}
@@ -576,12 +789,12 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 					gap = r.t_ret - t_call;
 				ow = (double)(r.t_ret - t_call - gap) / 2;
 				kind = pending == IR_NETCAL_TAG_WARM ? IR_CS_WARM : pending == IR_NETCAL_TAG_COLD ? IR_CS_COLD : IR_CS_FIRST;
-				if (add_raw(d, psize, ow, kind, e))
+				if (add_raw(d, psize, ow, kind, t_call, e))
 					goto bad;
-				if (kind == IR_CS_WARM && (add_raw(d, psize, (double)(t_ret - t_call), IR_CS_SEND, e) ||
-				                           add_sample(d, psize, ow, (double)(t_ret - t_call), 0, e)))
+				if (kind == IR_CS_WARM && (add_raw(d, psize, (double)(t_ret - t_call), IR_CS_SEND, t_call, e) ||
+				                           add_sample(d, psize, ow, (double)(t_ret - t_call), 0, t_call, e)))
 					goto bad;
-				if (kind == IR_CS_FIRST && add_sample(d, psize, ow, (double)(t_ret - t_call), 1, e))
+				if (kind == IR_CS_FIRST && add_sample(d, psize, ow, (double)(t_ret - t_call), 1, t_call, e))
 					goto bad;
 			}
 		} else if (!strcmp(r.name, "MPI_Sendrecv")) {
@@ -600,7 +813,7 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 			if (peer != 0)
 				continue;
 			if (rec_bytes(&r, 1, 2, &bytes, path, e) || rec_times(&r, path, e) ||
-			    add_raw(d, bytes, (double)(r.t_ret - r.t_call), IR_CS_SELF, e))
+			    add_raw(d, bytes, (double)(r.t_ret - r.t_call), IR_CS_SELF, r.t_call, e))
 				goto bad;
 		} else if (!strcmp(r.name, "MPI_Iprobe")) {
 			int64_t flag, n = 1;
@@ -615,7 +828,7 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 				ir_errf_at(e, path, r.line, "MPI_Iprobe: invalid repeat count %" PRId64 " (expected 1 or more)", n);
 				goto bad;
 			}
-			if (!flag && add_raw(d, 0, (double)(r.t_ret - r.t_call) / (double)n, IR_CS_POLL, e))
+			if (!flag && add_raw(d, 0, (double)(r.t_ret - r.t_call) / (double)n, IR_CS_POLL, r.t_call, e))
 				goto bad;
 		} else if (!strcmp(r.name, "MPI_Ibarrier")) {
 			if (r.nf < 2) {
@@ -626,20 +839,23 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 			if (rec_times(&r, path, e))
 				goto bad;
 			for (unsigned k = 0; k < nbar; k++)
-				if (add_raw(d, 0, (double)bdur[k], IR_CS_BARRIER, e))
+				if (add_raw(d, 0, (double)bdur[k], IR_CS_BARRIER, bt[k], e))
 					goto bad;
 			nbar = 0;
 			snprintf(ireq, sizeof ireq, "%s", r.f[1]);
 			idur = r.t_ret - r.t_call;
+			it = r.t_call;
 		} else if (!strcmp(r.name, "MPI_Barrier")) {
 			if (rec_times(&r, path, e))
 				goto bad;
-			if (ireq[0] && nbar < IR_NETCAL_NBC_BLOCK)
+			if (ireq[0] && nbar < IR_NETCAL_NBC_BLOCK) {
+				bt[nbar] = r.t_call;
 				bdur[nbar++] = r.t_ret - r.t_call;
+			}
 		} else if (!strcmp(r.name, "MPI_Wait")) {
 			if (idur < 0 || r.nf < 1 || strcmp(r.f[0], ireq))
 				continue;
-			if (rec_times(&r, path, e) || add_raw(d, 0, (double)(idur + (r.t_ret - r.t_call)), IR_CS_NBC, e))
+			if (rec_times(&r, path, e) || add_raw(d, 0, (double)(idur + (r.t_ret - r.t_call)), IR_CS_NBC, it, e))
 				goto bad;
 			idur = -1;
 		} else if (!strcmp(r.name, "MPI_Alltoall")) {
@@ -653,16 +869,16 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 			if (np != 1)
 				continue;
 			if (rec_bytes(&r, 1, 2, &bytes, path, e) || rec_times(&r, path, e) ||
-			    add_raw(d, bytes, (double)(r.t_ret - r.t_call), IR_CS_LCOPY, e))
+			    add_raw(d, bytes, (double)(r.t_ret - r.t_call), IR_CS_LCOPY, r.t_call, e))
 				goto bad;
 		} else if (!strcmp(r.name, "MPI_Reduce_local")) {
 			if (rec_bytes(&r, 2, 3, &bytes, path, e) || rec_times(&r, path, e) ||
-			    add_raw(d, bytes, (double)(r.t_ret - r.t_call), IR_CS_REDUCE, e))
+			    add_raw(d, bytes, (double)(r.t_ret - r.t_call), IR_CS_REDUCE, r.t_call, e))
 				goto bad;
 		}
 	}
 	ir_trace_free(t);
-	return rc < 0 ? -1 : 0;
+	return rc < 0 || pulse_close(pl, e) ? -1 : 0;
 bad:
 	ir_trace_free(t);
 	return -1;
@@ -725,7 +941,7 @@ static int read_netcal1(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 		if (tag != IR_NETCAL_TAG_LATE)
 			continue;
 		if (rec_bytes(&r, 1, 2, &bytes, path, e) || rec_times(&r, path, e) ||
-		    add_raw(d, bytes, (double)(r.t_ret - r.t_call), IR_CS_LATE, e))
+		    add_raw(d, bytes, (double)(r.t_ret - r.t_call), IR_CS_LATE, r.t_call, e))
 			goto bad;
 	}
 	ir_trace_free(t);
@@ -759,7 +975,7 @@ static int pair_exchanges(ir_calib_data *d, const ir_trace_files *tf, const answ
 			return ir_errf(e, "%s: exchange %zu (MPI_Sendrecv, tag %d) is of %" PRIu64 " bytes on rank 0 and %" PRIu64
 			                  " on rank 1 (not netcal's exchange phase)",
 			               tf->f[0].path, i + 1, IR_NETCAL_TAG_EXCH, a->size, b->size);
-		if (add_raw(d, a->size, (double)(a->gap < b->gap ? a->gap : b->gap), IR_CS_EXCH, e))
+		if (add_raw(d, a->size, (double)(a->gap < b->gap ? a->gap : b->gap), IR_CS_EXCH, a->t, e))
 			return -1;
 	}
 	return 0;
@@ -770,16 +986,22 @@ static int read_netcal(ir_calib_data *d, const ir_trace_files *tf, int64_t epoch
 	uint64_t nsent, nrecv;
 	/* counts before this run: a run pooled after others must have its own phases */
 	size_t warm0 = count_kind(d, IR_CS_WARM), late0 = count_kind(d, IR_CS_LATE);
+	size_t r0 = d->nraw, s0 = d->ns, st0 = d->nstep;
 	answers ans;
+	pulses pl;
 	int rc;
 	memset(&ans, 0, sizeof ans);
+	memset(&pl, 0, sizeof pl);
 	d->netcal = 1;
 	/* rank 1 first: its answers' gaps come off rank 0's round trips */
-	rc = read_netcal1(d, &tf->f[1], epoch, &ans, &nrecv, e) || read_netcal0(d, &tf->f[0], epoch, &ans, &nsent, e) ||
-	     pair_exchanges(d, tf, &ans, e);
+	rc = read_netcal1(d, &tf->f[1], epoch, &ans, &nrecv, e) ||
+	     read_netcal0(d, &tf->f[0], epoch, &ans, &nsent, &pl, e) || pair_exchanges(d, tf, &ans, e) ||
+	     ir_calib_state_filter(d, pl.p, pl.n, r0, s0, st0, e);
 	free(ans.a);
 	free(ans.x[0]);
 	free(ans.x[1]);
+	free(pl.p);
+	free(pl.rt);
 	if (rc)
 		return -1;
 	if (count_kind(d, IR_CS_WARM) == warm0)
@@ -2146,6 +2368,33 @@ size_t ir_calib_drifted(const ir_calib_data *d, size_t *tested)
 
 /* The drift test's verdict (formats/calibration.md, "Drift"): one line when no size was
  * tested or none drifted, else a line per size that did. */
+/* What the pulses said of the machine (formats/calibration.md, "Machine state"). */
+static int write_state(const ir_calib_data *d, ir_sb *o)
+{
+	const ir_calib_state *st = &d->state;
+	int rc = 0;
+	if (!d->netcal)
+		return 0;
+	if (!st->runs_pulsed)
+		return ir_sb_adds(o, "# machine state: no pulses in the traces (netcal before 1.1?): nothing set aside\n");
+	rc |= ir_sb_addf(o, "# machine state: %zu pulses (0-byte round trips) over %zu run%s", st->pulses, st->runs_pulsed,
+	                 st->runs_pulsed == 1 ? "" : "s");
+	if (st->runs_pulsed < st->runs)
+		rc |= ir_sb_addf(o, " (%zu run%s without)", st->runs - st->runs_pulsed, st->runs - st->runs_pulsed == 1 ? "" : "s");
+	rc |= ir_sb_addf(o, "; undisturbed %.4f us", st->ref_min_ps / 1e6);
+	if (st->ref_max_ps > st->ref_min_ps)
+		rc |= ir_sb_addf(o, " to %.4f us", st->ref_max_ps / 1e6);
+	rc |= ir_sb_addf(o, " (the %.0fth percentile); %zu slowed by more than %.0f %%", IR_CALIB_STATE_REF_Q * 100,
+	                 st->slowed, IR_CALIB_STATE_SLOW_PCT);
+	if (st->slowed)
+		rc |= ir_sb_addf(o, " (median %.4f us)", st->slow_med_ps / 1e6);
+	rc |= ir_sb_addf(o, ": %zu of %zu measurements between two slowed pulses set aside", st->set_aside, st->measured);
+	if (st->groups_whole)
+		rc |= ir_sb_addf(o, "; %zu series and sizes kept whole, since fewer than %d would remain", st->groups_whole,
+		                 IR_CALIB_STATE_MIN_KEEP);
+	return rc | ir_sb_addch(o, '\n');
+}
+
 static int write_drift(const ir_calib_data *d, ir_sb *o)
 {
 	size_t tested, n = ir_calib_drifted(d, &tested);
@@ -2211,6 +2460,7 @@ int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const i
 	else
 		rc |= ir_sb_addf(o, "# input: TSV, %zu sizes, %zu rows%s\n", d->np, nsamples,
 		                 d->have_sim ? ", network times from its sim_us column" : "");
+	rc |= write_state(d, o);
 	rc |= write_drift(d, o);
 	if (f->model == IR_CALIB_LOGGP) {
 		rc |= ir_sb_adds(o, "# model: pure LogGP network, one-way time = 2*o + L + G*(size-1)\n");

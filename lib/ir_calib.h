@@ -64,6 +64,7 @@ typedef struct ir_calib_sample {
 	double send_ps;    /* duration of the send call (traces), or -1 */
 	int first;         /* first exchange of its size (first use of a buffer) */
 	size_t seq;        /* input order (trace order; runs pooled one after the other) */
+	int64_t t_ps;      /* netcal traces: when it was measured (its first call, on the run's clock) */
 } ir_calib_sample;
 
 /* A size's measurement drifted during the run when the medians of the first and the second
@@ -109,8 +110,20 @@ typedef struct ir_calib_point {
 #define IR_NETCAL_TRAIN_GAPS 12        /* the train phase's gaps (netcal: TRAIN_GAPS) */
 #define IR_NETCAL_TAG_EXCH 30051       /* both ranks' MPI_Sendrecv of s bytes to each other at once */
 #define IR_NETCAL_TAG_EXCH_SYNC 30052  /* the 0-byte MPI_Sendrecv that lines the two up before it */
+#define IR_NETCAL_TAG_PULSE 30053      /* a pulse's 0-byte exchanges: the machine's state */
 #define IR_NETCAL_TAG_MIN 30000
-#define IR_NETCAL_TAG_MAX 30052
+#define IR_NETCAL_TAG_MAX 30053
+
+/* The machine's state (formats/calibration.md, "Machine state"): a run with at least
+ * IR_CALIB_STATE_MIN_PULSES pulses has its pulses' values (the median round trip of each)
+ * compared with their IR_CALIB_STATE_REF_Q quantile, the machine undisturbed; a pulse above
+ * it by more than IR_CALIB_STATE_SLOW_PCT % found the machine slowed, and a measurement
+ * between two such pulses is set aside, unless fewer than IR_CALIB_STATE_MIN_KEEP of its
+ * series and size (and at least one) would remain. */
+#define IR_CALIB_STATE_MIN_PULSES 8
+#define IR_CALIB_STATE_REF_Q 0.10
+#define IR_CALIB_STATE_SLOW_PCT 25.0
+#define IR_CALIB_STATE_MIN_KEEP 3
 
 /* The series netcal's traces give, one duration (ps) per sample. */
 enum ir_calib_series_kind {
@@ -148,8 +161,19 @@ typedef struct ir_calib_series {
 typedef struct ir_calib_raw {
 	uint64_t size;
 	double ps;
-	int kind; /* enum ir_calib_series_kind */
+	int kind;     /* enum ir_calib_series_kind */
+	int64_t t_ps; /* when it was measured (its first call, on the run's clock) */
 } ir_calib_raw;
+
+/* What the pulses said of the machine's state, over the runs read (ir_calib_read_*). */
+typedef struct ir_calib_state {
+	size_t runs, runs_pulsed;  /* netcal runs read; of them, those with enough pulses */
+	size_t pulses, slowed;     /* pulses, and those that found the machine slowed */
+	double ref_min_ps, ref_max_ps; /* the undisturbed pulse (round trip), over the pulsed runs */
+	double slow_med_ps;        /* the median slowed pulse of the last run with any, else 0 */
+	size_t measured, set_aside; /* measurements of the pulsed runs, and those set aside */
+	size_t groups_whole;       /* series and sizes kept whole since too few would remain */
+} ir_calib_state;
 
 typedef struct ir_calib_data {
 	ir_calib_sample *s; /* raw samples in input order */
@@ -180,9 +204,24 @@ typedef struct ir_calib_data {
 		uint64_t size;
 		uint8_t after_send, j;
 		double gap_ps, dur_ps;
+		int64_t t_ps;
 	} *step;
 	size_t nstep, stepcap;
+	ir_calib_state state;
 } ir_calib_data;
+
+/* A pulse of netcal (formats/calibration.md, "Machine state"). */
+typedef struct ir_calib_pulse {
+	int64_t t0, t1; /* its first send's call, its last receive's return (the run's clock, ps) */
+	double v;       /* the median round trip of its exchanges (ps) */
+} ir_calib_pulse;
+
+/* One run's measurements, those added since the run began (raw from index r0, samples from
+ * s0, train steps from st0), against its np pulses in time order: with at least
+ * IR_CALIB_STATE_MIN_PULSES pulses, those that lie between two pulses that found the machine
+ * slowed are removed (keeping the order of the rest), and d->state counts the run. */
+int ir_calib_state_filter(ir_calib_data *d, const ir_calib_pulse *p, size_t np, size_t r0, size_t s0, size_t st0,
+                          ir_err *e);
 
 /* After ir_calib_aggregate(): how many sizes drifted (ir_calib_point.drift), and in *tested
  * (when not NULL) how many were tested. */

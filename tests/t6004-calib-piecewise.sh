@@ -34,6 +34,14 @@ test_expect_success 'calib writes the five functions, the classic keys and the t
 	grep -q "^#   0\.\..* base .* us .*, per byte .* ps" cluster.params
 '
 
+test_expect_success 'the machine state: every pulse of the trace counted, the undisturbed one named' '
+	n=$(awk -F: "/^MPI_(Send|Recv):/ && \$6 == 1 && \$7 == 30053 { if (!p) n++; p = 1; next }
+		/^MPI_/ { p = 0 } END { print n + 0 }" nc/rank-0.trace) &&
+	echo "pulses in the trace: $n" && test "$n" -ge 8 &&
+	grep "^# machine state: " cluster.params &&
+	grep -q "^# machine state: $n pulses (0-byte round trips) over 1 run; undisturbed [0-9.]* us (the 10th percentile); [0-9]* slowed by more than 25 % .*: [0-9]* of [0-9]* measurements between two slowed pulses set aside" cluster.params
+'
+
 test_expect_success 'the train phase: a send after a send and after a receive, by gap' '
 	grep -q "^send_o_after_recv = " cluster.params &&
 	grep -q "^send_o_after_send = " cluster.params &&

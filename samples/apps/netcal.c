@@ -55,6 +55,13 @@
  *           library's local copy, as of a rank's own block in a collective);
  *   reduce  MPI_Reduce_local of s bytes of MPI_DOUBLE with MPI_SUM, s from 8.
  *
+ * Pulses: before every repetition of the phases ranks 0 and 1 make together
+ * (ping-pong, late, progress, train, exchange; every block of the nbc phase)
+ * and after each of those phases' last, PULSE_N exchanges of 0 bytes (tag
+ * 30053): the machine's state at that moment. calib sets aside what was
+ * measured between two pulses that both found the machine slowed
+ * (formats/calibration.md, "Machine state").
+ *
  * Repetitions: at least 5 per size and phase, at most MAXREPS (default 1000);
  * between the two a time budget (-t, default 30 s, shared out over the
  * phases and sizes) decides, so large sizes get fewer and the whole run stays
@@ -90,6 +97,8 @@ enum {
 	TAG_TRAIN_ACK = 30050,
 	TAG_EXCH = 30051,
 	TAG_EXCH_SYNC = 30052,
+	TAG_PULSE = 30053, /* calib: IR_NETCAL_TAG_PULSE */
+	PULSE_N = 8,       /* exchanges per pulse */
 	TRAIN_GAPS = 12,   /* calib: IR_NETCAL_TRAIN_GAPS */
 	TRAIN_SIZES = 4,
 	TRAIN_REPS = 100,
@@ -164,10 +173,25 @@ static void shuffle(int *v, int n, uint64_t seed)
 	}
 }
 
+/* A pulse: PULSE_N exchanges of 0 bytes between ranks 0 and 1 (tag TAG_PULSE), whose
+ * round trips tell calib the state of the machine (formats/calibration.md, "Machine state"). */
+static void pulse(int rank)
+{
+	for (int i = 0; i < PULSE_N; i++)
+		if (rank == 0) {
+			MPI_Send(NULL, 0, MPI_BYTE, 1, TAG_PULSE, MPI_COMM_WORLD);
+			MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG_PULSE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		} else {
+			MPI_Recv(NULL, 0, MPI_BYTE, 0, TAG_PULSE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_PULSE, MPI_COMM_WORLD);
+		}
+}
+
 /* The plan of repetition `rep`: the sizes (indices) still under their budget,
  * in a new order. Rank 0 decides and sends it to rank 1; plan[0] is the count. */
 static int plan_rep(int rank, int rep, int maxreps, const double *spent, double share, const int *ok, int *plan)
 {
+	pulse(rank);
 	if (rank == 0) {
 		int n = 0;
 		for (int k = 0; k < nsizes; k++)
@@ -276,6 +300,7 @@ static void train_phase(int rank, int maxreps, double budget, const double *wait
 			if (sizes[k] == want[w])
 				ks[nk++] = k;
 	for (int rep = 0;; rep++) {
+		pulse(rank);
 		if (rank == 0) {
 			int n = 0;
 			if (rep < (maxreps < TRAIN_REPS ? maxreps : TRAIN_REPS) && (rep < MIN_REPS || spent < budget))
@@ -494,6 +519,7 @@ int main(int argc, char **argv)
 		PMPI_Barrier(pair);
 	}
 	for (int rep = 0; rep < maxreps; rep += NBC_BLOCK) {
+		pulse(rank);
 		for (int i = 0; i < NBC_BLOCK; i++) {
 			MPI_Request q;
 			MPI_Ibarrier(pair, &q);
@@ -507,6 +533,7 @@ int main(int argc, char **argv)
 		MPI_Ibarrier(pair, &q);
 		MPI_Wait(&q, MPI_STATUS_IGNORE);
 	}
+	pulse(rank);
 	MPI_Comm_free(&pair);
 
 	/* self copies and reductions: rank 0 alone */

@@ -156,6 +156,26 @@ static double g_first[5];
 static double g_late[5];
 /* 1: write_netcal's sizes span 64 bytes to 16 MiB instead of 64 bytes to 64 KiB */
 static int g_big;
+/* write_netcal's repetitions (0: 5); with g_pulse a pulse (8 exchanges of 0 bytes, tag 30053,
+ * round trip 2 us) before every size of every repetition and one at the end; the
+ * repetitions from g_slow_from to g_slow_to are on a slowed machine: their ping-pongs'
+ * one-way times and their pulses' round trips take g_slow_x times as long */
+static int g_reps, g_pulse, g_slow_from = -1, g_slow_to = -1;
+static double g_slow_x = 1;
+
+static void write_pulse(FILE *f0, FILE *f1, double *t, double x, unsigned long *n0, unsigned long *n1)
+{
+	for (int i = 0; i < 8; i++) {
+		double rt = 2 * x;
+		fprintf(f0, "MPI_Send:%.3f:-:0:13,1,1:1:30053:0,0,2:%.3f\n", *t, *t + 0.1);
+		fprintf(f0, "MPI_Recv:%.3f:-:0:13,1,1:1:30053:0,0,2:1,30053,0:%.3f\n", *t + 0.2, *t + rt);
+		fprintf(f1, "MPI_Recv:%.3f:-:0:13,1,1:0:30053:0,1,2:0,30053,0:%.3f\n", *t, *t + rt / 2);
+		fprintf(f1, "MPI_Send:%.3f:-:0:13,1,1:0:30053:0,1,2:%.3f\n", *t + rt / 2, *t + rt / 2 + 0.1);
+		*n0 += 2;
+		*n1 += 2;
+		*t += rt + 0.5;
+	}
+}
 
 static int write_netcal(const char *dir, int with_late)
 {
@@ -185,10 +205,13 @@ static int write_netcal(const char *dir, int with_late)
 	n0 += 2;
 	n1 += 2;
 	t += 10;
-	for (int rep = 0; rep < 5; rep++)
+	for (int rep = 0; rep < (g_reps ? g_reps : 5); rep++)
 		for (int k = 0; k < 5; k++) {
 			uint64_t s = sz[k];
-			double ow = 1 + (double)s / 64 / 1000;
+			double sx = rep >= g_slow_from && rep <= g_slow_to ? g_slow_x : 1;
+			double ow = (1 + (double)s / 64 / 1000) * sx;
+			if (g_pulse)
+				write_pulse(f0, f1, &t, sx, &n0, &n1);
 			for (int tag = 30001; tag <= 30003; tag++) {
 				double fx = tag == 30003 ? g_first[k] : 0;
 				if (tag == 30003 && rep)
@@ -280,6 +303,8 @@ static int write_netcal(const char *dir, int with_late)
 			}
 			t += 2 + (double)s / 1000;
 		}
+	if (g_pulse)
+		write_pulse(f0, f1, &t, 1, &n0, &n1);
 	for (int r = 0; r < 2; r++) {
 		FILE *f = r ? f1 : f0;
 		fprintf(f, "# Finalize clockdiff: 0.000\nMPI_Finalize:%.3f:-\n# end %lu 0\n", t, (r ? n1 : n0) + 1);
@@ -616,6 +641,69 @@ static void test_netcal_recv_cap(void)
 	ir_calib_data_release(&d);
 }
 
+/* The machine's state (formats/calibration.md, "Machine state"): 9 repetitions, of which 2 to 6
+ * ran on a machine slowed 3 times (pulses and ping-pongs). Pulse b precedes size b % 5 of
+ * repetition b / 5 (46 pulses; 10 to 34 slowed), so the measurements of blocks 10 to 33 lie
+ * between two slowed pulses and are set aside: per block the warm, cold and send-call
+ * series, the late receive and its send, the self copy, the library copy and (from 64 bytes)
+ * the reduction, and the classic fit's warm sample: 8 at size 0 (blocks 10, 15, 20, 25, 30),
+ * 9 at the others (19 blocks): 211. Without pulses the slowed majority sets the medians. */
+static void test_netcal_state(void)
+{
+	ir_calib_data d;
+	ir_calib_fit f;
+	ir_sb t = IR_SB_INIT;
+	ir_err e;
+	int rc;
+	g_reps = 9;
+	g_slow_from = 2;
+	g_slow_to = 6;
+	g_slow_x = 3;
+	rc = netcal_fit(&d, &f, &t, &e);
+	ok(rc == 0 && d.np == 5, "state: no pulses, fitted");
+	ok(near(d.p[1].real_ps, 3 * 1001000, 1) && d.state.runs == 1 && !d.state.runs_pulsed && !d.state.set_aside &&
+	       strstr(t.buf, "\n# machine state: no pulses in the traces (netcal before 1.1?): nothing set aside\n"),
+	   "state: without pulses the slowed majority is the median (%g ps)", d.p[1].real_ps);
+	ir_sb_release(&t);
+	ir_calib_fit_release(&f);
+	ir_calib_data_release(&d);
+	g_pulse = 1;
+	rc = netcal_fit(&d, &f, &t, &e);
+	ok(rc == 0 && d.np == 5, "state: with pulses, fitted");
+	ok(d.state.runs_pulsed == 1 && d.state.pulses == 46 && d.state.slowed == 25 && d.state.set_aside == 211 &&
+	       !d.state.groups_whole && near(d.state.ref_min_ps, 2e6, 1) && near(d.state.slow_med_ps, 6e6, 1),
+	   "state: 25 of 46 pulses slowed, 211 measurements set aside (%zu, %zu, %zu)", d.state.pulses, d.state.slowed,
+	   d.state.set_aside);
+	ok(near(d.p[1].real_ps, 1001000, 1) && near(d.p[4].real_ps, 2024000, 1) && d.p[1].reps == 4 && d.p[4].reps == 5,
+	   "state: the medians are the undisturbed machine's (%g ps, %g ps)", d.p[1].real_ps, d.p[4].real_ps);
+	ok(strstr(t.buf, "\n# machine state: 46 pulses (0-byte round trips) over 1 run; undisturbed 2.0000 us (the 10th "
+	                 "percentile); 25 slowed by more than 25 % (median 6.0000 us): 211 of ") != NULL,
+	   "state: the parameter file says so");
+	ir_sb_release(&t);
+	ir_calib_fit_release(&f);
+	ir_calib_data_release(&d);
+	/* slowed from the third repetition to the end: what the last pulse (undisturbed) follows
+	 * is kept, and a series and size with fewer than 3 left is kept whole */
+	g_slow_to = 8;
+	rc = netcal_fit(&d, &f, &t, &e);
+	ok(rc == 0 && d.state.groups_whole > 0 && near(d.p[1].real_ps, 3 * 1001000, 1),
+	   "state: too few left: kept whole (%zu series and sizes)", d.state.groups_whole);
+	ir_sb_release(&t);
+	ir_calib_fit_release(&f);
+	ir_calib_data_release(&d);
+	/* ir_calib_state_filter: fewer than IR_CALIB_STATE_MIN_PULSES pulses change nothing */
+	{
+		ir_calib_pulse p[3] = { { 0, 1, 1e6 }, { 10, 11, 5e6 }, { 20, 21, 5e6 } };
+		ir_calib_data_init(&d);
+		ok(ir_calib_state_filter(&d, p, 3, 0, 0, 0, &e) == 0 && d.state.runs == 1 && !d.state.runs_pulsed,
+		   "state: 3 pulses: not enough to tell");
+		ir_calib_data_release(&d);
+	}
+	g_reps = g_pulse = 0;
+	g_slow_from = g_slow_to = -1;
+	g_slow_x = 1;
+}
+
 /* ir_calib_compare: two piecewise models side by side (formats/calibration.md,
  * "Comparing two calibrations"). */
 static void test_compare(void)
@@ -797,11 +885,11 @@ int main(void)
 		snprintf(d.source, sizeof d.source, "mem");
 		for (double s = 1; s <= 65536; s *= 4) {
 			double ow = 2 * 300000 + 700000 + (s - 1) * 250; /* o 0.3us, L 0.7us, G 250ps */
-			ir_calib_sample smp = { (uint64_t)s, ow + (166e6 + 3000 * s) / 2, 300000, 1, 0 };
+			ir_calib_sample smp = { (uint64_t)s, ow + (166e6 + 3000 * s) / 2, 300000, 1, 0, 0 };
 			d.s = realloc(d.s, (d.ns + 4) * sizeof *d.s);
 			d.s[d.ns++] = smp;
 			for (int r = 0; r < 3; r++) {
-				ir_calib_sample re = { (uint64_t)s, ow, 300000, 0, 0 };
+				ir_calib_sample re = { (uint64_t)s, ow, 300000, 0, 0, 0 };
 				d.s[d.ns++] = re;
 			}
 		}
@@ -827,11 +915,11 @@ int main(void)
 		snprintf(d.source, sizeof d.source, "mem");
 		for (double s = 1; s <= 65536; s *= 4, k++) {
 			double ow = 2 * 300000 + (s - 1) * 250;
-			ir_calib_sample smp = { (uint64_t)s, ow + extra_us[k] * 1e6 / 2, 300000, 1, 0 };
+			ir_calib_sample smp = { (uint64_t)s, ow + extra_us[k] * 1e6 / 2, 300000, 1, 0, 0 };
 			d.s = realloc(d.s, (d.ns + 4) * sizeof *d.s);
 			d.s[d.ns++] = smp;
 			for (int r = 0; r < 3; r++) {
-				ir_calib_sample re = { (uint64_t)s, ow, 300000, 0, 0 };
+				ir_calib_sample re = { (uint64_t)s, ow, 300000, 0, 0, 0 };
 				d.s[d.ns++] = re;
 			}
 		}
@@ -849,7 +937,7 @@ int main(void)
 	}
 	/* a size with only its first exchange */
 	{
-		ir_calib_sample a = { 8, 1e6, -1, 1, 0 }, b = { 16, 1e6, -1, 1, 1 }, c = { 16, 1e6, -1, 0, 2 };
+		ir_calib_sample a = { 8, 1e6, -1, 1, 0, 0 }, b = { 16, 1e6, -1, 1, 1, 0 }, c = { 16, 1e6, -1, 0, 2, 0 };
 		ir_calib_data_init(&d);
 		d.from_traces = 1;
 		snprintf(d.source, sizeof d.source, "pp");
@@ -868,6 +956,7 @@ int main(void)
 	test_netcal_exchange();
 	test_netcal_pinning();
 	test_netcal_recv_cap();
+	test_netcal_state();
 	test_compare();
 	ir_sb_release(&sb);
 	return tap_done();

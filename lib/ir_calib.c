@@ -460,6 +460,7 @@ typedef struct pulses {
 	size_t nrt, caprt;
 	int64_t t0, send_t, t1;
 	int have_send;
+	size_t need_ctx; /* pulses from this one on have no phase yet */
 } pulses;
 
 static int pulse_close(pulses *pl, ir_err *e)
@@ -470,6 +471,7 @@ static int pulse_close(pulses *pl, ir_err *e)
 		return ir_errf(e, "out of memory");
 	pl->p[pl->n].t0 = pl->t0;
 	pl->p[pl->n].t1 = pl->t1;
+	pl->p[pl->n].ctx = 0;
 	pl->p[pl->n++].v = ir_median_inplace(pl->rt, pl->nrt);
 	pl->nrt = 0;
 	return 0;
@@ -504,7 +506,23 @@ static int pulse_rec(pulses *pl, const ir_rec *r, const char *path, ir_err *e)
 		}
 	}
 	pl->have_send = 0;
-	return pulse_close(pl, e) ? -1 : 0;
+	if (pulse_close(pl, e))
+		return -1;
+	/* the phase of the pulses before: the first call after them that is not a plan */
+	if (pl->need_ctx < pl->n) {
+		int64_t ctag = -1;
+		uint64_t h = 14695981039346656037ULL; /* FNV-1a of the name, then the tag */
+		if ((send || recv || !strcmp(r->name, "MPI_Sendrecv")) && rec_int(r, 4, &ctag, "tag", path, e))
+			return -1;
+		if ((send || recv) && ctag == IR_NETCAL_TAG_PLAN)
+			return 0;
+		for (const char *c = r->name; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+		h = (h ^ (uint64_t)ctag) * 1099511628211ULL;
+		for (; pl->need_ctx < pl->n; pl->need_ctx++)
+			pl->p[pl->need_ctx].ctx = h;
+	}
+	return 0;
 }
 
 /* A measurement at t lies between two pulses that both found the machine slowed. */
@@ -569,6 +587,7 @@ int ir_calib_state_filter(ir_calib_data *d, const ir_calib_pulse *p, size_t np, 
 		return 0;
 	nmax = nr > ns ? nr : ns;
 	nmax = nmax > nt ? nmax : nt;
+	nmax = nmax > np ? nmax : np;
 	slow = malloc(np);
 	v = malloc(np * sizeof *v);
 	keep = malloc(nmax ? nmax : 1);
@@ -577,21 +596,38 @@ int ir_calib_state_filter(ir_calib_data *d, const ir_calib_pulse *p, size_t np, 
 		ir_errf(e, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < np; i++)
-		v[i] = p[i].v;
-	(void)ir_median_inplace(v, np); /* sorts v */
-	ref = ir_quantile_sorted(v, np, IR_CALIB_STATE_REF_Q);
+	/* each phase's pulses against their own 10th percentile: a pulse's round trip depends
+	 * on what the ranks did before it, not only on the machine */
+	memset(slow, 0, np);
+	memset(keep, 0, np); /* the pulses judged so far */
 	for (size_t i = 0; i < np; i++) {
-		slow[i] = p[i].v > ref * (1 + IR_CALIB_STATE_SLOW_PCT / 100);
+		size_t m = 0;
+		if (keep[i])
+			continue;
+		for (size_t j = i; j < np; j++)
+			if (p[j].ctx == p[i].ctx) {
+				v[m++] = p[j].v;
+				keep[j] = 1;
+			}
+		if (m < IR_CALIB_STATE_MIN_PULSES)
+			continue;
+		(void)ir_median_inplace(v, m); /* sorts v */
+		ref = ir_quantile_sorted(v, m, IR_CALIB_STATE_REF_Q);
+		for (size_t j = i; j < np; j++)
+			if (p[j].ctx == p[i].ctx)
+				slow[j] = p[j].v > ref * (1 + IR_CALIB_STATE_SLOW_PCT / 100);
+		if (!st->phases || ref < st->ref_min_ps)
+			st->ref_min_ps = ref;
+		if (!st->phases || ref > st->ref_max_ps)
+			st->ref_max_ps = ref;
+		st->phases++;
+		st->pulses_judged += m;
+	}
+	for (size_t i = 0; i < np; i++)
 		if (slow[i])
 			v[slowed++] = p[i].v;
-	}
 	if (slowed)
 		st->slow_med_ps = ir_median_inplace(v, slowed);
-	if (!st->runs_pulsed || ref < st->ref_min_ps)
-		st->ref_min_ps = ref;
-	if (!st->runs_pulsed || ref > st->ref_max_ps)
-		st->ref_max_ps = ref;
 	st->runs_pulsed++;
 	st->pulses += np;
 	st->slowed += slowed;
@@ -2376,16 +2412,20 @@ static int write_state(const ir_calib_data *d, ir_sb *o)
 	if (!d->netcal)
 		return 0;
 	if (!st->runs_pulsed)
-		return ir_sb_adds(o, "# machine state: no pulses in the traces (netcal before 1.1?): nothing set aside\n");
+		return ir_sb_adds(o, "# machine state: no pulses in the traces (a netcal without them): nothing set aside\n");
 	rc |= ir_sb_addf(o, "# machine state: %zu pulses (0-byte round trips) over %zu run%s", st->pulses, st->runs_pulsed,
 	                 st->runs_pulsed == 1 ? "" : "s");
 	if (st->runs_pulsed < st->runs)
 		rc |= ir_sb_addf(o, " (%zu run%s without)", st->runs - st->runs_pulsed, st->runs - st->runs_pulsed == 1 ? "" : "s");
-	rc |= ir_sb_addf(o, "; undisturbed %.4f us", st->ref_min_ps / 1e6);
-	if (st->ref_max_ps > st->ref_min_ps)
-		rc |= ir_sb_addf(o, " to %.4f us", st->ref_max_ps / 1e6);
-	rc |= ir_sb_addf(o, " (the %.0fth percentile); %zu slowed by more than %.0f %%", IR_CALIB_STATE_REF_Q * 100,
-	                 st->slowed, IR_CALIB_STATE_SLOW_PCT);
+	rc |= ir_sb_addf(o, ", %zu of them in %zu phase%s of %d or more", st->pulses_judged, st->phases,
+	                 st->phases == 1 ? "" : "s", IR_CALIB_STATE_MIN_PULSES);
+	if (st->phases) {
+		rc |= ir_sb_addf(o, "; undisturbed %.4f us", st->ref_min_ps / 1e6);
+		if (st->ref_max_ps > st->ref_min_ps)
+			rc |= ir_sb_addf(o, " to %.4f us", st->ref_max_ps / 1e6);
+		rc |= ir_sb_addf(o, " (each phase's %.0fth percentile)", IR_CALIB_STATE_REF_Q * 100);
+	}
+	rc |= ir_sb_addf(o, "; %zu slowed by more than %.0f %%", st->slowed, IR_CALIB_STATE_SLOW_PCT);
 	if (st->slowed)
 		rc |= ir_sb_addf(o, " (median %.4f us)", st->slow_med_ps / 1e6);
 	rc |= ir_sb_addf(o, ": %zu of %zu measurements between two slowed pulses set aside", st->set_aside, st->measured);

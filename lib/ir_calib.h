@@ -114,12 +114,12 @@ typedef struct ir_calib_point {
 #define IR_NETCAL_TAG_MIN 30000
 #define IR_NETCAL_TAG_MAX 30053
 
-/* The machine's state (formats/calibration.md, "Machine state"): a run with at least
- * IR_CALIB_STATE_MIN_PULSES pulses has its pulses' values (the median round trip of each)
- * compared with their IR_CALIB_STATE_REF_Q quantile, the machine undisturbed; a pulse above
- * it by more than IR_CALIB_STATE_SLOW_PCT % found the machine slowed, and a measurement
- * between two such pulses is set aside, unless fewer than IR_CALIB_STATE_MIN_KEEP of its
- * series and size (and at least one) would remain. */
+/* The machine's state (formats/calibration.md, "Machine state"): the pulses of a phase
+ * (those followed by the same call), at least IR_CALIB_STATE_MIN_PULSES of them, have their
+ * values (the median round trip of each) compared with their IR_CALIB_STATE_REF_Q quantile,
+ * the machine undisturbed; a pulse above it by more than IR_CALIB_STATE_SLOW_PCT % found the
+ * machine slowed, and a measurement between two such pulses is set aside, unless fewer than
+ * IR_CALIB_STATE_MIN_KEEP of its series and size (and at least one) would remain. */
 #define IR_CALIB_STATE_MIN_PULSES 8
 #define IR_CALIB_STATE_REF_Q 0.10
 #define IR_CALIB_STATE_SLOW_PCT 25.0
@@ -169,7 +169,8 @@ typedef struct ir_calib_raw {
 typedef struct ir_calib_state {
 	size_t runs, runs_pulsed;  /* netcal runs read; of them, those with enough pulses */
 	size_t pulses, slowed;     /* pulses, and those that found the machine slowed */
-	double ref_min_ps, ref_max_ps; /* the undisturbed pulse (round trip), over the pulsed runs */
+	size_t phases, pulses_judged; /* phases with enough pulses to judge, and their pulses */
+	double ref_min_ps, ref_max_ps; /* the undisturbed pulse (round trip) of a phase, over them */
 	double slow_med_ps;        /* the median slowed pulse of the last run with any, else 0 */
 	size_t measured, set_aside; /* measurements of the pulsed runs, and those set aside */
 	size_t groups_whole;       /* series and sizes kept whole since too few would remain */
@@ -214,12 +215,14 @@ typedef struct ir_calib_data {
 typedef struct ir_calib_pulse {
 	int64_t t0, t1; /* its first send's call, its last receive's return (the run's clock, ps) */
 	double v;       /* the median round trip of its exchanges (ps) */
+	uint64_t ctx;   /* its phase: pulses are judged against those of the same phase */
 } ir_calib_pulse;
 
 /* One run's measurements, those added since the run began (raw from index r0, samples from
- * s0, train steps from st0), against its np pulses in time order: with at least
- * IR_CALIB_STATE_MIN_PULSES pulses, those that lie between two pulses that found the machine
- * slowed are removed (keeping the order of the rest), and d->state counts the run. */
+ * s0, train steps from st0), against its np pulses in time order: those that lie between two
+ * pulses that found the machine slowed (judged within their phase, one of at least
+ * IR_CALIB_STATE_MIN_PULSES pulses) are removed (keeping the order of the rest), and d->state
+ * counts the run. */
 int ir_calib_state_filter(ir_calib_data *d, const ir_calib_pulse *p, size_t np, size_t r0, size_t s0, size_t st0,
                           ir_err *e);
 

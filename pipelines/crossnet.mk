@@ -300,14 +300,16 @@ $(OUT)/crossnet.tsv: $(CMPS) $(RUNSUM) $(F)/table $(HERE)crossnet-table.sh
 	@$(if $(MISSING),echo "# not run (program not installed): $(MISSING)" >> $@.tmp)
 	@mv $@.tmp $@
 
-# then what calib's drift test says of each calibration (formats/calibration.md, "Drift"):
+# then what calib's pulses and drift test say of each calibration (formats/calibration.md,
+# "Machine state" and "Drift"): what was measured on a slowed machine and set aside, and
 # the sizes whose medians moved while they were measured
 $(OUT)/crossnet.md: $(OUT)/crossnet.tsv $(HERE)crossnet-table.sh $(if $(USEQ),$(OUT)/untraced.tsv)
 	@sh $(HERE)crossnet-table.sh md $(A) $(B) $< > $@.tmp && \
 	$(if $(USEQ),sed -n 's/^# /- /p' $(OUT)/untraced.tsv >> $@.tmp && ,)\
 	for n in $(A) $(B); do \
 	  if test -f $(C)/cal-$$n/cluster.params; then \
-	    sed -n -e "s/^# drift: \(.*\)/- calibration of $$n, drift: \1/p" -e "s/^# drift at \(.*\)/  - at \1/p" \
+	    sed -n -e "s/^# machine state: \(.*\)/- calibration of $$n, machine state: \1/p" \
+	      -e "s/^# drift: \(.*\)/- calibration of $$n, drift: \1/p" -e "s/^# drift at \(.*\)/  - at \1/p" \
 	      $(C)/cal-$$n/cluster.params; \
 	  fi; \
 	done >> $@.tmp && mv $@.tmp $@

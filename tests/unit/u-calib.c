@@ -662,7 +662,7 @@ static void test_netcal_state(void)
 	rc = netcal_fit(&d, &f, &t, &e);
 	ok(rc == 0 && d.np == 5, "state: no pulses, fitted");
 	ok(near(d.p[1].real_ps, 3 * 1001000, 1) && d.state.runs == 1 && !d.state.runs_pulsed && !d.state.set_aside &&
-	       strstr(t.buf, "\n# machine state: no pulses in the traces (netcal before 1.1?): nothing set aside\n"),
+	       strstr(t.buf, "\n# machine state: no pulses in the traces (a netcal without them): nothing set aside\n"),
 	   "state: without pulses the slowed majority is the median (%g ps)", d.p[1].real_ps);
 	ir_sb_release(&t);
 	ir_calib_fit_release(&f);
@@ -676,8 +676,9 @@ static void test_netcal_state(void)
 	   d.state.set_aside);
 	ok(near(d.p[1].real_ps, 1001000, 1) && near(d.p[4].real_ps, 2024000, 1) && d.p[1].reps == 4 && d.p[4].reps == 5,
 	   "state: the medians are the undisturbed machine's (%g ps, %g ps)", d.p[1].real_ps, d.p[4].real_ps);
-	ok(strstr(t.buf, "\n# machine state: 46 pulses (0-byte round trips) over 1 run; undisturbed 2.0000 us (the 10th "
-	                 "percentile); 25 slowed by more than 25 % (median 6.0000 us): 211 of ") != NULL,
+	ok(strstr(t.buf, "\n# machine state: 46 pulses (0-byte round trips) over 1 run, 45 of them in 1 phase of 8 or more; "
+	                 "undisturbed 2.0000 us (each phase's 10th percentile); 25 slowed by more than 25 % (median 6.0000 us): "
+	                 "211 of ") != NULL,
 	   "state: the parameter file says so");
 	ir_sb_release(&t);
 	ir_calib_fit_release(&f);
@@ -693,10 +694,36 @@ static void test_netcal_state(void)
 	ir_calib_data_release(&d);
 	/* ir_calib_state_filter: fewer than IR_CALIB_STATE_MIN_PULSES pulses change nothing */
 	{
-		ir_calib_pulse p[3] = { { 0, 1, 1e6 }, { 10, 11, 5e6 }, { 20, 21, 5e6 } };
+		ir_calib_pulse p[3] = { { 0, 1, 1e6, 0 }, { 10, 11, 5e6, 0 }, { 20, 21, 5e6, 0 } };
 		ir_calib_data_init(&d);
 		ok(ir_calib_state_filter(&d, p, 3, 0, 0, 0, &e) == 0 && d.state.runs == 1 && !d.state.runs_pulsed,
 		   "state: 3 pulses: not enough to tell");
+		ir_calib_data_release(&d);
+	}
+	/* two phases whose pulses differ 3 times (what came before them, not the machine): each
+	 * judged against its own, nothing is slowed; a phase's third part slowed 2 times is */
+	{
+		ir_calib_pulse p[20];
+		ir_calib_data_init(&d);
+		d.raw = calloc(19, sizeof *d.raw);
+		for (int i = 0; i < 20; i++) {
+			p[i] = (ir_calib_pulse){ 100 * i, 100 * i + 10, i < 10 ? 1e6 : 3e6, i < 10 ? 1 : 2 };
+			if (i < 19)
+				d.raw[i] = (ir_calib_raw){ 8, 1e6, IR_CS_WARM, 100 * i + 50 };
+		}
+		d.nraw = 19;
+		rc = ir_calib_state_filter(&d, p, 20, 0, 0, 0, &e);
+		ok(rc == 0 && d.state.phases == 2 && !d.state.slowed &&
+		       d.nraw == 19 && near(d.state.ref_min_ps, 1e6, 1) && near(d.state.ref_max_ps, 3e6, 1),
+		   "state: two phases at their own levels: nothing slowed (%zu phases, %zu slowed)", d.state.phases,
+		   d.state.slowed);
+		for (int i = 13; i < 17; i++)
+			p[i].v = 6e6;
+		d.state = (ir_calib_state){ 0 };
+		rc = ir_calib_state_filter(&d, p, 20, 0, 0, 0, &e);
+		ok(rc == 0 && d.state.slowed == 4 && d.state.set_aside == 3 &&
+		       d.nraw == 16 && d.raw[12].t_ps == 1250 && d.raw[13].t_ps == 1650,
+		   "state: pulses 13 to 16 slowed: the 3 measurements between them set aside (%zu)", d.state.set_aside);
 		ir_calib_data_release(&d);
 	}
 	g_reps = g_pulse = 0;

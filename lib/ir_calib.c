@@ -640,12 +640,12 @@ int ir_calib_state_filter(ir_calib_data *d, const ir_calib_pulse *p, size_t np, 
 	}
 	st->groups_whole += keep_groups(k, nr, keep);
 	for (size_t i = 0, o = r0; i < nr; i++) {
-		if (keep[i])
+		aside += !keep[i];
+		if (keep[i] || d->keep_slowed)
 			d->raw[o++] = d->raw[r0 + i];
-		else
-			aside++;
 	}
-	d->nraw -= aside;
+	if (!d->keep_slowed)
+		d->nraw -= aside;
 	st->set_aside += aside;
 	/* the classic fit's samples (reused and first exchanges) */
 	for (size_t i = 0; i < ns; i++) {
@@ -656,12 +656,12 @@ int ir_calib_state_filter(ir_calib_data *d, const ir_calib_pulse *p, size_t np, 
 	st->groups_whole += keep_groups(k, ns, keep);
 	aside = 0;
 	for (size_t i = 0, o = s0; i < ns; i++) {
-		if (keep[i])
+		aside += !keep[i];
+		if (keep[i] || d->keep_slowed)
 			d->s[o++] = d->s[s0 + i];
-		else
-			aside++;
 	}
-	d->ns -= aside;
+	if (!d->keep_slowed)
+		d->ns -= aside;
 	st->set_aside += aside;
 	/* the train phase's sends, by gap and size */
 	for (size_t i = 0; i < nt; i++) {
@@ -672,12 +672,12 @@ int ir_calib_state_filter(ir_calib_data *d, const ir_calib_pulse *p, size_t np, 
 	st->groups_whole += keep_groups(k, nt, keep);
 	aside = 0;
 	for (size_t i = 0, o = st0; i < nt; i++) {
-		if (keep[i])
+		aside += !keep[i];
+		if (keep[i] || d->keep_slowed)
 			d->step[o++] = d->step[st0 + i];
-		else
-			aside++;
 	}
-	d->nstep -= aside;
+	if (!d->keep_slowed)
+		d->nstep -= aside;
 	st->set_aside += aside;
 	rc = 0;
 out:
@@ -2428,7 +2428,8 @@ static int write_state(const ir_calib_data *d, ir_sb *o)
 	rc |= ir_sb_addf(o, "; %zu slowed by more than %.0f %%", st->slowed, IR_CALIB_STATE_SLOW_PCT);
 	if (st->slowed)
 		rc |= ir_sb_addf(o, " (median %.4f us)", st->slow_med_ps / 1e6);
-	rc |= ir_sb_addf(o, ": %zu of %zu measurements between two slowed pulses set aside", st->set_aside, st->measured);
+	rc |= ir_sb_addf(o, ": %zu of %zu measurements between two slowed pulses %s", st->set_aside, st->measured,
+	                 d->keep_slowed ? "kept (--keep-slowed)" : "set aside");
 	if (st->groups_whole)
 		rc |= ir_sb_addf(o, "; %zu series and sizes kept whole, since fewer than %d would remain", st->groups_whole,
 		                 IR_CALIB_STATE_MIN_KEEP);

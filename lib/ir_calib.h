@@ -209,6 +209,7 @@ typedef struct ir_calib_data {
 	} *step;
 	size_t nstep, stepcap;
 	ir_calib_state state;
+	int keep_slowed; /* set before reading: judge the pulses, but set nothing aside */
 } ir_calib_data;
 
 /* A pulse of netcal (formats/calibration.md, "Machine state"). */

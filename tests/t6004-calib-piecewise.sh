@@ -26,6 +26,9 @@ test_expect_success 'calib writes the five functions, the classic keys and the t
 	test -d nc &&
 	calib nc >cluster.params 2>table &&
 	cat table &&
+	# everything, what the pulses set aside too: for the checks against the counts in the trace
+	calib -q --keep-slowed nc >all.params &&
+	grep -q "^# machine state: .* between two slowed pulses kept (--keep-slowed)$" all.params &&
 	grep -q "^# input: netcal traces of 2 ranks: 35 sizes, " cluster.params &&
 	for k in send_o recv_o net_L copy reduce; do grep -q "^$k = 0:" cluster.params || return 1; done &&
 	for k in o O S o_rndv O_rndv O_send pin_a pin_b; do grep -q "^$k = " cluster.params || return 1; done &&
@@ -43,20 +46,20 @@ test_expect_success 'the machine state: every pulse of the trace counted, the un
 '
 
 test_expect_success 'the train phase: a send after a send and after a receive, by gap' '
-	grep -q "^send_o_after_recv = " cluster.params &&
-	grep -q "^send_o_after_send = " cluster.params &&
+	grep -q "^send_o_after_recv = " all.params &&
+	grep -q "^send_o_after_send = " all.params &&
 	# the train'"'"'s eager sizes that are not held: 8 bytes (over shared memory 512 and up
 	# are held, but a loaded machine can hide that from the late receiver)
-	sizes=$(sed -n "s/^# send_o_after_send: .*(train phase, sizes \([0-9 ]*\)).*/\1/p" cluster.params) &&
+	sizes=$(sed -n "s/^# send_o_after_send: .*(train phase, sizes \([0-9 ]*\)).*/\1/p" all.params) &&
 	echo "sizes: $sizes" && case " $sizes " in *" 8 "*) ;; *) false ;; esac &&
 	# every second send at gap 0 (tag 30030) follows its first: all are samples
 	n=0 && for z in $sizes; do
 		n=$((n + $(grep -c "^MPI_Send:[^:]*:[^:]*:$z:[^:]*:1:30030:" nc/rank-0.trace))) || return 1
 	done && test "$n" -ge 5 &&
-	got=$(sed -n "/^# send_o_after_send:/{n;p;}" cluster.params | awk "{ print \$2 }") &&
+	got=$(sed -n "/^# send_o_after_send:/{n;p;}" all.params | awk "{ print \$2 }") &&
 	echo "samples $got, trace $n" && test "$got" = "$n" &&
-	test "$(sed -n "/^# send_o_after_recv:/,/^send_o_after_recv/p" cluster.params | grep -c "^#   ")" = 12 &&
-	ibsim -p cluster.params "$TOP/tests/data/ltest-schedgen.goal" >/dev/null 2>err && ! grep -q unknown err
+	test "$(sed -n "/^# send_o_after_recv:/,/^send_o_after_recv/p" all.params | grep -c "^#   ")" = 12 &&
+	ibsim -p all.params "$TOP/tests/data/ltest-schedgen.goal" >/dev/null 2>err && ! grep -q unknown err
 '
 
 test_expect_success 'the poll phase: poll is the median of its lines, each line over its polls' '
@@ -99,11 +102,11 @@ test_expect_success 'the nbc phase: nbc_o is MPI_Ibarrier + MPI_Wait minus MPI_B
 		/^MPI_Barrier:/ && seen { bar[++nb] = d(\$2, \$NF) }" nc/rank-0.trace &&
 	test $(wc -l <nbc.v) -ge 16 && test $(wc -l <bar.v) -ge 16 &&
 	want=$(awk -v a="$(tmean nbc.v)" -v b="$(tmean bar.v)" "BEGIN { d = a - b; printf \"%.3f\", d < 0 ? 0 : d }") &&
-	got=$(sed -n "s/^nbc_o = \([0-9.]*\)\(ns\|ps\|us\)\$/\1 \2/p" cluster.params) && test -n "$got" &&
+	got=$(sed -n "s/^nbc_o = \([0-9.]*\)\(ns\|ps\|us\)\$/\1 \2/p" all.params) && test -n "$got" &&
 	got=$(echo $got | awk "{ print \$2 == \"us\" ? \$1 * 1000 : \$2 == \"ps\" ? \$1 / 1000 : \$1 }") &&
 	echo "nbc_o $got ns, from the trace $want ns" &&
 	awk -v a="$got" -v b="$want" "BEGIN { exit !(a - b < 0.002 && b - a < 0.002) }" &&
-	grep -q "^# nbc_o: a nonblocking collective.s schedule: MPI_Ibarrier + MPI_Wait ([0-9]*, mean of the middle 80 % [0-9.]* us) minus MPI_Barrier" cluster.params
+	grep -q "^# nbc_o: a nonblocking collective.s schedule: MPI_Ibarrier + MPI_Wait ([0-9]*, mean of the middle 80 % [0-9.]* us) minus MPI_Barrier" all.params
 '
 
 test_expect_success 'without the nbc phase: no nbc_o, and the file says so' '
@@ -118,7 +121,7 @@ test_expect_success 'the exchange phase: every exchange counted, the shorter cal
 	n=$(grep -c "^MPI_Sendrecv:[^:]*:[^:]*:[^:]*:[^:]*:1:30051:" nc/rank-0.trace) && test "$n" -ge 5 &&
 	test "$(grep -c "^MPI_Sendrecv:[^:]*:[^:]*:[^:]*:[^:]*:0:30051:" nc/rank-1.trace)" = "$n" &&
 	grep -q "^# exchange: $n exchanges; send_o above S is exchange - recv_o at [0-9]* of the [0-9]* sizes above S" \
-		cluster.params &&
+		all.params &&
 	# the exch column of 64 KiB: the median over its exchanges of the shorter of the two calls
 	# (microseconds with three decimals, from the last six digits before the point)
 	for r in 0 1; do
@@ -128,7 +131,7 @@ test_expect_success 'the exchange phase: every exchange counted, the shorter cal
 	done &&
 	paste x0 x1 | awk "{ print (\$1 < \$2 ? \$1 : \$2) }" | sort -g >xmin &&
 	want=$(awk "{ v[NR] = \$1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }" xmin) &&
-	got=$(awk "\$1 == \"#|\" && \$2 == 65536 { print \$NF }" cluster.params | sed "s/(.*//") &&
+	got=$(awk "\$1 == \"#|\" && \$2 == 65536 { print \$NF }" all.params | sed "s/(.*//") &&
 	echo "exch $got us, pairs $want us" &&
 	awk -v g="$got" -v w="$want" "BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 0.0011) }"
 '

@@ -70,6 +70,8 @@ static void usage(void)
 	       "      --plot FILE     draw the points and the fitted lines (FILE.png or FILE.svg;\n"
 	       "                      needs gnuplot)\n"
 	       "      --io            fit the storage keys to traces of samples/apps/iocal\n"
+	       "      --keep-slowed   netcal: keep what was measured between two pulses that\n"
+	       "                      found the machine slowed (default: set it aside)\n"
 	       "      --intra         the run was of two ranks on one host: write the intra-node\n"
 	       "                      model (intra_send_o, intra_recv_o, intra_net_L, intra_S)\n"
 	       "      --compare       compare two parameter files of calib (piecewise model)\n"
@@ -168,7 +170,7 @@ static int write_out(const char *out, const ir_sb *sb)
 }
 
 enum { OPT_TOPO = 256, OPT_OVERHEAD, OPT_PLOT, OPT_UNWEIGHTED, OPT_VERSION, OPT_INTRA, OPT_YIELD, OPT_CORES, OPT_IO,
-       OPT_COMPARE, OPT_TOLERANCE };
+       OPT_COMPARE, OPT_TOLERANCE, OPT_KEEP_SLOWED };
 
 /* --compare: two parameter files of piecewise calibrations side by side (ir_calib_compare). */
 static int do_compare(const char *fa, const char *fb, double tol, const char *out)
@@ -303,6 +305,7 @@ int main(int argc, char **argv)
 		{ "cores", required_argument, NULL, OPT_CORES },
 		{ "compare", no_argument, NULL, OPT_COMPARE },
 		{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
+		{ "keep-slowed", no_argument, NULL, OPT_KEEP_SLOWED },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *pfile = NULL, *net_name = NULL, *topo = NULL, *plot = NULL, *out = "-", *s_arg = NULL;
@@ -365,6 +368,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_COMPARE:
 			compare = 1;
+			break;
+		case OPT_KEEP_SLOWED:
+			d.keep_slowed = 1;
 			break;
 		case OPT_TOLERANCE:
 			tol_arg = optarg;

@@ -25,7 +25,7 @@
 /* ---- real times ---- */
 
 static int rank_times(const ir_trace_file *tf, int64_t epoch, int64_t *start, int64_t *span, int64_t *tail,
-                      ir_err *e)
+                      double *rtt, ir_err *e)
 {
 	ir_trace_opts to = { epoch, 0 };
 	ir_trace *t = ir_trace_open(tf->path, &to, e);
@@ -64,6 +64,8 @@ static int rank_times(const ir_trace_file *tf, int64_t epoch, int64_t *start, in
 		if (have_init && !have_fin && r.t_ret != IR_TIME_NONE && r.t_ret > last_ret)
 			last_ret = r.t_ret;
 	}
+	rtt[0] = ir_trace_rtt_init(t);
+	rtt[1] = ir_trace_rtt_fini(t);
 	ir_trace_free(t);
 	if (rc < 0)
 		return -1;
@@ -87,6 +89,7 @@ int ir_cmp_real_read(ir_cmp_real *r, char *const *paths, size_t n, ir_err *e)
 {
 	ir_trace_files tf = { NULL, 0 };
 	int64_t epoch;
+	double *rtt = NULL;
 	int rc = -1;
 	memset(r, 0, sizeof *r);
 	if (ir_trace_discover(&tf, paths, n, NULL, e))
@@ -106,9 +109,24 @@ int ir_cmp_real_read(ir_cmp_real *r, char *const *paths, size_t n, ir_err *e)
 	}
 	if (ir_trace_epoch(tf.f[0].path, &epoch, e))
 		goto out;
+	r->rtt_init_us = r->rtt_fini_us = -1;
+	rtt = malloc(2 * tf.n * sizeof *rtt);
+	if (!rtt) {
+		ir_errf(e, "out of memory");
+		goto out;
+	}
 	for (size_t i = 0; i < tf.n; i++)
-		if (rank_times(&tf.f[i], epoch, &r->lead_ps[i], &r->span_ps[i], &r->tail_ps[i], e))
+		if (rank_times(&tf.f[i], epoch, &r->lead_ps[i], &r->span_ps[i], &r->tail_ps[i], &rtt[2 * i], e))
 			goto out;
+	/* the machine's state at both ends: the median over ranks 1.. of their clock round trips */
+	for (int w = 0; w < 2; w++) {
+		size_t m = 0;
+		for (size_t i = 1; i < tf.n; i++)
+			if (rtt[2 * i + (size_t)w] > 0)
+				rtt[m++] = rtt[2 * i + (size_t)w];
+		if (m)
+			*(w ? &r->rtt_fini_us : &r->rtt_init_us) = ir_median_inplace(rtt, m);
+	}
 	{
 		/* lead_ps held the starts; make them relative to the earliest */
 		int64_t min = INT64_MAX;
@@ -120,6 +138,7 @@ int ir_cmp_real_read(ir_cmp_real *r, char *const *paths, size_t n, ir_err *e)
 	}
 	rc = 0;
 out:
+	free(rtt);
 	ir_trace_files_release(&tf);
 	if (rc)
 		ir_cmp_real_release(r);
@@ -530,6 +549,12 @@ double ir_cmp_run_time(const ir_cmp_real *r, const ir_cmp_opts *o)
 	return m;
 }
 
+int ir_cmp_run_slowed(const ir_cmp_real *r, double ref_us)
+{
+	double lim = ref_us * (1 + IR_CMP_STATE_SLOW_PCT / 100);
+	return ref_us > 0 && r->rtt_init_us > lim && (r->rtt_fini_us < 0 || r->rtt_fini_us > lim);
+}
+
 size_t ir_cmp_median_run(const ir_cmp_real *runs, size_t n, const ir_cmp_opts *o)
 {
 	/* The run with (n - 1) / 2 runs before it in the order of (run time, position).
@@ -575,6 +600,38 @@ static int add_time(ir_sb *b, int format, double ps)
 	return ir_sb_addf(b, " %14.3f", ps / 1e6);
 }
 
+/* What --state-ref did: the runs set aside (1-based), or that all were slowed (then all are used). */
+static int add_state(ir_sb *b, const ir_cmp_real *runs, size_t nruns, size_t nkept, const ir_cmp_opts *o)
+{
+	int rc = 0, tsv = o->format == IR_CMP_TSV, all = 1;
+	size_t n = 0;
+	if (!(o->state_ref_us > 0))
+		return 0;
+	for (size_t i = 0; i < nruns; i++)
+		all &= ir_cmp_run_slowed(&runs[i], o->state_ref_us);
+	if (tsv) {
+		rc |= ir_sb_addf(b, "# state: ref_us=%.3f slowed_pct=%g set_aside=", o->state_ref_us, IR_CMP_STATE_SLOW_PCT);
+		for (size_t i = 0; i < nruns && !all; i++)
+			if (ir_cmp_run_slowed(&runs[i], o->state_ref_us))
+				rc |= ir_sb_addf(b, "%s%zu", n++ ? "," : "", i + 1);
+		return rc | ir_sb_addf(b, "%s used=%zu%s\n", n ? "" : "-", nkept, all ? " all_slowed=yes" : "");
+	}
+	rc |= ir_sb_adds(b, o->format == IR_CMP_MD ? "- state: " : "state: ");
+	if (all)
+		return rc | ir_sb_addf(b, "every run was on a slowed machine (clock round trips at MPI_Init and MPI_Finalize more "
+		                          "than %g %% above %.3f us): all %zu used\n",
+		                       IR_CMP_STATE_SLOW_PCT, o->state_ref_us, nruns);
+	for (size_t i = 0; i < nruns; i++)
+		if (ir_cmp_run_slowed(&runs[i], o->state_ref_us))
+			rc |= ir_sb_addf(b, "%s%zu (%.3f/%.3f us)", n++ ? ", " : "runs set aside: ", i + 1, runs[i].rtt_init_us,
+			                 runs[i].rtt_fini_us);
+	if (!n)
+		rc |= ir_sb_adds(b, "no run set aside");
+	return rc | ir_sb_addf(b, "; a run is set aside when its clock round trips at MPI_Init and MPI_Finalize are more "
+	                          "than %g %% above %.3f us (a slowed machine)\n",
+	                       IR_CMP_STATE_SLOW_PCT, o->state_ref_us);
+}
+
 static int report_multi(const ir_cmp_real *runs, size_t nruns, const ir_cmp_sim *sims, size_t nsims,
                         const ir_cmp_opts *o, ir_sb *b, uint64_t *outside, ir_cmp_summary *sum, ir_err *e)
 {
@@ -582,18 +639,33 @@ static int report_multi(const ir_cmp_real *runs, size_t nruns, const ir_cmp_sim 
 	uint32_t nr = r0->nranks;
 	double *v = malloc(nruns * sizeof *v);
 	ir_cmp_spread *sp = malloc(((size_t)nr + 1) * sizeof *sp);
-	size_t med = ir_cmp_median_run(runs, nruns, o);
-	const char *medname = runs[med].name ? runs[med].name : "?";
+	ir_cmp_real *kept = malloc(nruns * sizeof *kept); /* the runs the medians are over */
+	size_t *ki = malloc(nruns * sizeof *ki), nk = 0, med;
+	const char *medname;
 	int rc = 0, fmt = o->format;
-	if (!v || !sp) {
+	if (!v || !sp || !kept || !ki) {
 		free(v);
 		free(sp);
+		free(kept);
+		free(ki);
 		return ir_errf(e, "out of memory");
 	}
+	for (size_t i = 0; i < nruns; i++)
+		if (!ir_cmp_run_slowed(&runs[i], o->state_ref_us)) {
+			kept[nk] = runs[i];
+			ki[nk++] = i;
+		}
+	if (!nk) /* every run was slowed: the machine's state then, all of them */
+		for (size_t i = 0; i < nruns; i++) {
+			kept[nk] = runs[i];
+			ki[nk++] = i;
+		}
+	med = ki[ir_cmp_median_run(kept, nk, o)];
+	medname = runs[med].name ? runs[med].name : "?";
 	for (uint32_t k = 0; k <= nr; k++) {
-		for (size_t i = 0; i < nruns; i++)
-			v[i] = k < nr ? ir_cmp_real_time(&runs[i], k, o) : ir_cmp_run_time(&runs[i], o);
-		ir_cmp_spread_of(v, nruns, &sp[k]);
+		for (size_t i = 0; i < nk; i++)
+			v[i] = k < nr ? ir_cmp_real_time(&kept[i], k, o) : ir_cmp_run_time(&kept[i], o);
+		ir_cmp_spread_of(v, nk, &sp[k]);
 	}
 	/* Header. */
 	if (fmt == IR_CMP_TSV) {
@@ -602,7 +674,7 @@ static int report_multi(const ir_cmp_real *runs, size_t nruns, const ir_cmp_sim 
 			rc |= ir_sb_adds(b, "\tsim_ps\tdev_pct\twithin_spread");
 		rc |= ir_sb_addch(b, '\n');
 	} else if (fmt == IR_CMP_MD) {
-		rc |= ir_sb_addf(b, "Real times: the median of %zu runs; median run %s (run %zu).\n\n", nruns, medname,
+		rc |= ir_sb_addf(b, "Real times: the median of %zu runs; median run %s (run %zu).\n\n", nk, medname,
 		                 med + 1);
 		rc |= ir_sb_adds(b, "| rank | real (us) | min (us) | max (us) | spread (%) |");
 		for (size_t j = 0; j < nsims; j++)
@@ -613,7 +685,8 @@ static int report_multi(const ir_cmp_real *runs, size_t nruns, const ir_cmp_sim 
 			rc |= ir_sb_adds(b, "---:|---:|---|");
 		rc |= ir_sb_addch(b, '\n');
 	} else {
-		rc |= ir_sb_addf(b, "real times: the median of %zu runs; median run: %s (run %zu)\n", nruns, medname, med + 1);
+		rc |= ir_sb_addf(b, "real times: the median of %zu runs; median run: %s (run %zu)\n", nk, medname, med + 1);
+		rc |= add_state(b, runs, nruns, nk, o);
 		if (nsims > 1)
 			for (size_t j = 0; j < nsims; j++)
 				rc |= ir_sb_addf(b, "results %zu: %s\n", j + 1, sims[j].name);
@@ -681,8 +754,12 @@ static int report_multi(const ir_cmp_real *runs, size_t nruns, const ir_cmp_sim 
 	/* Summaries. */
 	if (fmt == IR_CMP_MD)
 		rc |= ir_sb_addch(b, '\n');
-	if (fmt == IR_CMP_TSV)
+	if (fmt == IR_CMP_TSV) {
 		rc |= ir_sb_addf(b, "# runs=%zu median_run=%zu %s\n", nruns, med + 1, medname);
+		rc |= add_state(b, runs, nruns, nk, o);
+	} else if (fmt == IR_CMP_MD) {
+		rc |= add_state(b, runs, nruns, nk, o);
+	}
 	for (size_t j = 0; j < nsims; j++) {
 		ir_cmp_summary s;
 		double sumabs = 0;
@@ -714,13 +791,15 @@ static int report_multi(const ir_cmp_real *runs, size_t nruns, const ir_cmp_sim 
 			rc |= ir_sb_addf(b, "%s%s%s: run time %.3f us, ", lead, sims[j].name, trail, s.run_sim_ps / 1e6);
 			rc |= add_pct(b, 2, 1, s.run_dev_pct);
 			rc |= ir_sb_addf(b, "%% from the median %.3f us of %zu runs (%.3f to %.3f us, spread ", sp[nr].median / 1e6,
-			                 nruns, sp[nr].min / 1e6, sp[nr].max / 1e6);
+			                 nk, sp[nr].min / 1e6, sp[nr].max / 1e6);
 			rc |= add_pct(b, 2, 0, ir_cmp_spread_pct(&sp[nr]));
 			rc |= ir_sb_addf(b, "%%): %s the spread\n", s.run_within ? "within" : "outside");
 		}
 	}
 	free(v);
 	free(sp);
+	free(kept);
+	free(ki);
 	return rc ? ir_errf(e, "out of memory") : 0;
 }
 

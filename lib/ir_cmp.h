@@ -53,7 +53,16 @@ typedef struct ir_cmp_real {
 	int64_t *span_ps; /* MPI_Init return to MPI_Finalize call */
 	int64_t *tail_ps; /* last call's return (before MPI_Finalize) to MPI_Finalize call */
 	int64_t *lead_ps; /* MPI_Init return minus the earliest MPI_Init return of all ranks */
+	/* the machine's state at both ends of the run: the median over ranks 1.. of the round
+	 * trips of their clock exchanges at MPI_Init and MPI_Finalize (us; -1: none) */
+	double rtt_init_us, rtt_fini_us;
 } ir_cmp_real;
+
+/* A run on a slowed machine (docs/man/cmp-real.1, --state-ref): both its clock round trips
+ * above ref_us by more than IR_CMP_STATE_SLOW_PCT % (the Init one alone when the run has no
+ * Finalize one); never when ref_us is 0 or the run has no Init round trip. */
+#define IR_CMP_STATE_SLOW_PCT 25.0
+int ir_cmp_run_slowed(const ir_cmp_real *r, double ref_us);
 
 /* Read the real times from a trace directory or files (ir_trace_discover rules). */
 int ir_cmp_real_read(ir_cmp_real *r, char *const *paths, size_t n, ir_err *e);
@@ -78,6 +87,8 @@ typedef struct ir_cmp_opts {
 	int exclude_finalize;
 	int format;           /* enum ir_cmp_format */
 	int sync;             /* real times from the earliest MPI_Init return (trace2goal --sync) */
+	double state_ref_us;  /* >0: several runs: those on a slowed machine (ir_cmp_run_slowed)
+	                         are set aside from the medians and spreads, unless all were */
 } ir_cmp_opts;
 
 typedef struct ir_cmp_summary {

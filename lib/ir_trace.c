@@ -599,6 +599,8 @@ double ir_trace_self_ps(const ir_trace *t) { return t->self_ps; }
 double ir_trace_offset_init(const ir_trace *t) { return t->oi; }
 double ir_trace_offset_fini(const ir_trace *t) { return t->of; }
 int ir_trace_has_fini_offset(const ir_trace *t) { return t->has_of; }
+double ir_trace_rtt_init(const ir_trace *t) { return t->has_ri ? t->ri : -1; }
+double ir_trace_rtt_fini(const ir_trace *t) { return t->has_rf ? t->rf : -1; }
 
 /* Clock offset at local time ps (since epoch), in picoseconds (formats/trace.md §2,
  * clock offsets): interpolated between the Init and the Finalize offsets when the

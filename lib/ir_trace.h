@@ -130,6 +130,11 @@ double ir_trace_self_ps(const ir_trace *t);
 double ir_trace_offset_init(const ir_trace *t);
 double ir_trace_offset_fini(const ir_trace *t);
 int ir_trace_has_fini_offset(const ir_trace *t);
+/* The round trips of the clock exchanges at MPI_Init and MPI_Finalize ("# Init clockrtt:",
+ * "# Finalize clockrtt:"), microseconds, -1 when absent: the machine's state at both ends of
+ * the run (formats/trace.md §2; cmp-real --state-ref). Rank 0's are 0. */
+double ir_trace_rtt_init(const ir_trace *t);
+double ir_trace_rtt_fini(const ir_trace *t);
 /* The usual epoch for a set: the integer microseconds of the first time in rank 0's trace
  * (its MPI_Init return), uncorrected; 0 if it has no timed call. */
 int ir_trace_epoch(const char *rank0_path, int64_t *epoch_us, ir_err *e);

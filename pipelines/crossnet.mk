@@ -64,6 +64,17 @@
 # medians, the predictions against B's untraced median, and the naive guess between the
 # untraced medians.
 #
+# STATE=yes (the default) compares like with like on a machine that changes state (on the
+# reference VM shared memory's small round trip doubles for minutes at a time, TCP's grows by
+# a third: docs/validation.md, "The machine's two states"): every trace holds the round trips
+# of allprof's clock exchanges at MPI_Init and MPI_Finalize; a network's reference is their
+# 10th percentile at MPI_Init over all its runs, traced and untraced ($(OUT)/state-NET), and
+# cmp-real --state-ref sets aside the runs whose two round trips are both more than 25 %
+# above it, from the medians, the spreads and the choice of the median run that is
+# converted, unless every run of the program on that network was slowed. The calibrations
+# set aside what netcal measured on a slowed machine by its pulses (formats/calibration.md,
+# "Machine state"). crossnet.md says how many runs were set aside. STATE=no uses every run.
+#
 # Applications: pipelines/apps.mk (the list shared with validate.mk; its
 # inputs make each run last at least 50 ms on shared memory at 2 ranks where
 # the program allows it). An application whose program is not installed is
@@ -99,6 +110,7 @@ CAL_REPS  ?=
 CAL_MAXBYTES ?=
 CAL_VARS  ?=
 UNTRACED  ?= 0
+STATE     ?= yes
 
 THIS     := $(lastword $(MAKEFILE_LIST))
 HERE     := $(dir $(THIS))
@@ -114,6 +126,7 @@ $(if $(shell [ "$(N)" -ge 2 ] 2>/dev/null && echo y),,$(error invalid N '$(N)' (
 $(if $(shell [ "$(NP)" -ge 1 ] 2>/dev/null && echo y),,$(error invalid rank count '$(NP)' in NP (expected a whole number of at least 1)))
 $(if $(shell [ "$(UNTRACED)" -ge 0 ] 2>/dev/null && echo y),,$(error invalid UNTRACED '$(UNTRACED)' (expected a whole number of runs)))
 $(if $(filter 1,$(UNTRACED)),$(error UNTRACED=1: the spread of B's untraced runs needs 2 or more))
+$(if $(filter yes no,$(STATE)),,$(error invalid STATE '$(STATE)' (expected yes or no)))
 
 SEQ   := $(shell seq $(N))
 NETS  := $(A) $(B)
@@ -144,6 +157,10 @@ CMP_default :=
 CMP_sync    := --sync
 # runs NET APP: cmp-real's arguments for the N runs of APP on NET (run 1 last, as TRACES)
 runs = $(foreach i,$(wordlist 2,$(N),$(SEQ)),--run $(R)/$(2)/$(1)-$(i)/trace) $(R)/$(2)/$(1)-1/trace
+# the machine's state (STATE=yes): NET's reference clock round trip, and cmp-real's option
+statefile = $(if $(filter yes,$(STATE)),$(OUT)/state-$(1))
+# (backquotes, not $$(...): the rules that use it are made by $(eval), which would take a $)
+stateref = $(if $(filter yes,$(STATE)),`sed -n 's/^ref_us=\([0-9.]*[1-9][0-9.]*\)/--state-ref \1us/p' $(OUT)/state-$(1)`)
 
 .PHONY: all table tools retrace
 all: table
@@ -173,13 +190,14 @@ $(F)/cmp: STAMP = cmp-real -t $(TOLERANCE)
 $(F)/cal-%: STAMP = $(MPIRUN) -np 2 $(MCA_$*) / $(CAL_REPS) / $(CAL_MAXBYTES) / $(CAL_VARS)
 $(F)/table: STAMP = $(A) $(B) $(N) $(NP) / $(RUN_APPS) / $(MISSING) / $(UNTRACED)
 $(F)/span: STAMP = $(UNTRACED)
+$(F)/state: STAMP = $(STATE)
 $(F)/t2g-%: FORCE
 	$(stamp)
 $(F)/ibsim-%: FORCE
 	$(stamp)
 $(F)/cal-%: FORCE
 	$(stamp)
-$(F)/cmp $(F)/table $(F)/span: FORCE
+$(F)/cmp $(F)/table $(F)/span $(F)/state: FORCE
 	$(stamp)
 
 # ---- 1. calibration of each network; new settings calibrate from scratch
@@ -220,8 +238,8 @@ $(foreach n,$(NETS),$(eval $(call cmd_rule,$(n))))
 # ---- 3. the runs of each network: median run, medians and spreads (after
 # ---- the application's last run: its runs are measured back to back)
 define runs_rule
-$(R)/%/$(1).runs.tsv: $(foreach i,$(SEQ),$(R)/%/$(1)-$(i)/trace/.done) $(ABIN)/cmp-real | $(R)/%/$(B)-$(N)/trace/.done
-	@$(ABIN)/cmp-real --sync -f tsv $$(call runs,$(1),$$*) > $$@.tmp && mv $$@.tmp $$@
+$(R)/%/$(1).runs.tsv: $(foreach i,$(SEQ),$(R)/%/$(1)-$(i)/trace/.done) $(ABIN)/cmp-real $(F)/state $(call statefile,$(1)) | $(R)/%/$(B)-$(N)/trace/.done
+	@$(ABIN)/cmp-real --sync $(call stateref,$(1)) -f tsv $$(call runs,$(1),$$*) > $$@.tmp && mv $$@.tmp $$@
 endef
 $(foreach n,$(NETS),$(eval $(call runs_rule,$(n))))
 
@@ -256,7 +274,7 @@ $(R)/%/$(1)-on-$(2).$(3).sim.tsv: $(R)/%/$(1)-on-$(2).$(3).goalb $(call params,$
 
 # cmp-real says 1 when some rank is outside the tolerance: that is a result, not a failure
 $(R)/%/$(1)-on-$(2).$(3).cmp.tsv: $(R)/%/$(1)-on-$(2).$(3).sim.tsv $(R)/%/$(2).runs.tsv $(F)/cmp $(ABIN)/cmp-real
-	@$(ABIN)/cmp-real $(CMP_$(3)) -t $(TOLERANCE) -f tsv $$(call runs,$(2),$$*) $$< > $$@; test $$$$? -le 1
+	@$(ABIN)/cmp-real $(CMP_$(3)) $(call stateref,$(2)) -t $(TOLERANCE) -f tsv $$(call runs,$(2),$$*) $$< > $$@; test $$$$? -le 1
 endef
 $(foreach p,$(PAIRS),$(foreach m,$(MODES),$(eval $(call pair_rules,$(firstword $(subst -on-, ,$(p))),$(lastword $(subst -on-, ,$(p))),$(m)))))
 
@@ -281,17 +299,30 @@ $(foreach n,$(NETS),$(foreach i,$(USEQ),$(eval $(call span_rule,$(n),$(i),$(call
 uspan = $(foreach i,$(wordlist 2,$(UNTRACED),$(USEQ)),--run $(R)/$(2)/span/$(1)-$(i)) $(R)/$(2)/span/$(1)-1
 
 define untraced_rule
-$(R)/%/$(1)-on-$(2).$(3).untraced.cmp.tsv: $(R)/%/$(1)-on-$(2).$(3).sim.tsv $$$$(call SPANS,$$$$*) $(F)/span $(F)/cmp $(ABIN)/cmp-real
-	@$(ABIN)/cmp-real $(CMP_$(3)) -t $(TOLERANCE) -f tsv $$(call uspan,$(2),$$*) $$< > $$@; test $$$$? -le 1
+$(R)/%/$(1)-on-$(2).$(3).untraced.cmp.tsv: $(R)/%/$(1)-on-$(2).$(3).sim.tsv $$$$(call SPANS,$$$$*) $(F)/span $(F)/cmp $(ABIN)/cmp-real $(F)/state $(call statefile,$(2))
+	@$(ABIN)/cmp-real $(CMP_$(3)) $(call stateref,$(2)) -t $(TOLERANCE) -f tsv $$(call uspan,$(2),$$*) $$< > $$@; test $$$$? -le 1
 endef
 $(if $(USEQ),$(foreach p,$(PAIRS),$(foreach m,$(MODES),$(eval $(call untraced_rule,$(firstword $(subst -on-, ,$(p))),$(lastword $(subst -on-, ,$(p))),$(m))))))
 # each network's untraced runs alone (cmp-real --run, no results): their median and spread
-$(R)/%/untraced.$(A).tsv $(R)/%/untraced.$(B).tsv: $$(call SPANS,$$*) $(F)/span $(ABIN)/cmp-real
-	@$(ABIN)/cmp-real --sync -f tsv $(call uspan,$(A),$*) > $(R)/$*/untraced.$(A).tsv
-	@$(ABIN)/cmp-real --sync -f tsv $(call uspan,$(B),$*) > $(R)/$*/untraced.$(B).tsv
+$(R)/%/untraced.$(A).tsv $(R)/%/untraced.$(B).tsv: $$(call SPANS,$$*) $(F)/span $(ABIN)/cmp-real $(F)/state $(call statefile,$(A)) $(call statefile,$(B))
+	@$(ABIN)/cmp-real --sync $(call stateref,$(A)) -f tsv $(call uspan,$(A),$*) > $(R)/$*/untraced.$(A).tsv
+	@$(ABIN)/cmp-real --sync $(call stateref,$(B)) -f tsv $(call uspan,$(B),$*) > $(R)/$*/untraced.$(B).tsv
 
 $(OUT)/untraced.tsv: $(UCMPS) $(foreach a,$(RUN_APPS),$(R)/$(a)/untraced.$(A).tsv) $(RUNSUM) $(OUT)/crossnet.tsv $(HERE)crossnet-untraced.sh
 	@sh $(HERE)crossnet-untraced.sh $(R) $(A) $(B) $(OUT)/crossnet.tsv $(RUN_APPS) > $@.tmp && mv $@.tmp $@
+
+# ---- 4c. the machine's state (STATE=yes): NET's reference, the 10th percentile of the clock
+# ---- round trips at MPI_Init (ranks 1 and up) over every run on NET, traced and untraced,
+# ---- taken once all of them are made
+# (rewritten only when it changes: new runs on one network leave the other's comparisons be)
+netruns = $(foreach a,$(RUN_APPS),$(foreach i,$(SEQ),$(R)/$(a)/$(1)-$(i)/trace/.done) $(foreach i,$(USEQ),$(R)/$(a)/span/$(1)-$(i)/.done))
+$(foreach n,$(NETS),$(OUT)/state-$(n)): $(OUT)/state-%: $$(call netruns,$$*)
+	@for f in $(R)/*/$*-[0-9]*/trace/rank-*.trace $(R)/*/span/$*-[0-9]*/rank-*.trace; do \
+	  test -f "$$f" && sed -n 's/^# Init clockrtt: *\([0-9.]*\).*/\1/p' "$$f"; \
+	done | awk '$$1 > 0' | sort -g | \
+	  awk '{ v[NR] = $$1 } END { if (NR) printf "ref_us=%s\nround_trips=%d\n", v[int(0.1 * (NR - 1)) + 1], NR; \
+	    else print "ref_us=0" }' > $@.tmp && \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 # ---- 5. the table
 $(OUT)/crossnet.tsv: $(CMPS) $(RUNSUM) $(F)/table $(HERE)crossnet-table.sh
@@ -302,8 +333,9 @@ $(OUT)/crossnet.tsv: $(CMPS) $(RUNSUM) $(F)/table $(HERE)crossnet-table.sh
 
 # then what calib's pulses and drift test say of each calibration (formats/calibration.md,
 # "Machine state" and "Drift"): what was measured on a slowed machine and set aside, and
-# the sizes whose medians moved while they were measured
-$(OUT)/crossnet.md: $(OUT)/crossnet.tsv $(HERE)crossnet-table.sh $(if $(USEQ),$(OUT)/untraced.tsv)
+# the sizes whose medians moved while they were measured; and per network (STATE=yes) its
+# reference clock round trip and how many runs were set aside
+$(OUT)/crossnet.md: $(OUT)/crossnet.tsv $(HERE)crossnet-table.sh $(if $(USEQ),$(OUT)/untraced.tsv) $(foreach n,$(NETS),$(call statefile,$(n)))
 	@sh $(HERE)crossnet-table.sh md $(A) $(B) $< > $@.tmp && \
 	$(if $(USEQ),sed -n 's/^# /- /p' $(OUT)/untraced.tsv >> $@.tmp && ,)\
 	for n in $(A) $(B); do \
@@ -311,6 +343,17 @@ $(OUT)/crossnet.md: $(OUT)/crossnet.tsv $(HERE)crossnet-table.sh $(if $(USEQ),$(
 	    sed -n -e "s/^# machine state: \(.*\)/- calibration of $$n, machine state: \1/p" \
 	      -e "s/^# drift: \(.*\)/- calibration of $$n, drift: \1/p" -e "s/^# drift at \(.*\)/  - at \1/p" \
 	      $(C)/cal-$$n/cluster.params; \
+	  fi; \
+	  if test -f $(OUT)/state-$$n; then \
+	    cat $(R)/*/$$n.runs.tsv $(if $(USEQ),$(R)/*/untraced.$$n.tsv) 2>/dev/null | \
+	    awk -v n=$$n -v ref="$$(sed -n 's/^ref_us=//p' $(OUT)/state-$$n)" \
+	      -v rt="$$(sed -n 's/^round_trips=//p' $(OUT)/state-$$n)" \
+	      '/^# runs=/ { split($$2, a, "="); runs += a[2] } \
+	       /^# state: / { for (i = 3; i <= NF; i++) { split($$i, a, "="); f[a[1]] = a[2] } \
+	         if (f["set_aside"] != "-") aside += split(f["set_aside"], x, ","); if (NF > 6) all++ } \
+	       END { printf "- machine state of %s: reference clock round trip %s us (the 10th percentile at MPI_Init over %d round trips of its runs); ", n, ref, rt; \
+	         printf "runs on a slowed machine (both round trips more than 25 %% above) set aside: %d of %d", aside, runs; \
+	         if (all) printf "; %d program(s) with every run slowed, all used", all; print "" }'; \
 	  fi; \
 	done >> $@.tmp && mv $@.tmp $@
 

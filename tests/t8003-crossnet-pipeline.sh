@@ -47,6 +47,25 @@ test_expect_success 'the Markdown table ends with the drift test of each calibra
 	test_cmp want named
 '
 
+test_expect_success 'the machine state: each network'"'"'s reference, the runs set aside named' '
+	for n in shm tcp; do
+		ref=$(sed -n "s/^ref_us=//p" x/state-$n) && test -n "$ref" &&
+		# the 10th percentile of the clock round trips at MPI_Init of its runs (rank 1)
+		cat x/runs/ring/$n-*/trace/rank-1.trace | sed -n "s/^# Init clockrtt: //p" | sort -g >rtt &&
+		want=$(awk "{ v[NR] = \$1 } END { print v[int(0.1 * (NR - 1)) + 1] }" rtt) &&
+		echo "$n: reference $ref, from the traces $want" && test "$ref" = "$want" &&
+		grep -q "^# state: ref_us=[0-9.]* slowed_pct=25 set_aside=[-0-9,]* used=[12]" x/runs/ring/$n.runs.tsv &&
+		grep -q "^- machine state of $n: reference clock round trip $ref us (the 10th percentile at MPI_Init over 2 round trips of its runs); runs on a slowed machine (both round trips more than 25 % above) set aside: [0-2] of 2" x/crossnet.md ||
+			return 1
+	done
+'
+
+test_expect_success 'STATE=no: every run is used, nothing said of the state' '
+	xmake OUT="$TRASH/xs" STATE=no &&
+	! grep -q "^# state:" xs/runs/ring/shm.runs.tsv && ! test -f xs/state-shm &&
+	! grep -q "machine state of" xs/crossnet.md
+'
+
 test_expect_success 'the table: header, one row with every number, summaries' '
 	head -n 1 x/crossnet.tsv | tr "\t" "\n" >cols &&
 	printf "%s\n" app ranks real_a_ms spread_a_pct real_b_ms spread_b_pct naive_abs_dev_pct \

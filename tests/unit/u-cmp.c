@@ -39,7 +39,7 @@ static int has_line(const char *text, const char *line)
 int main(void)
 {
 	ir_cmp_spread sp;
-	ir_cmp_opts o = { 5.0, 0, IR_CMP_TSV, 0 };
+	ir_cmp_opts o = { 5.0, 0, IR_CMP_TSV, 0, 0 };
 	ir_cmp_real runs[4];
 	ir_cmp_sim sim;
 	ir_cmp_summary sum;
@@ -143,6 +143,35 @@ int main(void)
 	ok(ir_cmp_report_runs(runs, 3, &sim, 1, &o, &sb, &outside, NULL, &e) == -1, "results with other ranks: error");
 	is_str(e.msg, "s.tsv: 3 ranks, but the traces have 2", "the message names the results");
 	sim.nranks = 2;
+
+	/* the machine's state (--state-ref): a run is slowed when both round trips are more than
+	 * 25 % above the reference, or its Init one when it has no Finalize one */
+	{
+		ir_cmp_real x;
+		memset(&x, 0, sizeof x);
+		x.rtt_init_us = 1.26;
+		x.rtt_fini_us = 1.26;
+		ok(ir_cmp_run_slowed(&x, 1.0) && !ir_cmp_run_slowed(&x, 0) && !ir_cmp_run_slowed(&x, 1.01),
+		   "state: 26 %% above is slowed, 24.8 %% is not, no reference never");
+		x.rtt_fini_us = 1.2;
+		ok(!ir_cmp_run_slowed(&x, 1.0), "state: one end slowed is not enough");
+		x.rtt_fini_us = -1;
+		ok(ir_cmp_run_slowed(&x, 1.0), "state: no Finalize round trip: the Init one decides");
+		x.rtt_init_us = -1;
+		x.rtt_fini_us = 5;
+		ok(!ir_cmp_run_slowed(&x, 1.0), "state: no Init round trip: never");
+	}
+	/* the runs of the report above, runs 2 and 4 slowed: the median of runs 1 and 3 */
+	for (int i = 0; i < 4; i++) {
+		runs[i].rtt_init_us = i % 2 ? 2.0 : 1.0;
+		runs[i].rtt_fini_us = i % 2 ? 2.0 : 1.0;
+	}
+	o.state_ref_us = 1.0;
+	sb.len = 0;
+	ok(ir_cmp_report_runs(runs, 4, NULL, 0, &o, &sb, &outside, NULL, &e) == 0 &&
+	       has_line(sb.buf, "# state: ref_us=1.000 slowed_pct=25 set_aside=2,4 used=2"),
+	   "state: runs 2 and 4 set aside");
+	o.state_ref_us = 0;
 
 	ir_sb_release(&sb);
 	ir_cmp_sim_release(&sim);

@@ -24,7 +24,7 @@ enum { EXIT_SAME = 0, EXIT_DIFF = 1, EXIT_TROUBLE = 2 };
 static void usage(void)
 {
 	printf("Usage: cmp-real [--tolerance PCT] [--exclude-finalize] [--sync] [--format text|tsv|md] TRACES RESULTS...\n"
-	       "   or: cmp-real [--tolerance PCT] [--exclude-finalize] [--sync] [--format text|tsv|md] --run TRACES [--run TRACES]... TRACES [RESULTS...]\n"
+	       "   or: cmp-real [--tolerance PCT] [--exclude-finalize] [--sync] [--state-ref T] [--format text|tsv|md] --run TRACES [--run TRACES]... TRACES [RESULTS...]\n"
 	       "Compare the real run time of every rank (from the return of MPI_Init to the\n"
 	       "call of MPI_Finalize, on rank 0's clock) with the simulated time in each ibsim\n"
 	       "results file, and print the deviation (simulated - real) / real in percent,\n"
@@ -47,6 +47,11 @@ static void usage(void)
 	       "  -s, --sync             count every rank's real time from the earliest MPI_Init\n"
 	       "                         return of all ranks, as trace2goal --durations --sync\n"
 	       "                         schedules do\n"
+	       "      --state-ref T      with --run: set aside the runs made on a slowed machine,\n"
+	       "                         whose clock round trips at MPI_Init and MPI_Finalize\n"
+	       "                         (the traces' clockrtt lines) are both more than 25 %%\n"
+	       "                         above T (the network's undisturbed round trip; a time,\n"
+	       "                         ps or with a unit ps ns us ms s), unless all were\n"
 	       "  -f, --format FMT       text (default), tsv (rank real_ps sim_ps dev_pct ...;\n"
 	       "                         with --run: rank real_ps min_ps max_ps spread_pct\n"
 	       "                         sim_ps dev_pct within_spread ...) or md\n"
@@ -65,11 +70,12 @@ int main(int argc, char **argv)
 		{ "sync", no_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "run", required_argument, NULL, 'r' },
+		{ "state-ref", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	ir_cmp_opts o = { 5.0, 0, IR_CMP_TEXT, 0 };
+	ir_cmp_opts o = { 5.0, 0, IR_CMP_TEXT, 0, 0 };
 	ir_cmp_real *runs = NULL;
 	char **runpaths = NULL; /* [0] is TRACES, then the --run traces */
 	size_t nruns = 1;
@@ -118,6 +124,15 @@ int main(int argc, char **argv)
 		case 'r':
 			runpaths[nruns++] = optarg;
 			break;
+		case 'S': {
+			uint64_t ps;
+			if (ir_parse_time(optarg, &ps, "--state-ref", &e) || !ps) {
+				status = ir_cli_usage("invalid --state-ref '%s' (expected a positive time, e.g. 0.33us)", optarg);
+				goto usage;
+			}
+			o.state_ref_us = (double)ps / 1e6;
+			break;
+		}
 		case 'h':
 			usage();
 			status = ir_cli_finish(IR_EXIT_OK);

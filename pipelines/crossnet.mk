@@ -14,7 +14,8 @@
 #
 # Steps:
 #   1. calibrate A and B: pipelines/calibrate.mk with MPIRUN="$(MPIRUN) -np 2
-#      MCA_<net>" into $(OUT)/cal-<net>/cluster.params (CAL_REPS and
+#      MCA_<net>" into $(OUT)/cal-<net>/cluster.params (with STATE=yes after the
+#      runs of step 2, again while it is made on a slowed machine; CAL_REPS and
 #      CAL_MAXBYTES pass REPS and MAXBYTES to it, CAL_VARS any further
 #      settings, e.g. CAL_VARS="BUDGET=10" or "PROGRAM=pingpong")
 #   2. trace every application of APPS on A and on B, N runs each (N >= 2),
@@ -201,10 +202,13 @@ $(F)/cmp $(F)/table $(F)/span $(F)/state: FORCE
 	$(stamp)
 
 # ---- 1. calibration of each network; new settings calibrate from scratch
-$(foreach n,$(NETS),$(call params,$(n))): $(C)/cal-%/cluster.params: $(F)/cal-% FORCE | tools
+# (STATE=yes: after the runs, against the network's reference, so that a calibration made
+# on a slowed machine is made again: calibrate.mk STATE_REF)
+$(foreach n,$(NETS),$(call params,$(n))): $(C)/cal-%/cluster.params: $(F)/cal-% $(call statefile,%) FORCE | tools
 	@if [ -f $@ ] && [ $(F)/cal-$* -nt $@ ]; then rm -rf $(C)/cal-$*; fi
 	@$(MAKE) -s --no-print-directory -f $(HERE)calibrate.mk BUILD=$(BUILD) BIN=$(BIN) OUT=$(C)/cal-$* \
 	  BUILD_TOOLS=$(BUILD_TOOLS) MPIRUN="$(MPIRUN) -np 2 $(MCA_$*)" \
+	  $(if $(filter yes,$(STATE)),STATE_REF=$$(sed -n 's/^ref_us=//p' $(OUT)/state-$* | grep -v '^0$$')) \
 	  $(if $(CAL_REPS),REPS=$(CAL_REPS)) $(if $(CAL_MAXBYTES),MAXBYTES=$(CAL_MAXBYTES)) $(CAL_VARS) \
 	  $(C)/cal-$*/cluster.params >/dev/null
 

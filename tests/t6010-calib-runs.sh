@@ -69,6 +69,40 @@ test_expect_success 'calibrate.mk RUNS=2: two runs, one pooled fit; a second mak
 	cmake_ RUNS=2 && ! grep -q "allprof" make.out
 '
 
+test_expect_success 'calibrate.mk STATE_REF: a run on a slowed machine is made again, up to STATE_TRIES' '
+	rm -rf c &&
+	# a reference no round trip can come near: every run is on a "slowed" machine
+	cmake_ STATE_REF=0.0001 STATE_TRIES=2 STATE_DELAY=0 || { cat make.out; false; } &&
+	test "$(grep -c "^$TRASH/c/pp: clock round trips [0-9.]* us at MPI_Init, [0-9.]* us at MPI_Finalize, reference 0.0001 us: a slowed machine$" make.out)" = 2 &&
+	grep -q "^again in 0 s$" make.out &&
+	grep -q "^calibrated on a slowed machine 2 times: the last run is kept$" make.out &&
+	test -s c/pp/rank-1.trace && test -s c/cluster.params &&
+	# a reference above every round trip: the first run is kept
+	rm -rf c && cmake_ STATE_REF=1000000 STATE_DELAY=0 || { cat make.out; false; } &&
+	test "$(grep -c ": undisturbed$" make.out)" = 1 && ! grep -q "^again" make.out
+'
+
+test_expect_success 'state-check.sh: the median round trips of ranks 1 and up; errors' '
+	mkdir -p sc && for r in 0 1 2; do
+		{ printf "# rank: %s of 3\n" $r; if [ $r = 0 ]; then printf "# Init clockrtt: 0.000\n"; else
+			printf "# Init clockrtt: %s\n# Finalize clockrtt: %s\n" $((r * 10)) 5; fi; } >sc/rank-$r.trace
+	done &&
+	sh "$TOP/pipelines/state-check.sh" sc 12 >out &&
+	grep -qx "sc: clock round trips 15 us at MPI_Init, 5 us at MPI_Finalize, reference 12 us: undisturbed" out &&
+	{ sh "$TOP/pipelines/state-check.sh" sc 11 >out; test $? = 1; } &&
+	grep -q ": a slowed machine$" out &&
+	{ sh "$TOP/pipelines/state-check.sh" sc x 2>err; test $? = 2; } && grep -q "invalid reference .x." err &&
+	mkdir -p none && echo "# rank: 1 of 2" >none/rank-1.trace &&
+	{ sh "$TOP/pipelines/state-check.sh" none 1 2>err; test $? = 2; } && grep -q "no clock round trips" err
+'
+
+test_expect_success 'calibrate.mk: bad STATE_REF, STATE_TRIES or STATE_DELAY stop with the reason' '
+	! cmake_ STATE_REF=fast && grep -q "invalid STATE_REF .fast. (expected a positive number of microseconds)" make.out &&
+	! cmake_ STATE_REF=0 && grep -q "invalid STATE_REF .0." make.out &&
+	! cmake_ STATE_TRIES=0 && grep -q "invalid STATE_TRIES .0." make.out &&
+	! cmake_ STATE_DELAY=x && grep -q "invalid STATE_DELAY .x." make.out
+'
+
 test_expect_success 'calibrate.mk: bad RUNS or RUN_DELAY stop with the reason' '
 	! cmake_ RUNS=0 && grep -q "invalid RUNS .0. (expected a whole number of runs from 1 to 99)" make.out &&
 	! cmake_ RUNS=two && grep -q "invalid RUNS .two." make.out &&

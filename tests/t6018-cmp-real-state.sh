@@ -53,9 +53,9 @@ test_expect_success 'text and md name the runs set aside and their round trips' 
 	cmp-real --sync --state-ref 0.33us --run r2 --run r3 --run r4 --run r5 r1 >st.txt &&
 	grep -q "^real times: the median of 3 runs; median run: r5 (run 5)$" st.txt &&
 	grep -q "^state: runs set aside: 3 (0.700/0.650 us), 4 (0.710/0.600 us); a run is set aside when its clock round trips at MPI_Init and MPI_Finalize are more than 25 % above 0.330 us (a slowed machine)$" st.txt &&
-	cmp-real --sync --state-ref 0.33us -f md --run r2 --run r3 --run r4 --run r5 r1 >st.md &&
-	grep -q "^Real times: the median of 3 runs; median run r5 (run 5)\.$" st.md &&
-	grep -q "^- state: runs set aside: 3 (0.700/0.650 us), 4 " st.md
+	cmp-real --sync --state-ref 0.33us -f md --run r2 --run r3 --run r4 --run r5 r1 >state-md.out &&
+	grep -q "^Real times: the median of 3 runs; median run r5 (run 5)\.$" state-md.out &&
+	grep -q "^- state: runs set aside: 3 (0.700/0.650 us), 4 " state-md.out
 '
 
 test_expect_success 'one end slowed is not enough: run 3 slowed at MPI_Init only is kept' '

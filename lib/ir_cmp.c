@@ -552,7 +552,7 @@ double ir_cmp_run_time(const ir_cmp_real *r, const ir_cmp_opts *o)
 int ir_cmp_run_slowed(const ir_cmp_real *r, double ref_us)
 {
 	double lim = ref_us * (1 + IR_CMP_STATE_SLOW_PCT / 100);
-	return ref_us > 0 && r->rtt_init_us > lim && (r->rtt_fini_us < 0 || r->rtt_fini_us > lim);
+	return ref_us > 0 && (r->rtt_init_us > lim || r->rtt_fini_us > lim);
 }
 
 size_t ir_cmp_median_run(const ir_cmp_real *runs, size_t n, const ir_cmp_opts *o)
@@ -618,7 +618,7 @@ static int add_state(ir_sb *b, const ir_cmp_real *runs, size_t nruns, size_t nke
 	}
 	rc |= ir_sb_adds(b, o->format == IR_CMP_MD ? "- state: " : "state: ");
 	if (all)
-		return rc | ir_sb_addf(b, "every run was on a slowed machine (clock round trips at MPI_Init and MPI_Finalize more "
+		return rc | ir_sb_addf(b, "every run was on a slowed machine (a clock round trip at MPI_Init or MPI_Finalize more "
 		                          "than %g %% above %.3f us): all %zu used\n",
 		                       IR_CMP_STATE_SLOW_PCT, o->state_ref_us, nruns);
 	for (size_t i = 0; i < nruns; i++)
@@ -627,7 +627,7 @@ static int add_state(ir_sb *b, const ir_cmp_real *runs, size_t nruns, size_t nke
 			                 runs[i].rtt_fini_us);
 	if (!n)
 		rc |= ir_sb_adds(b, "no run set aside");
-	return rc | ir_sb_addf(b, "; a run is set aside when its clock round trips at MPI_Init and MPI_Finalize are more "
+	return rc | ir_sb_addf(b, "; a run is set aside when its clock round trip at MPI_Init or at MPI_Finalize is more "
 	                          "than %g %% above %.3f us (a slowed machine)\n",
 	                       IR_CMP_STATE_SLOW_PCT, o->state_ref_us);
 }

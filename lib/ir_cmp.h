@@ -58,9 +58,9 @@ typedef struct ir_cmp_real {
 	double rtt_init_us, rtt_fini_us;
 } ir_cmp_real;
 
-/* A run on a slowed machine (docs/man/cmp-real.1, --state-ref): both its clock round trips
- * above ref_us by more than IR_CMP_STATE_SLOW_PCT % (the Init one alone when the run has no
- * Finalize one); never when ref_us is 0 or the run has no Init round trip. */
+/* A run on a slowed machine (docs/man/cmp-real.1, --state-ref): one of its clock round
+ * trips (MPI_Init, MPI_Finalize; those it has) above ref_us by more than IR_CMP_STATE_SLOW_PCT
+ * %: a run the machine slowed all through or in part; never when ref_us is 0. */
 #define IR_CMP_STATE_SLOW_PCT 25.0
 int ir_cmp_run_slowed(const ir_cmp_real *r, double ref_us);
 

@@ -70,8 +70,8 @@
 # a third: docs/validation.md, "The machine's two states"): every trace holds the round trips
 # of allprof's clock exchanges at MPI_Init and MPI_Finalize; a network's reference is their
 # 10th percentile at MPI_Init over all its runs, traced and untraced ($(OUT)/state-NET), and
-# cmp-real --state-ref sets aside the runs whose two round trips are both more than 25 %
-# above it, from the medians, the spreads and the choice of the median run that is
+# cmp-real --state-ref sets aside the runs one of whose round trips is more than 25 %
+# above it (a run slowed all through or in part), from the medians, the spreads and the choice of the median run that is
 # converted, unless every run of the program on that network was slowed. The calibrations
 # set aside what netcal measured on a slowed machine by its pulses (formats/calibration.md,
 # "Machine state"). crossnet.md says how many runs were set aside. STATE=no uses every run.
@@ -356,7 +356,7 @@ $(OUT)/crossnet.md: $(OUT)/crossnet.tsv $(HERE)crossnet-table.sh $(if $(USEQ),$(
 	       /^# state: / { for (i = 3; i <= NF; i++) { split($$i, a, "="); f[a[1]] = a[2] } \
 	         if (f["set_aside"] != "-") aside += split(f["set_aside"], x, ","); if (NF > 6) all++ } \
 	       END { printf "- machine state of %s: reference clock round trip %s us (the 10th percentile at MPI_Init over %d round trips of its runs); ", n, ref, rt; \
-	         printf "runs on a slowed machine (both round trips more than 25 %% above) set aside: %d of %d", aside, runs; \
+	         printf "runs on a slowed machine (a round trip more than 25 %% above) set aside: %d of %d", aside, runs; \
 	         if (all) printf "; %d program(s) with every run slowed, all used", all; print "" }'; \
 	  fi; \
 	done >> $@.tmp && mv $@.tmp $@

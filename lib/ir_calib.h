@@ -455,6 +455,17 @@ int ir_calib_yield_write(const ir_calib_yrun *runs, size_t n, uint32_t cores, do
 int ir_calib_compare(const ir_loggops *a, const ir_loggops *b, const char *name_a, const char *name_b, double tol_pct,
                      ir_sb *out, ir_err *e);
 
+/* The undisturbed pulse of a parameter file's "# machine state:" line (formats/calibration.md,
+ * "Machine state"): its phases' smallest and largest, us. 1 when the text has one, else 0
+ * (a file without pulses, or none judged). */
+int ir_calib_state_of(const char *text, size_t len, double *lo_us, double *hi_us);
+
+/* Appends to out what the two files' machine states say of a comparison (calib --compare):
+ * each file's undisturbed pulse, and a warning when they are more than
+ * IR_CALIB_STATE_SLOW_PCT % apart: the two saw the machine in different states. */
+int ir_calib_compare_states(const char *text_a, size_t len_a, const char *text_b, size_t len_b, const char *name_a,
+                            const char *name_b, ir_sb *out);
+
 /* A parameter file written by ir_calib_write_params, as the intra-node model: its comments,
  * and send_o, recv_o, net_L and S renamed intra_send_o ... intra_S; other keys dropped. */
 int ir_calib_intra_only(const char *text, size_t len, ir_sb *out);

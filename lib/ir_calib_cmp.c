@@ -8,6 +8,8 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* netcal's sizes (samples/apps/netcal.c, make_sizes) from 64 bytes to 64 MiB: the powers of
  * two, 1/64 below each, and 3/2 of each from 1 KiB. */
@@ -106,4 +108,61 @@ int ir_calib_compare(const ir_loggops *a, const ir_loggops *b, const char *name_
 	if (rc)
 		return ir_errf(e, "out of memory");
 	return 0;
+}
+
+int ir_calib_state_of(const char *text, size_t len, double *lo_us, double *hi_us)
+{
+	static const char key[] = "# machine state: ", und[] = "; undisturbed ";
+	for (size_t i = 0; i < len;) {
+		const char *l = text + i, *nl = memchr(l, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - l) : len - i;
+		i += n + 1;
+		if (n < sizeof key - 1 || memcmp(l, key, sizeof key - 1))
+			continue;
+		for (size_t k = 0; k + sizeof und - 1 <= n; k++)
+			if (!memcmp(l + k, und, sizeof und - 1)) {
+				char buf[64], *end;
+				size_t m = n - k - (sizeof und - 1);
+				if (m >= sizeof buf)
+					m = sizeof buf - 1;
+				memcpy(buf, l + k + sizeof und - 1, m);
+				buf[m] = 0;
+				*lo_us = strtod(buf, &end);
+				if (end == buf || !(*lo_us > 0))
+					return 0;
+				*hi_us = *lo_us;
+				if (!strncmp(end, " us to ", 7)) {
+					char *e2;
+					double h = strtod(end + 7, &e2);
+					if (e2 != end + 7 && h >= *lo_us)
+						*hi_us = h;
+				}
+				return 1;
+			}
+		return 0;
+	}
+	return 0;
+}
+
+int ir_calib_compare_states(const char *text_a, size_t len_a, const char *text_b, size_t len_b, const char *name_a,
+                            const char *name_b, ir_sb *out)
+{
+	double alo, ahi, blo, bhi;
+	int ha = ir_calib_state_of(text_a, len_a, &alo, &ahi), hb = ir_calib_state_of(text_b, len_b, &blo, &bhi);
+	int rc = 0;
+	if (!ha || !hb)
+		return ir_sb_addf(out, "# machine state: not known for %s (no pulses judged): the two may have seen the "
+		                       "machine in different states\n",
+		                  !ha && !hb ? "either file" : !ha ? name_a : name_b);
+	rc |= ir_sb_addf(out, "# machine state: undisturbed pulse %.4f us in %s, %.4f us in %s (the smallest of their "
+	                      "phases)\n",
+	                 alo, name_a, blo, name_b);
+	if (fmax(alo, blo) > fmin(alo, blo) * (1 + IR_CALIB_STATE_SLOW_PCT / 100))
+		rc |= ir_sb_addf(out, "# warning: the undisturbed pulses are %.0f %% apart: the two calibrations saw the machine in "
+		                      "different states, and their differences above are the machine's (formats/calibration.md, "
+		                      "\"Machine state\")\n",
+		                 (fmax(alo, blo) / fmin(alo, blo) - 1) * 100);
+	(void)ahi;
+	(void)bhi;
+	return rc;
 }

@@ -70,4 +70,20 @@ test_expect_success 'errors: a missing file, a file without the piecewise model,
 	grep -q "compare takes only --tolerance, -o and -q" err
 '
 
+test_expect_success 'the machine states the two files saw: named, and a warning when they differ' '
+	calib --compare a.params b.params >none.tsv &&
+	grep -qx "# machine state: not known for either file (no pulses judged): the two may have seen the machine in different states" none.tsv &&
+	{ echo "# machine state: 3234 pulses (0-byte round trips) over 1 run, 3233 of them in 7 phases of 8 or more; undisturbed 0.3119 us to 0.3355 us (each phase'"'"'s 10th percentile); 34 slowed by more than 25 % (median 0.4255 us): 54 of 472162 measurements between two slowed pulses set aside"; cat a.params; } >fast.params &&
+	{ echo "# machine state: 3234 pulses (0-byte round trips) over 1 run, 3233 of them in 7 phases of 8 or more; undisturbed 0.7620 us to 0.7915 us (each phase'"'"'s 10th percentile); 8 slowed by more than 25 % (median 1.0240 us): 0 of 430187 measurements between two slowed pulses set aside"; cat a.params; } >slow.params &&
+	{ echo "# machine state: 3 pulses over 1 run, 0 of them in 0 phases of 8 or more; 0 slowed by more than 25 %: 0 of 10 measurements between two slowed pulses set aside"; cat a.params; } >unjudged.params &&
+	calib --compare fast.params slow.params >diff.tsv &&
+	grep -qx "# machine state: undisturbed pulse 0.3119 us in fast.params, 0.7620 us in slow.params (the smallest of their phases)" diff.tsv &&
+	grep -q "^# warning: the undisturbed pulses are 144 % apart: the two calibrations saw the machine in different states" diff.tsv &&
+	calib --compare fast.params fast.params >same.tsv &&
+	grep -q "^# machine state: undisturbed pulse 0.3119 us in fast.params, 0.3119 us in fast.params" same.tsv &&
+	! grep -q "^# warning" same.tsv &&
+	calib --compare fast.params unjudged.params >half.tsv &&
+	grep -qx "# machine state: not known for unjudged.params (no pulses judged): the two may have seen the machine in different states" half.tsv
+'
+
 test_done

@@ -177,9 +177,12 @@ static int do_compare(const char *fa, const char *fb, double tol, const char *ou
 {
 	ir_params *pa = ir_params_new(), *pb = ir_params_new();
 	ir_loggops a, b;
+	ir_blob ba, bb;
 	ir_sb sb = IR_SB_INIT;
 	ir_err e;
 	int status = IR_EXIT_BAD;
+	memset(&ba, 0, sizeof ba);
+	memset(&bb, 0, sizeof bb);
 	if (!pa || !pb) {
 		status = ir_cli_failf("out of memory");
 		goto done;
@@ -191,8 +194,19 @@ static int do_compare(const char *fa, const char *fb, double tol, const char *ou
 		status = ir_cli_fail(&e);
 		goto done;
 	}
+	/* the machine states the two saw (their "# machine state" comment lines) */
+	if (ir_blob_load(&ba, fa, 64u << 20, &e) || ir_blob_load(&bb, fb, 64u << 20, &e)) {
+		status = ir_cli_fail(&e);
+		goto done;
+	}
+	if (ir_calib_compare_states((const char *)ba.data, ba.len, (const char *)bb.data, bb.len, fa, fb, &sb)) {
+		status = ir_cli_failf("out of memory");
+		goto done;
+	}
 	status = write_out(out, &sb) ? IR_EXIT_BAD : IR_EXIT_OK;
 done:
+	ir_blob_release(&ba);
+	ir_blob_release(&bb);
 	ir_sb_release(&sb);
 	ir_params_free(pa);
 	ir_params_free(pb);

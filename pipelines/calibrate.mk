@@ -40,7 +40,8 @@
 # STATE_DELAY seconds apart (default 30), while a run's clock round trips at MPI_Init or at
 # MPI_Finalize are more than 25 % above it (pipelines/state-check.sh): a run made on a slowed
 # machine, which netcal's pulses cannot tell when it is slowed all through a phase
-# (formats/calibration.md, "Machine state"). The last run is kept whatever it says.
+# (formats/calibration.md, "Machine state"). When every run was slowed, the least slowed
+# one (the smallest of their larger round trips) is kept.
 #
 # `stability` calibrates twice, DELAY seconds apart, into $(OUT)/stab1 and
 # $(OUT)/stab2, and writes $(OUT)/stability.tsv (also shown): per fitted term,
@@ -103,12 +104,17 @@ $(error invalid STATE_DELAY '$(STATE_DELAY)' (expected whole seconds))
 endif
 # measure DIR: run the measuring program under allprof into DIR; with STATE_REF again while
 # the machine was slowed (up to STATE_TRIES runs)
-measure = try=1; while :; do \
+measure = try=1; best=; rm -rf $(1).best; while :; do \
 	  echo "$(ALLPROF) -q -o $(1) -- $(MPIRUN) $(MEASURE) $(MEASURE_ARGS)"; \
 	  $(ALLPROF) -q -o $(1) -- $(MPIRUN) $(MEASURE) $(MEASURE_ARGS) || exit 1; \
-	  $(if $(STATE_REF),sh $(HERE)state-check.sh $(1) $(STATE_REF) && break; \
-	  if [ $$try -ge $(STATE_TRIES) ]; then echo "calibrated on a slowed machine $(STATE_TRIES) times: the last run is kept"; break; fi; \
-	  try=$$((try + 1)); echo "again in $(STATE_DELAY) s"; sleep $(STATE_DELAY); rm -rf $(1),break); \
+	  $(if $(STATE_REF),sh $(HERE)state-check.sh $(1) $(STATE_REF) && { rm -rf $(1).best; break; }; \
+	  w=$$(sh $(HERE)state-check.sh -w $(1)); \
+	  if [ -z "$$best" ] || awk -v a="$$w" -v b="$$best" 'BEGIN { exit !(a < b) }'; then \
+	    rm -rf $(1).best; mv $(1) $(1).best; best=$$w; else rm -rf $(1); fi; \
+	  if [ $$try -ge $(STATE_TRIES) ]; then \
+	    echo "calibrated on a slowed machine $(STATE_TRIES) times: the least slowed run is kept (round trip $$best us)"; \
+	    mv $(1).best $(1); break; fi; \
+	  try=$$((try + 1)); echo "again in $(STATE_DELAY) s"; sleep $(STATE_DELAY),break); \
 	done
 # the runs' trace directories: pp, then pp2 .. ppN
 RUN_DIRS := $(OUT)/pp $(patsubst %,$(OUT)/pp%,$(wordlist 2,$(RUNS),$(shell seq 1 $(RUNS))))

@@ -77,6 +77,7 @@ summ() {
 		(st == "a" ? $21 : $20) == "0" { out = out (out == "" ? "" : " ") $1; next }
 		{ v[++k] = $c; if ($c < $8) win++ }
 		END {
+			if (!k && out != "") { printf "no app left: every untraced run slowed: %s", out; exit }
 			if (!k) exit
 			n = k; for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
 			printf "median_abs_dev_pct=%.2f max_abs_dev_pct=%.2f over %d apps", \

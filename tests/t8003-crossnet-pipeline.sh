@@ -199,13 +199,28 @@ test_expect_success 'UNTRACED: the predictions against B'"'"'s untraced median, 
 		got=$(awk -F"\t" -v c=$col "\$1 == \"ring\" { print \$c }" x2/untraced.tsv) &&
 		echo "$net: undisturbed runs $got, cmp-real $want" && test -n "$want" && test "$got" = "$want" || return 1
 	done &&
-	grep -q "^- against tcp.s untraced runs: default shm->tcp: median_abs_dev_pct=[0-9.]* max_abs_dev_pct=[0-9.]* over 1 apps; beats naive in [01] of 1$" x2/crossnet.md &&
+	# (or, when every untraced run on tcp was on a slowed machine, the app named as left out)
+	grep -q "^- against tcp.s untraced runs: default shm->tcp: \(median_abs_dev_pct=[0-9.]* max_abs_dev_pct=[0-9.]* over 1 apps; beats naive in [01] of 1\|no app left: every untraced run slowed: ring\)$" x2/crossnet.md &&
 	grep -q "^- the tracer lengthened the runs on tcp by (traced - untraced) / untraced: median " x2/crossnet.md &&
 	xmake OUT="$TRASH/x2" UNTRACED=2 && ! grep -q "^== " xmake.out &&
 	# a third round: only it runs (after the last traced one)
 	xmake OUT="$TRASH/x2" UNTRACED=3 && grep "^== \(trace\|untraced\) ring" xmake.out >order3 &&
 	printf "%s\n" "== untraced ring on shm, run 3 of 3 (2 ranks)" "== untraced ring on tcp, run 3 of 3 (2 ranks)" >want3 &&
 	test_cmp want3 order3
+'
+
+test_expect_success 'crossnet-untraced.sh: a program whose untraced runs on B were all slowed is left out, named' '
+	rm -rf ux && mkdir -p ux && cp -r x2/runs/ring ux/ring &&
+	sed "s/^# state: .*/# state: ref_us=1.000 slowed_pct=25 set_aside=- used=2 all_slowed=yes/" \
+		x2/runs/ring/untraced.tcp.tsv >ux/ring/untraced.tcp.tsv &&
+	sh "$TOP/pipelines/crossnet-untraced.sh" ux shm tcp x2/crossnet.tsv ring >ux.tsv &&
+	awk -F"\t" "\$1 == \"ring\" { exit \$20 != 0 }" ux.tsv &&
+	grep -qx "# against tcp.s untraced runs: default shm->tcp: no app left: every untraced run slowed: ring" ux.tsv &&
+	grep -q "^# against tcp.s untraced runs: same network tcp default: no app left: every untraced run slowed: ring$" ux.tsv &&
+	# shm'"'"'s own network is judged by shm'"'"'s runs: left out only if those were all slowed too
+	a=$(awk -F"\t" "\$1 == \"ring\" { print \$21 }" ux.tsv) &&
+	if [ "$a" = 0 ]; then grep -q "^# against shm.s untraced runs: same network shm default: no app left" ux.tsv
+	else ! grep -q "^# against shm.s untraced runs: same network shm default: no app left" ux.tsv; fi
 '
 
 test_expect_success 'bad settings: make stops with the reason' '

@@ -573,11 +573,29 @@ static size_t keep_groups(state_key *k, size_t n, unsigned char *keep)
 	return whole;
 }
 
+/* Moves the n elements of arr (each `size` bytes) with keep[i] (or all with keep_all) to the
+ * front, in order; returns how many have keep[i] 0. */
+static size_t compact(void *arr, size_t size, size_t n, const unsigned char *keep, int keep_all)
+{
+	char *a = arr;
+	size_t o = 0, aside = 0;
+	for (size_t i = 0; i < n; i++) {
+		aside += !keep[i];
+		if (keep[i] || keep_all) {
+			if (o != i)
+				memcpy(a + o * size, a + i * size, size);
+			o++;
+		}
+	}
+	return aside;
+}
+
+/* (ir_calib.h) */
 int ir_calib_state_filter(ir_calib_data *d, const ir_calib_pulse *p, size_t np, size_t r0, size_t s0, size_t st0,
                           ir_err *e)
 {
 	ir_calib_state *st = &d->state;
-	size_t nr = d->nraw - r0, ns = d->ns - s0, nt = d->nstep - st0, nmax, slowed = 0, aside = 0;
+	size_t nr = d->nraw - r0, ns = d->ns - s0, nt = d->nstep - st0, nmax, slowed = 0, aside;
 	unsigned char *slow = NULL, *keep = NULL;
 	state_key *k = NULL;
 	double *v = NULL, ref;
@@ -639,11 +657,7 @@ int ir_calib_state_filter(ir_calib_data *d, const ir_calib_pulse *p, size_t np, 
 		k[i] = (state_key){ (uint64_t)x->kind, x->size, i };
 	}
 	st->groups_whole += keep_groups(k, nr, keep);
-	for (size_t i = 0, o = r0; i < nr; i++) {
-		aside += !keep[i];
-		if (keep[i] || d->keep_slowed)
-			d->raw[o++] = d->raw[r0 + i];
-	}
+	aside = compact(d->raw + r0, sizeof *d->raw, nr, keep, d->keep_slowed);
 	if (!d->keep_slowed)
 		d->nraw -= aside;
 	st->set_aside += aside;
@@ -654,12 +668,7 @@ int ir_calib_state_filter(ir_calib_data *d, const ir_calib_pulse *p, size_t np, 
 		k[i] = (state_key){ (uint64_t)x->first, x->size, i };
 	}
 	st->groups_whole += keep_groups(k, ns, keep);
-	aside = 0;
-	for (size_t i = 0, o = s0; i < ns; i++) {
-		aside += !keep[i];
-		if (keep[i] || d->keep_slowed)
-			d->s[o++] = d->s[s0 + i];
-	}
+	aside = compact(d->s + s0, sizeof *d->s, ns, keep, d->keep_slowed);
 	if (!d->keep_slowed)
 		d->ns -= aside;
 	st->set_aside += aside;
@@ -670,12 +679,7 @@ int ir_calib_state_filter(ir_calib_data *d, const ir_calib_pulse *p, size_t np, 
 		k[i] = (state_key){ (uint64_t)x->after_send << 8 | x->j, x->size, i };
 	}
 	st->groups_whole += keep_groups(k, nt, keep);
-	aside = 0;
-	for (size_t i = 0, o = st0; i < nt; i++) {
-		aside += !keep[i];
-		if (keep[i] || d->keep_slowed)
-			d->step[o++] = d->step[st0 + i];
-	}
+	aside = compact(d->step + st0, sizeof *d->step, nt, keep, d->keep_slowed);
 	if (!d->keep_slowed)
 		d->nstep -= aside;
 	st->set_aside += aside;

@@ -85,23 +85,13 @@ SUBMAKE  = $(MAKE) -f pipelines/calibrate.mk BUILD=$(BUILD) BIN=$(BIN) REPS=$(RE
            BUDGET=$(BUDGET) PROGRAM=$(PROGRAM) MPIRUN="$(MPIRUN)" CALIB_FLAGS="$(CALIB_FLAGS)" BUILD_TOOLS=$(BUILD_TOOLS) \
            RUNS=$(RUNS) RUN_DELAY=$(RUN_DELAY) STATE_REF=$(STATE_REF) STATE_TRIES=$(STATE_TRIES) STATE_DELAY=$(STATE_DELAY)
 
-ifeq ($(shell echo '$(RUNS)' | grep -Ex '[1-9][0-9]?'),)
-$(error invalid RUNS '$(RUNS)' (expected a whole number of runs from 1 to 99))
-endif
-ifeq ($(shell echo '$(RUN_DELAY)' | grep -Ex '[0-9]+'),)
-$(error invalid RUN_DELAY '$(RUN_DELAY)' (expected whole seconds))
-endif
-ifneq ($(STATE_REF),)
-ifeq ($(shell echo '$(STATE_REF)' | grep -Ex '[0-9]*\.?[0-9]*[1-9][0-9]*'),)
-$(error invalid STATE_REF '$(STATE_REF)' (expected a positive number of microseconds))
-endif
-endif
-ifeq ($(shell echo '$(STATE_TRIES)' | grep -Ex '[1-9][0-9]?'),)
-$(error invalid STATE_TRIES '$(STATE_TRIES)' (expected a whole number of runs from 1 to 99))
-endif
-ifeq ($(shell echo '$(STATE_DELAY)' | grep -Ex '[0-9]+'),)
-$(error invalid STATE_DELAY '$(STATE_DELAY)' (expected whole seconds))
-endif
+# check NAME,VALUE,REGEX,WHAT: stop unless VALUE is all of REGEX
+check = $(if $(shell echo '$(2)' | grep -Ex '$(3)'),,$(error invalid $(1) '$(2)' (expected $(4))))
+$(call check,RUNS,$(RUNS),[1-9][0-9]?,a whole number of runs from 1 to 99)
+$(call check,RUN_DELAY,$(RUN_DELAY),[0-9]+,whole seconds)
+$(if $(STATE_REF),$(call check,STATE_REF,$(STATE_REF),[0-9]*\.?[0-9]*[1-9][0-9]*,a positive number of microseconds))
+$(call check,STATE_TRIES,$(STATE_TRIES),[1-9][0-9]?,a whole number of runs from 1 to 99)
+$(call check,STATE_DELAY,$(STATE_DELAY),[0-9]+,whole seconds)
 # measure DIR: run the measuring program under allprof into DIR; with STATE_REF again while
 # the machine was slowed (up to STATE_TRIES runs)
 measure = try=1; best=; rm -rf $(1).best; while :; do \

@@ -21,6 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while ((rc = ir_trace_next(t, &r, &e)) == 1) {
 		if (r.kind != IR_REC_CALL)
 			continue;
+		if (r.tracer_ps < 0) /* "# flush:" lines: never negative */
+			abort();
 		for (unsigned i = 0; i < r.nf; i++) {
 			int64_t a, b, c;
 			uint64_t v, l[16];
@@ -34,6 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	(void)ir_trace_span(t);
 	(void)ir_trace_self_ps(t);
+	(void)ir_trace_rtt_init(t);
+	(void)ir_trace_rtt_fini(t);
 	ir_trace_free(t);
 	return 0;
 }

@@ -75,11 +75,13 @@ int t2g_gap_cpu(gstate *g, rstate *R, const ir_rec *r, int64_t w1, int64_t c1, i
 void t2g_gap_self(gstate *g, rstate *R, int64_t *gap)
 {
 	uint64_t n = R->cur_calls > R->gap_base ? R->cur_calls - R->gap_base : 0;
-	double d;
+	double d = (double)R->gap_flush;
 	int64_t dd;
-	if (g->o->keep_tracer || R->self_ps <= 0 || !n || *gap <= 0)
+	R->gap_flush = 0;
+	if (R->self_ps > 0)
+		d += R->self_ps * (double)n;
+	if (g->o->keep_tracer || d <= 0 || *gap <= 0)
 		return;
-	d = R->self_ps * (double)n;
 	dd = d >= (double)*gap ? *gap : (int64_t)(d + 0.5);
 	*gap -= dd;
 	g->tracer_ps += (uint64_t)dd;
@@ -600,6 +602,7 @@ int t2g_rank_record(gstate *g, rstate *R, ir_rec *r, ir_err *e)
 	if (r->kind == IR_REC_COMM)
 		return t2g_add_comm(g, R, r, e);
 	g->st->calls++;
+	R->gap_flush += r->tracer_ps; /* the flushes in the gap before this call */
 	if (R->finished) {
 		if (R->phase == 2)
 			return 0;

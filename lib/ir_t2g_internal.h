@@ -140,6 +140,7 @@ typedef struct rstate {
 	uint64_t ncalls;  /* the calls' returns so far (a collapsed poll line counts each) */
 	uint64_t cur_calls; /* ... before the record being converted */
 	uint64_t gap_base;  /* ... before the first return inside the running gap */
+	int64_t gap_flush;  /* the tracer's flushes inside the running gap ("# flush:" lines), ps */
 	int started, finished, phase;
 	unsigned long from_seen;
 	ir_hmap reqmap;    /* key -> index in reqs */
@@ -282,13 +283,15 @@ static inline void t2g_gap_mark(rstate *R, int64_t w, int64_t c, int at_return)
 {
 	R->gw = w;
 	R->gc = c;
+	R->gap_flush = 0;
 	/* a gap that begins at a return holds that return's tracer time (docs/trace2goal.md §7) */
 	R->gap_base = at_return && R->ncalls ? R->ncalls - 1 : R->cur_calls;
 }
 int t2g_gap_cpu(gstate *g, rstate *R, const ir_rec *r, int64_t w1, int64_t c1, int64_t *gap, ir_err *e);
 /* The tracer's own time after each return inside the gap that ends now (the returns from
- * the one it began with to the record being converted), taken from *gap, never below 0,
- * unless --tracer-time keep or the trace does not say it (docs/trace2goal.md §7). */
+ * the one it began with to the record being converted) and its flushes there ("# flush:"
+ * lines), taken from *gap, never below 0, unless --tracer-time keep or the trace does not say
+ * it (docs/trace2goal.md §7). */
 void t2g_gap_self(gstate *g, rstate *R, int64_t *gap);
 
 /* ir_t2g_out.c */

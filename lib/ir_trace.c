@@ -375,6 +375,7 @@ struct ir_trace {
 	int seen_end;    /* "# end" line */
 	int span;        /* "# span:" line */
 	double self_ps;  /* "# tracer:" line (tail): the tracer's time after a return, ps; -1 none */
+	int64_t flush_ps; /* "# flush:" lines since the last call line, ps */
 	char incomplete[120]; /* "# incomplete <why>" */
 	int seen_call;
 	int at_eof;
@@ -798,6 +799,15 @@ int ir_trace_next(ir_trace *t, ir_rec *r, ir_err *e)
 				t->span = 1;
 				continue;
 			}
+			if (strncmp(l, "# flush: ", 9) == 0) {
+				/* "# flush: <ns> ns": the tracer's flush in the gap after the call before */
+				const char *p = l + 9;
+				uint64_t ns;
+				if (scan_u(&p, &ns) || strcmp(p, " ns") != 0 || ns > 1000000000000000ull)
+					return bad_line(t, "expected '# flush: <ns> ns'", l, n, e);
+				t->flush_ps += (int64_t)ns * 1000;
+				continue;
+			}
 			if (strncmp(l, "# end", 5) == 0 && (l[5] == 0 || l[5] == ' ')) {
 				t->seen_end = 1;
 				continue;
@@ -806,6 +816,8 @@ int ir_trace_next(ir_trace *t, ir_rec *r, ir_err *e)
 		}
 		if (t->seen_end)
 			return bad_line(t, "expected nothing after the '# end' line", l, n, e);
+		r->tracer_ps = t->flush_ps;
+		t->flush_ps = 0;
 		return parse_call(t, l, n, r, e);
 	}
 }

@@ -92,6 +92,8 @@ typedef struct ir_rec {
 	int64_t cpu_call, cpu_ret; /* the thread's CPU time at the call and the return, ps (format
 	                        * version 2, allprof --cpu-time); IR_TIME_NONE when the line has none */
 	unsigned nf;           /* argument fields, between the call and the return time */
+	int64_t tracer_ps;     /* the tracer's flushes in the gap before this call ("# flush:" lines
+	                        * since the call before, formats/trace.md 3.8), ps; 0 when none */
 	char *f[IR_TRACE_MAXF];
 	/* IR_REC_COMM */
 	uint64_t comm_id;

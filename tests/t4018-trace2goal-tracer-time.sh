@@ -3,8 +3,9 @@
 # ending in "# tracer: <ns> ns after <n> returns" loses ns/n from each gap once per return
 # inside it (the call the gap begins with and the calls inside that produce nothing), never
 # below 0; --tracer-time keep (the default with --durations) leaves the gaps; a trace
-# without the line keeps them. Exact
-# calc values on a handwritten trace; then a real trace of allprof carries the line.
+# without the line keeps them; a "# flush: <ns> ns" line takes its time off the gap it lies
+# in, and a bad one is an error (file:line). Exact calc values on a handwritten trace; then
+# real traces of allprof carry the lines (a small buffer: flush lines after call lines).
 . "$(dirname "$0")/lib.sh"
 
 # mk DIR TRACER-LINE: both ranks (times in us after Init at 1000000): two Comm_rank inside
@@ -18,6 +19,7 @@ mk() {
 			printf "MPI_Init:999990.000:1:2:1000000.000\n"
 			printf "MPI_Comm_rank:1000002.000:0,%s,2:4096:1000002.100\n" $r
 			printf "MPI_Comm_rank:1000004.000:0,%s,2:4096:1000004.100\n" $r
+			[ -n "${FLUSH:-}" ] && printf "# flush: %s ns\n" "$FLUSH"
 			if [ $r = 0 ]; then
 				printf "MPI_Send:1000010.000:8192:100:1,1,1:%s:7:0,%s,2:1000011.000\n" $p $r
 				printf "MPI_Recv:1000020.000:4096:100:1,1,1:%s:8:0,%s,2:%s,8,100:1000021.000\n" $p $r $p
@@ -82,10 +84,45 @@ if command -v mpirun >/dev/null 2>&1 && [ -x "$SAMPLES/persistent" ] && command 
 		trace2goal -q real >a.goal && trace2goal -q --tracer-time keep real >b.goal &&
 		calcs a.goal 0 | awk "{ s += \$1 } END { print s }" >sa &&
 		calcs b.goal 0 | awk "{ s += \$1 } END { print s }" >sb &&
-		test "$(cat sa)" -lt "$(cat sb)"
+		test "$(cat sa)" -lt "$(cat sb)" &&
+		grep -q "^# tracer unseen: [0-9]* ns a call$" real/rank-0.trace
+	'
+	test_expect_success 'a small buffer: a flush line right after the record of each call that filled it' '
+		ALLPROF_BUFSIZE=4096 allprof -q -o small -- mpirun -np 2 "$SAMPLES/persistent" 2000 >small.out 2>small.err &&
+		n=$(grep -c "^# flush: [0-9]* ns$" small/rank-0.trace) && test "$n" -ge 3 &&
+		# the line before each is a call line (a collapsed run of polls keeps its flushes in the total)
+		awk "/^# flush: / { if (prev !~ /^MPI_/) bad = 1 } { prev = \$0 } END { exit bad }" small/rank-0.trace &&
+		f=$(sed -n "s/^# flush: \([0-9]*\) ns$/\1/p" small/rank-0.trace | awk "{ s += \$1 } END { print s }") &&
+		test "$f" -gt 0 &&
+		trace2goal -q small >sm.goal && trace2goal -q --tracer-time keep small >smk.goal &&
+		a=$(calcs sm.goal 0 | awk "{ s += \$1 } END { printf \"%.0f\", s }") &&
+		k=$(calcs smk.goal 0 | awk "{ s += \$1 } END { printf \"%.0f\", s }") &&
+		echo "flushes $f ns; calc $a ps, kept $k ps" && test "$((k - a))" -ge "$((f * 1000 / 2))"
 	'
 else
 	test_skip 'allprof writes the line: as many returns as calls, a positive time' 'MPI or the samples missing'
+	test_skip 'a small buffer: a flush line right after the record of each call that filled it' 'MPI or the samples missing'
 fi
+
+test_expect_success 'a flush line: its time comes off the gap it lies in, once, and not with keep' '
+	rm -rf fl && FLUSH=2500 mk fl "# tracer: 600 ns after 6 returns" &&
+	trace2goal -q fl >f.goal &&
+	# the first gap (10 us) also loses the 2.5 us flush the line after the second Comm_rank says
+	printf "%s\n" 7200000 8900000 8900000 >want &&
+	calcs f.goal 0 >got && test_cmp want got &&
+	trace2goal -q --tracer-time keep fl >fk.goal &&
+	printf "%s\n" 10000000 9000000 9000000 >want &&
+	calcs fk.goal 0 >got && test_cmp want got &&
+	# a flush longer than its gap leaves 0, never less
+	rm -rf big && FLUSH=50000 mk big "" &&
+	trace2goal -q big >b.goal &&
+	printf "%s\n" 0 9000000 9000000 >want && calcs b.goal 0 >got && test_cmp want got
+'
+
+test_expect_success 'a bad flush line: file:line and exit 1' '
+	rm -rf bad && FLUSH=lots mk bad "" &&
+	expect_fail 1 trace2goal -q bad &&
+	grep -q "^trace2goal: bad/rank-0.trace:8: expected .# flush: <ns> ns., found .# flush: lots ns." err
+'
 
 test_done

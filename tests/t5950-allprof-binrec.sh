@@ -11,9 +11,10 @@ need_mpi
 
 # lines FILE: the trace without what differs from run to run: the two times
 # of each call line, addresses (ASLR: numbers of 10 digits or more), the
-# date, pid and clock lines, the tracer's own time and the counters (they count flushes).
+# date, pid and clock lines, the tracer's own time, its flushes and the counters (they count
+# flushes).
 lines() {
-	grep -v "^# \(time:\|pid:\|Init clock\|Finalize clock\|tracer: \|calls \|end \)" "$1" |
+	grep -v "^# \(time:\|pid:\|Init clock\|Finalize clock\|tracer: \|tracer unseen: \|flush: \|calls \|end \)" "$1" |
 	sed "s/^\(MPI_[A-Za-z_]*\):[0-9]*\.[0-9]*/\1/; s/:[0-9]*\.[0-9]*$//; s/[0-9]\{10,\}/A/g"
 }
 

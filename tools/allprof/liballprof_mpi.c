@@ -343,10 +343,14 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 {
 	reqset s;
-	if (!AP_ON() || reqset_get(&s, n, reqs, statuses == MPI_STATUSES_IGNORE) != 0)
+	if (!AP_ON())
+		return PMPI_Waitall(n, reqs, statuses);
+	/* the requests are looked up inside [t_call, t_return], as MPI_Wait does: time before
+	 * t_call would stand in the gap before the call, which a replay takes for the program's */
+	uint64_t t0 = ap_now();
+	if (reqset_get(&s, n, reqs, statuses == MPI_STATUSES_IGNORE) != 0)
 		return PMPI_Waitall(n, reqs, statuses);
 	MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? s.st : statuses;
-	uint64_t t0 = ap_now();
 	int rc = PMPI_Waitall(n, reqs, sts);
 	uint64_t t1 = ap_now();
 	ap_lock();
@@ -364,10 +368,14 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
 	reqset s;
-	if (!AP_ON() || reqset_get(&s, n, reqs, statuses == MPI_STATUSES_IGNORE) != 0)
+	if (!AP_ON())
+		return PMPI_Testall(n, reqs, flag, statuses);
+	/* the requests are looked up inside [t_call, t_return], as MPI_Wait does: time before
+	 * t_call would stand in the gap before the call, which a replay takes for the program's */
+	uint64_t t0 = ap_now();
+	if (reqset_get(&s, n, reqs, statuses == MPI_STATUSES_IGNORE) != 0)
 		return PMPI_Testall(n, reqs, flag, statuses);
 	MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? s.st : statuses;
-	uint64_t t0 = ap_now();
 	int rc = PMPI_Testall(n, reqs, flag, sts);
 	uint64_t t1 = ap_now();
 	ap_lock();
@@ -387,13 +395,17 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
 {
 	reqset s;
-	if (!AP_ON() || reqset_get(&s, n, reqs, 0) != 0)
+	if (!AP_ON())
+		return PMPI_Waitany(n, reqs, index, status);
+	/* the requests are looked up inside [t_call, t_return], as MPI_Wait does: time before
+	 * t_call would stand in the gap before the call, which a replay takes for the program's */
+	uint64_t t0 = ap_now();
+	if (reqset_get(&s, n, reqs, 0) != 0)
 		return PMPI_Waitany(n, reqs, index, status);
 	MPI_Status st;
 	empty_status(&st);
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
-	uint64_t t0 = ap_now();
 	int rc = PMPI_Waitany(n, reqs, index, status);
 	uint64_t t1 = ap_now();
 	ap_lock();
@@ -412,13 +424,17 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
 int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
 {
 	reqset s;
-	if (!AP_ON() || reqset_get(&s, n, reqs, 0) != 0)
+	if (!AP_ON())
+		return PMPI_Testany(n, reqs, index, flag, status);
+	/* the requests are looked up inside [t_call, t_return], as MPI_Wait does: time before
+	 * t_call would stand in the gap before the call, which a replay takes for the program's */
+	uint64_t t0 = ap_now();
+	if (reqset_get(&s, n, reqs, 0) != 0)
 		return PMPI_Testany(n, reqs, index, flag, status);
 	MPI_Status st;
 	empty_status(&st);
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
-	uint64_t t0 = ap_now();
 	int rc = PMPI_Testany(n, reqs, index, flag, status);
 	uint64_t t1 = ap_now();
 	ap_lock();
@@ -440,11 +456,16 @@ static int waitsome_common(int test, int n, MPI_Request reqs[], int *outcount, i
 			   MPI_Status statuses[])
 {
 	reqset s;
-	if (!AP_ON() || reqset_get(&s, n, reqs, statuses == MPI_STATUSES_IGNORE) != 0)
+	if (!AP_ON())
+		return test ? PMPI_Testsome(n, reqs, outcount, indices, statuses)
+			    : PMPI_Waitsome(n, reqs, outcount, indices, statuses);
+	/* the requests are looked up inside [t_call, t_return], as MPI_Wait does: time before
+	 * t_call would stand in the gap before the call, which a replay takes for the program's */
+	uint64_t t0 = ap_now();
+	if (reqset_get(&s, n, reqs, statuses == MPI_STATUSES_IGNORE) != 0)
 		return test ? PMPI_Testsome(n, reqs, outcount, indices, statuses)
 			    : PMPI_Waitsome(n, reqs, outcount, indices, statuses);
 	MPI_Status *sts = statuses == MPI_STATUSES_IGNORE ? s.st : statuses;
-	uint64_t t0 = ap_now();
 	int rc = test ? PMPI_Testsome(n, reqs, outcount, indices, sts)
 		      : PMPI_Waitsome(n, reqs, outcount, indices, sts);
 	uint64_t t1 = ap_now();

@@ -1542,8 +1542,12 @@ static size_t protocol_split(const ir_calib_data *d)
 }
 
 /* A registration costs per page: the first use's excess is one only when its per-byte term
- * is positive by three standard errors of the fit (formats/calibration.md, "Pinning"). */
-static int pin_grows(const ir_linfit *p) { return p->slope > 3 * p->se_slope; }
+ * is positive by three standard errors of the fit and the line explains at least half of the
+ * excess's variance (formats/calibration.md, "Pinning"): a registration's cost is the same at
+ * every first use, while one first exchange per size on a loaded machine scatters, and over
+ * 34 sizes a slope three standard errors above 0 explains as little as a fifth of it. */
+#define PIN_MIN_R2 0.5
+static int pin_grows(const ir_linfit *p) { return p->slope > 3 * p->se_slope && p->r2 >= PIN_MIN_R2; }
 
 
 int ir_calib_do_fit(const ir_calib_data *d, const ir_calib_opts *o, ir_calib_fit *f, ir_err *e)
@@ -2601,9 +2605,11 @@ int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const i
 		rc |= add_fitline(o, "pinning fit", &f->pin, "us");
 		if (f->pin_noise)
 			rc |= ir_sb_addf(o, "# note: no first-use cost that grows with the buffer (fit: pin_a %.4g +- %.4g us, pin_b %.4g "
-			                    "+- %.4g ps; a registration costs per page, and pin_b is not positive by three standard "
-			                    "errors): both written as 0\n",
-			                 f->pin_a / US_PS, f->pin.se_intercept / US_PS, f->pin_b, f->pin.se_slope);
+			                    "+- %.4g ps, R-squared %.3f; a registration costs per page, the same at every first "
+			                    "use, and %s): both written as 0\n",
+			                 f->pin_a / US_PS, f->pin.se_intercept / US_PS, f->pin_b, f->pin.se_slope, f->pin.r2,
+			                 f->pin_b > 3 * f->pin.se_slope ? "the line explains less than half of the excess's variance"
+			                                                : "pin_b is not positive by three standard errors");
 		else if (f->clamp_pa || f->clamp_pb)
 			rc |= ir_sb_addf(o, "# note: a negative pinning term was written as 0 (fit: pin_a %.4g us, pin_b %.4g ps)\n",
 			                 f->pin_a / US_PS, f->pin_b);

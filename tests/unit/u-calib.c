@@ -962,6 +962,43 @@ int main(void)
 		ir_sb_release(&t);
 		ir_calib_data_release(&d);
 	}
+	/* a first-use excess that leans with the size but scatters around its line (one first
+	 * exchange per size on a loaded machine): over 34 sizes the per-byte term is positive by
+	 * more than three standard errors, yet the line explains less than half of the scatter:
+	 * no registration, whose cost is the same at every first use (formats/calibration.md,
+	 * "Pinning") */
+	{
+		uint32_t x = 12345;
+		ir_calib_data_init(&d);
+		d.from_traces = 1;
+		snprintf(d.source, sizeof d.source, "mem");
+		for (int k = 1; k <= 34; k++) {
+			double s = 2048.0 * k, ow = 2 * 300000 + (s - 1) * 250, noise;
+			x = x * 1103515245u + 12345u;
+			noise = ((double)(x >> 8 & 0xffff) / 65535.0 - 0.5) * 60e6; /* +- 30 us */
+			ir_calib_sample smp = { (uint64_t)s, ow + (700 * s + 30e6 + noise) / 2, 300000, 1, 0, 0 };
+			d.s = realloc(d.s, (d.ns + 4) * sizeof *d.s);
+			d.s[d.ns++] = smp;
+			for (int r = 0; r < 3; r++) {
+				ir_calib_sample re = { (uint64_t)s, ow, 300000, 0, 0, 0 };
+				d.s[d.ns++] = re;
+			}
+		}
+		ok(ir_calib_aggregate(&d, &e) == 0, "leaning, scattered first exchanges aggregate");
+		memset(&co, 0, sizeof co);
+		co.model = IR_CALIB_LOGGP;
+		int fitted = ir_calib_do_fit(&d, &co, &f, &e) == 0;
+		ok(fitted && f.have_pin && f.pin.n == 34 && f.pin_b > 3 * f.pin.se_slope && f.pin.r2 < 0.5,
+		   "the fixture: pin_b %g +- %g ps (above 3 standard errors), R-squared %g (below 0.5)", f.pin_b,
+		   f.pin.se_slope, f.pin.r2);
+		ok(f.pin_noise, "a line that explains less than half of the first uses' scatter is no registration");
+		ir_sb t = IR_SB_INIT;
+		ok(ir_calib_write_params(&d, &f, NULL, "test", &t) == 0 && strstr(t.buf, "\npin_a = 0ps ") &&
+		       strstr(t.buf, "\npin_b = 0ps ") && strstr(t.buf, "the line explains less than half of the excess's variance"),
+		   "written as 0, and the note says which test failed");
+		ir_sb_release(&t);
+		ir_calib_data_release(&d);
+	}
 	/* a size with only its first exchange */
 	{
 		ir_calib_sample a = { 8, 1e6, -1, 1, 0, 0 }, b = { 16, 1e6, -1, 1, 1, 0 }, c = { 16, 1e6, -1, 0, 2, 0 };

@@ -118,13 +118,21 @@ $(BUILD)/fuzz-replay/fuzz-%: fuzz/fuzz-%.c fuzz/replay.c $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< fuzz/replay.c $(LIB_A) $(LDLIBS)
 
-fuzz:
-	@mkdir -p $(BUILD)/fuzz
-	@for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
-	  echo "clang -fsanitize=fuzzer,address,undefined $$f -> $(BUILD)/fuzz/$$n"; \
-	  clang -std=c11 -D_GNU_SOURCE -DIR_VERSION='"$(VERSION)"' -O1 -g -I$(LIBDIR) \
-	    -fsanitize=fuzzer,address,undefined -o $(BUILD)/fuzz/$$n $$f $(LIB_SRCS) $(LDLIBS) || exit 1; \
-	done
+# The library is compiled once for all of them (instrumented, -fsanitize=fuzzer-no-link), each
+# target links it with its entry point; `make -j2 fuzz` builds them in parallel.
+FUZZ_CC    := clang -std=c11 -D_GNU_SOURCE -DIR_VERSION='"$(VERSION)"' -O1 -g -I$(LIBDIR) $(OTF2_CFLAGS)
+FUZZ_OBJS  := $(patsubst $(LIBDIR)/%.c,$(BUILD)/fuzz/lib/%.o,$(LIB_SRCS))
+FUZZ_LIB   := $(BUILD)/fuzz/libibreplay-fuzz.a
+FUZZ_BINS  := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
+$(BUILD)/fuzz/lib/%.o: $(LIBDIR)/%.c $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
+$(FUZZ_LIB): $(FUZZ_OBJS)
+	rm -f $@ && ar rcs $@ $^
+$(FUZZ_BINS): $(FUZZ_LIB)
+$(BUILD)/fuzz/fuzz-%: fuzz/fuzz-%.c $(FUZZ_LIB) $(LIB_HDRS)
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB) $(LDLIBS)
+fuzz: $(FUZZ_BINS)
 	@echo "run e.g.: $(BUILD)/fuzz/fuzz-goal-text fuzz/corpus/goal-text"
 
 # Files made from formats/calls.tsv by tools/allprof/gen-calls.sh (formats/calls.md). They are

@@ -756,6 +756,21 @@ static void test_compare(void)
 	ir_sb_release(&t);
 }
 
+/* One size of a ping-pong from traces: its first exchange, dearer in round trip by `extra`
+ * (ps), and three reused ones of one-way time `ow`; the send calls take 0.3 us. */
+static void add_size(ir_calib_data *d, double s, double ow, double extra)
+{
+	ir_calib_sample smp = { (uint64_t)s, ow + extra / 2, 300000, 1, 0, 0 };
+	d->s = realloc(d->s, (d->ns + 4) * sizeof *d->s);
+	if (!d->s)
+		abort();
+	d->s[d->ns++] = smp;
+	for (int r = 0; r < 3; r++) {
+		ir_calib_sample re = { (uint64_t)s, ow, 300000, 0, 0, 0 };
+		d->s[d->ns++] = re;
+	}
+}
+
 int main(void)
 {
 	ir_calib_data d;
@@ -912,13 +927,7 @@ int main(void)
 		snprintf(d.source, sizeof d.source, "mem");
 		for (double s = 1; s <= 65536; s *= 4) {
 			double ow = 2 * 300000 + 700000 + (s - 1) * 250; /* o 0.3us, L 0.7us, G 250ps */
-			ir_calib_sample smp = { (uint64_t)s, ow + (166e6 + 3000 * s) / 2, 300000, 1, 0, 0 };
-			d.s = realloc(d.s, (d.ns + 4) * sizeof *d.s);
-			d.s[d.ns++] = smp;
-			for (int r = 0; r < 3; r++) {
-				ir_calib_sample re = { (uint64_t)s, ow, 300000, 0, 0, 0 };
-				d.s[d.ns++] = re;
-			}
+			add_size(&d, s, ow, 166e6 + 3000 * s);
 		}
 		ok(ir_calib_aggregate(&d, &e) == 0, "samples aggregate");
 		memset(&co, 0, sizeof co);
@@ -942,13 +951,7 @@ int main(void)
 		snprintf(d.source, sizeof d.source, "mem");
 		for (double s = 1; s <= 65536; s *= 4, k++) {
 			double ow = 2 * 300000 + (s - 1) * 250;
-			ir_calib_sample smp = { (uint64_t)s, ow + extra_us[k] * 1e6 / 2, 300000, 1, 0, 0 };
-			d.s = realloc(d.s, (d.ns + 4) * sizeof *d.s);
-			d.s[d.ns++] = smp;
-			for (int r = 0; r < 3; r++) {
-				ir_calib_sample re = { (uint64_t)s, ow, 300000, 0, 0, 0 };
-				d.s[d.ns++] = re;
-			}
+			add_size(&d, s, ow, extra_us[k] * 1e6);
 		}
 		ok(ir_calib_aggregate(&d, &e) == 0, "noisy first exchanges aggregate");
 		memset(&co, 0, sizeof co);
@@ -976,13 +979,7 @@ int main(void)
 			double s = 2048.0 * k, ow = 2 * 300000 + (s - 1) * 250, noise;
 			x = x * 1103515245u + 12345u;
 			noise = ((double)(x >> 8 & 0xffff) / 65535.0 - 0.5) * 60e6; /* +- 30 us */
-			ir_calib_sample smp = { (uint64_t)s, ow + (700 * s + 30e6 + noise) / 2, 300000, 1, 0, 0 };
-			d.s = realloc(d.s, (d.ns + 4) * sizeof *d.s);
-			d.s[d.ns++] = smp;
-			for (int r = 0; r < 3; r++) {
-				ir_calib_sample re = { (uint64_t)s, ow, 300000, 0, 0, 0 };
-				d.s[d.ns++] = re;
-			}
+			add_size(&d, s, ow, 700 * s + 30e6 + noise);
 		}
 		ok(ir_calib_aggregate(&d, &e) == 0, "leaning, scattered first exchanges aggregate");
 		memset(&co, 0, sizeof co);

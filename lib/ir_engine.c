@@ -861,15 +861,29 @@ static inline uint64_t s1_of(uint64_t size) { return size ? size - 1 : 0; }
 /* Receive `ri` on rank d met message `mi` at time t: count an oversize
  * message, complete a rendezvous send (its CPU and NIC are held until t),
  * log it, free the message. */
-static inline int handshake(const ir_engine *en, const msg *m)
-{
-	return m->rndv && !m->self && !m->intra && (en->net->flags & IR_NET_RNDV_HANDSHAKE);
-}
-
 /* The parameters that price message m: the intra-node model's or the network's. */
 static inline const ir_loggops *msg_params(const ir_engine *en, const msg *m)
 {
 	return m->intra ? &en->pi : &en->p;
+}
+
+/* Rendezvous message m follows the piecewise model's protocol, which the engine runs
+ * itself (docs/loggops-semantics.md section 6.2 item 10): its request costs the receiver
+ * nothing, its data leaves at the match and arrives rndv_wait(s) later, when the receiver
+ * pays rndv_copy(s). Messages within a host, and network messages on a network that
+ * neither carries the handshake nor models the bytes (loggops, whose time of a message is
+ * net_L alone). */
+static inline int pw_hs(const ir_engine *en, const msg *m)
+{
+	return m->rndv && !m->self && ir_model_rndv_hs(msg_params(en, m)) &&
+	       (m->intra || !(en->net->flags & (IR_NET_RNDV_HANDSHAKE | IR_NET_MODELS_BYTES)));
+}
+
+/* Rendezvous message m waits for its data after the match: the network's handshake
+ * (IR_NET_RNDV_HANDSHAKE) or the piecewise model's. */
+static inline int handshake(const ir_engine *en, const msg *m)
+{
+	return m->rndv && !m->self && ((!m->intra && (en->net->flags & IR_NET_RNDV_HANDSHAKE)) || pw_hs(en, m));
 }
 
 static int log_msg(ir_engine *en, const msg *m, uint32_t ri, uint64_t t, ir_err *e)
@@ -897,6 +911,9 @@ static int log_msg(ir_engine *en, const msg *m, uint32_t ri, uint64_t t, ir_err 
  * begins; its CPU stays free for arriving messages meanwhile, as an MPI
  * library progresses them while it waits (docs/loggops-semantics.md section 6.2). */
 static uint64_t node_wake(ir_engine *en, uint32_t r, uint64_t t);
+static int node_take(ir_engine *en, uint32_t r, uint64_t t, uint64_t w, uint64_t *out);
+static int put_back(ir_engine *en, uint64_t t, uint32_t ref, uint32_t r, uint32_t op, uint64_t nt,
+                    int in_heap, ir_err *e);
 
 /* block with cpu_yield: what waking waiting rank r costs (docs/loggops-semantics.md
  * section 8, "Waking a waiting rank"): its core's share under cpu_bind = core, else the
@@ -962,6 +979,13 @@ static int matched(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uint64_t
 		m->rop = ri;
 		m->mt = t;
 		en->st.held++;
+		if (pw_hs(en, m)) {
+			/* the data leaves now and is at the receiver rndv_wait(s) later (finish_held) */
+			uint64_t ta = tadd(en, t, ir_model_rndv_wait(msg_params(en, m), m->size));
+			m->kind = K_FIN;
+			m->arrive = ta;
+			return qpush(en, ta, IR_MSGBIT | mi, e);
+		}
 		if (!en->net->matched)
 			return ir_errf(e, "network %s wants rendezvous matches but has no matched()", en->net->name);
 		return en->net->matched(en->net_state, mi, t, e);
@@ -1001,7 +1025,27 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 {
 	msg *m = M(en, mi);
 	uint32_t d = m->dst, ri = m->rop;
-	uint64_t *cf = &en->cpu_free[(size_t)d * en->C + m->cpu], ts = m->arrive;
+	uint64_t *cf = &en->cpu_free[(size_t)d * en->C + m->cpu], ts = m->arrive, end = t;
+	if (pw_hs(en, m)) {
+		/* the piecewise model's protocol: the receiver's CPU takes the data in, rndv_copy(s),
+		 * when it is free, as it takes in a message (step_msg); the send completes when
+		 * the copy is over (docs/loggops-semantics.md section 6.2 item 10) */
+		uint64_t c = ir_model_rndv_copy(msg_params(en, m), m->size), busy;
+		if (!en->arrival && *cf > t)
+			return put_back(en, t, IR_MSGBIT | mi, d, IR_NO_OP, *cf, 1, e);
+		if (en->hwake && *cf < t)
+			c = tadd(en, c, wake_cost(en, d));
+		if (!en->node || en->arrival)
+			end = tadd(en, t, c);
+		else if (node_take(en, d, t, c, &end))
+			return put_back(en, t, IR_MSGBIT | mi, d, IR_NO_OP, end, 1, e);
+		busy = *cf > t ? *cf - t : 0;
+		*cf = en->arrival ? tadd(en, end, busy) : end;
+		if (en->step) /* the rank's last protocol step: this message's data */
+			en->step[d].end = umax(en->step[d].end, *cf);
+		if (ts < end)
+			ts = end;
+	}
 	hpop(en);
 	en->st.held--;
 	/* The receiver waits in its receive until the data is there, as the
@@ -1010,15 +1054,16 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 		*cf = t;
 	en->done[d]++;
 	en->st.ops_done++;
-	if (walk(en, d, ri, WALK_REQ, t, t, &en->ra, e) || (ts <= t && release_sender(en, m, t, e)))
+	if (walk(en, d, ri, WALK_REQ, t, end, &en->ra, e) ||
+	    (ts <= t && owned(en, m->src) && release_sender(en, m, t, e)))
 		return -1;
-	if (en->hk.event && msg_event(en, IR_EV_DATA, t, t, d, ri, m->sop, m, e))
+	if (en->hk.event && msg_event(en, IR_EV_DATA, t, end, d, ri, m->sop, m, e))
 		return -1;
 	/* the message log reports when the data arrived, not its request-to-send */
 	m->arrive = t;
 	if (en->hk.message && log_msg(en, m, ri, m->mt, e))
 		return -1;
-	if (ts > t && KEYED(en) && !owned(en, m->src)) {
+	if (KEYED(en) && !owned(en, m->src)) {
 		/* another process simulates the sender, which keeps its record (ir_engine_export) */
 		ir_engine_rmsg rm;
 		ir_kheap_ent k = {0};
@@ -1883,6 +1928,8 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 	cpu_end = en->other_model ? ir_model_recv_cpu(msg_params(en, m), m->size, m->self,
 	                                              !m->intra && (en->net->flags & IR_NET_MODELS_BYTES) != 0)
 	                          : ir_model_lg_recv_cpu(&en->p, m->size, (en->net->flags & IR_NET_MODELS_BYTES) != 0);
+	if (en->other_model && m->rndv && pw_hs(en, m))
+		cpu_end = 0; /* a request-to-send: the receiver pays rndv_copy when its data arrives */
 	/* a rank waiting in MPI on a shared host (its CPU idle) is woken first */
 	if (en->hwake && *cf < t)
 		cpu_end = tadd(en, cpu_end, wake_cost(en, d));

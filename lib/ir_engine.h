@@ -49,8 +49,10 @@ enum ir_ev_kind {
 	IR_EV_MSG,      /* message `msg` charged at rank on [t, end); matched a posted receive if matched */
 	IR_EV_PUTBACK,  /* item could not run at t; put back at end (op = IR_NO_OP for a message) */
 	IR_EV_NET,      /* network callback at t */
-	IR_EV_DATA,     /* IR_NET_RNDV_HANDSHAKE: the data of message `msg` arrived at t;
-	                 * receive `op` on rank and send `match_op` on peer complete */
+	IR_EV_DATA,     /* IR_NET_RNDV_HANDSHAKE or the piecewise model's rendezvous protocol:
+	                 * the data of message `msg` arrived at t; receive `op` on rank completes
+	                 * at end (the receiver's copy: docs/loggops-semantics.md section 6.2
+	                 * item 10; else end = t), send `match_op` on peer then or later */
 	IR_EV_IO        /* a storage server's disk access: read or write op `op` of `size` bytes at
 	                 * address `msg` ran on [t, end); tag 1: a write (0 bytes: a flush) */
 };

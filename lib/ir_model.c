@@ -15,7 +15,8 @@
 
 const char *const ir_loggops_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send",
 	                                "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", "coll_copy", "poll", "nbc_o",
-	                                "intra_send_o", "intra_recv_o", "intra_net_L", "intra_S", "send_o_after_send", "send_o_after_recv", NULL };
+	                                "intra_send_o", "intra_recv_o", "intra_net_L", "intra_S", "send_o_after_send", "send_o_after_recv",
+	                                "rndv_handshake", NULL };
 
 static const char *skip_ws(const char *s)
 {
@@ -355,6 +356,17 @@ int ir_loggops_load(ir_loggops *p, const ir_params *ps, ir_err *e)
 		        k);
 		at_origin(ps, k, e);
 		return -1;
+	}
+	p->rndv_hs = 1;
+	{
+		const char *v = ir_params_get(ps, "rndv_handshake");
+		if (v && strcmp(v, "yes") && strcmp(v, "no")) {
+			ir_errf(e, "invalid rndv_handshake '%s' (expected yes or no)", v);
+			at_origin(ps, "rndv_handshake", e);
+			return -1;
+		}
+		if (v && !strcmp(v, "no"))
+			p->rndv_hs = 0;
 	}
 	p->intra_S = p->S;
 	if ((a = load_pw(ps, "intra_send_o", &p->intra_send_o, e)) < 0 ||

@@ -118,6 +118,10 @@ typedef struct ir_loggops {
 	 * handled; gap from the end of that step's overhead (formats/params.md, "A send after a
 	 * gap") */
 	ir_gapfn after_send, after_recv;
+	/* piecewise model with copy: a rendezvous message's data leaves at its match and the
+	 * receiver's CPU pays only its copy (formats/params.md, "The rendezvous protocol");
+	 * key rndv_handshake, yes (1, the default) or no */
+	uint8_t rndv_hs;
 } ir_loggops;
 
 /* L=2500 o=1500 g=1000 G=6 O=0 S=65535 (LogGOPSim's defaults); o_rndv = o, O_rndv = O,
@@ -213,6 +217,23 @@ static inline uint64_t ir_model_recv_cpu(const ir_loggops *p, uint64_t size, int
 		return ir_pw_eval(&p->recv_o, size);
 	return ir_model_lg_recv_cpu(p, size, bytes_modelled);
 }
+/* The rendezvous protocol of the piecewise model (formats/params.md, "The rendezvous
+ * protocol"; docs/loggops-semantics.md section 6.2 item 10): in effect when the piecewise
+ * model and copy are set and rndv_handshake is not no. A rendezvous message's request then
+ * costs its receiver nothing when it arrives (net_L(s) after the send started); at the
+ * match its data leaves and arrives rndv_wait(s) later, when the receiver's CPU pays
+ * rndv_copy(s). The two add up to recv_o(s), the late receive calib measured. */
+static inline int ir_model_rndv_hs(const ir_loggops *p) { return p->send_o.n && p->copy.n && p->rndv_hs; }
+static inline uint64_t ir_model_rndv_copy(const ir_loggops *p, uint64_t size)
+{
+	uint64_t c = ir_pw_eval(&p->copy, size), r = ir_pw_eval(&p->recv_o, size);
+	return c < r ? c : r;
+}
+static inline uint64_t ir_model_rndv_wait(const ir_loggops *p, uint64_t size)
+{
+	return ir_pw_eval(&p->recv_o, size) - ir_model_rndv_copy(p, size);
+}
+
 /* What the model says a blocking send call lasts when its receive is posted and its receiver
  * idle (trace2goal --durations): the sender's CPU time, except a rendezvous send under the
  * piecewise model, which returns when the receiver's charge is over: max(send_o(s),

@@ -28,6 +28,7 @@ void ir_loggops_defaults(ir_loggops *p)
 	p->O_rndv = p->O;
 	p->O_send = p->O;
 	p->O_send_rndv = p->O_rndv;
+	p->rndv_hs = 1; /* only with the piecewise model and copy (ir_model_rndv_hs) */
 }
 
 typedef struct lg_state {

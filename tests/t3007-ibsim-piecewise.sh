@@ -132,6 +132,82 @@ test_expect_success 'the piecewise model on the ib network: CPU overheads from s
 	awk "!/^#/ && NR > 2 && \$1 == 1 { exit !(\$2 > 10001000 + 2000100) }" j.out
 '
 
+# The rendezvous protocol (docs/loggops-semantics.md section 6.2 item 10): with copy set,
+# a rendezvous message's request costs its receiver nothing, its data leaves at the match and
+# arrives rndv_wait(s) = recv_o(s) - rndv_copy(s) later, when the receiver pays rndv_copy(s)
+# = min(copy(s), recv_o(s)). Here copy(2000) = 100ns + 1000 = 101000, so rndv_copy = 101000
+# and rndv_wait = 2002000 - 101000 = 1901000.
+cat pw.params >hs.params
+printf "copy = 0:100ns+0.5ps\n" >>hs.params
+test_expect_success 'rendezvous protocol: a ping-pong and a late receiver keep their times' '
+	# posted: request at 1010000, matched, data at 2911000, copied until 3012000: the
+	# receive and the send (released by the copy'"'"'s end, not by the data) end there
+	ibsim -q -p hs.params posted.goal >hs1.out && ends hs1.out >got && printf "0 3012000\n1 3012000\n" >want &&
+	test_cmp want got &&
+	head -n 1 hs1.out | grep -q " model=piecewise copy=yes rndv=handshake ranks=2 " &&
+	# late: the request waits for the CPU (50000000), the receive posted then matches it:
+	# data at 51901000, copied until 52002000, the late receive lasting recv_o(2000)
+	ibsim -q -p hs.params late.goal >hs2.out && ends hs2.out >got && printf "0 52002000\n1 52002000\n" >want &&
+	test_cmp want got
+'
+
+cat >overlap.goal <<'EOF2'
+num_ranks 2
+rank 0 {
+s: send 2000b to 1 tag 0
+s2: send 10b to 1 tag 1
+}
+rank 1 {
+r: recv 2000b from 0 tag 0
+e: recv 10b from 0 tag 1
+c: calc 100000
+c requires e
+}
+EOF2
+test_expect_success 'rendezvous protocol: the receiver'"'"'s CPU is free while the data travels' '
+	# rank 1 matches the request at 1010000 (CPU idle, charged nothing); the eager message
+	# (sent at 500000, net_L(10) = 1000050) arrives at 1500050 and is charged recv_o(10) =
+	# 2000010 until 3500060; the data, at 2911000, waits for the CPU and is copied from
+	# 3500060 to 3601060; calc c then: 3701060
+	ibsim -q -p hs.params -v overlap.goal >hs3.out 2>hs3.err && ends hs3.out >got &&
+	printf "0 8500000\n1 3701060\n" >want && test_cmp want got &&
+	grep -q "^1010000 seq [0-9]* rank 1: message 0 from 0 tag 0 2000 bytes (rendezvous) charged until 1010000; matches recv .r.$" hs3.err &&
+	grep -q "^2911000 seq [0-9]* rank 1: message busy, put back to 3500060$" hs3.err &&
+	grep -q "^3500060 seq [0-9]* rank 1: data of message 0 from 0 arrived, charged until 3601060; recv .r. and the send complete$" hs3.err &&
+	# rndv_handshake = no: the request is charged recv_o(2000) = 2002000 at its arrival
+	# (until 3012000), the eager message after it (5012010), calc c: 5112010
+	{ cat hs.params; echo "rndv_handshake = no"; } >hsno.params &&
+	ibsim -q -p hsno.params overlap.goal >hs4.out && ends hs4.out >got &&
+	printf "0 8500000\n1 5112010\n" >want && test_cmp want got &&
+	! grep -q rndv=handshake hs4.out &&
+	# without copy the receiver'"'"'s whole charge is recv_o at the arrival, as with no
+	ibsim -q -p pw.params overlap.goal >hs5.out && ends hs5.out >got && test_cmp want got
+'
+
+test_expect_success 'rendezvous protocol: a copy longer than recv_o is capped at recv_o' '
+	# copy(2000) = 3us + 1000 > recv_o(2000): rndv_copy = 2002000, rndv_wait = 0; the data
+	# is there at the match and rank 1 copies it from 1010000 while the eager message waits
+	{ cat pw.params; echo "copy = 0:3us+0.5ps"; } >hsbig.params &&
+	ibsim -q -p hsbig.params -v overlap.goal >hs6.out 2>hs6.err && ends hs6.out >got &&
+	printf "0 8500000\n1 5112010\n" >want && test_cmp want got &&
+	grep -q "^1010000 seq [0-9]* rank 1: data of message 0 from 0 arrived, charged until 3012000;" hs6.err
+'
+
+test_expect_success 'rendezvous protocol with async progress: the copy is added to the CPU'"'"'s work' '
+	# s2 starts at once (its 8 us added after s'"'"'s 500 ns: rank 0 ends 8500000) and
+	# arrives at 1000050, charged (c waits for e) until 3000060; the request matches at
+	# 1010000; the data at 2911000 is copied at once, its 101000 added after the CPU'"'"'s
+	# work: the receive completes at 3012000, the CPU is busy until 3101060; calc c: 3201060
+	ibsim -q -p hs.params --async-progress overlap.goal >hs7.out && ends hs7.out >got &&
+	printf "0 8500000\n1 3201060\n" >want && test_cmp want got
+'
+
+test_expect_success 'bad rndv_handshake: file and line, exit 1' '
+	{ cat hs.params; echo "rndv_handshake = maybe"; } >bad4.params &&
+	expect_fail 1 ibsim -p bad4.params one.goal &&
+	grep -q "bad4.params:8: invalid rndv_handshake .maybe. (expected yes or no)" err
+'
+
 test_expect_success 'bad piecewise keys: file and line, exit 1' '
 	printf "g = 0\nsend_o = 0:8us\n" >bad1.params &&
 	expect_fail 1 ibsim -p bad1.params one.goal &&

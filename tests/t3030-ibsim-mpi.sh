@@ -47,6 +47,42 @@ test_expect_success 'parameters and rules: piecewise-free options, async progres
 	same g.goal --cores 2 --ranks-per-host 4 &&
 	same g.goal --cpu-scale 1.5 --perturb 0.1 --seed 9
 '
+# Three pairs of ranks exchange 4000 bytes each way five times (rendezvous at S = 1000);
+# each step follows a calc and an eager message from the previous pair, so a receiver is
+# busy while data travels, and the pairs are coupled across processes.
+pairs() {
+	awk 'BEGIN {
+		print "num_ranks 6"
+		for (r = 0; r < 6; r++) {
+			p = r % 2 ? r - 1 : r + 1; nb = (r + 2) % 6; pb = (r + 4) % 6
+			printf "rank %d {\n", r
+			for (i = 0; i < 5; i++) {
+				printf "c%d: calc %d\n", i, (r * 7 + i * 3) % 5 * 1000000 + r * 1000
+				printf "e%d: recv 8b from %d tag %d\n", i, pb, 100 + i
+				printf "f%d: send 8b to %d tag %d\n", i, nb, 100 + i
+				printf "r%d: recv 4000b from %d tag %d\n", i, p, i
+				printf "s%d: send 4000b to %d tag %d\n", i, p, i
+				printf "s%d requires c%d\nc%d requires e%d\n", i, i, i, i
+				if (i) printf "f%d requires c%d\nc%d requires r%d\nc%d requires s%d\n", i, i - 1, i, i - 1, i, i - 1
+			}
+			print "}"
+		}
+	}'
+}
+test_expect_success 'the piecewise model and its rendezvous protocol (copy set), with async progress and the node model' '
+	cat >hs.params <<-EOF2 &&
+	S = 1000
+	send_o = 0:800ns+10ps; 1001:500ns
+	recv_o = 0:600ns+1ps; 1001:3us+2ps
+	net_L = 0:1us+5ps
+	copy = 0:100ns+0.5ps
+	EOF2
+	pairs >g.goal &&
+	DIFFER=1 same g.goal -p hs.params &&
+	head -n 1 seq.tsv | grep -q " rndv=handshake " &&
+	DIFFER=1 same g.goal -p hs.params --async-progress &&
+	DIFFER=1 same g.goal -p hs.params --cores 1 --ranks-per-host 2
+'
 test_expect_success 'bundled schedules and a real trace (trace2goal of samples/traces)' '
 	same "$TOP/samples/schedules/halo-4.goal" &&
 	NPS=1 same "$TOP/samples/ltest/ltest-schedgen.goal" &&

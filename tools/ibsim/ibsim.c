@@ -242,8 +242,9 @@ static void trace_event(const out *o, const ir_ev *ev)
 	case IR_EV_DATA:
 		fprintf(stderr,
 		        "%" PRIu64 " seq %" PRIu64 " rank %" PRIu32 ": data of message %" PRIu64 " from %" PRIu32
-		        " arrived; recv %s and the send complete\n",
-		        ev->t, ev->seq, ev->rank, ev->msg, ev->peer, name_of(o, ev->rank, ev->op, a, sizeof a));
+		        " arrived%s%.0" PRIu64 "; recv %s and the send complete\n",
+		        ev->t, ev->seq, ev->rank, ev->msg, ev->peer, ev->end > ev->t ? ", charged until " : "",
+		        ev->end > ev->t ? ev->end : 0, name_of(o, ev->rank, ev->op, a, sizeof a));
 		break;
 	case IR_EV_IO:
 		fprintf(stderr,
@@ -1019,6 +1020,9 @@ int main(int argc, char **argv)
 				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " model=piecewise");
 			if (cfg.p.copy.n)
 				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " copy=yes");
+			/* the piecewise model's rendezvous protocol: on loggops, and within a host */
+			if ((!ib && ir_model_rndv_hs(&cfg.p)) || (ir_model_intra(&cfg.p) && cfg.p.copy.n && cfg.p.rndv_hs))
+				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " rndv=handshake");
 			if (cfg.progress == IR_PROGRESS_ARRIVAL)
 				snprintf(osend + strlen(osend), sizeof osend - strlen(osend), " async_progress=yes");
 			if (node.cores) {

@@ -19,7 +19,8 @@
 /* --sync: the delays of a send of `size` bytes (ir_ts_send_cost), as ibsim times it
  * (formats/results.md 5.3, 5.8): its message arrives ir_model_arrival after the send's
  * start; a rendezvous send is done at the later of the receive's post and its message's
- * handling (LogGOPS: the arrival; piecewise: the end of the receiver's recv_o), and its call
+ * handling (LogGOPS: the arrival; piecewise: the end of the receiver's recv_o; with the
+ * rendezvous protocol, the later of the arrival and the post, plus recv_o), and its call
  * ends no earlier than its own CPU time, which the post calc's model subtracts: hence both
  * delays count from post + send_cpu. All 0 on a network that costs nothing. */
 static void sync_delays(gstate *g, uint64_t size, int self, int64_t d[3])
@@ -37,6 +38,12 @@ static void sync_delays(gstate *g, uint64_t size, int self, int64_t d[3])
 	d[0] = (int64_t)arr;
 	d[1] = (int64_t)done - (int64_t)so;
 	d[2] = -(int64_t)so;
+	/* the piecewise model's rendezvous protocol (formats/params.md): the data leaves at the
+	 * match, so a receive posted after the arrival still takes recv_o(s) from its post */
+	if (ir_model_rndv_hs(net) && size > net->S && !(self && net->copy.n)) {
+		uint64_t ro = ir_model_recv_cpu(net, size, 0, 0);
+		d[2] = (int64_t)(ro > INT64_MAX / 4 ? INT64_MAX / 4 : ro) - (int64_t)so;
+	}
 }
 
 /* ---- --sync: zero-cost times (ir_tsync.h) ---- */

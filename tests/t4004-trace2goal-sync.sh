@@ -124,6 +124,18 @@ test_expect_success 'a rendezvous send waits for the receive (400 - 350 us), the
 	grep -qx "l5: recv 100000b from 0 tag 6" p1 && grep -qx "l7: calc 60000000" p1
 '
 
+test_expect_success 'the piecewise model'"'"'s rendezvous protocol: the send waits for the receive'"'"'s post + recv_o' '
+	printf "g = 0\nG = 0\nS = 1000\nsend_o = 0:1us\nrecv_o = 0:5us\nnet_L = 0:2us\ncopy = 0:1us\n" >pw.params &&
+	{ cat pw.params; echo "rndv_handshake = no"; } >pwno.params &&
+	# the send (post 300) completes, in ibsim, at max(300 + net_L + recv_o, 350) = 350 without
+	# the protocol, and with it at max(300 + net_L, 350) + recv_o = 355: its call (returned at
+	# 400) replays 50 and 45 us after that
+	trace2goal -p pwno.params --durations --sync p >pwno.goal &&
+	sed -n "/^rank 0/,/^}/p" pwno.goal | grep -qx "l7: calc 50000000" &&
+	trace2goal -p pw.params --durations --sync p >pw.goal &&
+	sed -n "/^rank 0/,/^}/p" pw.goal | grep -qx "l7: calc 45000000"
+'
+
 test_expect_success 'with -p S above the size the send is eager: its own duration (100 us)' '
 	cp zero.params eager.params && echo "S = 1M" >>eager.params &&
 	trace2goal -p eager.params --durations --sync p >pe.goal &&

@@ -111,6 +111,8 @@ typedef struct msg {
 	uint64_t inject, arrive; /* K_HELD from its completion on: when its send completes */
 	uint64_t mt;  /* K_HELD, K_FIN: when it matched; K_PEND and lazy: the receiver's charge;
 	               * else: when the receiver's charge ends */
+	uint64_t ce;  /* K_FIN of the piecewise model's protocol: the receiver's calc time (calc_run)
+	               * when its data's travel was last resumed; UINT64_MAX once it is there */
 } msg;
 
 /* Chunked pool of fixed-size records: no reallocation of live records (a
@@ -207,6 +209,10 @@ struct ir_engine {
 	uint32_t *done;          /* [nranks] ops done */
 	uint64_t *calc, *nmsgs, *nbytes; /* [nranks] */
 	uint64_t *held_end; /* [nranks], piecewise model only: latest completion of a rendezvous send */
+	/* [nranks] each: the piecewise model's rendezvous protocol (pw_hs): the time the rank's
+	 * calcs have taken so far and the end of its latest, so that the wall time it spent
+	 * computing in an interval is known (calc_run) */
+	uint64_t *ccum, *cend;
 	/* [nranks], send_o_after_send/_recv only (formats/params.md, "A send after a gap"): the
 	 * end of the overhead of the rank's last protocol step (a network send or a message
 	 * handled); whether it has sent on the network, and whether a network message reached it
@@ -494,7 +500,9 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 			en->charge_at[r] = UINT64_MAX;
 		}
 	}
-	if ((ir_model_pw(&en->p) || ir_model_intra(&en->p)) && !(en->held_end = xcalloc(s->nranks, 8, e, "rank counters")))
+	if ((ir_model_pw(&en->p) || ir_model_intra(&en->p)) &&
+	    (!(en->held_end = xcalloc(s->nranks, 8, e, "rank counters")) ||
+	     !(en->ccum = xcalloc(s->nranks, 8, e, "rank counters")) || !(en->cend = xcalloc(s->nranks, 8, e, "rank counters"))))
 		goto fail;
 	if (ir_model_pw(&en->p) && ir_model_gap(&en->p) && !(en->step = xcalloc(s->nranks, sizeof *en->step, e, "rank counters")))
 		goto fail;
@@ -581,6 +589,8 @@ void ir_engine_free(ir_engine *en)
 	free(en->mdseq);
 	free(en->calc);
 	free(en->held_end);
+	free(en->ccum);
+	free(en->cend);
 	free(en->step);
 	free(en->nmsgs);
 	free(en->nbytes);
@@ -881,6 +891,13 @@ static inline int pw_hs(const ir_engine *en, const msg *m)
 
 /* Rendezvous message m waits for its data after the match: the network's handshake
  * (IR_NET_RNDV_HANDSHAKE) or the piecewise model's. */
+/* The wall time rank r has computed (its calcs) up to time t, as far as its calcs so far
+ * tell: all of them less what of the latest lies beyond t. */
+static inline uint64_t calc_run(const ir_engine *en, uint32_t r, uint64_t t)
+{
+	return en->ccum[r] - (en->cend[r] > t ? en->cend[r] - t : 0);
+}
+
 static inline int handshake(const ir_engine *en, const msg *m)
 {
 	return m->rndv && !m->self && ((!m->intra && (en->net->flags & IR_NET_RNDV_HANDSHAKE)) || pw_hs(en, m));
@@ -984,6 +1001,7 @@ static int matched(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uint64_t
 			uint64_t ta = tadd(en, t, ir_model_rndv_wait(msg_params(en, m), m->size));
 			m->kind = K_FIN;
 			m->arrive = ta;
+			m->ce = calc_run(en, d, t);
 			return qpush(en, ta, IR_MSGBIT | mi, e);
 		}
 		if (!en->net->matched)
@@ -1030,7 +1048,21 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 		/* the piecewise model's protocol: the receiver's CPU takes the data in, rndv_copy(s),
 		 * when it is free, as it takes in a message (step_msg); the send completes when
 		 * the copy is over (docs/loggops-semantics.md section 6.2 item 10) */
-		uint64_t c = ir_model_rndv_copy(msg_params(en, m), m->size), busy;
+		uint64_t c = ir_model_rndv_copy(msg_params(en, m), m->size), busy, run;
+		/* the data moves only while the receiver's library runs: the time the receiver
+		 * computed since the match (or the last resumption) is added to its travel; the
+		 * passes before the data is there run at its arrival (t == m->arrive), when every
+		 * calc begun before has been processed, so calc_run(t) is exact; UINT64_MAX: there */
+		if (m->ce != UINT64_MAX) {
+			run = en->arrival ? m->ce : calc_run(en, d, t);
+			if (run > m->ce) {
+				uint64_t late = tadd(en, t, run - m->ce);
+				m->ce = run;
+				m->arrive = late;
+				return put_back(en, t, IR_MSGBIT | mi, d, IR_NO_OP, late, 1, e);
+			}
+			m->ce = UINT64_MAX;
+		}
 		if (!en->arrival && *cf > t)
 			return put_back(en, t, IR_MSGBIT | mi, d, IR_NO_OP, *cf, 1, e);
 		if (en->hwake && *cf < t)
@@ -1663,6 +1695,11 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_hea
 			hpop(en);
 		*cf = end;
 		en->calc[r] = tadd(en, en->calc[r], work);
+		if (en->ccum) {
+			en->ccum[r] = tadd(en, en->ccum[r], end - t);
+			if (en->cend[r] < end)
+				en->cend[r] = end;
+		}
 		en->done[r]++;
 		en->st.ops_done++;
 		en->st.ops++;

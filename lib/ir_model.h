@@ -118,10 +118,12 @@ typedef struct ir_loggops {
 	 * handled; gap from the end of that step's overhead (formats/params.md, "A send after a
 	 * gap") */
 	ir_gapfn after_send, after_recv;
-	/* piecewise model with copy: a rendezvous message's data leaves at its match and the
-	 * receiver's CPU pays only its copy (formats/params.md, "The rendezvous protocol");
-	 * key rndv_handshake, yes (1, the default) or no */
+	/* piecewise model with copy or rndv_copy: a rendezvous message's data leaves at its match
+	 * and the receiver's CPU pays only its work on the data (formats/params.md, "The
+	 * rendezvous protocol"); key rndv_handshake, yes (1, the default) or no */
 	uint8_t rndv_hs;
+	/* that work, as calib measured it (pair phase); unset: copy */
+	ir_pw rndv_copy;
 } ir_loggops;
 
 /* L=2500 o=1500 g=1000 G=6 O=0 S=65535 (LogGOPSim's defaults); o_rndv = o, O_rndv = O,
@@ -219,14 +221,18 @@ static inline uint64_t ir_model_recv_cpu(const ir_loggops *p, uint64_t size, int
 }
 /* The rendezvous protocol of the piecewise model (formats/params.md, "The rendezvous
  * protocol"; docs/loggops-semantics.md section 6.2 item 10): in effect when the piecewise
- * model and copy are set and rndv_handshake is not no. A rendezvous message's request then
- * costs its receiver nothing when it arrives (net_L(s) after the send started); at the
- * match its data leaves and arrives rndv_wait(s) later, when the receiver's CPU pays
- * rndv_copy(s). The two add up to recv_o(s), the late receive calib measured. */
-static inline int ir_model_rndv_hs(const ir_loggops *p) { return p->send_o.n && p->copy.n && p->rndv_hs; }
+ * model and rndv_copy or copy are set and rndv_handshake is not no. A rendezvous message's
+ * request then costs its receiver nothing when it arrives (net_L(s) after the send
+ * started); at the match its data leaves and arrives rndv_wait(s) later, when the
+ * receiver's CPU pays rndv_copy(s) (the key, else copy(s); at most recv_o(s)). The two add
+ * up to recv_o(s), the late receive calib measured. */
+static inline int ir_model_rndv_hs(const ir_loggops *p)
+{
+	return p->send_o.n && (p->rndv_copy.n || p->copy.n) && p->rndv_hs;
+}
 static inline uint64_t ir_model_rndv_copy(const ir_loggops *p, uint64_t size)
 {
-	uint64_t c = ir_pw_eval(&p->copy, size), r = ir_pw_eval(&p->recv_o, size);
+	uint64_t c = ir_pw_eval(p->rndv_copy.n ? &p->rndv_copy : &p->copy, size), r = ir_pw_eval(&p->recv_o, size);
 	return c < r ? c : r;
 }
 static inline uint64_t ir_model_rndv_wait(const ir_loggops *p, uint64_t size)

@@ -202,6 +202,46 @@ test_expect_success 'rendezvous protocol with async progress: the copy is added 
 	printf "0 8500000\n1 3201060\n" >want && test_cmp want got
 '
 
+cat >susp.goal <<'EOF2'
+num_ranks 2
+rank 0 {
+s: send 2000b to 1 tag 0
+}
+rank 1 {
+x: calc 2000000
+r: recv 2000b from 0 tag 0
+r requires x
+y: calc 1000000
+y requires x
+w: calc 0
+w requires r
+}
+EOF2
+test_expect_success 'rendezvous protocol: the data does not move while the receiver computes' '
+	# the request waits in the UQ until r is posted at 2000000 (after x): the data leaves
+	# then and would be there at 3901000, but y computes from 2000000 to 3000000, which
+	# the data waits out: 4901000, copied until 5002000
+	ibsim -q -p hs.params -v susp.goal >hs8.out 2>hs8.err && ends hs8.out >got &&
+	printf "0 5002000\n1 5002000\n" >want && test_cmp want got &&
+	grep -q "^3901000 seq [0-9]* rank 1: message busy, put back to 4901000$" hs8.err &&
+	# a library that progresses by itself (async progress): the data moves meanwhile
+	ibsim -q -p hs.params --async-progress susp.goal >hs9.out && ends hs9.out >got &&
+	printf "0 4002000\n1 4002000\n" >want && test_cmp want got
+'
+
+test_expect_success 'rendezvous protocol: rndv_copy sets the receiver'"'"'s work on the data (copy otherwise)' '
+	# rndv_copy(2000) = 0: the data travels recv_o(2000) = 2002000 and costs nothing on
+	# arrival; copy is not needed then
+	{ cat pw.params; echo "rndv_copy = 0:0"; } >hsrc.params &&
+	ibsim -q -p hsrc.params -v overlap.goal >hs10.out 2>hs10.err && ends hs10.out >got &&
+	printf "0 8500000\n1 3600060\n" >want && test_cmp want got &&
+	grep -q "^3012000 seq [0-9]* rank 1: message busy, put back to 3500060$" hs10.err &&
+	head -n 1 hs10.out | grep -q " rndv=handshake " &&
+	printf "rndv_copy = 0:1us\n" >bad5.params &&
+	expect_fail 1 ibsim -p bad5.params one.goal &&
+	grep -q "bad5.params:1: .rndv_copy. is set, but it belongs to the piecewise model, which is not set" err
+'
+
 test_expect_success 'bad rndv_handshake: file and line, exit 1' '
 	{ cat hs.params; echo "rndv_handshake = maybe"; } >bad4.params &&
 	expect_fail 1 ibsim -p bad4.params one.goal &&

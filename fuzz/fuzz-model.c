@@ -6,7 +6,8 @@
  * value must never decrease from one size to the next inside a segment (an
  * affine piece with a non-negative slope). A gap function (send_o_after_send,
  * send_o_after_recv) must read back to the same points, and its value at any
- * gap lie between its smallest and its largest point.
+ * gap lie between its smallest and its largest point. With the rendezvous protocol
+ * (rndv_copy or copy), the receiver's work and the data's travel add up to recv_o.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -74,6 +75,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(&m.copy);
 		check(&m.reduce);
 		check(&m.coll_copy);
+		check(&m.rndv_copy);
+		/* the rendezvous protocol splits recv_o into the data's travel and the receiver's
+		 * work on it, neither negative, together recv_o */
+		if (ir_model_rndv_hs(&m))
+			for (uint64_t s = 0; s < 1u << 24; s = s * 3 + 1)
+				if (ir_model_rndv_copy(&m, s) + ir_model_rndv_wait(&m, s) != ir_pw_eval(&m.recv_o, s) ||
+				    ir_model_rndv_copy(&m, s) > ir_pw_eval(&m.recv_o, s))
+					abort();
 		check_gap(&m.after_send);
 		check_gap(&m.after_recv);
 	}

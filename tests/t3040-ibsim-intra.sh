@@ -84,6 +84,17 @@ test_expect_success 'intra_S: a rendezvous send between ranks of one host comple
 	printf "0 10001\n1 120100\n" >want && test_cmp want got
 '
 
+test_expect_success 'intra_S with copy: the rendezvous protocol, the receiver'"'"'s work copy(s), not rndv_copy' '
+	{ cat r.params; echo "copy = 0:5ns"; echo "rndv_copy = 0:0"; } >rc.params &&
+	# the request arrives at 100100 and matches; the data travels intra_recv_o - copy =
+	# 20000 - 5000 and is copied from 115100 to 120100 (rndv_copy is measured between hosts);
+	# the send completes then, and calc c after it: 120101
+	ibsim -q -p rc.params --ranks-per-host 2 -v rv.goal >rc.out 2>rc.err && ends rc.out >got &&
+	printf "0 120101\n1 120100\n" >want && test_cmp want got &&
+	grep -q "^100100 seq [0-9]* rank 1: message 0 from 0 tag 0 100 bytes (rendezvous) charged until 100100; matches recv .r.$" rc.err &&
+	grep -q "^115100 seq [0-9]* rank 1: data of message 0 from 0 arrived, charged until 120100;" rc.err
+'
+
 test_expect_success 'the three keys come together: one alone is an error naming the missing ones' '
 	echo "intra_send_o = 0:10ns" >one.params &&
 	expect_fail 1 ibsim -p one.params fan.goal &&

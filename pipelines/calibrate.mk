@@ -41,7 +41,9 @@
 # MPI_Finalize are more than 25 % above it (pipelines/state-check.sh): a run made on a slowed
 # machine, which netcal's pulses cannot tell when it is slowed all through a phase
 # (formats/calibration.md, "Machine state"). When every run was slowed, the least slowed
-# one (the smallest of their larger round trips) is kept.
+# one (the smallest of their larger round trips) is kept. Each try's verdict (state-check.sh's
+# line) and that outcome are also written to $(OUT)/pp.state (ppN.state for run N), which
+# pipelines/crossnet.mk's table shows.
 #
 # `stability` calibrates twice, DELAY seconds apart, into $(OUT)/stab1 and
 # $(OUT)/stab2, and writes $(OUT)/stability.tsv (also shown): per fitted term,
@@ -93,16 +95,18 @@ $(if $(STATE_REF),$(call check,STATE_REF,$(STATE_REF),[0-9]*\.?[0-9]*[1-9][0-9]*
 $(call check,STATE_TRIES,$(STATE_TRIES),[1-9][0-9]?,a whole number of runs from 1 to 99)
 $(call check,STATE_DELAY,$(STATE_DELAY),[0-9]+,whole seconds)
 # measure DIR: run the measuring program under allprof into DIR; with STATE_REF again while
-# the machine was slowed (up to STATE_TRIES runs)
-measure = try=1; best=; rm -rf $(1).best; while :; do \
+# the machine was slowed (up to STATE_TRIES runs), each try's verdict also in DIR.state
+measure = try=1; best=; rm -rf $(1).best $(1).state; while :; do \
 	  echo "$(ALLPROF) -q -o $(1) -- $(MPIRUN) $(MEASURE) $(MEASURE_ARGS)"; \
 	  $(ALLPROF) -q -o $(1) -- $(MPIRUN) $(MEASURE) $(MEASURE_ARGS) || exit 1; \
-	  $(if $(STATE_REF),sh $(HERE)state-check.sh $(1) $(STATE_REF) && { rm -rf $(1).best; break; }; \
+	  $(if $(STATE_REF),v=$$(sh $(HERE)state-check.sh $(1) $(STATE_REF)); rc=$$?; \
+	  echo "$$v"; echo "try $$try: $$v" >> $(1).state; [ $$rc = 0 ] && { rm -rf $(1).best; break; }; \
 	  w=$$(sh $(HERE)state-check.sh -w $(1)); \
 	  if [ -z "$$best" ] || awk -v a="$$w" -v b="$$best" 'BEGIN { exit !(a < b) }'; then \
 	    rm -rf $(1).best; mv $(1) $(1).best; best=$$w; else rm -rf $(1); fi; \
 	  if [ $$try -ge $(STATE_TRIES) ]; then \
-	    echo "calibrated on a slowed machine $(STATE_TRIES) times: the least slowed run is kept (round trip $$best us)"; \
+	    v="calibrated on a slowed machine $(STATE_TRIES) times: the least slowed run is kept (round trip $$best us)"; \
+	    echo "$$v"; echo "$$v" >> $(1).state; \
 	    mv $(1).best $(1); break; fi; \
 	  try=$$((try + 1)); echo "again in $(STATE_DELAY) s"; sleep $(STATE_DELAY),break); \
 	done

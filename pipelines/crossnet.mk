@@ -336,7 +336,8 @@ $(OUT)/crossnet.tsv: $(CMPS) $(RUNSUM) $(F)/table $(HERE)crossnet-table.sh
 	@mv $@.tmp $@
 
 # then what calib's pulses and drift test say of each calibration (formats/calibration.md,
-# "Machine state" and "Drift"): what was measured on a slowed machine and set aside, and
+# "Machine state" and "Drift") and its state checks (calibrate.mk STATE_REF: each try's
+# clock round trips against the reference): what was measured on a slowed machine and set aside, and
 # the sizes whose medians moved while they were measured; and per network (STATE=yes) its
 # reference clock round trip and how many runs were set aside
 $(OUT)/crossnet.md: $(OUT)/crossnet.tsv $(HERE)crossnet-table.sh $(if $(USEQ),$(OUT)/untraced.tsv) $(foreach n,$(NETS),$(call statefile,$(n)))
@@ -348,6 +349,9 @@ $(OUT)/crossnet.md: $(OUT)/crossnet.tsv $(HERE)crossnet-table.sh $(if $(USEQ),$(
 	      -e "s/^# drift: \(.*\)/- calibration of $$n, drift: \1/p" -e "s/^# drift at \(.*\)/  - at \1/p" \
 	      $(C)/cal-$$n/cluster.params; \
 	  fi; \
+	  for f in $(C)/cal-$$n/pp*.state; do \
+	    test -f $$f && sed "s|^|- calibration of $$n, state check ($$(basename $$f .state)): |" $$f; \
+	  done; \
 	  if test -f $(OUT)/state-$$n; then \
 	    cat $(R)/*/$$n.runs.tsv $(if $(USEQ),$(R)/*/untraced.$$n.tsv) 2>/dev/null | \
 	    awk -v n=$$n -v ref="$$(sed -n 's/^ref_us=//p' $(OUT)/state-$$n)" \

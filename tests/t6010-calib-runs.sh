@@ -77,6 +77,9 @@ test_expect_success 'calibrate.mk STATE_REF: a run on a slowed machine is made a
 	grep -q "^again in 0 s$" make.out &&
 	grep -q "^calibrated on a slowed machine 2 times: the least slowed run is kept (round trip [0-9.]* us)$" make.out &&
 	test -s c/pp/rank-1.trace && test -s c/cluster.params && ! test -e c/pp.best &&
+	# the verdicts in c/pp.state too, for crossnet.md: each try, then what was kept
+	test "$(grep -c "^try [12]: $TRASH/c/pp: clock round trips .* reference 0.0001 us: a slowed machine$" c/pp.state)" = 2 &&
+	tail -n 1 c/pp.state | grep -q "^calibrated on a slowed machine 2 times: the least slowed run is kept" &&
 	# the run kept is the one of the smaller worse round trip
 	kept=$(sed -n "s/^calibrated on a slowed machine 2 times: the least slowed run is kept (round trip \([0-9.]*\) us)$/\1/p" make.out) &&
 	test "$(sh "$TOP/pipelines/state-check.sh" -w c/pp)" = "$kept" &&
@@ -84,7 +87,8 @@ test_expect_success 'calibrate.mk STATE_REF: a run on a slowed machine is made a
 		awk -v k="$kept" "{ w = \$1 > \$2 ? \$1 : \$2; if (w < k) bad = 1 } END { exit bad }" &&
 	# a reference above every round trip: the first run is kept
 	rm -rf c && cmake_ STATE_REF=1000000 STATE_DELAY=0 || { cat make.out; false; } &&
-	test "$(grep -c ": undisturbed$" make.out)" = 1 && ! grep -q "^again" make.out
+	test "$(grep -c ": undisturbed$" make.out)" = 1 && ! grep -q "^again" make.out &&
+	test "$(wc -l <c/pp.state)" = 1 && grep -q "^try 1: .*: undisturbed$" c/pp.state
 '
 
 test_expect_success 'state-check.sh: the median round trips of ranks 1 and up; errors' '

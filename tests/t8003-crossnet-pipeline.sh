@@ -57,6 +57,9 @@ test_expect_success 'the machine state: each network'"'"'s reference, the runs s
 		grep -q "^# state: ref_us=[0-9.]* slowed_pct=25 set_aside=[-0-9,]* used=[12]" x/runs/ring/$n.runs.tsv &&
 		grep -q "^- machine state of $n: reference clock round trip $ref us (the 10th percentile at MPI_Init over 2 round trips of its runs); runs on a slowed machine (a round trip more than 25 % above) set aside: [0-2] of 2" x/crossnet.md ||
 			return 1
+		# the calibration'"'"'s state check against that reference (STATE_TRIES=1: one try)
+		grep -q "^- calibration of $n, state check (pp): try 1: .*/cal-$n/pp: clock round trips [0-9.]* us at MPI_Init, [0-9.]* us at MPI_Finalize, reference $ref us: \(undisturbed\|a slowed machine\)$" x/crossnet.md ||
+			{ grep "state check" x/crossnet.md; return 1; }
 	done
 '
 

@@ -38,8 +38,9 @@
 # STATE_REF=US (microseconds: the network's undisturbed clock round trip, e.g. the ref_us of
 # pipelines/crossnet.mk's state-NET) calibrates again, up to STATE_TRIES times (default 3),
 # STATE_DELAY seconds apart (default 30), while a run's clock round trips at MPI_Init or at
-# MPI_Finalize are more than 25 % above it (pipelines/state-check.sh): a run made on a slowed
-# machine, which netcal's pulses cannot tell when it is slowed all through a phase
+# MPI_Finalize, or (netcal) its pulses' undisturbed value at their best (calib's "# machine
+# state" line), are more than 25 % above it (pipelines/state-check.sh): a run made on a slowed
+# machine, which netcal's pulses cannot tell by themselves when it is slowed all through a phase
 # (formats/calibration.md, "Machine state"). When every run was slowed, the least slowed
 # one (the smallest of their larger round trips) is kept. Each try's verdict (state-check.sh's
 # line) and that outcome are also written to $(OUT)/pp.state (ppN.state for run N), which
@@ -99,9 +100,11 @@ $(call check,STATE_DELAY,$(STATE_DELAY),[0-9]+,whole seconds)
 measure = try=1; best=; rm -rf $(1).best $(1).state; while :; do \
 	  echo "$(ALLPROF) -q -o $(1) -- $(MPIRUN) $(MEASURE) $(MEASURE_ARGS)"; \
 	  $(ALLPROF) -q -o $(1) -- $(MPIRUN) $(MEASURE) $(MEASURE_ARGS) || exit 1; \
-	  $(if $(STATE_REF),v=$$(sh $(HERE)state-check.sh $(1) $(STATE_REF)); rc=$$?; \
+	  $(if $(STATE_REF),p=$(if $(filter netcal,$(PROGRAM)),$$($(CALIB) -q $(1) 2>/dev/null | \
+	    sed -n 's/^# machine state: .* undisturbed \([0-9.]*\) us to .*/\1/p')); \
+	  v=$$(sh $(HERE)state-check.sh $(1) $(STATE_REF) $$p); rc=$$?; \
 	  echo "$$v"; echo "try $$try: $$v" >> $(1).state; [ $$rc = 0 ] && { rm -rf $(1).best; break; }; \
-	  w=$$(sh $(HERE)state-check.sh -w $(1)); \
+	  w=$$(sh $(HERE)state-check.sh -w $(1) $$p); \
 	  if [ -z "$$best" ] || awk -v a="$$w" -v b="$$best" 'BEGIN { exit !(a < b) }'; then \
 	    rm -rf $(1).best; mv $(1) $(1).best; best=$$w; else rm -rf $(1); fi; \
 	  if [ $$try -ge $(STATE_TRIES) ]; then \

@@ -108,11 +108,12 @@ typedef struct msg {
 	uint8_t lazy;  /* async progress: unexpected, its receiver's charge (in mt) not paid yet */
 	uint64_t size;
 	uint64_t id;
-	uint64_t inject, arrive; /* K_HELD from its completion on: when its send completes */
+	uint64_t inject, arrive; /* K_HELD from its completion on: when its send completes; K_FIN of
+	                          * the piecewise model's protocol (pw_hs): the receiver's calc time
+	                          * (calc_run) when its data's travel was last resumed, UINT64_MAX
+	                          * once the data is there */
 	uint64_t mt;  /* K_HELD, K_FIN: when it matched; K_PEND and lazy: the receiver's charge;
 	               * else: when the receiver's charge ends */
-	uint64_t ce;  /* K_FIN of the piecewise model's protocol: the receiver's calc time (calc_run)
-	               * when its data's travel was last resumed; UINT64_MAX once it is there */
 } msg;
 
 /* Chunked pool of fixed-size records: no reallocation of live records (a
@@ -1000,8 +1001,7 @@ static int matched(ir_engine *en, uint32_t d, uint32_t ri, uint32_t mi, uint64_t
 			/* the data leaves now and is at the receiver rndv_wait(s) later (finish_held) */
 			uint64_t ta = tadd(en, t, ir_model_rndv_wait(msg_params(en, m), m->size));
 			m->kind = K_FIN;
-			m->arrive = ta;
-			m->ce = calc_run(en, d, t);
+			m->arrive = calc_run(en, d, t);
 			return qpush(en, ta, IR_MSGBIT | mi, e);
 		}
 		if (!en->net->matched)
@@ -1050,18 +1050,17 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 		 * the copy is over (docs/loggops-semantics.md section 6.2 item 10) */
 		uint64_t c = ir_model_rndv_copy(msg_params(en, m), m->size), busy, run;
 		/* the data moves only while the receiver's library runs: the time the receiver
-		 * computed since the match (or the last resumption) is added to its travel; the
-		 * passes before the data is there run at its arrival (t == m->arrive), when every
-		 * calc begun before has been processed, so calc_run(t) is exact; UINT64_MAX: there */
-		if (m->ce != UINT64_MAX) {
-			run = en->arrival ? m->ce : calc_run(en, d, t);
-			if (run > m->ce) {
-				uint64_t late = tadd(en, t, run - m->ce);
-				m->ce = run;
-				m->arrive = late;
+		 * computed since the match (or the last resumption; in m->arrive) is added to its
+		 * travel; the passes before the data is there run at its arrival, when every calc
+		 * begun before has been processed, so calc_run(t) is exact; UINT64_MAX: there */
+		if (m->arrive != UINT64_MAX) {
+			run = en->arrival ? m->arrive : calc_run(en, d, t);
+			if (run > m->arrive) {
+				uint64_t late = tadd(en, t, run - m->arrive);
+				m->arrive = run;
 				return put_back(en, t, IR_MSGBIT | mi, d, IR_NO_OP, late, 1, e);
 			}
-			m->ce = UINT64_MAX;
+			m->arrive = UINT64_MAX;
 		}
 		if (!en->arrival && *cf > t)
 			return put_back(en, t, IR_MSGBIT | mi, d, IR_NO_OP, *cf, 1, e);
@@ -1075,8 +1074,7 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 		*cf = en->arrival ? tadd(en, end, busy) : end;
 		if (en->step) /* the rank's last protocol step: this message's data */
 			en->step[d].end = umax(en->step[d].end, *cf);
-		if (ts < end)
-			ts = end;
+		ts = end; /* the send completes when the data has been taken */
 	}
 	hpop(en);
 	en->st.held--;

@@ -890,8 +890,6 @@ static inline int pw_hs(const ir_engine *en, const msg *m)
 	       (m->intra || !(en->net->flags & (IR_NET_RNDV_HANDSHAKE | IR_NET_MODELS_BYTES)));
 }
 
-/* Rendezvous message m waits for its data after the match: the network's handshake
- * (IR_NET_RNDV_HANDSHAKE) or the piecewise model's. */
 /* The wall time rank r has computed (its calcs) up to time t, as far as its calcs so far
  * tell: all of them less what of the latest lies beyond t. */
 static inline uint64_t calc_run(const ir_engine *en, uint32_t r, uint64_t t)
@@ -899,6 +897,8 @@ static inline uint64_t calc_run(const ir_engine *en, uint32_t r, uint64_t t)
 	return en->ccum[r] - (en->cend[r] > t ? en->cend[r] - t : 0);
 }
 
+/* Rendezvous message m waits for its data after the match: the network's handshake
+ * (IR_NET_RNDV_HANDSHAKE) or the piecewise model's. */
 static inline int handshake(const ir_engine *en, const msg *m)
 {
 	return m->rndv && !m->self && ((!m->intra && (en->net->flags & IR_NET_RNDV_HANDSHAKE)) || pw_hs(en, m));

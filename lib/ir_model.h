@@ -122,7 +122,8 @@ typedef struct ir_loggops {
 	 * and the receiver's CPU pays only its work on the data (formats/params.md, "The
 	 * rendezvous protocol"); key rndv_handshake, yes (1, the default) or no */
 	uint8_t rndv_hs;
-	/* that work, as calib measured it (pair phase); unset: copy */
+	/* that work where it is not a copy (key rndv_copy, set by the user; calib does not
+	 * write it); unset: copy */
 	ir_pw rndv_copy;
 } ir_loggops;
 

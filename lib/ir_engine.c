@@ -501,9 +501,7 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 			en->charge_at[r] = UINT64_MAX;
 		}
 	}
-	if ((ir_model_pw(&en->p) || ir_model_intra(&en->p)) &&
-	    (!(en->held_end = xcalloc(s->nranks, 8, e, "rank counters")) ||
-	     !(en->ccum = xcalloc(s->nranks, 8, e, "rank counters")) || !(en->cend = xcalloc(s->nranks, 8, e, "rank counters"))))
+	if ((ir_model_pw(&en->p) || ir_model_intra(&en->p)) && !(en->held_end = xcalloc(s->nranks, 8, e, "rank counters")))
 		goto fail;
 	if (ir_model_pw(&en->p) && ir_model_gap(&en->p) && !(en->step = xcalloc(s->nranks, sizeof *en->step, e, "rank counters")))
 		goto fail;
@@ -517,6 +515,10 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 		else
 			ir_node_defaults(&en->nc);
 	}
+	/* calc time for the piecewise model's rendezvous protocol (pw_hs), only where it applies */
+	if ((ir_model_rndv_hs(&en->p) || (en->intra && ir_model_rndv_hs(&en->pi))) &&
+	    (!(en->ccum = xcalloc(s->nranks, 8, e, "rank counters")) || !(en->cend = xcalloc(s->nranks, 8, e, "rank counters"))))
+		goto fail;
 	/* The node model, when some rule of it may change the run; the hosts are known when
 	 * the run starts (node_init). */
 	if (cfg->node && (ir_node_active(cfg->node, s->nranks) ||

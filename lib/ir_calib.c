@@ -427,6 +427,10 @@ typedef struct answers {
 	 * `size`, duration in ps in `gap`), paired one by one in read_netcal */
 	answer *x[2];
 	size_t nx[2], capx[2];
+	/* rank 1's pulse receives in trace order: the gap from each one's return to its answer's
+	 * call (-1: the next call was not that answer) */
+	double *pg;
+	size_t npg, cappg;
 } answers;
 
 /* An MPI_Sendrecv of the exchange phase by `rank` with its partner (both tags
@@ -457,10 +461,12 @@ typedef struct pulses {
 	ir_calib_pulse *p;
 	size_t n, cap;
 	double *rt; /* the open pulse's round trips */
-	size_t nrt, caprt;
+	double *ow; /* and their one-way times, rank 1's gap taken off (nrt of them, or none) */
+	size_t nrt, caprt, nexch, nown;
 	int64_t t0, send_t, t1;
 	int have_send;
 	size_t need_ctx; /* pulses from this one on have no phase yet */
+	const answers *ans; /* rank 1's pulse gaps (ans->pg), the k-th for rank 0's k-th exchange */
 } pulses;
 
 static int pulse_close(pulses *pl, ir_err *e)
@@ -472,9 +478,59 @@ static int pulse_close(pulses *pl, ir_err *e)
 	pl->p[pl->n].t0 = pl->t0;
 	pl->p[pl->n].t1 = pl->t1;
 	pl->p[pl->n].ctx = 0;
+	pl->p[pl->n].ow = pl->nown ? ir_median_inplace(pl->ow, pl->nown) : -1;
 	pl->p[pl->n++].v = ir_median_inplace(pl->rt, pl->nrt);
 	pl->nrt = 0;
+	pl->nown = 0;
 	return 0;
+}
+
+/* An untraced block of netcal (rank 0's MPI_Iprobe for IR_NETCAL_TAG_BARE, then one for
+ * IR_NETCAL_TAG_BARE_END): its span and its exchanges' one-way time (ps). */
+typedef struct bare_block {
+	int64_t t0, t1;
+	double ow;
+} bare_block;
+
+typedef struct bare_blocks {
+	bare_block *b;
+	size_t n, cap;
+	size_t dropped;  /* a flush of the tracer's buffer fell inside */
+	int64_t open;    /* the opening probe's return, or -1 */
+	double self_ps;  /* the tracer's mean time after a return (the opening probe's) */
+} bare_blocks;
+
+/* An MPI_Iprobe record of rank 0: 1 when it is one of an untraced block's two probes (the
+ * block is added when it closes one), 0 when not, -1 on a bad record or out of memory. */
+static int bare_rec(bare_blocks *bb, const ir_rec *r, const char *path, ir_err *e)
+{
+	int64_t src, tag;
+	if (strcmp(r->name, "MPI_Iprobe"))
+		return 0;
+	if (rec_int(r, 0, &src, "source", path, e) || rec_int(r, 1, &tag, "tag", path, e))
+		return -1;
+	if (src != 1 || (tag != IR_NETCAL_TAG_BARE && tag != IR_NETCAL_TAG_BARE_END))
+		return 0;
+	if (rec_times(r, path, e))
+		return -1;
+	if (tag == IR_NETCAL_TAG_BARE) {
+		bb->open = r->t_ret;
+		return 1;
+	}
+	if (bb->open < 0)
+		return 1;
+	if (r->tracer_ps > 0 || r->t_call < bb->open) {
+		bb->dropped++; /* the buffer was written out inside the block */
+	} else {
+		double span = (double)(r->t_call - bb->open) - (bb->self_ps > 0 ? bb->self_ps : 0);
+		if (IR_GROW(bb->b, bb->n + 1, bb->cap))
+			return ir_errf(e, "out of memory");
+		bb->b[bb->n].t0 = bb->open;
+		bb->b[bb->n].t1 = r->t_call;
+		bb->b[bb->n++].ow = (span > 0 ? span : 0) / (2.0 * IR_NETCAL_BARE_N);
+	}
+	bb->open = -1;
+	return 1;
 }
 
 /* Rank 0's record r: 1 when it is one of a pulse's calls (an MPI_Send to rank 1 or an
@@ -494,11 +550,24 @@ static int pulse_rec(pulses *pl, const ir_rec *r, const char *path, ir_err *e)
 				pl->send_t = r->t_call;
 				pl->have_send = 1;
 			} else if (pl->have_send) {
+				size_t cap = pl->caprt;
+				double rt = (double)(r->t_ret - pl->send_t);
 				if (IR_GROW(pl->rt, pl->nrt + 1, pl->caprt))
 					return ir_errf(e, "out of memory");
+				if (pl->caprt != cap) {
+					double *ow = realloc(pl->ow, pl->caprt * sizeof *ow);
+					if (!ow)
+						return ir_errf(e, "out of memory");
+					pl->ow = ow;
+				}
 				if (!pl->nrt)
 					pl->t0 = pl->send_t;
-				pl->rt[pl->nrt++] = (double)(r->t_ret - pl->send_t);
+				/* its one-way time: rank 1's answer gap off, as a ping-pong's (read_netcal0) */
+				if (pl->ans && pl->nexch < pl->ans->npg && pl->ans->pg[pl->nexch] >= 0 &&
+				    pl->ans->pg[pl->nexch] <= rt)
+					pl->ow[pl->nown++] = (rt - pl->ans->pg[pl->nexch]) / 2;
+				pl->nexch++;
+				pl->rt[pl->nrt++] = rt;
 				pl->t1 = r->t_ret;
 				pl->have_send = 0;
 			}
@@ -516,6 +585,14 @@ static int pulse_rec(pulses *pl, const ir_rec *r, const char *path, ir_err *e)
 			return -1;
 		if ((send || recv) && ctag == IR_NETCAL_TAG_PLAN)
 			return 0;
+		if (!strcmp(r->name, "MPI_Iprobe")) {
+			int64_t ptag;
+			/* an untraced block's probes belong to the next pulse, not to a phase */
+			if (rec_int(r, 1, &ptag, "tag", path, e))
+				return -1;
+			if (ptag == IR_NETCAL_TAG_BARE || ptag == IR_NETCAL_TAG_BARE_END)
+				return 0;
+		}
 		for (const char *c = r->name; *c; c++)
 			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
 		h = (h ^ (uint64_t)ctag) * 1099511628211ULL;
@@ -697,7 +774,7 @@ out:
  * exchange is the k-th of rank 1's answers (netcal's exchanges follow each other):
  * its gap is taken off the round trip (formats/calibration.md, "The answer's gap"). */
 static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch, answers *ans, uint64_t *nsent,
-                        pulses *pl, ir_err *e)
+                        pulses *pl, bare_blocks *bb, ir_err *e)
 {
 	ir_trace_opts to = { epoch, 0 };
 	ir_trace *t = ir_trace_open(tf->path, &to, e);
@@ -718,6 +795,7 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 	int64_t step_ret = 0, pstep_ret;
 	if (!t)
 		return -1;
+	bb->self_ps = ir_trace_self_ps(t); /* the opening probe's own time lies in the block */
 	*nsent = 0;
 	while ((rc = ir_trace_next(t, &r, e)) == 1) {
 		int64_t peer, tag, tag2;
@@ -733,6 +811,8 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 		step_ret = r.t_ret;
 		{
 			int x = pulse_rec(pl, &r, path, e);
+			if (!x)
+				x = bare_rec(bb, &r, path, e);
 			if (x < 0)
 				goto bad;
 			if (x)
@@ -935,15 +1015,39 @@ static int read_netcal1(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 	int rc;
 	const char *path = tf->path;
 	int64_t ptag = -1, precv = 0; /* the receive just before, if a ping-pong's: its tag and return */
+	int64_t pulse_ret = -1;       /* the receive just before, if a pulse's: its return */
 	if (!t)
 		return -1;
 	*nrecv = 0;
 	while ((rc = ir_trace_next(t, &r, e)) == 1) {
-		int64_t peer, tag, pending = ptag;
+		int64_t peer, tag, pending = ptag, pret = pulse_ret;
 		uint64_t bytes;
 		if (r.kind != IR_REC_CALL)
 			continue;
 		ptag = -1;
+		pulse_ret = -1;
+		if (!strcmp(r.name, "MPI_Recv") || !strcmp(r.name, "MPI_Send")) {
+			int send = r.name[4] == 'S';
+			if (rec_int(&r, 3, &peer, send ? "dest" : "source", path, e) || rec_int(&r, 4, &tag, "tag", path, e))
+				goto bad;
+			if (peer == 0 && tag == IR_NETCAL_TAG_PULSE) {
+				/* a pulse's receive, or its answer: the gap between the two (read_netcal0's
+				 * pulses take it off their round trips) */
+				if (rec_times(&r, path, e))
+					goto bad;
+				if (!send) {
+					if (IR_GROW(ans->pg, ans->npg + 1, ans->cappg)) {
+						ir_errf(e, "out of memory");
+						goto bad;
+					}
+					ans->pg[ans->npg++] = -1;
+					pulse_ret = r.t_ret;
+				} else if (pret >= 0 && r.t_call >= pret) {
+					ans->pg[ans->npg - 1] = (double)(r.t_call - pret);
+				}
+				continue;
+			}
+		}
 		if (pending >= 0 && is_send(r.name)) {
 			/* the answer: the next call, a send to rank 0 with the receive's tag */
 			if (rec_int(&r, 3, &peer, "dest", path, e) || rec_int(&r, 4, &tag, "tag", path, e) || rec_times(&r, path, e))
@@ -1021,6 +1125,107 @@ static int pair_exchanges(ir_calib_data *d, const ir_trace_files *tf, const answ
 	return 0;
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* What a time measured in the traces holds of the tracer's own work, in units of the
+ * tracer's share of a message's one-way time: a one-way time holds one (the send's and the
+ * receive's share), a call's duration half of it, the nbc phase's two calls one; the other
+ * series are not times the model takes (formats/calibration.md, "The tracer's share"). */
+static double tracer_units(int kind)
+{
+	switch (kind) {
+	case IR_CS_WARM:
+	case IR_CS_COLD:
+	case IR_CS_FIRST:
+	case IR_CS_NBC:
+		return 1;
+	case IR_CS_SEND:
+	case IR_CS_LATE:
+	case IR_CS_SELF:
+	case IR_CS_REDUCE:
+	case IR_CS_POLL:
+	case IR_CS_BARRIER:
+	case IR_CS_LCOPY:
+	case IR_CS_EXCH:
+		return 0.5;
+	default:
+		return 0;
+	}
+}
+
+static double less(double v, double by) { return v > by ? v - by : 0; }
+
+/* The tracer's share of one run (formats/calibration.md, "The tracer's share"): each untraced
+ * block against the pulse nearest to it in time (the one right after it), and, when the
+ * median difference is above 0 with 95 % confidence over enough pairs, that difference taken
+ * off the run's measurements (raw from r0, samples from s0) unless keep_tracer. */
+static int tracer_share(ir_calib_data *d, const pulses *pl, const bare_blocks *bb, size_t r0, size_t s0, ir_err *e)
+{
+	ir_calib_tracer *tr = &d->tracer;
+	ir_calib_tracer_run run;
+	double *dv, *bv, *tv;
+	size_t n = 0, j = 0;
+	tr->runs++;
+	if (!bb->n && !bb->dropped)
+		return 0; /* a trace of netcal before the blocks */
+	memset(&run, 0, sizeof run);
+	run.dropped = bb->dropped;
+	if (!(dv = malloc((bb->n + 1) * 3 * sizeof *dv)))
+		return ir_errf(e, "out of memory");
+	bv = dv + bb->n + 1;
+	tv = bv + bb->n + 1;
+	for (size_t i = 0; i < bb->n; i++) {
+		const bare_block *b = &bb->b[i];
+		const ir_calib_pulse *p;
+		/* pulses and blocks are in time order: the first pulse that starts after the block
+		 * ends, or the last one before it, whichever is nearer */
+		while (j < pl->n && pl->p[j].t0 < b->t1)
+			j++;
+		if (j < pl->n && (!j || pl->p[j].t0 - b->t1 <= b->t0 - pl->p[j - 1].t1))
+			p = &pl->p[j];
+		else if (j)
+			p = &pl->p[j - 1];
+		else
+			continue;
+		if (p->ow < 0)
+			continue;
+		dv[n] = p->ow - b->ow;
+		bv[n] = b->ow;
+		tv[n++] = p->ow;
+	}
+	run.pairs = n;
+	if (n) {
+		double h = 0.98 * sqrt((double)n); /* the median's 95 % interval: order statistics n/2 -+ 0.98 sqrt(n) */
+		double lo = floor((double)n / 2 - h), hi = ceil((double)n / 2 + h);
+		qsort(dv, n, sizeof *dv, cmp_dbl);
+		run.med_ps = ir_quantile_sorted(dv, n, 0.5);
+		run.lo_ps = dv[lo < 0 ? 0 : (size_t)lo];
+		run.hi_ps = dv[hi > (double)(n - 1) ? n - 1 : (size_t)hi];
+		run.bare_ps = ir_median_inplace(bv, n);
+		run.traced_ps = ir_median_inplace(tv, n);
+	}
+	free(dv);
+	run.applied = !d->keep_tracer && n >= IR_CALIB_TRACER_MIN_PAIRS && run.lo_ps > 0 && run.med_ps > 0;
+	if (run.applied) {
+		for (size_t i = r0; i < d->nraw; i++)
+			d->raw[i].ps = less(d->raw[i].ps, tracer_units(d->raw[i].kind) * run.med_ps);
+		for (size_t i = s0; i < d->ns; i++) {
+			d->s[i].oneway_ps = less(d->s[i].oneway_ps, run.med_ps);
+			if (d->s[i].send_ps >= 0)
+				d->s[i].send_ps = less(d->s[i].send_ps, run.med_ps / 2);
+		}
+		tr->runs_applied++;
+	}
+	if (tr->runs_blocks < IR_CALIB_TRACER_RUNS)
+		tr->run[tr->runs_blocks] = run;
+	tr->runs_blocks++;
+	return 0;
+}
+
 static int read_netcal(ir_calib_data *d, const ir_trace_files *tf, int64_t epoch, ir_err *e)
 {
 	uint64_t nsent, nrecv;
@@ -1029,19 +1234,26 @@ static int read_netcal(ir_calib_data *d, const ir_trace_files *tf, int64_t epoch
 	size_t r0 = d->nraw, s0 = d->ns, st0 = d->nstep;
 	answers ans;
 	pulses pl;
+	bare_blocks bb;
 	int rc;
 	memset(&ans, 0, sizeof ans);
 	memset(&pl, 0, sizeof pl);
+	memset(&bb, 0, sizeof bb);
+	bb.open = -1;
+	pl.ans = &ans;
 	d->netcal = 1;
 	/* rank 1 first: its answers' gaps come off rank 0's round trips */
 	rc = read_netcal1(d, &tf->f[1], epoch, &ans, &nrecv, e) ||
-	     read_netcal0(d, &tf->f[0], epoch, &ans, &nsent, &pl, e) || pair_exchanges(d, tf, &ans, e) ||
-	     ir_calib_state_filter(d, pl.p, pl.n, r0, s0, st0, e);
+	     read_netcal0(d, &tf->f[0], epoch, &ans, &nsent, &pl, &bb, e) || pair_exchanges(d, tf, &ans, e) ||
+	     tracer_share(d, &pl, &bb, r0, s0, e) || ir_calib_state_filter(d, pl.p, pl.n, r0, s0, st0, e);
 	free(ans.a);
 	free(ans.x[0]);
 	free(ans.x[1]);
+	free(ans.pg);
 	free(pl.p);
 	free(pl.rt);
+	free(pl.ow);
+	free(bb.b);
 	if (rc)
 		return -1;
 	if (count_kind(d, IR_CS_WARM) == warm0)
@@ -2444,6 +2656,39 @@ static int write_state(const ir_calib_data *d, ir_sb *o)
 	return rc | ir_sb_addch(o, '\n');
 }
 
+/* "# tracer's share: ..." (formats/calibration.md, "The tracer's share"). */
+static int write_tracer(const ir_calib_data *d, ir_sb *o)
+{
+	const ir_calib_tracer *tr = &d->tracer;
+	int rc = 0;
+	if (!d->netcal)
+		return 0;
+	if (!tr->runs_blocks)
+		return ir_sb_adds(o, "# tracer's share: no untraced blocks in the traces (a netcal without them): nothing taken off\n");
+	rc |= ir_sb_addf(o, "# tracer's share: untraced blocks in %zu of %zu run%s, taken off in %zu", tr->runs_blocks, tr->runs,
+	                 tr->runs == 1 ? "" : "s", tr->runs_applied);
+	for (size_t i = 0; i < tr->runs_blocks && i < IR_CALIB_TRACER_RUNS; i++) {
+		const ir_calib_tracer_run *r = &tr->run[i];
+		rc |= ir_sb_addf(o, "; run %zu: %zu block%s paired with a pulse", i + 1, r->pairs, r->pairs == 1 ? "" : "s");
+		if (r->dropped)
+			rc |= ir_sb_addf(o, " (%zu more with a flush of the tracer's buffer in them)", r->dropped);
+		if (r->pairs)
+			rc |= ir_sb_addf(o, ", one way traced %.4f us, untraced %.4f us, difference %.4f us (95 %%: %.4f to %.4f)",
+			                 r->traced_ps / 1e6, r->bare_ps / 1e6, r->med_ps / 1e6, r->lo_ps / 1e6, r->hi_ps / 1e6);
+		if (r->applied)
+			rc |= ir_sb_adds(o, ": taken off every one-way time, half of it off every call's duration");
+		else if (d->keep_tracer)
+			rc |= ir_sb_adds(o, ": kept (--tracer-time keep)");
+		else if (r->pairs < IR_CALIB_TRACER_MIN_PAIRS)
+			rc |= ir_sb_addf(o, ": fewer than %d pairs, nothing taken off", IR_CALIB_TRACER_MIN_PAIRS);
+		else
+			rc |= ir_sb_adds(o, ": not above 0 with 95 % confidence, nothing taken off");
+	}
+	if (tr->runs_blocks > IR_CALIB_TRACER_RUNS)
+		rc |= ir_sb_addf(o, "; %zu more runs", tr->runs_blocks - IR_CALIB_TRACER_RUNS);
+	return rc | ir_sb_addch(o, '\n');
+}
+
 static int write_drift(const ir_calib_data *d, ir_sb *o)
 {
 	size_t tested, n = ir_calib_drifted(d, &tested);
@@ -2510,6 +2755,7 @@ int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const i
 		rc |= ir_sb_addf(o, "# input: TSV, %zu sizes, %zu rows%s\n", d->np, nsamples,
 		                 d->have_sim ? ", network times from its sim_us column" : "");
 	rc |= write_state(d, o);
+	rc |= write_tracer(d, o);
 	rc |= write_drift(d, o);
 	if (f->model == IR_CALIB_LOGGP) {
 		rc |= ir_sb_adds(o, "# model: pure LogGP network, one-way time = 2*o + L + G*(size-1)\n");

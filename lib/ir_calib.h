@@ -111,8 +111,10 @@ typedef struct ir_calib_point {
 #define IR_NETCAL_TAG_EXCH 30051       /* both ranks' MPI_Sendrecv of s bytes to each other at once */
 #define IR_NETCAL_TAG_EXCH_SYNC 30052  /* the 0-byte MPI_Sendrecv that lines the two up before it */
 #define IR_NETCAL_TAG_PULSE 30053      /* a pulse's 0-byte exchanges: the machine's state */
+#define IR_NETCAL_TAG_BARE 30054       /* rank 0's MPI_Iprobe before an untraced block */
+#define IR_NETCAL_TAG_BARE_END 30055   /* and after it (the block's exchanges, 30056, are untraced) */
 #define IR_NETCAL_TAG_MIN 30000
-#define IR_NETCAL_TAG_MAX 30053
+#define IR_NETCAL_TAG_MAX 30056
 
 /* The machine's state (formats/calibration.md, "Machine state"): the pulses of a phase
  * (those followed by the same call), at least IR_CALIB_STATE_MIN_PULSES of them, have their
@@ -124,6 +126,29 @@ typedef struct ir_calib_point {
 #define IR_CALIB_STATE_REF_Q 0.10
 #define IR_CALIB_STATE_SLOW_PCT 25.0
 #define IR_CALIB_STATE_MIN_KEEP 3
+
+/* The tracer's share (formats/calibration.md, "The tracer's share"): netcal's untraced
+ * blocks of IR_NETCAL_BARE_N exchanges, each compared with the pulse right after it; with at
+ * least IR_CALIB_TRACER_MIN_PAIRS pairs whose median difference is above 0 with 95 %
+ * confidence, that difference (a message's one-way time, traced less untraced) is taken off
+ * every one-way time of the run, and half of it off every call's duration. */
+#define IR_NETCAL_BARE_N 16
+#define IR_CALIB_TRACER_MIN_PAIRS 8
+#define IR_CALIB_TRACER_RUNS 16 /* runs whose figures are kept for the comment */
+
+typedef struct ir_calib_tracer_run {
+	size_t pairs, dropped; /* blocks paired with a pulse; blocks with a flush in them */
+	double med_ps, lo_ps, hi_ps; /* the median difference and its 95 % interval, one way */
+	double bare_ps, traced_ps;   /* the median untraced and traced one-way times */
+	int applied;           /* taken off (else: too few pairs, or not above 0) */
+} ir_calib_tracer_run;
+
+typedef struct ir_calib_tracer {
+	size_t runs;           /* netcal runs read */
+	size_t runs_blocks;    /* of them, runs with untraced blocks */
+	size_t runs_applied;
+	ir_calib_tracer_run run[IR_CALIB_TRACER_RUNS];
+} ir_calib_tracer;
 
 /* The series netcal's traces give, one duration (ps) per sample. */
 enum ir_calib_series_kind {
@@ -210,6 +235,8 @@ typedef struct ir_calib_data {
 	size_t nstep, stepcap;
 	ir_calib_state state;
 	int keep_slowed; /* set before reading: judge the pulses, but set nothing aside */
+	ir_calib_tracer tracer;
+	int keep_tracer; /* set before reading: measure the tracer's share, but take nothing off */
 } ir_calib_data;
 
 /* A pulse of netcal (formats/calibration.md, "Machine state"). */
@@ -217,6 +244,8 @@ typedef struct ir_calib_pulse {
 	int64_t t0, t1; /* its first send's call, its last receive's return (the run's clock, ps) */
 	double v;       /* the median round trip of its exchanges (ps) */
 	uint64_t ctx;   /* its phase: pulses are judged against those of the same phase */
+	double ow;      /* the median one-way time of its exchanges, rank 1's gap taken off (ps;
+	                 * -1: rank 1's trace did not give the gaps) */
 } ir_calib_pulse;
 
 /* One run's measurements, those added since the run began (raw from index r0, samples from

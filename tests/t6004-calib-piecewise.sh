@@ -26,8 +26,9 @@ test_expect_success 'calib writes the five functions, the classic keys and the t
 	test -d nc &&
 	calib nc >cluster.params 2>table &&
 	cat table &&
-	# everything, what the pulses set aside too: for the checks against the counts in the trace
-	calib -q --keep-slowed nc >all.params &&
+	# everything, what the pulses set aside too, with the tracer'"'"'s share kept: for the
+	# checks against the counts and the times in the trace
+	calib -q --keep-slowed --tracer-time keep nc >all.params &&
 	grep -q "^# machine state: .* between two slowed pulses kept (--keep-slowed)\(; [0-9]* series and sizes kept whole, since fewer than [0-9]* would remain\)\{0,1\}$" all.params &&
 	grep -q "^# input: netcal traces of 2 ranks: 35 sizes, " cluster.params &&
 	for k in send_o recv_o net_L copy reduce; do grep -q "^$k = 0:" cluster.params || return 1; done &&
@@ -43,6 +44,30 @@ test_expect_success 'the machine state: every pulse of the trace counted, the un
 	echo "pulses in the trace: $n" && test "$n" -ge 8 &&
 	grep "^# machine state: " cluster.params &&
 	grep -q "^# machine state: $n pulses (0-byte round trips) over 1 run, [0-9]* of them in [1-9][0-9]* phases* of 8 or more; undisturbed [0-9.]* us.* (each phase.s 10th percentile); [0-9]* slowed by more than 25 % .*: [0-9]* of [0-9]* measurements between two slowed pulses set aside" cluster.params
+'
+
+test_expect_success 'the tracer'"'"'s share: every untraced block of the trace paired or dropped, the difference taken off' '
+	# rank 0 opens a block with an MPI_Iprobe for tag 30054 and closes it with one for 30055
+	o=$(grep -c "^MPI_Iprobe:[^:]*:1:30054:" nc/rank-0.trace) &&
+	c=$(grep -c "^MPI_Iprobe:[^:]*:1:30055:" nc/rank-0.trace) &&
+	echo "blocks: $o opened, $c closed" && test "$o" -ge 8 && test "$o" = "$c" &&
+	grep "^# tracer.s share: " cluster.params &&
+	line=$(grep "^# tracer.s share: untraced blocks in 1 of 1 run, taken off in [01]; run 1: [0-9]* blocks* paired with a pulse" cluster.params) &&
+	paired=$(echo "$line" | sed "s/.*run 1: \([0-9]*\) blocks* paired.*/\1/") &&
+	dropped=$(echo "$line" | sed -n "s/.* (\([0-9]*\) more with a flush .*/\1/p") &&
+	echo "paired $paired, dropped ${dropped:-0}" && test $((paired + ${dropped:-0})) = "$o" &&
+	# the same traces kept as measured: the measured one-way time of the smallest size differs by the
+	# difference when it was taken off, else not at all
+	calib -q --tracer-time keep nc >keep.params &&
+	grep -q "^# tracer.s share: .*: kept (--tracer-time keep)$" keep.params &&
+	d=$(echo "$line" | sed -n "s/.*difference \(-*[0-9.]*\) us.*/\1/p") &&
+	a=$(sed -n "s/^#@ 0 \([^ ]* \)\{4\}\([^ ]*\) .*/\2/p" cluster.params) &&
+	b=$(sed -n "s/^#@ 0 \([^ ]* \)\{4\}\([^ ]*\) .*/\2/p" keep.params) &&
+	echo "one way at 0 bytes: $a taken, $b kept, difference $d" &&
+	case "$line" in
+	*"taken off every one-way time"*) awk -v a="$a" -v b="$b" -v d="$d" "BEGIN { x = b - a - d; exit !(x < 0.0002 && x > -0.0002) }" ;;
+	*) test "$a" = "$b" ;;
+	esac
 '
 
 test_expect_success 'the train phase: a send after a send and after a receive, by gap' '
@@ -68,7 +93,7 @@ test_expect_success 'the poll phase: poll is the median of its lines, each line 
 		awk -F: "function t(x,  p) { p = index(x, \".\"); return substr(x, p - 6) + 0 }
 			{ d = t(\$NF) - t(\$2); if (d < 0) d += 1e6; print d / \$(NF - 1) * 1e6 }" | sort -g >lines &&
 	want=$(awk "{ v[NR] = \$1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }" lines) &&
-	got=$(sed -n "s/^poll = \([0-9.]*\)ns.*/\1/p" cluster.params) && test -n "$got" &&
+	got=$(sed -n "s/^poll = \([0-9.]*\)ns.*/\1/p" all.params) && test -n "$got" &&
 	echo "poll $got ns, lines $want ps" &&
 	# the traces hold microseconds with three decimals (read from their last six digits: a
 	# double holds no more of a time since the epoch): within 1 % of the lines'"'"' median
@@ -262,7 +287,12 @@ test_expect_success 'a broken field in the netcal phases is reported where it is
 	line=$(grep -n "^MPI_Sendrecv:.*:30051:" nc/rank-0.trace | head -n 1 | cut -d: -f1) &&
 	sed "${line}s/:30051:\([^:]*:[^:]*:[^:]*\):1:30051:/:30051:\1:x:30051:/" nc/rank-0.trace >broken/rank-0.trace &&
 	expect_fail 1 calib broken &&
-	grep -q "^calib: broken/rank-0.trace:$line: MPI_Sendrecv: expected source as an integer in field 9, found .x.\$" err
+	grep -q "^calib: broken/rank-0.trace:$line: MPI_Sendrecv: expected source as an integer in field 9, found .x.\$" err &&
+	rm -rf broken && cp -r nc broken &&
+	line=$(grep -n "^MPI_Iprobe:[^:]*:1:30055:" nc/rank-0.trace | head -n 1 | cut -d: -f1) &&
+	sed "${line}s/^MPI_Iprobe:\([^:]*\):1:30055:/MPI_Iprobe:\1:y:30055:/" nc/rank-0.trace >broken/rank-0.trace &&
+	expect_fail 1 calib broken &&
+	grep -q "^calib: broken/rank-0.trace:$line: MPI_Iprobe: expected source as an integer in field 1, found .y.\$" err
 '
 
 if command -v gnuplot >/dev/null 2>&1; then

@@ -162,9 +162,24 @@ static int g_big;
  * one-way times and their pulses' round trips take g_slow_x times as long */
 static int g_reps, g_pulse, g_slow_from = -1, g_slow_to = -1;
 static double g_slow_x = 1;
+/* with g_bare > 0, an untraced block before every pulse (rank 0's MPI_Iprobe for tags 30054
+ * and 30055 around 16 exchanges of g_bare us one way, which the trace does not show; the
+ * pulse's one way is 1 us); the g_bare_flush-th block (from 1) has a flush of the tracer's
+ * buffer in it; g_keep_tracer: calib --tracer-time keep */
+static double g_bare;
+static int g_bare_flush, g_keep_tracer, g_nblock;
 
 static void write_pulse(FILE *f0, FILE *f1, double *t, double x, unsigned long *n0, unsigned long *n1)
 {
+	if (g_bare > 0) {
+		double end = *t + 0.1 + 32 * g_bare;
+		fprintf(f0, "MPI_Iprobe:%.3f:1:30054:0,0,2:0:-:1:%.3f\n", *t, *t + 0.1);
+		if (++g_nblock == g_bare_flush)
+			fprintf(f0, "# flush: 1000 ns\n");
+		fprintf(f0, "MPI_Iprobe:%.3f:1:30055:0,0,2:0:-:1:%.3f\n", end, end + 0.1);
+		*n0 += 2;
+		*t = end + 0.5;
+	}
 	for (int i = 0; i < 8; i++) {
 		double rt = 2 * x;
 		fprintf(f0, "MPI_Send:%.3f:-:0:13,1,1:1:30053:0,0,2:%.3f\n", *t, *t + 0.1);
@@ -482,6 +497,8 @@ static int netcal_fit(ir_calib_data *d, ir_calib_fit *f, ir_sb *t, ir_err *e)
 	char dir[] = "/tmp/u-calib-XXXXXX", *paths[1] = { dir };
 	ir_calib_opts co;
 	ir_calib_data_init(d);
+	d->keep_tracer = g_keep_tracer;
+	g_nblock = 0;
 	memset(f, 0, sizeof *f);
 	memset(&co, 0, sizeof co);
 	if (!mkdtemp(dir))
@@ -694,7 +711,7 @@ static void test_netcal_state(void)
 	ir_calib_data_release(&d);
 	/* ir_calib_state_filter: fewer than IR_CALIB_STATE_MIN_PULSES pulses change nothing */
 	{
-		ir_calib_pulse p[3] = { { 0, 1, 1e6, 0 }, { 10, 11, 5e6, 0 }, { 20, 21, 5e6, 0 } };
+		ir_calib_pulse p[3] = { { 0, 1, 1e6, 0, -1 }, { 10, 11, 5e6, 0, -1 }, { 20, 21, 5e6, 0, -1 } };
 		ir_calib_data_init(&d);
 		ok(ir_calib_state_filter(&d, p, 3, 0, 0, 0, &e) == 0 && d.state.runs == 1 && !d.state.runs_pulsed,
 		   "state: 3 pulses: not enough to tell");
@@ -707,7 +724,7 @@ static void test_netcal_state(void)
 		ir_calib_data_init(&d);
 		d.raw = calloc(19, sizeof *d.raw);
 		for (int i = 0; i < 20; i++) {
-			p[i] = (ir_calib_pulse){ 100 * i, 100 * i + 10, i < 10 ? 1e6 : 3e6, i < 10 ? 1 : 2 };
+			p[i] = (ir_calib_pulse){ 100 * i, 100 * i + 10, i < 10 ? 1e6 : 3e6, i < 10 ? 1 : 2, -1 };
 			if (i < 19)
 				d.raw[i] = (ir_calib_raw){ 8, 1e6, IR_CS_WARM, 100 * i + 50 };
 		}
@@ -733,6 +750,93 @@ static void test_netcal_state(void)
 
 /* ir_calib_compare: two piecewise models side by side (formats/calibration.md,
  * "Comparing two calibrations"). */
+/* The tracer's share (formats/calibration.md, "The tracer's share"): 5 repetitions, a pulse
+ * before each of the 5 sizes and one at the end (26), each after an untraced block whose
+ * exchanges take 0.9 us one way against the pulse's 1 us: 0.1 us comes off every one-way
+ * time, 0.05 us off every call's duration. */
+static void test_netcal_tracer(void)
+{
+	ir_calib_data d;
+	ir_calib_fit f;
+	ir_sb t = IR_SB_INIT;
+	ir_err e;
+	const ir_calib_med *m;
+	int rc;
+	g_pulse = 1;
+	g_bare = 0.9;
+	rc = netcal_fit(&d, &f, &t, &e);
+	ok(rc == 0 && d.tracer.runs == 1 && d.tracer.runs_blocks == 1 && d.tracer.runs_applied == 1 &&
+	       d.tracer.run[0].pairs == 26 && !d.tracer.run[0].dropped && near(d.tracer.run[0].med_ps, 1e5, 1) &&
+	       near(d.tracer.run[0].lo_ps, 1e5, 1) && near(d.tracer.run[0].bare_ps, 9e5, 1) &&
+	       near(d.tracer.run[0].traced_ps, 1e6, 1),
+	   "tracer: 26 blocks paired, 0.1 us a message (%zu, %g ps)", d.tracer.run[0].pairs, d.tracer.run[0].med_ps);
+	ok(rc == 0 && near(d.p[1].real_ps, 1001000 - 1e5, 1) && near(d.p[4].real_ps, 2024000 - 1e5, 1),
+	   "tracer: off the one-way times (%g, %g ps)", d.p[1].real_ps, d.p[4].real_ps);
+	ok(rc == 0 && (m = ir_calib_series_at(&d, IR_CS_SEND, 64)) && near(m->med, 1e5 - 5e4, 1) &&
+	       (m = ir_calib_series_at(&d, IR_CS_LATE, 64)) && near(m->med, 301000 - 5e4, 1) &&
+	       (m = ir_calib_series_at(&d, IR_CS_SELF, 64)) && near(m->med, 101000 - 5e4, 1) &&
+	       (m = ir_calib_series_at(&d, IR_CS_COLD, 64)) && near(m->med, 1001000 - 1e5, 1),
+	   "tracer: half of it off every call's duration (send, late receive, self copy), all off the cold one-way time");
+	ok(rc == 0 && strstr(t.buf, "\n# tracer's share: untraced blocks in 1 of 1 run, taken off in 1; run 1: 26 blocks "
+	                            "paired with a pulse, one way traced 1.0000 us, untraced 0.9000 us, difference 0.1000 us "
+	                            "(95 %: 0.1000 to 0.1000): taken off every one-way time, half of it off every call's "
+	                            "duration\n"),
+	   "tracer: the parameter file says so");
+	ir_sb_release(&t);
+	ir_calib_fit_release(&f);
+	ir_calib_data_release(&d);
+	/* --tracer-time keep: measured, nothing taken off */
+	g_keep_tracer = 1;
+	rc = netcal_fit(&d, &f, &t, &e);
+	ok(rc == 0 && !d.tracer.runs_applied && near(d.tracer.run[0].med_ps, 1e5, 1) && near(d.p[1].real_ps, 1001000, 1) &&
+	       strstr(t.buf, "(95 %: 0.1000 to 0.1000): kept (--tracer-time keep)\n"),
+	   "tracer: --tracer-time keep measures it and keeps it (%g ps)", d.p[1].real_ps);
+	ir_sb_release(&t);
+	ir_calib_fit_release(&f);
+	ir_calib_data_release(&d);
+	g_keep_tracer = 0;
+	/* a flush of the tracer's buffer inside a block: that block is left out */
+	g_bare_flush = 3;
+	rc = netcal_fit(&d, &f, &t, &e);
+	ok(rc == 0 && d.tracer.run[0].pairs == 25 && d.tracer.run[0].dropped == 1 && d.tracer.runs_applied == 1 &&
+	       strstr(t.buf, "run 1: 25 blocks paired with a pulse (1 more with a flush of the tracer's buffer in them), "),
+	   "tracer: a block with a flush in it left out (%zu, %zu)", d.tracer.run[0].pairs, d.tracer.run[0].dropped);
+	ir_sb_release(&t);
+	ir_calib_fit_release(&f);
+	ir_calib_data_release(&d);
+	g_bare_flush = 0;
+	/* untraced slower than traced: not above 0, nothing taken off */
+	g_bare = 1.1;
+	rc = netcal_fit(&d, &f, &t, &e);
+	ok(rc == 0 && !d.tracer.runs_applied && near(d.tracer.run[0].med_ps, -1e5, 1) && near(d.p[1].real_ps, 1001000, 1) &&
+	       strstr(t.buf, ": not above 0 with 95 % confidence, nothing taken off\n"),
+	   "tracer: a difference not above 0 is not taken off");
+	ir_sb_release(&t);
+	ir_calib_fit_release(&f);
+	ir_calib_data_release(&d);
+	/* one repetition: 6 pairs, too few */
+	g_bare = 0.9;
+	g_reps = 1;
+	rc = netcal_fit(&d, &f, &t, &e);
+	ok(rc == 0 && d.tracer.run[0].pairs == 6 && !d.tracer.runs_applied &&
+	       strstr(t.buf, ": fewer than 8 pairs, nothing taken off\n"),
+	   "tracer: fewer than 8 pairs are not enough (%zu)", d.tracer.run[0].pairs);
+	ir_sb_release(&t);
+	ir_calib_fit_release(&f);
+	ir_calib_data_release(&d);
+	/* no blocks (netcal before them) */
+	g_bare = 0;
+	g_reps = 0;
+	rc = netcal_fit(&d, &f, &t, &e);
+	ok(rc == 0 && d.tracer.runs == 1 && !d.tracer.runs_blocks && near(d.p[1].real_ps, 1001000, 1) &&
+	       strstr(t.buf, "\n# tracer's share: no untraced blocks in the traces (a netcal without them): nothing taken off\n"),
+	   "tracer: traces without blocks: nothing taken off, and said so");
+	ir_sb_release(&t);
+	ir_calib_fit_release(&f);
+	ir_calib_data_release(&d);
+	g_pulse = 0;
+}
+
 static void test_compare(void)
 {
 	ir_loggops a, b;
@@ -1018,6 +1122,7 @@ int main(void)
 	test_netcal_pinning();
 	test_netcal_recv_cap();
 	test_netcal_state();
+	test_netcal_tracer();
 	test_compare();
 	ir_sb_release(&sb);
 	return tap_done();

@@ -72,6 +72,9 @@ static void usage(void)
 	       "      --io            fit the storage keys to traces of samples/apps/iocal\n"
 	       "      --keep-slowed   netcal: keep what was measured between two pulses that\n"
 	       "                      found the machine slowed (default: set it aside)\n"
+	       "      --tracer-time take|keep  netcal: take the tracer's share of a message\n"
+	       "                      (its untraced blocks against its pulses) off the times\n"
+	       "                      fitted (take, the default), or keep it\n"
 	       "      --intra         the run was of two ranks on one host: write the intra-node\n"
 	       "                      model (intra_send_o, intra_recv_o, intra_net_L, intra_S)\n"
 	       "      --compare       compare two parameter files of calib (piecewise model)\n"
@@ -170,7 +173,7 @@ static int write_out(const char *out, const ir_sb *sb)
 }
 
 enum { OPT_TOPO = 256, OPT_OVERHEAD, OPT_PLOT, OPT_UNWEIGHTED, OPT_VERSION, OPT_INTRA, OPT_YIELD, OPT_CORES, OPT_IO,
-       OPT_COMPARE, OPT_TOLERANCE, OPT_KEEP_SLOWED };
+       OPT_COMPARE, OPT_TOLERANCE, OPT_KEEP_SLOWED, OPT_TRACER_TIME };
 
 /* --compare: two parameter files of piecewise calibrations side by side (ir_calib_compare). */
 static int do_compare(const char *fa, const char *fb, double tol, const char *out)
@@ -320,6 +323,7 @@ int main(int argc, char **argv)
 		{ "compare", no_argument, NULL, OPT_COMPARE },
 		{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
 		{ "keep-slowed", no_argument, NULL, OPT_KEEP_SLOWED },
+		{ "tracer-time", required_argument, NULL, OPT_TRACER_TIME },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *pfile = NULL, *net_name = NULL, *topo = NULL, *plot = NULL, *out = "-", *s_arg = NULL;
@@ -385,6 +389,14 @@ int main(int argc, char **argv)
 			break;
 		case OPT_KEEP_SLOWED:
 			d.keep_slowed = 1;
+			break;
+		case OPT_TRACER_TIME:
+			if (!strcmp(optarg, "keep"))
+				d.keep_tracer = 1;
+			else if (!strcmp(optarg, "take"))
+				d.keep_tracer = 0;
+			else
+				return ir_cli_usage("--tracer-time: expected take or keep, got '%s'", optarg);
 			break;
 		case OPT_TOLERANCE:
 			tol_arg = optarg;

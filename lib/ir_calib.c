@@ -467,6 +467,12 @@ typedef struct pulses {
 	int have_send;
 	size_t need_ctx; /* pulses from this one on have no phase yet */
 	const answers *ans; /* rank 1's pulse gaps (ans->pg), the k-th for rank 0's k-th exchange */
+	/* rank 0's calls in trace order: the current one's index, the open pulse's first send's
+	 * and last receive's, and each closed pulse's ([n]: what the untraced blocks must be
+	 * next to, tracer_share) */
+	uint64_t seq, send_seq, seq0, seq1;
+	uint64_t *sq;
+	size_t capsq;
 } pulses;
 
 static int pulse_close(pulses *pl, ir_err *e)
@@ -479,6 +485,10 @@ static int pulse_close(pulses *pl, ir_err *e)
 	pl->p[pl->n].t1 = pl->t1;
 	pl->p[pl->n].ctx = 0;
 	pl->p[pl->n].ow = pl->nown ? ir_median_inplace(pl->ow, pl->nown) : -1;
+	if (IR_GROW(pl->sq, 2 * (pl->n + 1), pl->capsq))
+		return ir_errf(e, "out of memory");
+	pl->sq[2 * pl->n] = pl->seq0;
+	pl->sq[2 * pl->n + 1] = pl->seq1;
 	pl->p[pl->n++].v = ir_median_inplace(pl->rt, pl->nrt);
 	pl->nrt = 0;
 	pl->nown = 0;
@@ -489,6 +499,7 @@ static int pulse_close(pulses *pl, ir_err *e)
  * IR_NETCAL_TAG_BARE_END): its span and its exchanges' one-way time (ps). */
 typedef struct bare_block {
 	int64_t t0, t1;
+	uint64_t s0, s1; /* its probes' places among rank 0's calls (pulses.seq) */
 	double ow;
 } bare_block;
 
@@ -497,12 +508,13 @@ typedef struct bare_blocks {
 	size_t n, cap;
 	size_t dropped;  /* a flush of the tracer's buffer fell inside */
 	int64_t open;    /* the opening probe's return, or -1 */
+	uint64_t open_seq;
 	double self_ps;  /* the tracer's mean time after a return (the opening probe's) */
 } bare_blocks;
 
 /* An MPI_Iprobe record of rank 0: 1 when it is one of an untraced block's two probes (the
  * block is added when it closes one), 0 when not, -1 on a bad record or out of memory. */
-static int bare_rec(bare_blocks *bb, const ir_rec *r, const char *path, ir_err *e)
+static int bare_rec(bare_blocks *bb, const ir_rec *r, uint64_t seq, const char *path, ir_err *e)
 {
 	int64_t src, tag;
 	if (strcmp(r->name, "MPI_Iprobe"))
@@ -515,6 +527,7 @@ static int bare_rec(bare_blocks *bb, const ir_rec *r, const char *path, ir_err *
 		return -1;
 	if (tag == IR_NETCAL_TAG_BARE) {
 		bb->open = r->t_ret;
+		bb->open_seq = seq;
 		return 1;
 	}
 	if (bb->open < 0)
@@ -527,6 +540,8 @@ static int bare_rec(bare_blocks *bb, const ir_rec *r, const char *path, ir_err *
 			return ir_errf(e, "out of memory");
 		bb->b[bb->n].t0 = bb->open;
 		bb->b[bb->n].t1 = r->t_call;
+		bb->b[bb->n].s0 = bb->open_seq;
+		bb->b[bb->n].s1 = seq;
 		bb->b[bb->n++].ow = (span > 0 ? span : 0) / (2.0 * IR_NETCAL_BARE_N);
 	}
 	bb->open = -1;
@@ -548,6 +563,7 @@ static int pulse_rec(pulses *pl, const ir_rec *r, const char *path, ir_err *e)
 				return -1;
 			if (send) {
 				pl->send_t = r->t_call;
+				pl->send_seq = pl->seq;
 				pl->have_send = 1;
 			} else if (pl->have_send) {
 				size_t cap = pl->caprt;
@@ -560,8 +576,11 @@ static int pulse_rec(pulses *pl, const ir_rec *r, const char *path, ir_err *e)
 						return ir_errf(e, "out of memory");
 					pl->ow = ow;
 				}
-				if (!pl->nrt)
+				if (!pl->nrt) {
 					pl->t0 = pl->send_t;
+					pl->seq0 = pl->send_seq;
+				}
+				pl->seq1 = pl->seq;
 				/* its one-way time: rank 1's answer gap off, as a ping-pong's (read_netcal0) */
 				if (pl->ans && pl->nexch < pl->ans->npg && pl->ans->pg[pl->nexch] >= 0 &&
 				    pl->ans->pg[pl->nexch] <= rt)
@@ -810,9 +829,11 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 		step = -1;
 		step_ret = r.t_ret;
 		{
-			int x = pulse_rec(pl, &r, path, e);
+			int x;
+			pl->seq++;
+			x = pulse_rec(pl, &r, path, e);
 			if (!x)
-				x = bare_rec(bb, &r, path, e);
+				x = bare_rec(bb, &r, pl->seq, path, e);
 			if (x < 0)
 				goto bad;
 			if (x)
@@ -1159,8 +1180,8 @@ static double tracer_units(int kind)
 
 static double less(double v, double by) { return v > by ? v - by : 0; }
 
-/* The tracer's share of one run (formats/calibration.md, "The tracer's share"): each untraced
- * block against the pulse nearest to it in time (the one right after it), and, when the
+/* The tracer's share of one run (formats/calibration.md, "The tracer's share"): each pulse
+ * against the mean of the untraced blocks right before and right after it, and, when the
  * median difference is above 0 with 95 % confidence over enough pairs, that difference taken
  * off the run's measurements (raw from r0, samples from s0) unless keep_tracer. */
 static int tracer_share(ir_calib_data *d, const pulses *pl, const bare_blocks *bb, size_t r0, size_t s0, ir_err *e)
@@ -1168,33 +1189,32 @@ static int tracer_share(ir_calib_data *d, const pulses *pl, const bare_blocks *b
 	ir_calib_tracer *tr = &d->tracer;
 	ir_calib_tracer_run run;
 	double *dv, *bv, *tv;
-	size_t n = 0, j = 0;
+	size_t n = 0, k = 0;
 	tr->runs++;
 	if (!bb->n && !bb->dropped)
 		return 0; /* a trace of netcal before the blocks */
 	memset(&run, 0, sizeof run);
 	run.dropped = bb->dropped;
-	if (!(dv = malloc((bb->n + 1) * 3 * sizeof *dv)))
+	if (!(dv = malloc((pl->n + 1) * 3 * sizeof *dv)))
 		return ir_errf(e, "out of memory");
-	bv = dv + bb->n + 1;
-	tv = bv + bb->n + 1;
-	for (size_t i = 0; i < bb->n; i++) {
-		const bare_block *b = &bb->b[i];
-		const ir_calib_pulse *p;
-		/* pulses and blocks are in time order: the first pulse that starts after the block
-		 * ends, or the last one before it, whichever is nearer */
-		while (j < pl->n && pl->p[j].t0 < b->t1)
-			j++;
-		if (j < pl->n && (!j || pl->p[j].t0 - b->t1 <= b->t0 - pl->p[j - 1].t1))
-			p = &pl->p[j];
-		else if (j)
-			p = &pl->p[j - 1];
-		else
+	bv = dv + pl->n + 1;
+	tv = bv + pl->n + 1;
+	for (size_t j = 0; j < pl->n; j++) {
+		const ir_calib_pulse *p = &pl->p[j];
+		const bare_block *b, *a;
+		/* pulses and blocks are in trace order: the block whose closing probe is the call
+		 * right before the pulse's first, and the one whose opening probe is the call right
+		 * after its last (a block with a flush in it is missing: its pulse goes unpaired) */
+		while (k < bb->n && bb->b[k].s1 < pl->sq[2 * j])
+			k++;
+		if (!k || k >= bb->n || p->ow < 0)
 			continue;
-		if (p->ow < 0)
+		b = &bb->b[k - 1];
+		a = &bb->b[k];
+		if (b->s1 + 1 != pl->sq[2 * j] || a->s0 != pl->sq[2 * j + 1] + 1)
 			continue;
-		dv[n] = p->ow - b->ow;
-		bv[n] = b->ow;
+		bv[n] = (b->ow + a->ow) / 2;
+		dv[n] = p->ow - bv[n];
 		tv[n++] = p->ow;
 	}
 	run.pairs = n;
@@ -1253,6 +1273,7 @@ static int read_netcal(ir_calib_data *d, const ir_trace_files *tf, int64_t epoch
 	free(pl.p);
 	free(pl.rt);
 	free(pl.ow);
+	free(pl.sq);
 	free(bb.b);
 	if (rc)
 		return -1;
@@ -2669,9 +2690,10 @@ static int write_tracer(const ir_calib_data *d, ir_sb *o)
 	                 tr->runs == 1 ? "" : "s", tr->runs_applied);
 	for (size_t i = 0; i < tr->runs_blocks && i < IR_CALIB_TRACER_RUNS; i++) {
 		const ir_calib_tracer_run *r = &tr->run[i];
-		rc |= ir_sb_addf(o, "; run %zu: %zu block%s paired with a pulse", i + 1, r->pairs, r->pairs == 1 ? "" : "s");
+		rc |= ir_sb_addf(o, "; run %zu: %zu pulse%s between two blocks", i + 1, r->pairs, r->pairs == 1 ? "" : "s");
 		if (r->dropped)
-			rc |= ir_sb_addf(o, " (%zu more with a flush of the tracer's buffer in them)", r->dropped);
+			rc |= ir_sb_addf(o, " (%zu block%s left out: a flush of the tracer's buffer in it)", r->dropped,
+			                 r->dropped == 1 ? "" : "s");
 		if (r->pairs)
 			rc |= ir_sb_addf(o, ", one way traced %.4f us, untraced %.4f us, difference %.4f us (95 %%: %.4f to %.4f)",
 			                 r->traced_ps / 1e6, r->bare_ps / 1e6, r->med_ps / 1e6, r->lo_ps / 1e6, r->hi_ps / 1e6);

@@ -127,17 +127,18 @@ typedef struct ir_calib_point {
 #define IR_CALIB_STATE_SLOW_PCT 25.0
 #define IR_CALIB_STATE_MIN_KEEP 3
 
-/* The tracer's share (formats/calibration.md, "The tracer's share"): netcal's untraced
- * blocks of IR_NETCAL_BARE_N exchanges, each compared with the pulse right after it; with at
+/* The tracer's share (formats/calibration.md, "The tracer's share"): netcal's pulses, each
+ * compared with the mean of the untraced blocks of IR_NETCAL_BARE_N exchanges right before and
+ * right after it; with at
  * least IR_CALIB_TRACER_MIN_PAIRS pairs whose median difference is above 0 with 95 %
  * confidence, that difference (a message's one-way time, traced less untraced) is taken off
  * every one-way time of the run, and half of it off every call's duration. */
-#define IR_NETCAL_BARE_N 16
+#define IR_NETCAL_BARE_N 8
 #define IR_CALIB_TRACER_MIN_PAIRS 8
 #define IR_CALIB_TRACER_RUNS 16 /* runs whose figures are kept for the comment */
 
 typedef struct ir_calib_tracer_run {
-	size_t pairs, dropped; /* blocks paired with a pulse; blocks with a flush in them */
+	size_t pairs, dropped; /* pulses paired with the blocks around them; blocks with a flush in them */
 	double med_ps, lo_ps, hi_ps; /* the median difference and its 95 % interval, one way */
 	double bare_ps, traced_ps;   /* the median untraced and traced one-way times */
 	int applied;           /* taken off (else: too few pairs, or not above 0) */

@@ -26,7 +26,7 @@ test_expect_success 'usage errors' '
 	expect_fail 2 calib --topo star:2 --net loggops good.tsv && expect_err "calib: --topo applies to --net ib" &&
 	expect_fail 2 calib --topo star:2 good.tsv && expect_err "calib: --topo applies to --net ib" &&
 	expect_fail 2 calib -x good.tsv && expect_err "calib: unknown option '"'"'-x'"'"'" &&
-	expect_fail 2 calib --tracer-time drop good.tsv && expect_err "calib: --tracer-time: expected take or keep, got '"'"'drop'"'"'" &&
+	expect_fail 2 calib --tracer-time drop good.tsv && expect_err "calib: --tracer-time: expected remove or keep, got '"'"'drop'"'"'" &&
 	expect_fail 2 calib good.tsv -S && expect_err "calib: option '"'"'-S'"'"' needs a value"
 '
 

@@ -46,16 +46,19 @@ test_expect_success 'the machine state: every pulse of the trace counted, the un
 	grep -q "^# machine state: $n pulses (0-byte round trips) over 1 run, [0-9]* of them in [1-9][0-9]* phases* of 8 or more; undisturbed [0-9.]* us.* (each phase.s 10th percentile); [0-9]* slowed by more than 25 % .*: [0-9]* of [0-9]* measurements between two slowed pulses set aside" cluster.params
 '
 
-test_expect_success 'the tracer'"'"'s share: every untraced block of the trace paired or dropped, the difference taken off' '
-	# rank 0 opens a block with an MPI_Iprobe for tag 30054 and closes it with one for 30055
+test_expect_success 'the tracer'"'"'s share: every pulse between two untraced blocks, paired unless a block had a flush' '
+	# rank 0 opens a block with an MPI_Iprobe for tag 30054 and closes it with one for 30055,
+	# one right before and one right after each pulse
+	n=$(awk -F: "/^MPI_(Send|Recv):/ && \$6 == 1 && \$7 == 30053 { if (!p) n++; p = 1; next }
+		/^MPI_/ { p = 0 } END { print n + 0 }" nc/rank-0.trace) &&
 	o=$(grep -c "^MPI_Iprobe:[^:]*:1:30054:" nc/rank-0.trace) &&
 	c=$(grep -c "^MPI_Iprobe:[^:]*:1:30055:" nc/rank-0.trace) &&
-	echo "blocks: $o opened, $c closed" && test "$o" -ge 8 && test "$o" = "$c" &&
+	echo "pulses $n; blocks: $o opened, $c closed" && test "$n" -ge 8 && test "$o" = $((2 * n)) && test "$o" = "$c" &&
 	grep "^# tracer.s share: " cluster.params &&
-	line=$(grep "^# tracer.s share: untraced blocks in 1 of 1 run, taken off in [01]; run 1: [0-9]* blocks* paired with a pulse" cluster.params) &&
-	paired=$(echo "$line" | sed "s/.*run 1: \([0-9]*\) blocks* paired.*/\1/") &&
-	dropped=$(echo "$line" | sed -n "s/.* (\([0-9]*\) more with a flush .*/\1/p") &&
-	echo "paired $paired, dropped ${dropped:-0}" && test $((paired + ${dropped:-0})) = "$o" &&
+	line=$(grep "^# tracer.s share: untraced blocks in 1 of 1 run, taken off in [01]; run 1: [0-9]* pulses* between two blocks" cluster.params) &&
+	paired=$(echo "$line" | sed "s/.*run 1: \([0-9]*\) pulses* between.*/\1/") &&
+	dropped=$(echo "$line" | sed -n "s/.* (\([0-9]*\) blocks* left out: a flush .*/\1/p") &&
+	echo "paired $paired, dropped ${dropped:-0}" && test "$paired" -le "$n" && test $((paired + ${dropped:-0})) -ge "$n" &&
 	# the same traces kept as measured: the measured one-way time of the smallest size differs by the
 	# difference when it was taken off, else not at all
 	calib -q --tracer-time keep nc >keep.params &&

@@ -60,12 +60,12 @@
  * and after each of those phases' last, PULSE_N exchanges of 0 bytes (tag
  * 30053): the machine's state at that moment. calib sets aside what was
  * measured between two pulses that both found the machine slowed
- * (formats/calibration.md, "Machine state"). Right before each pulse, an untraced
- * block: BARE_N exchanges of 0 bytes through PMPI_Send and PMPI_Recv (tag 30056), which
- * allprof does not see, bracketed on rank 0 by a traced MPI_Iprobe for tag 30054 and one
- * for tag 30055 (never sent): calib compares their one-way time with the pulse's, what
- * tracing adds to a message, and takes it off every time it fits
- * (formats/calibration.md, "The tracer's share").
+ * (formats/calibration.md, "Machine state"). Right before and right after each pulse,
+ * in one series with it, an untraced block: BARE_N exchanges of 0 bytes through PMPI_Send
+ * and PMPI_Recv (tag 30056), which allprof does not see, bracketed on rank 0 by a traced
+ * MPI_Iprobe for tag 30054 and one for tag 30055 (never sent): calib compares the pulse's
+ * one-way time with the blocks', what tracing adds to a message, and takes it off every
+ * time it fits (formats/calibration.md, "The tracer's share").
  *
  * Repetitions: at least 5 per size and phase, at most MAXREPS (default 1000);
  * between the two a time budget (-t, default 30 s, shared out over the
@@ -107,7 +107,7 @@ enum {
 	TAG_BARE_END = 30055, /* the same: it ends */
 	TAG_BARE_PP = 30056,  /* the untraced block's exchanges (PMPI: not in the trace) */
 	PULSE_N = 8,       /* exchanges per pulse */
-	BARE_N = 16,       /* exchanges per untraced block (calib: IR_NETCAL_BARE_N) */
+	BARE_N = 8,        /* exchanges per untraced block, as many as a pulse's (calib: IR_NETCAL_BARE_N) */
 	TRAIN_GAPS = 12,   /* calib: IR_NETCAL_TRAIN_GAPS */
 	TRAIN_SIZES = 4,
 	TRAIN_REPS = 100,
@@ -194,15 +194,17 @@ static void bare_exchange(int rank)
 	}
 }
 
-/* An untraced block: one exchange that brings rank 1 into the block, then BARE_N exchanges
- * of 0 bytes that allprof does not see, which rank 0 brackets with two traced MPI_Iprobe
- * for tags nobody sends (TAG_BARE, TAG_BARE_END; two tags, so that allprof does not fold
- * them into one line). calib compares their one-way time with the traced pulse's right
- * after it: what tracing adds to a message (formats/calibration.md, "The tracer's share"). */
-static void bare(int rank)
+/* An untraced block: BARE_N exchanges of 0 bytes that allprof does not see, which rank 0
+ * brackets with two traced MPI_Iprobe for tags nobody sends (TAG_BARE, TAG_BARE_END; two
+ * tags, so that allprof does not fold them into one line); `first`: one exchange before
+ * them brings rank 1 into the series. calib compares the pulse between two blocks with
+ * their mean: what tracing adds to a message (formats/calibration.md, "The tracer's
+ * share"). */
+static void bare(int rank, int first)
 {
 	int flag;
-	bare_exchange(rank);
+	if (first)
+		bare_exchange(rank);
 	if (rank == 0)
 		MPI_Iprobe(1, TAG_BARE, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
 	for (int i = 0; i < BARE_N; i++)
@@ -211,12 +213,14 @@ static void bare(int rank)
 		MPI_Iprobe(1, TAG_BARE_END, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
 }
 
-/* A pulse: an untraced block (bare), then PULSE_N exchanges of 0 bytes between ranks 0 and
- * 1 (tag TAG_PULSE), whose round trips tell calib the state of the machine
- * (formats/calibration.md, "Machine state"). */
+/* A pulse: PULSE_N exchanges of 0 bytes between ranks 0 and 1 (tag TAG_PULSE), whose round
+ * trips tell calib the state of the machine (formats/calibration.md, "Machine state"),
+ * between two untraced blocks (bare) of as many exchanges, in one series: the pulse's
+ * exchanges are the middle third, so that a trend along the series (the first exchanges of
+ * a series are slower) weighs on the blocks' mean as on the pulse. */
 static void pulse(int rank)
 {
-	bare(rank);
+	bare(rank, 1);
 	for (int i = 0; i < PULSE_N; i++)
 		if (rank == 0) {
 			MPI_Send(NULL, 0, MPI_BYTE, 1, TAG_PULSE, MPI_COMM_WORLD);
@@ -225,6 +229,7 @@ static void pulse(int rank)
 			MPI_Recv(NULL, 0, MPI_BYTE, 0, TAG_PULSE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 			MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_PULSE, MPI_COMM_WORLD);
 		}
+	bare(rank, 0);
 }
 
 /* The plan of repetition `rep`: the sizes (indices) still under their budget,

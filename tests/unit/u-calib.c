@@ -162,24 +162,29 @@ static int g_big;
  * one-way times and their pulses' round trips take g_slow_x times as long */
 static int g_reps, g_pulse, g_slow_from = -1, g_slow_to = -1;
 static double g_slow_x = 1;
-/* with g_bare > 0, an untraced block before every pulse (rank 0's MPI_Iprobe for tags 30054
- * and 30055 around 16 exchanges of g_bare us one way, which the trace does not show; the
- * pulse's one way is 1 us); the g_bare_flush-th block (from 1) has a flush of the tracer's
- * buffer in it; g_keep_tracer: calib --tracer-time keep */
+/* with g_bare > 0, an untraced block before and after every pulse (rank 0's MPI_Iprobe for
+ * tags 30054 and 30055 around 8 exchanges of g_bare us one way, which the trace does not
+ * show; the pulse's one way is 1 us); the g_bare_flush-th block (from 1) has a flush of the
+ * tracer's buffer in it; g_keep_tracer: calib --tracer-time keep */
 static double g_bare;
 static int g_bare_flush, g_keep_tracer, g_nblock;
 
+static void write_block(FILE *f0, double *t, unsigned long *n0)
+{
+	double end = *t + 0.1 + 16 * g_bare;
+	if (g_bare <= 0)
+		return;
+	fprintf(f0, "MPI_Iprobe:%.3f:1:30054:0,0,2:0:-:1:%.3f\n", *t, *t + 0.1);
+	if (++g_nblock == g_bare_flush)
+		fprintf(f0, "# flush: 1000 ns\n");
+	fprintf(f0, "MPI_Iprobe:%.3f:1:30055:0,0,2:0:-:1:%.3f\n", end, end + 0.1);
+	*n0 += 2;
+	*t = end + 0.5;
+}
+
 static void write_pulse(FILE *f0, FILE *f1, double *t, double x, unsigned long *n0, unsigned long *n1)
 {
-	if (g_bare > 0) {
-		double end = *t + 0.1 + 32 * g_bare;
-		fprintf(f0, "MPI_Iprobe:%.3f:1:30054:0,0,2:0:-:1:%.3f\n", *t, *t + 0.1);
-		if (++g_nblock == g_bare_flush)
-			fprintf(f0, "# flush: 1000 ns\n");
-		fprintf(f0, "MPI_Iprobe:%.3f:1:30055:0,0,2:0:-:1:%.3f\n", end, end + 0.1);
-		*n0 += 2;
-		*t = end + 0.5;
-	}
+	write_block(f0, t, n0);
 	for (int i = 0; i < 8; i++) {
 		double rt = 2 * x;
 		fprintf(f0, "MPI_Send:%.3f:-:0:13,1,1:1:30053:0,0,2:%.3f\n", *t, *t + 0.1);
@@ -190,6 +195,7 @@ static void write_pulse(FILE *f0, FILE *f1, double *t, double x, unsigned long *
 		*n1 += 2;
 		*t += rt + 0.5;
 	}
+	write_block(f0, t, n0);
 }
 
 static int write_netcal(const char *dir, int with_late)
@@ -751,7 +757,7 @@ static void test_netcal_state(void)
 /* ir_calib_compare: two piecewise models side by side (formats/calibration.md,
  * "Comparing two calibrations"). */
 /* The tracer's share (formats/calibration.md, "The tracer's share"): 5 repetitions, a pulse
- * before each of the 5 sizes and one at the end (26), each after an untraced block whose
+ * before each of the 5 sizes and one at the end (26), each between two untraced blocks whose
  * exchanges take 0.9 us one way against the pulse's 1 us: 0.1 us comes off every one-way
  * time, 0.05 us off every call's duration. */
 static void test_netcal_tracer(void)
@@ -769,7 +775,7 @@ static void test_netcal_tracer(void)
 	       d.tracer.run[0].pairs == 26 && !d.tracer.run[0].dropped && near(d.tracer.run[0].med_ps, 1e5, 1) &&
 	       near(d.tracer.run[0].lo_ps, 1e5, 1) && near(d.tracer.run[0].bare_ps, 9e5, 1) &&
 	       near(d.tracer.run[0].traced_ps, 1e6, 1),
-	   "tracer: 26 blocks paired, 0.1 us a message (%zu, %g ps)", d.tracer.run[0].pairs, d.tracer.run[0].med_ps);
+	   "tracer: 26 pulses paired, 0.1 us a message (%zu, %g ps)", d.tracer.run[0].pairs, d.tracer.run[0].med_ps);
 	ok(rc == 0 && near(d.p[1].real_ps, 1001000 - 1e5, 1) && near(d.p[4].real_ps, 2024000 - 1e5, 1),
 	   "tracer: off the one-way times (%g, %g ps)", d.p[1].real_ps, d.p[4].real_ps);
 	ok(rc == 0 && (m = ir_calib_series_at(&d, IR_CS_SEND, 64)) && near(m->med, 1e5 - 5e4, 1) &&
@@ -777,8 +783,8 @@ static void test_netcal_tracer(void)
 	       (m = ir_calib_series_at(&d, IR_CS_SELF, 64)) && near(m->med, 101000 - 5e4, 1) &&
 	       (m = ir_calib_series_at(&d, IR_CS_COLD, 64)) && near(m->med, 1001000 - 1e5, 1),
 	   "tracer: half of it off every call's duration (send, late receive, self copy), all off the cold one-way time");
-	ok(rc == 0 && strstr(t.buf, "\n# tracer's share: untraced blocks in 1 of 1 run, taken off in 1; run 1: 26 blocks "
-	                            "paired with a pulse, one way traced 1.0000 us, untraced 0.9000 us, difference 0.1000 us "
+	ok(rc == 0 && strstr(t.buf, "\n# tracer's share: untraced blocks in 1 of 1 run, taken off in 1; run 1: 26 pulses "
+	                            "between two blocks, one way traced 1.0000 us, untraced 0.9000 us, difference 0.1000 us "
 	                            "(95 %: 0.1000 to 0.1000): taken off every one-way time, half of it off every call's "
 	                            "duration\n"),
 	   "tracer: the parameter file says so");
@@ -799,7 +805,7 @@ static void test_netcal_tracer(void)
 	g_bare_flush = 3;
 	rc = netcal_fit(&d, &f, &t, &e);
 	ok(rc == 0 && d.tracer.run[0].pairs == 25 && d.tracer.run[0].dropped == 1 && d.tracer.runs_applied == 1 &&
-	       strstr(t.buf, "run 1: 25 blocks paired with a pulse (1 more with a flush of the tracer's buffer in them), "),
+	       strstr(t.buf, "run 1: 25 pulses between two blocks (1 block left out: a flush of the tracer's buffer in it), "),
 	   "tracer: a block with a flush in it left out (%zu, %zu)", d.tracer.run[0].pairs, d.tracer.run[0].dropped);
 	ir_sb_release(&t);
 	ir_calib_fit_release(&f);

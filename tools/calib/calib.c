@@ -72,9 +72,9 @@ static void usage(void)
 	       "      --io            fit the storage keys to traces of samples/apps/iocal\n"
 	       "      --keep-slowed   netcal: keep what was measured between two pulses that\n"
 	       "                      found the machine slowed (default: set it aside)\n"
-	       "      --tracer-time take|keep  netcal: take the tracer's share of a message\n"
-	       "                      (its untraced blocks against its pulses) off the times\n"
-	       "                      fitted (take, the default), or keep it\n"
+	       "      --tracer-time remove|keep  netcal: remove the tracer's share of a\n"
+	       "                      message (its untraced blocks against its pulses) from\n"
+	       "                      the times fitted (the default), or keep it\n"
 	       "      --intra         the run was of two ranks on one host: write the intra-node\n"
 	       "                      model (intra_send_o, intra_recv_o, intra_net_L, intra_S)\n"
 	       "      --compare       compare two parameter files of calib (piecewise model)\n"
@@ -393,10 +393,10 @@ int main(int argc, char **argv)
 		case OPT_TRACER_TIME:
 			if (!strcmp(optarg, "keep"))
 				d.keep_tracer = 1;
-			else if (!strcmp(optarg, "take"))
+			else if (!strcmp(optarg, "remove"))
 				d.keep_tracer = 0;
 			else
-				return ir_cli_usage("--tracer-time: expected take or keep, got '%s'", optarg);
+				return ir_cli_usage("--tracer-time: expected remove or keep, got '%s'", optarg);
 			break;
 		case OPT_TOLERANCE:
 			tol_arg = optarg;

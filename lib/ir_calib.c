@@ -270,7 +270,7 @@ static int is_send(const char *n)
 static int read_rank0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch, uint64_t *nsent, ir_err *e)
 {
 	ir_trace_opts to = { epoch, 0 };
-	ir_trace *t = ir_trace_open(tf->path, &to, e);
+	ir_trace *t = ir_trace_open_file(tf, &to, e);
 	ir_rec r;
 	int rc, have_send = 0;
 	uint64_t size = 0, *seen = NULL;
@@ -337,7 +337,7 @@ static int read_rank0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch, 
 static int read_rank1(const ir_trace_file *tf, int64_t epoch, uint64_t *nrecv, ir_err *e)
 {
 	ir_trace_opts to = { epoch, 0 };
-	ir_trace *t = ir_trace_open(tf->path, &to, e);
+	ir_trace *t = ir_trace_open_file(tf, &to, e);
 	ir_rec r;
 	int rc;
 	if (!t)
@@ -360,7 +360,7 @@ static int read_rank1(const ir_trace_file *tf, int64_t epoch, uint64_t *nrecv, i
 static int first_tag(const ir_trace_file *tf, int64_t epoch, int64_t *tag, ir_err *e)
 {
 	ir_trace_opts to = { epoch, 0 };
-	ir_trace *t = ir_trace_open(tf->path, &to, e);
+	ir_trace *t = ir_trace_open_file(tf, &to, e);
 	ir_rec r;
 	int rc;
 	*tag = -1;
@@ -796,7 +796,7 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
                         pulses *pl, bare_blocks *bb, ir_err *e)
 {
 	ir_trace_opts to = { epoch, 0 };
-	ir_trace *t = ir_trace_open(tf->path, &to, e);
+	ir_trace *t = ir_trace_open_file(tf, &to, e);
 	ir_rec r;
 	int rc;
 	int64_t ptag = -1, t_call = 0, t_ret = 0, ack_ret = -1;
@@ -1031,7 +1031,7 @@ static int read_netcal1(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
                         ir_err *e)
 {
 	ir_trace_opts to = { epoch, 0 };
-	ir_trace *t = ir_trace_open(tf->path, &to, e);
+	ir_trace *t = ir_trace_open_file(tf, &to, e);
 	ir_rec r;
 	int rc;
 	const char *path = tf->path;
@@ -1292,50 +1292,43 @@ static int read_netcal(ir_calib_data *d, const ir_trace_files *tf, int64_t epoch
 	return 0;
 }
 
+int ir_calib_read_set(ir_calib_data *d, const ir_trace_files *tf, const char *source, ir_err *e)
+{
+	int64_t epoch, tag;
+	uint64_t nsent = 0, nrecv = 0;
+	size_t before = d->ns;
+	snprintf(d->source, sizeof d->source, "%s", source);
+	d->from_traces = 1;
+	d->nranks = (uint32_t)tf->n;
+	if (tf->n < 2)
+		return ir_errf(e, "%s: no trace of rank 1 (a ping-pong needs ranks 0 and 1; found only rank 0)", d->source);
+	if (ir_trace_epoch_file(&tf->f[0], &epoch, e) || first_tag(&tf->f[0], epoch, &tag, e))
+		return -1;
+	if (tag >= IR_NETCAL_TAG_MIN && tag <= IR_NETCAL_TAG_MAX)
+		return read_netcal(d, tf, epoch, e);
+	if (read_rank0(d, &tf->f[0], epoch, &nsent, e))
+		return -1;
+	if (d->ns == before)
+		return ir_errf(e, "%s: no ping-pong exchange found (expected MPI_Send to rank 1 followed by MPI_Recv from rank 1)",
+		               tf->f[0].path);
+	if (read_rank1(&tf->f[1], epoch, &nrecv, e))
+		return -1;
+	if (nrecv < nsent)
+		return ir_errf(e, "%s: rank 1 receives %" PRIu64 " message%s from rank 0, but rank 0 sends %" PRIu64
+		                  " (not a ping-pong between ranks 0 and 1)",
+		               tf->f[1].path, nrecv, nrecv == 1 ? "" : "s", nsent);
+	return 0;
+}
+
 int ir_calib_read_traces(ir_calib_data *d, char *const *paths, size_t n, ir_err *e)
 {
 	ir_trace_files tf = { NULL, 0 };
-	int64_t epoch;
-	uint64_t nsent = 0, nrecv = 0;
-	size_t before = d->ns;
-	int rc = -1;
+	char source[sizeof d->source];
+	int rc;
 	if (ir_trace_discover(&tf, paths, n, NULL, e))
 		return -1;
-	snprintf(d->source, sizeof d->source, "%s%s", n ? paths[0] : "", n > 1 ? " ..." : "");
-	d->from_traces = 1;
-	d->nranks = (uint32_t)tf.n;
-	if (tf.n < 2) {
-		ir_errf(e, "%s: no trace of rank 1 (a ping-pong needs ranks 0 and 1; found only rank 0)", d->source);
-		goto out;
-	}
-	if (ir_trace_epoch(tf.f[0].path, &epoch, e))
-		goto out;
-	{
-		int64_t tag;
-		if (first_tag(&tf.f[0], epoch, &tag, e))
-			goto out;
-		if (tag >= IR_NETCAL_TAG_MIN && tag <= IR_NETCAL_TAG_MAX) {
-			rc = read_netcal(d, &tf, epoch, e);
-			goto out;
-		}
-	}
-	if (read_rank0(d, &tf.f[0], epoch, &nsent, e))
-		goto out;
-	if (d->ns == before) {
-		ir_errf(e, "%s: no ping-pong exchange found (expected MPI_Send to rank 1 followed by MPI_Recv from rank 1)",
-		        tf.f[0].path);
-		goto out;
-	}
-	if (read_rank1(&tf.f[1], epoch, &nrecv, e))
-		goto out;
-	if (nrecv < nsent) {
-		ir_errf(e, "%s: rank 1 receives %" PRIu64 " message%s from rank 0, but rank 0 sends %" PRIu64
-		           " (not a ping-pong between ranks 0 and 1)",
-		        tf.f[1].path, nrecv, nrecv == 1 ? "" : "s", nsent);
-		goto out;
-	}
-	rc = 0;
-out:
+	snprintf(source, sizeof source, "%.240s%s", n ? paths[0] : "", n > 1 ? " ..." : "");
+	rc = ir_calib_read_set(d, &tf, source, e);
 	ir_trace_files_release(&tf);
 	return rc;
 }
@@ -2871,13 +2864,21 @@ int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const i
 		else
 			rc |= ir_sb_adds(o, "# pinning: first exchange minus the median reused round trip, per size\n");
 		rc |= add_fitline(o, "pinning fit", &f->pin, "us");
-		if (f->pin_noise)
-			rc |= ir_sb_addf(o, "# note: no first-use cost that grows with the buffer (fit: pin_a %.4g +- %.4g us, pin_b %.4g "
-			                    "+- %.4g ps, R-squared %.3f; a registration costs per page, the same at every first "
-			                    "use, and %s): both written as 0\n",
-			                 f->pin_a / US_PS, f->pin.se_intercept / US_PS, f->pin_b, f->pin.se_slope, f->pin.r2,
+		if (f->pin_noise) {
+			/* two sizes give a line but no standard error (ir_linfit: infinite) */
+			int se = isfinite(f->pin.se_intercept) && isfinite(f->pin.se_slope);
+			char sa[40] = "", sb[40] = " ps (2 sizes: no standard error)";
+			if (se) {
+				snprintf(sa, sizeof sa, " +- %.4g", f->pin.se_intercept / US_PS);
+				snprintf(sb, sizeof sb, " +- %.4g ps", f->pin.se_slope);
+			}
+			rc |= ir_sb_addf(o, "# note: no first-use cost that grows with the buffer (fit: pin_a %.4g%s us, pin_b %.4g%s, "
+			                    "R-squared %.3f; a registration costs per page, the same at every first use, and "
+			                    "%s): both written as 0\n",
+			                 f->pin_a / US_PS, sa, f->pin_b, sb, f->pin.r2,
 			                 f->pin_b > 3 * f->pin.se_slope ? "the line explains less than half of the excess's variance"
 			                                                : "pin_b is not positive by three standard errors");
+		}
 		else if (f->clamp_pa || f->clamp_pb)
 			rc |= ir_sb_addf(o, "# note: a negative pinning term was written as 0 (fit: pin_a %.4g us, pin_b %.4g ps)\n",
 			                 f->pin_a / US_PS, f->pin_b);

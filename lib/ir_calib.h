@@ -280,6 +280,10 @@ int ir_calib_is_trace(const char *path, ir_err *e);
  * must send to rank 1 and then receive from it; rank 1 must receive those
  * messages. */
 int ir_calib_read_traces(ir_calib_data *d, char *const *paths, size_t n, ir_err *e);
+/* The same for a set already found (ir_trace_discover), or held in memory (its files' data:
+ * fuzz/fuzz-calib-traces.c); `source` names it in messages and comments. */
+struct ir_trace_files;
+int ir_calib_read_set(ir_calib_data *d, const struct ir_trace_files *tf, const char *source, ir_err *e);
 /* Several complete runs, one directory each, pooled into one set of samples. */
 int ir_calib_read_runs(ir_calib_data *d, char *const *dirs, size_t n, ir_err *e);
 

@@ -198,6 +198,17 @@ static void write_pulse(FILE *f0, FILE *f1, double *t, double x, unsigned long *
 	write_block(f0, t, n0);
 }
 
+/* Remove write_netcal's directory. */
+static void rm_netcal(const char *dir)
+{
+	char p[600];
+	snprintf(p, sizeof p, "%s/rank-0.trace", dir);
+	unlink(p);
+	snprintf(p, sizeof p, "%s/rank-1.trace", dir);
+	unlink(p);
+	rmdir(dir);
+}
+
 static int write_netcal(const char *dir, int with_late)
 {
 	static const uint64_t sz0[5] = { 0, 64, 1024, 4096, 65536 };
@@ -483,14 +494,7 @@ static void test_netcal_traces(void)
 		ok(ir_calib_read_traces(&d, paths, 1, &e) == -1 && strcmp(e.msg, want) == 0, "netcal: no late receiver: %s", e.msg);
 	}
 	ir_calib_data_release(&d);
-	{
-		char p[600];
-		snprintf(p, sizeof p, "%s/rank-0.trace", dir);
-		unlink(p);
-		snprintf(p, sizeof p, "%s/rank-1.trace", dir);
-		unlink(p);
-		rmdir(dir);
-	}
+	rm_netcal(dir);
 }
 
 /* The exchange phase (formats/calibration.md, "The exchange"): its series is the shorter
@@ -507,10 +511,13 @@ static int netcal_fit(ir_calib_data *d, ir_calib_fit *f, ir_sb *t, ir_err *e)
 	g_nblock = 0;
 	memset(f, 0, sizeof *f);
 	memset(&co, 0, sizeof co);
+	int rc;
 	if (!mkdtemp(dir))
 		return ir_errf(e, "temporary directory");
-	return write_netcal(dir, 1) == 0 && ir_calib_read_traces(d, paths, 1, e) == 0 && ir_calib_aggregate(d, e) == 0 &&
-	               ir_calib_do_fit(d, &co, f, e) == 0 && ir_calib_write_params(d, f, NULL, "test", t) == 0
+	rc = write_netcal(dir, 1) == 0 && ir_calib_read_traces(d, paths, 1, e) == 0 ? 0 : -1;
+	rm_netcal(dir);
+	return !rc && ir_calib_aggregate(d, e) == 0 && ir_calib_do_fit(d, &co, f, e) == 0 &&
+	               ir_calib_write_params(d, f, NULL, "test", t) == 0
 	           ? 0
 	           : -1;
 }
@@ -545,9 +552,11 @@ static void test_netcal_exchange(void)
 			                     "makes 24 (not netcal's exchange phase)"),
 			   "exchange: a count that differs between the ranks is an error naming both (%s)", e.msg);
 			ir_calib_data_release(&d);
+			rm_netcal(dir);
 			continue;
 		}
 		ok(ir_calib_read_traces(&d, paths, 1, &e) == 0 && ir_calib_aggregate(&d, &e) == 0, "exchange: read");
+		rm_netcal(dir);
 		m = ir_calib_series_at(&d, IR_CS_EXCH, 65536);
 		ok(m && m->n == 5 && near(m->med, factor[c] * 2024000, 1),
 		   "exchange x%g: the shorter of the two ranks' calls (%g ps)", factor[c], m ? m->med : -1);

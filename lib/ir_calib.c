@@ -1146,12 +1146,6 @@ static int pair_exchanges(ir_calib_data *d, const ir_trace_files *tf, const answ
 	return 0;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* What a time measured in the traces holds of the tracer's own work, in units of the
  * tracer's share of a message's one-way time: a one-way time holds one (the send's and the
  * receive's share), a call's duration half of it, the nbc phase's two calls one; the other
@@ -1221,7 +1215,7 @@ static int tracer_share(ir_calib_data *d, const pulses *pl, const bare_blocks *b
 	if (n) {
 		double h = 0.98 * sqrt((double)n); /* the median's 95 % interval: order statistics n/2 -+ 0.98 sqrt(n) */
 		double lo = floor((double)n / 2 - h), hi = ceil((double)n / 2 + h);
-		qsort(dv, n, sizeof *dv, cmp_dbl);
+		ir_sort_doubles(dv, n);
 		run.med_ps = ir_quantile_sorted(dv, n, 0.5);
 		run.lo_ps = dv[lo < 0 ? 0 : (size_t)lo];
 		run.hi_ps = dv[hi > (double)(n - 1) ? n - 1 : (size_t)hi];

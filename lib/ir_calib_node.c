@@ -41,12 +41,6 @@
 #include "ir_num.h"
 #include "ir_trace.h"
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 int ir_calib_yield_read(ir_calib_yrun *run, const char *dir, ir_err *e)
 {
 	ir_trace_files tf = { NULL, 0 };
@@ -116,7 +110,7 @@ int ir_calib_yield_read(ir_calib_yrun *run, const char *dir, ir_err *e)
 		        tf.f[0].path, IR_NODECAL_TAG);
 		goto out;
 	}
-	qsort(v, n, sizeof *v, cmp_dbl);
+	ir_sort_doubles(v, n);
 	run->reps = n;
 	run->oneway_ps = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 	rc = 0;

@@ -14,6 +14,11 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+void ir_sort_doubles(double *v, size_t n)
+{
+	qsort(v, n, sizeof *v, cmp_double);
+}
+
 double ir_median_inplace(double *v, size_t n)
 {
 	if (n == 0)

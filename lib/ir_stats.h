@@ -19,6 +19,9 @@
 
 #include <stddef.h>
 
+/* Sort v[0..n) in ascending order. */
+void ir_sort_doubles(double *v, size_t n);
+
 /* Median of v[0..n): sorts v in place; the mean of the two middle values for even n.
  * n must be at least 1. */
 double ir_median_inplace(double *v, size_t n);

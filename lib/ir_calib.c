@@ -1188,6 +1188,7 @@ static int tracer_share(ir_calib_data *d, const pulses *pl, const bare_blocks *b
 	if (!bb->n && !bb->dropped)
 		return 0; /* a trace of netcal before the blocks */
 	memset(&run, 0, sizeof run);
+	run.run = tr->runs;
 	run.dropped = bb->dropped;
 	if (!(dv = malloc((pl->n + 1) * 3 * sizeof *dv)))
 		return ir_errf(e, "out of memory");
@@ -2677,7 +2678,7 @@ static int write_tracer(const ir_calib_data *d, ir_sb *o)
 	                 tr->runs == 1 ? "" : "s", tr->runs_applied);
 	for (size_t i = 0; i < tr->runs_blocks && i < IR_CALIB_TRACER_RUNS; i++) {
 		const ir_calib_tracer_run *r = &tr->run[i];
-		rc |= ir_sb_addf(o, "; run %zu: %zu pulse%s between two blocks", i + 1, r->pairs, r->pairs == 1 ? "" : "s");
+		rc |= ir_sb_addf(o, "; run %zu: %zu pulse%s between two blocks", r->run, r->pairs, r->pairs == 1 ? "" : "s");
 		if (r->dropped)
 			rc |= ir_sb_addf(o, " (%zu block%s left out: a flush of the tracer's buffer in it)", r->dropped,
 			                 r->dropped == 1 ? "" : "s");

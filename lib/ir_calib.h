@@ -138,6 +138,7 @@ typedef struct ir_calib_point {
 #define IR_CALIB_TRACER_RUNS 16 /* runs whose figures are kept for the comment */
 
 typedef struct ir_calib_tracer_run {
+	size_t run;            /* which of the runs read (from 1) */
 	size_t pairs, dropped; /* pulses paired with the blocks around them; blocks with a flush in them */
 	double med_ps, lo_ps, hi_ps; /* the median difference and its 95 % interval, one way */
 	double bare_ps, traced_ps;   /* the median untraced and traced one-way times */

@@ -839,6 +839,34 @@ static void test_netcal_tracer(void)
 	ir_sb_release(&t);
 	ir_calib_fit_release(&f);
 	ir_calib_data_release(&d);
+	/* two runs pooled (formats/calibration.md, "Several runs"): the first without blocks, the
+	 * second with; each run's share comes off its own measurements only */
+	{
+		char d1[] = "/tmp/u-calib-XXXXXX", d2[] = "/tmp/u-calib-XXXXXX", *dirs[2] = { d1, d2 };
+		ir_calib_opts co;
+		g_reps = 0;
+		g_bare = 0;
+		g_nblock = 0;
+		ir_calib_data_init(&d);
+		memset(&f, 0, sizeof f);
+		memset(&co, 0, sizeof co);
+		rc = mkdtemp(d1) && write_netcal(d1, 1) == 0 ? 0 : -1;
+		g_bare = 0.9;
+		rc |= mkdtemp(d2) && write_netcal(d2, 1) == 0 ? 0 : -1;
+		rc |= ir_calib_read_runs(&d, dirs, 2, &e) || ir_calib_aggregate(&d, &e);
+		rm_netcal(d1);
+		rm_netcal(d2);
+		m = rc ? NULL : ir_calib_series_at(&d, IR_CS_SEND, 64);
+		ok(!rc && d.tracer.runs == 2 && d.tracer.runs_blocks == 1 && d.tracer.runs_applied == 1 && m && m->n == 10 &&
+		       near(m->q1, 5e4, 1) && near(m->q3, 1e5, 1),
+		   "tracer: pooled runs, each its own: the second run's sends 0.05 us shorter, the first's as measured");
+		ok(!rc && ir_calib_do_fit(&d, &co, &f, &e) == 0 && ir_calib_write_params(&d, &f, NULL, "test", &t) == 0 &&
+		       strstr(t.buf, "\n# tracer's share: untraced blocks in 1 of 2 runs, taken off in 1; run 2: 26 pulses "),
+		   "tracer: pooled runs: the parameter file names the run");
+		ir_sb_release(&t);
+		ir_calib_fit_release(&f);
+		ir_calib_data_release(&d);
+	}
 	/* no blocks (netcal before them) */
 	g_bare = 0;
 	g_reps = 0;

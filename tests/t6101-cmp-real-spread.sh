@@ -2,8 +2,9 @@
 # cmp-real --run: several real runs of one program. Three runs of the ring
 # sample are recorded with allprof; the real times are their medians, the
 # spread and "within the spread" are reported per rank and for the whole
-# run (row "all"), the median run is named; a zero-cost replay of the median
-# run lies within the spread, a far one outside. Then the runs-only form, the
+# run (row "all"), the median run is named; a result at the median run
+# time lies within the spread, a far one outside; a zero-cost replay of the
+# median run is compared (where it falls depends on the machine). Then the runs-only form, the
 # text and md formats, and the errors (a missing run, a run with other
 # ranks, usage). Skipped without mpirun or the sample programs.
 . "$(dirname "$0")/lib.sh"
@@ -33,6 +34,7 @@ test_expect_success 'three runs of ring recorded' '
 
 test_expect_success 'tsv: medians, range, spread per rank and for the run; the median run named' '
 	cmp-real --sync -f tsv --run r2 --run r3 r1 >out &&
+	cp out out0 &&
 	printf "rank\treal_ps\tmin_ps\tmax_ps\tspread_pct\n" >want && head -n 1 out >got && test_cmp want got &&
 	for r in 1 2 3; do run_time r$r; done >times &&
 	sort -n times >sorted &&
@@ -43,20 +45,30 @@ test_expect_success 'tsv: medians, range, spread per rank and for the run; the m
 	test "$(grep -c "^[01]	" out)" = 2
 '
 
-test_expect_success 'the median run replayed at zero cost lies within the spread, a far result outside' '
-	k=$(sed -n "s/^# runs=3 median_run=\([123]\) .*/\1/p" out) &&
-	printf "L = 0\no = 0\ng = 0\nG = 0\nO = 0\n" >zero.params &&
-	trace2goal -q --durations --sync -p zero.params r$k >z.goal &&
-	ibsim -q -p zero.params z.goal >z.tsv &&
+test_expect_success 'a result at the median run time lies within the spread, a far result outside' '
+	# z.tsv ends every rank at the median run time: within the spread by
+	# definition, however close the three runs lie to one another
+	med=$(sed -n 2p sorted) &&
+	printf "rank\tend_ps\n0\t%s\n1\t%s\n" "$med" "$med" >z.tsv &&
 	cmp-real --sync -t 100 -f tsv --run r2 --run r3 r1 z.tsv >out &&
 	printf "rank\treal_ps\tmin_ps\tmax_ps\tspread_pct\tsim_ps\tdev_pct\twithin_spread\n" >want &&
 	head -n 1 out >got && test_cmp want got &&
-	grep -q "^all	[0-9]*	[0-9]*	[0-9]*	[0-9.]*	[0-9]*	-*[0-9.]*	yes$" out &&
-	grep -q "^# z.tsv: .* run_dev_pct=-*[0-9.]* within_spread=yes$" out &&
+	grep -q "^all	$med	[0-9]*	[0-9]*	[0-9.]*	$med	-*0.000	yes$" out &&
+	grep -q "^# z.tsv: .* run_dev_pct=-*0.000 within_spread=yes$" out &&
 	printf "rank\tend_ps\n0\t1000000000000\n1\t1000000000000\n" >far.tsv &&
 	expect_fail 1 cmp-real --sync -f tsv --run r2 --run r3 r1 far.tsv &&
 	grep -q "^all	.*	no$" out && grep -q "^0	.*	no$" out &&
 	grep -q " outside=2 tolerance_pct=5 run_dev_pct=[0-9.]* within_spread=no$" out
+'
+
+test_expect_success 'a zero-cost replay of the median run is compared with the runs (placement against the spread not asserted)' '
+	k=$(sed -n "s/^# runs=3 median_run=\([123]\) .*/\1/p" out0) &&
+	printf "L = 0\no = 0\ng = 0\nG = 0\nO = 0\n" >zero.params &&
+	trace2goal -q --durations --sync -p zero.params r$k >zr.goal &&
+	ibsim -q -p zero.params zr.goal >zr.tsv &&
+	{ cmp-real --sync -t 100 -f tsv --run r2 --run r3 r1 zr.tsv >out || test $? = 1; } &&
+	grep -q "^all	[0-9]*	[0-9]*	[0-9]*	[0-9.]*	[0-9]*	-*[0-9.]*	\(yes\|no\)$" out &&
+	grep -q "^# zr.tsv: .* run_dev_pct=-*[0-9.]* within_spread=\(yes\|no\)$" out
 '
 
 test_expect_success 'text: the words, the median run, the run summary' '

@@ -53,6 +53,20 @@
 #                              verdict on each calibration (calib: sizes
 #                              whose medians moved while measured)
 #
+# CAL=between calibrates each network while the runs are made instead of after them: right
+# after the last run of every application (its last round, traced or untraced), one short
+# netcal run on A, then one on B ($(OUT)/cal-NET/between/APP/; netcal -t CAL_BUDGET seconds,
+# default 4, with CAL_REPS and CAL_MAXBYTES as for the calibration after the runs), and
+# $(OUT)/cal-NET/between.params pools them all (calib DIR..., formats/calibration.md, "Several
+# runs"): the calibration then sees the machine in the states its runs saw, spread over the same
+# minutes, rather than in the state of the minute after them (docs/validation.md, "Calibrating
+# between the runs"). With STATE=yes a between run made on a slowed machine (state-check.sh
+# against the network's reference, as for the runs) is left out of the pool, unless every one
+# was (then the least slowed is used); each verdict is in $(OUT)/cal-NET/between.state and in
+# crossnet.md. CAL=after (the default) is step 1 as described. The two read the same traces:
+# the runs do not depend on CAL, so CAL=after on an OUT of CAL=between only calibrates after
+# them and converts again.
+#
 # UNTRACED=U (default 0) also runs every application U more times on each network with
 # nothing traced between MPI_Init and MPI_Finalize (allprof --span, formats/trace.md 3.7),
 # round i of them right after round i of the traced runs (A, B, untraced A, untraced B),
@@ -112,6 +126,8 @@ CAL_MAXBYTES ?=
 CAL_VARS  ?=
 UNTRACED  ?= 0
 STATE     ?= yes
+CAL       ?= after
+CAL_BUDGET ?= 4
 
 THIS     := $(lastword $(MAKEFILE_LIST))
 HERE     := $(dir $(THIS))
@@ -128,6 +144,8 @@ $(if $(shell [ "$(NP)" -ge 1 ] 2>/dev/null && echo y),,$(error invalid rank coun
 $(if $(shell [ "$(UNTRACED)" -ge 0 ] 2>/dev/null && echo y),,$(error invalid UNTRACED '$(UNTRACED)' (expected a whole number of runs)))
 $(if $(filter 1,$(UNTRACED)),$(error UNTRACED=1: the spread of B's untraced runs needs 2 or more))
 $(if $(filter yes no,$(STATE)),,$(error invalid STATE '$(STATE)' (expected yes or no)))
+$(if $(filter after between,$(CAL)),,$(error invalid CAL '$(CAL)' (expected after or between)))
+$(if $(shell echo '$(CAL_BUDGET)' | grep -Ex '[0-9]+(\.[0-9]+)?' | grep -v '^0*\.\?0*$$'),,$(error invalid CAL_BUDGET '$(CAL_BUDGET)' (expected a positive number of seconds)))
 
 SEQ   := $(shell seq $(N))
 NETS  := $(A) $(B)
@@ -149,7 +167,7 @@ UCMPS  := $(if $(USEQ),$(foreach a,$(RUN_APPS),$(foreach p,$(PAIRS),$(foreach m,
   $(foreach m,$(MODES),$(F)/t2g-$(m) $(F)/ibsim-$(m)) $(foreach n,$(NETS),$(F)/cal-$(n))
 
 mpirun = $(if $(filter 1 2,$(NP)),$(MPIRUN),$(MPIRUN_MANY)) -np $(NP) $(MCA_$(1))
-params = $(C)/cal-$(1)/cluster.params
+params = $(C)/cal-$(1)/$(if $(filter between,$(CAL)),between.params,cluster.params)
 T2G_default :=
 T2G_sync    := --durations --sync
 IBSIM_default :=
@@ -177,7 +195,8 @@ ifneq ($(BUILD_TOOLS),no)
 	@$(MAKE) -s --no-print-directory -f Makefile BUILD=$(BUILD) BIN=$(BIN) \
 	  $(addprefix $(BIN)/,allprof trace2goal goalc ibsim cmp-real calib) $(BUILD)/allprof/liballprof.so \
 	  $(filter-out $(BUILD)/samples/fsample,$(addprefix $(BUILD)/samples/,$(filter $(SAMPLE_APPS),$(APPS)))) \
-	  $(if $(SRC_fsample),$(if $(filter fsample,$(APPS)),$(BUILD)/samples/fsample)) >/dev/null
+	  $(if $(SRC_fsample),$(if $(filter fsample,$(APPS)),$(BUILD)/samples/fsample)) \
+	  $(if $(filter between,$(CAL)),$(BUILD)/samples/netcal) >/dev/null
 endif
 $(TOOLS) $(AP_SO) $(addprefix $(SAMPLES)/,$(SAMPLE_APPS)): tools ;
 
@@ -189,6 +208,7 @@ $(F)/t2g-%: STAMP = trace2goal -q $(T2G_$*) $(T2G_FLAGS)
 $(F)/ibsim-%: STAMP = ibsim -q $(IBSIM_$*) $(IBSIM_FLAGS)
 $(F)/cmp: STAMP = cmp-real -t $(TOLERANCE)
 $(F)/cal-%: STAMP = $(MPIRUN) -np 2 $(MCA_$*) / $(CAL_REPS) / $(CAL_MAXBYTES) / $(CAL_VARS)
+$(F)/between-%: STAMP = $(MPIRUN) -np 2 $(MCA_$*) $(NETCAL) $(NETCAL_ARGS)
 $(F)/table: STAMP = $(A) $(B) $(N) $(NP) / $(RUN_APPS) / $(MISSING) / $(UNTRACED)
 $(F)/span: STAMP = $(UNTRACED)
 $(F)/state: STAMP = $(STATE)
@@ -198,19 +218,68 @@ $(F)/ibsim-%: FORCE
 	$(stamp)
 $(F)/cal-%: FORCE
 	$(stamp)
+$(F)/between-%: FORCE
+	$(stamp)
 $(F)/cmp $(F)/table $(F)/span $(F)/state: FORCE
 	$(stamp)
 
 # ---- 1. calibration of each network; new settings calibrate from scratch
 # (STATE=yes: after the runs, against the network's reference, so that a calibration made
 # on a slowed machine is made again: calibrate.mk STATE_REF)
-$(foreach n,$(NETS),$(call params,$(n))): $(C)/cal-%/cluster.params: $(F)/cal-% $(call statefile,%) FORCE | tools
+$(foreach n,$(NETS),$(C)/cal-$(n)/cluster.params): $(C)/cal-%/cluster.params: $(F)/cal-% $(call statefile,%) FORCE | tools
 	@if [ -f $@ ] && [ $(F)/cal-$* -nt $@ ]; then rm -rf $(C)/cal-$*; fi
 	@$(MAKE) -s --no-print-directory -f $(HERE)calibrate.mk BUILD=$(BUILD) BIN=$(BIN) OUT=$(C)/cal-$* \
 	  BUILD_TOOLS=$(BUILD_TOOLS) MPIRUN="$(MPIRUN) -np 2 $(MCA_$*)" \
 	  $(if $(filter yes,$(STATE)),STATE_REF=$$(sed -n 's/^ref_us=//p' $(OUT)/state-$* | grep -v '^0$$')) \
 	  $(if $(CAL_REPS),REPS=$(CAL_REPS)) $(if $(CAL_MAXBYTES),MAXBYTES=$(CAL_MAXBYTES)) $(CAL_VARS) \
 	  $(C)/cal-$*/cluster.params >/dev/null
+
+# ---- 1b. CAL=between: a short netcal run on A, then on B, after the last run of every
+# ---- application (order only: a new run does not measure again, retrace does), pooled
+# (the application's last run: B's untraced run of the last round when the untraced rounds
+# reach as far as the traced ones, else B's traced run N)
+lastrun = $(if $(USEQ),$(if $(shell [ $(UNTRACED) -ge $(N) ] && echo y),$(R)/%/span/$(B)-$(UNTRACED)/.done,$(R)/%/$(B)-$(N)/trace/.done),$(R)/%/$(B)-$(N)/trace/.done)
+NETCAL := $(SAMPLES)/netcal
+NETCAL_ARGS = -q $(if $(CAL_REPS),-n $(CAL_REPS)) $(if $(CAL_MAXBYTES),-m $(CAL_MAXBYTES)) -t $(CAL_BUDGET)
+# betweens NET: the between runs of NET, one per application
+betweens = $(foreach a,$(RUN_APPS),$(C)/cal-$(1)/between/$(a)/.done)
+define between_rule
+$(C)/cal-$(1)/between/%/.done: $(F)/between-$(1) $(AP_SO) | $(ABIN)/allprof tools $(lastrun) $(2)
+	@echo "== calibrate $(1) between the runs: after those of $$*"
+	@rm -rf $(C)/cal-$(1)/between/$$* && mkdir -p $(C)/cal-$(1)/between && \
+	  $(ABIN)/allprof -q -o $(C)/cal-$(1)/between/$$*.tmp -- $(MPIRUN) -np 2 $(MCA_$(1)) $(NETCAL) $(NETCAL_ARGS) \
+	    >$(C)/cal-$(1)/between/$$*.log 2>&1 || \
+	    { echo "calibration of $(1) after the runs of $$*: netcal failed:" >&2; tail -n 20 $(C)/cal-$(1)/between/$$*.log >&2; exit 1; }
+	@mv $(C)/cal-$(1)/between/$$*.tmp $(C)/cal-$(1)/between/$$* && rm -f $(C)/cal-$(1)/between/$$*.log && touch $$@
+endef
+ifeq ($(CAL),between)
+$(eval $(call between_rule,$(A),))
+$(eval $(call between_rule,$(B),$(C)/cal-$(A)/between/%/.done))
+.SECONDARY: $(foreach n,$(NETS),$(call betweens,$(n)))
+endif
+# the pool: with STATE=yes the runs made on an undisturbed machine (state-check.sh against
+# NET's reference, netcal's pulses at their best as the third round trip), or the least
+# slowed run when none was; each verdict in between.state
+$(foreach n,$(NETS),$(C)/cal-$(n)/between.params): $(C)/cal-%/between.params: $$(call betweens,$$*) $(F)/between-% $(call statefile,%) $(ABIN)/calib $(HERE)state-check.sh
+	@echo "== calibrate $* from $(words $(RUN_APPS)) runs between the runs"
+	@d=$(C)/cal-$*; rm -f $$d/between.state; use=; \
+	$(if $(filter yes,$(STATE)),ref=$$(sed -n 's/^ref_us=//p' $(OUT)/state-$* | grep -v '^0$$'); best=; bestw=; \
+	  for a in $(RUN_APPS); do \
+	    p=$$($(ABIN)/calib -q $$d/between/$$a 2>/dev/null | sed -n 's/^# machine state: .* undisturbed \([0-9.]*\) us to .*/\1/p'); \
+	    if [ -z "$$ref" ]; then use="$$use $$d/between/$$a"; continue; fi; \
+	    v=$$(sh $(HERE)state-check.sh $$d/between/$$a $$ref $$p); rc=$$?; [ $$rc -le 1 ] || exit 1; \
+	    echo "$$a: $$v" >> $$d/between.state; \
+	    if [ $$rc = 0 ]; then use="$$use $$d/between/$$a"; else \
+	      w=$$(sh $(HERE)state-check.sh -w $$d/between/$$a $$p) || exit 1; \
+	      if [ -z "$$bestw" ] || awk -v a="$$w" -v b="$$bestw" 'BEGIN { exit !(a < b) }'; then best=$$d/between/$$a; bestw=$$w; fi; \
+	    fi; \
+	  done; \
+	  if [ -z "$$use" ]; then use=$$best; \
+	    echo "every run between the runs was made on a slowed machine: the least slowed is used: $$best (round trip $$bestw us)" >> $$d/between.state; \
+	  else echo "pooled: $$(echo $$use | wc -w) of $(words $(RUN_APPS)) runs" >> $$d/between.state; fi;, \
+	  use="$(foreach a,$(RUN_APPS),$$d/between/$(a))";) \
+	$(ABIN)/calib -o $@.tmp $$use 2>$$d/between.txt || { cat $$d/between.txt >&2; rm -f $@.tmp; exit 1; }; \
+	mv $@.tmp $@
 
 # ---- 2. trace: run I of APP on NET. Each run waits (order only) for the one
 # ---- before it in ORDER, which interleaves the networks.
@@ -229,6 +298,13 @@ endef
 prev_b = $(if $(filter $(1),$(USEQ)),$(R)/%/span/$(B)-$(1)/.done,$(R)/%/$(B)-$(1)/trace/.done)
 before = $(if $(filter $(B),$(1)),$(R)/%/$(A)-$(2)/trace/.done,$(if $(filter 1,$(2)),,$(call prev_b,$(shell expr $(2) - 1))))
 $(foreach n,$(NETS),$(foreach i,$(SEQ),$(eval $(call trace_rule,$(n),$(i),$(call before,$(n),$(i))))))
+# one application after the other: run 1 on A of each application waits for the last run of
+# the one before it (CAL=between: for the calibration on B after that run). Without this, the
+# network references (step 4c), which want every run of a network, would make the runs on A of
+# later applications before the last untraced runs on B of earlier ones.
+appdone = $(if $(filter between,$(CAL)),$(C)/cal-$(B)/between/$(1)/.done,$(subst %,$(1),$(lastrun)))
+$(foreach k,$(wordlist 2,$(words $(RUN_APPS)),$(shell seq $(words $(RUN_APPS)) 2>/dev/null)),$(eval \
+  $(R)/$(word $(k),$(RUN_APPS))/$(A)-1/trace/.done: | $(call appdone,$(word $(shell expr $(k) - 1),$(RUN_APPS)))))
 
 # the command of APP on NET (one rule per network: a rule with two pattern
 # targets would be taken to make both at once)
@@ -344,12 +420,12 @@ $(OUT)/crossnet.md: $(OUT)/crossnet.tsv $(HERE)crossnet-table.sh $(if $(USEQ),$(
 	@sh $(HERE)crossnet-table.sh md $(A) $(B) $< > $@.tmp && \
 	$(if $(USEQ),sed -n 's/^# /- /p' $(OUT)/untraced.tsv >> $@.tmp && ,)\
 	for n in $(A) $(B); do \
-	  if test -f $(C)/cal-$$n/cluster.params; then \
+	  if test -f $(call params,$$n); then \
 	    sed -n -e "s/^# machine state: \(.*\)/- calibration of $$n, machine state: \1/p" \
 	      -e "s/^# drift: \(.*\)/- calibration of $$n, drift: \1/p" -e "s/^# drift at \(.*\)/  - at \1/p" \
-	      $(C)/cal-$$n/cluster.params; \
+	      $(call params,$$n); \
 	  fi; \
-	  for f in $(C)/cal-$$n/pp*.state; do \
+	  for f in $(if $(filter between,$(CAL)),$(C)/cal-$$n/between.state,$(C)/cal-$$n/pp*.state); do \
 	    test -f $$f && sed "s|^|- calibration of $$n, state check ($$(basename $$f .state)): |" $$f; \
 	  done; \
 	  if test -f $(OUT)/state-$$n; then \
@@ -366,7 +442,7 @@ $(OUT)/crossnet.md: $(OUT)/crossnet.tsv $(HERE)crossnet-table.sh $(if $(USEQ),$(
 	done >> $@.tmp && mv $@.tmp $@
 
 retrace:
-	@rm -f $(ORDER) $(foreach a,$(RUN_APPS),$(call SPANS,$(a)))
+	@rm -f $(ORDER) $(foreach a,$(RUN_APPS),$(call SPANS,$(a))) $(foreach n,$(NETS),$(call betweens,$(n)))
 	@$(MAKE) -f $(THIS) BUILD=$(BUILD) BIN=$(BIN) OUT=$(OUT)
 
 FORCE:

@@ -230,7 +230,54 @@ test_expect_success 'crossnet-untraced.sh: a program whose untraced runs on B we
 	else ! grep -q "^# against shm.s untraced runs: same network shm default: no app left" ux.tsv; fi
 '
 
+# CAL=between: a short netcal run on each network after the last run of every application,
+# pooled into between.params, which the predictions then use; CAL=after on the same runs
+# calibrates after them and converts again without tracing anything
+test_expect_success 'CAL=between: calibrations between the applications, pooled, used' '
+	xmake OUT="$TRASH/xb" APPS="ring datatypes" CAL=between CAL_BUDGET=1 &&
+	grep "^== \(trace [a-z]* on\|calibrate\)" xmake.out >order &&
+	printf "%s\n" "== trace ring on shm, run 1 of 2 (2 ranks)" "== trace ring on tcp, run 1 of 2 (2 ranks)" \
+		"== trace ring on shm, run 2 of 2 (2 ranks)" "== trace ring on tcp, run 2 of 2 (2 ranks)" \
+		"== calibrate shm between the runs: after those of ring" "== calibrate tcp between the runs: after those of ring" \
+		"== trace datatypes on shm, run 1 of 2 (2 ranks)" "== trace datatypes on tcp, run 1 of 2 (2 ranks)" \
+		"== trace datatypes on shm, run 2 of 2 (2 ranks)" "== trace datatypes on tcp, run 2 of 2 (2 ranks)" \
+		"== calibrate shm between the runs: after those of datatypes" "== calibrate tcp between the runs: after those of datatypes" \
+		"== calibrate shm from 2 runs between the runs" "== calibrate tcp from 2 runs between the runs" >want &&
+	sort want >want.s && sort order >order.s && test_cmp want.s order.s &&
+	# the order: each calibration right after its application, before the next one
+	grep -v "from 2 runs" order >order2 && grep -v "from 2 runs" want >want2 && test_cmp want2 order2 &&
+	! test -f xb/cal-shm/cluster.params && ! test -f xb/cal-tcp/cluster.params &&
+	for n in shm tcp; do
+		for a in ring datatypes; do
+			test -s xb/cal-$n/between/$a/rank-1.trace &&
+			grep -q "^# machine state: " xb/cal-$n/between.params &&
+			grep -q "^$a: xb/cal-$n/between/$a: clock round trips .*: \(undisturbed\|a slowed machine\)$" xb/cal-$n/between.state ||
+			grep -q "^$a: $TRASH/xb/cal-$n/between/$a: clock round trips .*: \(undisturbed\|a slowed machine\)$" xb/cal-$n/between.state || return 1
+		done &&
+		# the pool: the undisturbed runs, or the least slowed when none was
+		u=$(grep -c ": undisturbed$" xb/cal-$n/between.state; true) &&
+		if [ "$u" = 0 ]; then grep -q "^every run between the runs was made on a slowed machine: the least slowed is used: " xb/cal-$n/between.state
+		else grep -qx "pooled: $u of 2 runs" xb/cal-$n/between.state; fi &&
+		if [ "$u" = 2 ]; then grep -q "^# runs: 2, pooled" xb/cal-$n/between.params; else ! grep -q "^# runs: " xb/cal-$n/between.params; fi &&
+		grep -q "^- calibration of $n, state check (between): ring: " xb/crossnet.md || return 1
+	done &&
+	# the prediction for tcp is made with the pooled parameters
+	ibsim -q -p xb/cal-tcp/between.params xb/runs/ring/shm-on-tcp.default.goalb >sim.tsv &&
+	test_cmp xb/runs/ring/shm-on-tcp.default.sim.tsv sim.tsv &&
+	# the same runs, calibrated after them: nothing traced, both networks calibrated, converted again
+	xmake OUT="$TRASH/xb" APPS="ring datatypes" CAL=after &&
+	! grep -q "^== trace [a-z]* on" xmake.out && ! grep -q "^== calibrate" xmake.out &&
+	grep -q "^== trace2goal ring traced on shm for tcp, converted with the parameters of tcp, default$" xmake.out &&
+	test -s xb/cal-shm/cluster.params && test -s xb/cal-tcp/cluster.params &&
+	ibsim -q -p xb/cal-tcp/cluster.params xb/runs/ring/shm-on-tcp.default.goalb >sim.tsv &&
+	test_cmp xb/runs/ring/shm-on-tcp.default.sim.tsv sim.tsv &&
+	grep -q "^- calibration of tcp, state check (pp): try 1: " xb/crossnet.md
+'
+
 test_expect_success 'bad settings: make stops with the reason' '
+	! xmake CAL=during && grep -q "invalid CAL .during. (expected after or between)" xmake.out &&
+	! xmake CAL=between CAL_BUDGET=0 && grep -q "invalid CAL_BUDGET .0. (expected a positive number of seconds)" xmake.out &&
+	! xmake CAL=between CAL_BUDGET=x && grep -q "invalid CAL_BUDGET .x." xmake.out &&
 	! xmake UNTRACED=1 && grep -q "UNTRACED=1: the spread of B.s untraced runs needs 2 or more" xmake.out &&
 	! xmake UNTRACED=x && grep -q "invalid UNTRACED .x." xmake.out &&
 	! xmake B=ib && grep -q "network .ib. of B has no settings (define MCA_ib" xmake.out &&

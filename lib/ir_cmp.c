@@ -11,7 +11,9 @@
  */
 #include "ir_cmp.h"
 
+#define PCRE2_CODE_UNIT_WIDTH 8
 #include <inttypes.h>
+#include <pcre2.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,20 +26,54 @@
 
 /* ---- real times ---- */
 
-static int rank_times(const ir_trace_file *tf, int64_t epoch, int64_t *start, int64_t *span, int64_t *tail,
-                      double *rtt, ir_err *e)
+/* the phase's compiled patterns (ir_cmp_real_read_phase) */
+typedef struct phase_re {
+	pcre2_code *from, *to;
+	pcre2_match_data *md;
+	unsigned long nth;
+} phase_re;
+
+static int match_name(const phase_re *p, pcre2_code *re, const char *name)
+{
+	return pcre2_match(re, (PCRE2_SPTR)name, strlen(name), 0, 0, p->md, NULL) >= 0;
+}
+
+/* A phase's start and end in rank tf's record r (ph->from set): *seen counts the matches of
+ * from, *pstart is set at the nth, *pend at the first match of to from there on. */
+static void phase_step(const phase_re *ph, const ir_rec *r, unsigned long *seen, int64_t *pstart, int64_t *pend,
+                       int *state)
+{
+	if (*state == 0) {
+		if (!match_name(ph, ph->from, r->name) || ++*seen < ph->nth)
+			return;
+		*state = 1;
+		*pstart = r->t_call != IR_TIME_NONE ? r->t_call : r->t_ret;
+	}
+	if (*state == 1 && ph->to && match_name(ph, ph->to, r->name)) {
+		*state = 2;
+		*pend = r->t_ret != IR_TIME_NONE ? r->t_ret : r->t_call;
+	}
+}
+
+static int rank_times(const ir_trace_file *tf, int64_t epoch, const phase_re *ph, int64_t *start, int64_t *span,
+                      int64_t *tail, double *rtt, ir_err *e)
 {
 	ir_trace_opts to = { epoch, 0 };
 	ir_trace *t = ir_trace_open(tf->path, &to, e);
 	ir_rec r;
-	int rc, have_init = 0, have_fin = 0;
-	int64_t init_ret = 0, last_ret = 0, fin_call = 0;
-	unsigned long fin_line = 0;
+	int rc, have_init = 0, have_fin = 0, pstate = 0;
+	int64_t init_ret = 0, last_ret = 0, fin_call = 0, pstart = 0, pend = 0;
+	unsigned long fin_line = 0, seen = 0, start_line = 0;
 	if (!t)
 		return -1;
 	while ((rc = ir_trace_next(t, &r, e)) == 1) {
 		if (r.kind != IR_REC_CALL)
 			continue;
+		if (ph && pstate < 2) {
+			phase_step(ph, &r, &seen, &pstart, &pend, &pstate);
+			if (pstate && !start_line)
+				start_line = r.line;
+		}
 		if (!strcmp(r.name, "MPI_Init") || !strcmp(r.name, "MPI_Init_thread")) {
 			if (r.t_ret == IR_TIME_NONE) {
 				rc = ir_errf_at(e, tf->path, r.line, "%s: expected a return time, found '-'", r.name);
@@ -82,10 +118,72 @@ static int rank_times(const ir_trace_file *tf, int64_t epoch, int64_t *start, in
 	*start = init_ret;
 	*span = fin_call - init_ret;
 	*tail = fin_call - last_ret;
+	if (ph) {
+		if (pstate == 0)
+			return ir_errf(e, "%s: no call matches --from (wanted match %lu, found %lu)", tf->path, ph->nth, seen);
+		if (ph->to && pstate == 1)
+			return ir_errf_at(e, tf->path, start_line, "no call matches --to from the phase's start on");
+		if (pstart == IR_TIME_NONE || (ph->to && pend == IR_TIME_NONE))
+			return ir_errf_at(e, tf->path, start_line, "the phase's first or last call has no time");
+		if (!ph->to)
+			pend = fin_call;
+		else
+			*tail = 0;
+		if (pend < pstart)
+			return ir_errf_at(e, tf->path, start_line, "the phase ends %.3f us before it starts (clock correction?)",
+			                  (double)(pstart - pend) / 1e6);
+		*start = pstart;
+		*span = pend - pstart;
+	}
 	return 0;
 }
 
+static pcre2_code *compile(const char *re, const char *opt, ir_err *e)
+{
+	int ec;
+	PCRE2_SIZE off;
+	pcre2_code *c = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &ec, &off, NULL);
+	if (!c) {
+		PCRE2_UCHAR buf[160];
+		char q[200];
+		pcre2_get_error_message(ec, buf, sizeof buf);
+		ir_err_quote(q, sizeof q, re, strlen(re));
+		ir_errf(e, "invalid regular expression for %s: '%s': %s at offset %zu", opt, q, (char *)buf, (size_t)off);
+	}
+	return c;
+}
+
+static int real_read(ir_cmp_real *r, char *const *paths, size_t n, const phase_re *ph, ir_err *e);
+
 int ir_cmp_real_read(ir_cmp_real *r, char *const *paths, size_t n, ir_err *e)
+{
+	return real_read(r, paths, n, NULL, e);
+}
+
+int ir_cmp_real_read_phase(ir_cmp_real *r, char *const *paths, size_t n, const ir_cmp_phase *ph, ir_err *e)
+{
+	phase_re p = { NULL, NULL, NULL, ph ? ph->from_nth : 1 };
+	int rc = -1;
+	if (!ph || !ph->from)
+		return real_read(r, paths, n, NULL, e);
+	memset(r, 0, sizeof *r);
+	if (!p.nth)
+		return ir_errf(e, "--from-nth: 0 (matches are counted from 1)");
+	if (!(p.from = compile(ph->from, "--from", e)) || (ph->to && !(p.to = compile(ph->to, "--to", e))))
+		goto out;
+	if (!(p.md = pcre2_match_data_create(1, NULL))) {
+		ir_errf(e, "out of memory");
+		goto out;
+	}
+	rc = real_read(r, paths, n, &p, e);
+out:
+	pcre2_match_data_free(p.md);
+	pcre2_code_free(p.from);
+	pcre2_code_free(p.to);
+	return rc;
+}
+
+static int real_read(ir_cmp_real *r, char *const *paths, size_t n, const phase_re *ph, ir_err *e)
 {
 	ir_trace_files tf = { NULL, 0 };
 	int64_t epoch;
@@ -116,7 +214,7 @@ int ir_cmp_real_read(ir_cmp_real *r, char *const *paths, size_t n, ir_err *e)
 		goto out;
 	}
 	for (size_t i = 0; i < tf.n; i++)
-		if (rank_times(&tf.f[i], epoch, &r->lead_ps[i], &r->span_ps[i], &r->tail_ps[i], &rtt[2 * i], e))
+		if (rank_times(&tf.f[i], epoch, ph, &r->lead_ps[i], &r->span_ps[i], &r->tail_ps[i], &rtt[2 * i], e))
 			goto out;
 	/* the machine's state at both ends: the median over ranks 1.. of their clock round trips */
 	for (int w = 0; w < 2; w++) {

@@ -66,6 +66,19 @@ int ir_cmp_run_slowed(const ir_cmp_real *r, double ref_us);
 
 /* Read the real times from a trace directory or files (ir_trace_discover rules). */
 int ir_cmp_real_read(ir_cmp_real *r, char *const *paths, size_t n, ir_err *e);
+
+/* A phase of the run (cmp-real --from, --from-nth, --to; the rule of trace2goal's options
+ * of those names, docs/trace2goal.md section 7): on every rank, from the call of the
+ * from_nth-th call whose name matches `from` (PCRE2; counted from the trace's first call)
+ * to the return of the first call from there on, that one included, whose name matches
+ * `to`; without `to`, to the call of MPI_Finalize. span_ps is then the phase's time, lead_ps
+ * its start minus the earliest start of all ranks, tail_ps 0 when `to` is given. */
+typedef struct ir_cmp_phase {
+	const char *from;       /* NULL: the whole run */
+	const char *to;         /* may be NULL */
+	unsigned long from_nth; /* >= 1 */
+} ir_cmp_phase;
+int ir_cmp_real_read_phase(ir_cmp_real *r, char *const *paths, size_t n, const ir_cmp_phase *ph, ir_err *e);
 void ir_cmp_real_release(ir_cmp_real *r);
 
 typedef struct ir_cmp_sim {

@@ -23,8 +23,8 @@ enum { EXIT_SAME = 0, EXIT_DIFF = 1, EXIT_TROUBLE = 2 };
 
 static void usage(void)
 {
-	printf("Usage: cmp-real [--tolerance PCT] [--exclude-finalize] [--sync] [--format text|tsv|md] TRACES RESULTS...\n"
-	       "   or: cmp-real [--tolerance PCT] [--exclude-finalize] [--sync] [--state-ref T] [--format text|tsv|md] --run TRACES [--run TRACES]... TRACES [RESULTS...]\n"
+	printf("Usage: cmp-real [--tolerance PCT] [--exclude-finalize] [--sync] [--format text|tsv|md] [PHASE] TRACES RESULTS...\n"
+	       "   or: cmp-real [--tolerance PCT] [--exclude-finalize] [--sync] [--state-ref T] [--format text|tsv|md] [PHASE] --run TRACES [--run TRACES]... TRACES [RESULTS...]\n"
 	       "Compare the real run time of every rank (from the return of MPI_Init to the\n"
 	       "call of MPI_Finalize, on rank 0's clock) with the simulated time in each ibsim\n"
 	       "results file, and print the deviation (simulated - real) / real in percent,\n"
@@ -55,6 +55,13 @@ static void usage(void)
 	       "  -f, --format FMT       text (default), tsv (rank real_ps sim_ps dev_pct ...;\n"
 	       "                         with --run: rank real_ps min_ps max_ps spread_pct\n"
 	       "                         sim_ps dev_pct within_spread ...) or md\n"
+	       "PHASE: compare a phase of the run, as trace2goal converts it with the same options:\n"
+	       "      --from RE          from the call of the K-th call whose name matches RE\n"
+	       "                         (PCRE2; each rank)\n"
+	       "      --from-nth K       which match of --from starts the phase (default 1)\n"
+	       "      --to RE            to the return of the first call from there on (that one\n"
+	       "                         included) whose name matches RE; without it, to\n"
+	       "                         MPI_Finalize. --to alone starts at MPI_Init\n"
 	       "  -h, --help             show this help and exit\n"
 	       "      --version          show the version and exit\n"
 	       "\n"
@@ -71,11 +78,16 @@ int main(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "run", required_argument, NULL, 'r' },
 		{ "state-ref", required_argument, NULL, 'S' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "from-nth", required_argument, NULL, 'N' },
+		{ "to", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	ir_cmp_opts o = { 5.0, 0, IR_CMP_TEXT, 0, 0 };
+	ir_cmp_phase ph = { NULL, NULL, 1 };
+	const char *from_nth = NULL;
 	ir_cmp_real *runs = NULL;
 	char **runpaths = NULL; /* [0] is TRACES, then the --run traces */
 	size_t nruns = 1;
@@ -133,6 +145,15 @@ int main(int argc, char **argv)
 			o.state_ref_us = (double)ps / 1e6;
 			break;
 		}
+		case 'F':
+			ph.from = optarg;
+			break;
+		case 'N':
+			from_nth = optarg;
+			break;
+		case 'T':
+			ph.to = optarg;
+			break;
 		case 'h':
 			usage();
 			status = ir_cli_finish(IR_EXIT_OK);
@@ -145,6 +166,24 @@ int main(int argc, char **argv)
 			status = ir_cli_getopt_error(c, argv);
 			goto usage;
 		}
+	}
+	if (from_nth) {
+		uint64_t k;
+		if (ir_parse_range(from_nth, 1, 1000000000, &k, "--from-nth", &e)) {
+			status = ir_cli_usage("invalid --from-nth '%s' (expected a match number from 1)", from_nth);
+			goto usage;
+		}
+		if (!ph.from) {
+			status = ir_cli_usage("--from-nth needs --from");
+			goto usage;
+		}
+		ph.from_nth = (unsigned long)k;
+	}
+	if (ph.to && !ph.from)
+		ph.from = "^MPI_Init"; /* as trace2goal: --to alone starts at MPI_Init */
+	if (ph.to && o.exclude_finalize) {
+		status = ir_cli_usage("--exclude-finalize and --to do not combine (a phase with --to ends at its own call)");
+		goto usage;
 	}
 	if (optind == argc) {
 		status = ir_cli_usage(nruns > 1 ? "missing TRACES (the first run)" : "missing TRACES and RESULTS");
@@ -166,7 +205,7 @@ int main(int argc, char **argv)
 
 	runpaths[0] = argv[optind];
 	for (size_t i = 0; i < nruns; i++)
-		if (ir_cmp_real_read(&runs[i], runpaths + i, 1, &e)) {
+		if (ir_cmp_real_read_phase(&runs[i], runpaths + i, 1, &ph, &e)) {
 			ir_cli_fail(&e);
 			goto done;
 		}

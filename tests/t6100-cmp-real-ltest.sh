@@ -257,7 +257,7 @@ test_expect_success 'usage errors: exit 2' '
 
 test_expect_success '--help and --version' '
 	cmp-real --help >out &&
-	grep -q "^Usage: cmp-real \[--tolerance PCT\] \[--exclude-finalize\] \[--sync\] \[--format text|tsv|md\] TRACES RESULTS...$" out &&
+	grep -q "^Usage: cmp-real \[--tolerance PCT\] \[--exclude-finalize\] \[--sync\] \[--format text|tsv|md\] \[PHASE\] TRACES RESULTS...$" out &&
 	cmp-real --version >out && grep -q "^cmp-real (ibreplay) " out
 '
 

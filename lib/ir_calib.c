@@ -1178,7 +1178,8 @@ static double less(double v, double by) { return v > by ? v - by : 0; }
  * against the mean of the untraced blocks right before and right after it, and, when the
  * median difference is above 0 with 95 % confidence over enough pairs, that difference taken
  * off the run's measurements (raw from r0, samples from s0) unless keep_tracer. */
-static int tracer_share(ir_calib_data *d, const pulses *pl, const bare_blocks *bb, size_t r0, size_t s0, ir_err *e)
+static int tracer_share(ir_calib_data *d, const pulses *pl, const bare_blocks *bb, size_t r0, size_t s0, size_t st0,
+                        ir_err *e)
 {
 	ir_calib_tracer *tr = &d->tracer;
 	ir_calib_tracer_run run;
@@ -1228,6 +1229,8 @@ static int tracer_share(ir_calib_data *d, const pulses *pl, const bare_blocks *b
 	if (run.applied) {
 		for (size_t i = r0; i < d->nraw; i++)
 			d->raw[i].ps = less(d->raw[i].ps, tracer_units(d->raw[i].kind) * run.med_ps);
+		for (size_t i = st0; i < d->nstep; i++) /* the train's sends: single calls */
+			d->step[i].dur_ps = less(d->step[i].dur_ps, 0.5 * run.med_ps);
 		for (size_t i = s0; i < d->ns; i++) {
 			d->s[i].oneway_ps = less(d->s[i].oneway_ps, run.med_ps);
 			if (d->s[i].send_ps >= 0)
@@ -1260,7 +1263,7 @@ static int read_netcal(ir_calib_data *d, const ir_trace_files *tf, int64_t epoch
 	/* rank 1 first: its answers' gaps come off rank 0's round trips */
 	rc = read_netcal1(d, &tf->f[1], epoch, &ans, &nrecv, e) ||
 	     read_netcal0(d, &tf->f[0], epoch, &ans, &nsent, &pl, &bb, e) || pair_exchanges(d, tf, &ans, e) ||
-	     tracer_share(d, &pl, &bb, r0, s0, e) || ir_calib_state_filter(d, pl.p, pl.n, r0, s0, st0, e);
+	     tracer_share(d, &pl, &bb, r0, s0, st0, e) || ir_calib_state_filter(d, pl.p, pl.n, r0, s0, st0, e);
 	free(ans.a);
 	free(ans.x[0]);
 	free(ans.x[1]);
@@ -2201,6 +2204,14 @@ static int fit_gaps(const ir_calib_data *d, ir_calib_fit *f, ir_err *e)
 		ref[u] = ir_median_inplace(v, m);
 	}
 	for (int a = 0; a < 2; a++) {
+		/* after a receive: against the train's own send at gap index 0 after a receive,
+		 * which send_o stands for; after a send: against send_o(s) itself, since no
+		 * ping-pong send stands for it (formats/calibration.md, "A send after a gap") */
+		if (a == 1 && f->term[IR_CT_SEND_O].have) {
+			for (size_t u = 0; u < nused; u++)
+				ref[u] = (double)ir_pw_eval(&f->term[IR_CT_SEND_O].pw.pw, used[u]);
+			f->after[a].vs_send_o = 1;
+		}
 		struct ir_calib_gapfit *gf = &f->after[a];
 		size_t len = 0;
 		gf->have = 1;
@@ -2568,10 +2579,11 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 			rc |= ir_sb_addf(o, "# %s: not measured (no train phase in the traces, or no eager size in it)\n", key);
 			continue;
 		}
-		rc |= ir_sb_addf(o, "# %s: a send the gap after the rank's last %s, less one right after a receive (train "
+		rc |= ir_sb_addf(o, "# %s: a send the gap after the rank's last %s, less %s (train "
 		                    "phase, sizes %s); per gap: samples, median gap, median difference +- its standard error "
 		                    "(us)\n",
-		                 key, a ? "send" : "receive", gf->sizes);
+		                 key, a ? "send" : "receive",
+		                 gf->vs_send_o ? "send_o of its size" : "one right after a receive", gf->sizes);
 		for (int j = 0; j < IR_NETCAL_TRAIN_GAPS; j++)
 			if (gf->n[j])
 				rc |= ir_sb_addf(o, "#   %zu %.3f %+.4f +- %.4f\n", gf->n[j], gf->gap[j] / US_PS, gf->d[j] / US_PS,

@@ -423,6 +423,7 @@ typedef struct ir_calib_fit {
 	 * "A send after a gap"); have: the train phase had samples of an eager size */
 	struct ir_calib_gapfit {
 		int have;
+		int vs_send_o;                   /* differences against send_o(s), not the train's send */
 		size_t nsizes;                   /* sizes pooled */
 		char sizes[128];                 /* their list, for the comment */
 		size_t n[IR_NETCAL_TRAIN_GAPS];  /* samples per gap; 0: none */

@@ -90,6 +90,27 @@ test_expect_success 'the train phase: a send after a send and after a receive, b
 	ibsim -p all.params "$TOP/tests/data/ltest-schedgen.goal" >/dev/null 2>err && ! grep -q unknown err
 '
 
+# A send right after a send has no ping-pong send standing for it: its differences are taken
+# against send_o(s) itself (the fitted value at its size, the "#@" column), each duration
+# less half the tracer's share when it was taken off
+test_expect_success 'the train phase: a send after a send against send_o of its size' '
+	grep -q "^# send_o_after_send: a send the gap after the rank.s last send, less send_o of its size (train phase" all.params &&
+	grep -q "^# send_o_after_recv: a send the gap after the rank.s last receive, less one right after a receive (train phase" all.params &&
+	sizes=$(sed -n "s/^# send_o_after_send: .*(train phase, sizes \([0-9 ]*\)).*/\1/p" all.params) &&
+	d=$(sed -n "s/^# tracer.s share: .* difference \(-*[0-9.]*\) us .*: taken off every one-way time.*/\1/p" all.params) &&
+	echo "share: ${d:-not taken off}" &&
+	for z in $sizes; do
+		so=$(awk -v z=$z "\$1 == \"#@\" && \$2 == z { print \$3 }" all.params) && test -n "$so" &&
+		grep "^MPI_Send:[^:]*:[^:]*:$z:[^:]*:1:30030:" nc/rank-0.trace |
+			awk -F: -v so=$so -v d=${d:-0} "function t(x,  p) { p = index(x, \".\"); return substr(x, p - 6) + 0 }
+				{ x = t(\$NF) - t(\$2); if (x < 0) x += 1e6; x -= d / 2; if (x < 0) x = 0; print x - so }" || return 1
+	done | sort -g >diffs &&
+	want=$(awk "{ v[NR] = \$1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }" diffs) &&
+	got=$(sed -n "/^# send_o_after_send:/{n;p;}" all.params | awk "{ print \$4 }") &&
+	echo "gap 0 after a send: $got us, from the trace $want us" &&
+	awk -v a="$got" -v b="$want" "BEGIN { x = a - b; exit !(x < 0.0003 && x > -0.0003) }"
+'
+
 test_expect_success 'the poll phase: poll is the median of its lines, each line over its polls' '
 	grep -q "^MPI_Iprobe:[0-9.]*:-1:30009:.*:0:-:100:" nc/rank-0.trace &&
 	grep "^MPI_Iprobe:[0-9.]*:-1:30009:" nc/rank-0.trace |

@@ -11,9 +11,7 @@
  */
 #include "ir_cmp.h"
 
-#define PCRE2_CODE_UNIT_WIDTH 8
 #include <inttypes.h>
-#include <pcre2.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +19,7 @@
 
 #include "ir_io.h"
 #include "ir_num.h"
+#include "ir_re.h"
 #include "ir_stats.h"
 #include "ir_trace.h"
 
@@ -138,21 +137,6 @@ static int rank_times(const ir_trace_file *tf, int64_t epoch, const phase_re *ph
 	return 0;
 }
 
-static pcre2_code *compile(const char *re, const char *opt, ir_err *e)
-{
-	int ec;
-	PCRE2_SIZE off;
-	pcre2_code *c = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &ec, &off, NULL);
-	if (!c) {
-		PCRE2_UCHAR buf[160];
-		char q[200];
-		pcre2_get_error_message(ec, buf, sizeof buf);
-		ir_err_quote(q, sizeof q, re, strlen(re));
-		ir_errf(e, "invalid regular expression for %s: '%s': %s at offset %zu", opt, q, (char *)buf, (size_t)off);
-	}
-	return c;
-}
-
 static int real_read(ir_cmp_real *r, char *const *paths, size_t n, const phase_re *ph, ir_err *e);
 
 int ir_cmp_real_read(ir_cmp_real *r, char *const *paths, size_t n, ir_err *e)
@@ -169,7 +153,7 @@ int ir_cmp_real_read_phase(ir_cmp_real *r, char *const *paths, size_t n, const i
 	memset(r, 0, sizeof *r);
 	if (!p.nth)
 		return ir_errf(e, "--from-nth: 0 (matches are counted from 1)");
-	if (!(p.from = compile(ph->from, "--from", e)) || (ph->to && !(p.to = compile(ph->to, "--to", e))))
+	if (!(p.from = ir_re_compile(ph->from, "--from", e)) || (ph->to && !(p.to = ir_re_compile(ph->to, "--to", e))))
 		goto out;
 	if (!(p.md = pcre2_match_data_create(1, NULL))) {
 		ir_errf(e, "out of memory");

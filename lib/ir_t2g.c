@@ -39,6 +39,7 @@
  * ir_t2g_wait.c and ir_t2g_comm.c the kinds of calls.
  */
 #include "ir_t2g_internal.h"
+#include "ir_re.h"
 
 void t2g_warn(gstate *g, const char *fmt, ...)
 {
@@ -112,21 +113,6 @@ void ir_t2g_opts_init(ir_t2g_opts *o)
 	ir_storage_defaults(&o->storage);
 }
 
-static pcre2_code *compile(const char *re, const char *opt, ir_err *e)
-{
-	int ec;
-	PCRE2_SIZE off;
-	pcre2_code *c = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &ec, &off, NULL);
-	if (!c) {
-		PCRE2_UCHAR buf[160];
-		char q[200];
-		pcre2_get_error_message(ec, buf, sizeof buf);
-		ir_err_quote(q, sizeof q, re, strlen(re));
-		ir_errf(e, "invalid regular expression for %s: '%s': %s at offset %zu", opt, q, (char *)buf, (size_t)off);
-	}
-	return c;
-}
-
 int ir_t2g_convert(const ir_trace_files *files, const ir_t2g_opts *o, ir_writer *w, ir_t2g_stats *st,
                    ir_err *e)
 {
@@ -169,9 +155,9 @@ int ir_t2g_convert(const ir_trace_files *files, const ir_t2g_opts *o, ir_writer 
 		ir_errf(e, "out of memory");
 		goto done;
 	}
-	if (o->from_re && !(g.from_re = compile(o->from_re, "--from", e)))
+	if (o->from_re && !(g.from_re = ir_re_compile(o->from_re, "--from", e)))
 		goto done;
-	if (o->to_re && !(g.to_re = compile(o->to_re, "--to", e)))
+	if (o->to_re && !(g.to_re = ir_re_compile(o->to_re, "--to", e)))
 		goto done;
 	g.md = pcre2_match_data_create(4, NULL);
 	if (!g.md) {

@@ -92,7 +92,7 @@ SUBMAKE  = $(MAKE) -f pipelines/calibrate.mk BUILD=$(BUILD) BIN=$(BIN) REPS=$(RE
 check = $(if $(shell echo '$(2)' | grep -Ex '$(3)'),,$(error invalid $(1) '$(2)' (expected $(4))))
 $(call check,RUNS,$(RUNS),[1-9][0-9]?,a whole number of runs from 1 to 99)
 $(call check,RUN_DELAY,$(RUN_DELAY),[0-9]+,whole seconds)
-$(if $(STATE_REF),$(call check,STATE_REF,$(STATE_REF),[0-9]*\.?[0-9]*[1-9][0-9]*,a positive number of microseconds))
+$(if $(STATE_REF),$(call check,STATE_REF,$(STATE_REF),0*[1-9][0-9]*(\.[0-9]*)?|[0-9]*\.[0-9]*[1-9][0-9]*,a positive number of microseconds))
 $(call check,STATE_TRIES,$(STATE_TRIES),[1-9][0-9]?,a whole number of runs from 1 to 99)
 $(call check,STATE_DELAY,$(STATE_DELAY),[0-9]+,whole seconds)
 # measure DIR: run the measuring program under allprof into DIR; with STATE_REF again while

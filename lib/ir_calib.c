@@ -1495,7 +1495,7 @@ int ir_calib_aggregate(ir_calib_data *d, ir_err *e)
 		p->sim_ps[0] = p->sim_ps[1] = -1;
 		for (j = i; j < d->ns && d->s[j].size == d->s[i].size; j++) {
 			if (d->s[j].first) { /* netcal's rounds, or pooled runs: their median */
-				u[p->has_first++] = d->s[j].oneway_ps;
+				u[p->nfirst++] = d->s[j].oneway_ps;
 				continue;
 			}
 			v[nv++] = d->s[j].oneway_ps;
@@ -1506,8 +1506,8 @@ int ir_calib_aggregate(ir_calib_data *d, ir_err *e)
 				nsim++;
 			}
 		}
-		if (p->has_first)
-			p->first_ps = ir_median_inplace(u, (size_t)p->has_first);
+		if (p->nfirst)
+			p->first_ps = ir_median_inplace(u, p->nfirst);
 		if (!nv) {
 			free(v);
 			free(w);
@@ -1904,7 +1904,7 @@ int ir_calib_do_fit(const ir_calib_data *d, const ir_calib_opts *o, ir_calib_fit
 	{
 		size_t m = 0;
 		for (size_t i = 0; i < n; i++)
-			if (d->p[i].has_first && d->p[i].size > 0) {
+			if (d->p[i].nfirst && d->p[i].size > 0) {
 				xs[m] = (double)d->p[i].size;
 				ys[m] = 2 * (d->p[i].first_ps - d->p[i].real_ps);
 				m++;
@@ -2437,7 +2437,7 @@ static void pin_netcal(const ir_calib_data *d, ir_calib_fit *f, double *xs, doub
 	for (size_t i = 0; i < d->np; i++) {
 		const ir_calib_med *c;
 		double ex, noise;
-		if (!d->p[i].has_first || !d->p[i].size || !(c = ir_calib_series_at(d, IR_CS_COLD, d->p[i].size)))
+		if (!d->p[i].nfirst || !d->p[i].size || !(c = ir_calib_series_at(d, IR_CS_COLD, d->p[i].size)))
 			continue;
 		ex = 2 * (d->p[i].first_ps - c->med);
 		noise = 2 * 2 * (c->q3 - c->q1);
@@ -2749,7 +2749,7 @@ int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const i
 	size_t nsamples = 0, nfirst = 0;
 	for (size_t i = 0; i < d->np; i++) {
 		nsamples += d->p[i].reps;
-		nfirst += (size_t)d->p[i].has_first;
+		nfirst += d->p[i].nfirst;
 	}
 	rc |= ir_sb_addf(o, "# written by calib %s from %s\n", version, d->source);
 	if (d->runs > 1)
@@ -2911,7 +2911,7 @@ int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const i
 			res = 0; /* no "-0.0000" from rounding noise */
 		rc |= ir_sb_addf(o, "#   %" PRIu64 " %zu %.4f %.4f %+.4f", d->p[i].size, d->p[i].reps, d->p[i].real_ps / US_PS,
 		                 m / US_PS, res);
-		if (d->p[i].has_first)
+		if (d->p[i].nfirst)
 			rc |= ir_sb_addf(o, " %.4f", 2 * (d->p[i].first_ps - d->p[i].real_ps) / US_PS);
 		rc |= ir_sb_addch(o, '\n');
 	}
@@ -2936,7 +2936,7 @@ int ir_calib_write_table(const ir_calib_data *d, const ir_calib_fit *f, const ch
 			rc |= ir_sb_addf(o, "%12.3f ", sim_of(d, f, i) / US_PS);
 		rc |= ir_sb_addf(o, "%12.3f %+10.2f %6s ", m / US_PS, pct,
 		                 f->model == IR_CALIB_LOGGP ? "-" : i < f->split || !d->p[i].size ? "eager" : "rndv");
-		if (d->p[i].has_first)
+		if (d->p[i].nfirst)
 			rc |= ir_sb_addf(o, "%12.3f\n", d->p[i].first_ps / US_PS);
 		else
 			rc |= ir_sb_addf(o, "%12s\n", "-");
@@ -3000,7 +3000,7 @@ int ir_calib_plot_script(const ir_calib_data *d, const ir_calib_fit *f, const ch
 			rc |= ir_sb_addf(o, "%" PRIu64 " %.6f\n", d->p[i].size, d->p[i].real_ps / US_PS);
 	rc |= ir_sb_adds(o, "EOD\n$first << EOD\n");
 	for (size_t i = 0; i < d->np; i++)
-		if (d->p[i].size && d->p[i].has_first) {
+		if (d->p[i].size && d->p[i].nfirst) {
 			rc |= ir_sb_addf(o, "%" PRIu64 " %.6f\n", d->p[i].size, d->p[i].first_ps / US_PS);
 			any_first = 1;
 		}

@@ -82,7 +82,7 @@ typedef struct ir_calib_point {
 	size_t reps;        /* reused exchanges (or TSV rows) */
 	double real_ps;     /* median one-way time of the reused exchanges */
 	double send_ps;     /* median send-call duration, or -1 */
-	int has_first;      /* the number of first exchanges (first uses of a buffer) */
+	size_t nfirst;      /* the number of first exchanges (first uses of a buffer) */
 	double first_ps;    /* their median one-way time */
 	double sim_ps[2];   /* network's own one-way time, o = O = 0: [0] eager, [1] rendezvous */
 	double half_ps[2];  /* median one-way time of the first and the second half of the reused

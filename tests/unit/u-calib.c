@@ -363,7 +363,7 @@ static void test_netcal_traces(void)
 	ir_calib_data_init(&d);
 	ok(ir_calib_read_traces(&d, paths, 1, &e) == 0 && d.netcal && ir_calib_aggregate(&d, &e) == 0,
 	   "netcal traces: read and recognised by their tags");
-	ok(d.np == 5 && d.p[4].size == 65536 && d.p[4].reps == 5 && d.p[4].has_first, "netcal: warm exchanges and first uses");
+	ok(d.np == 5 && d.p[4].size == 65536 && d.p[4].reps == 5 && d.p[4].nfirst, "netcal: warm exchanges and first uses");
 	ok(near(d.p[0].real_ps, 1000000, 1) && near(d.p[4].real_ps, 2024000, 1) && d.gap_n == 55 && !d.gap_miss &&
 	       near(d.gap_med_ps, ANSWER_GAP * 1e6, 1),
 	   "netcal: the one-way time is half the round trip less rank 1's answer gap (%g ps at 0 bytes; %zu gaps, median "

@@ -471,12 +471,13 @@ typedef struct ir_calib_yrun {
 int ir_calib_yield_read(ir_calib_yrun *run, const char *dir, ir_err *e);
 /* Invert the model of the pairs' ping-pong for every run (p: the quiet parameters, the
  * intra-node model's when set) and fit wake_ps = cpu_wake + cpu_yield * x (ps) by least
- * squares, both at least 0; with runs of one x only, cpu_wake is 0 and cpu_yield the
- * slope through the origin. */
+ * squares over the rank counts, each count's wake-up the median of its runs, both at
+ * least 0; with runs of one x only, cpu_wake is 0 and cpu_yield the slope through the
+ * origin. */
 int ir_calib_yield_fit(ir_calib_yrun *runs, size_t n, uint32_t cores, const ir_loggops *p, double *yield_ps,
                        double *wake_ps, ir_err *e);
-/* The parameter file of the fit: comments per run, cores, cpu_wait = block, cpu_yield,
- * cpu_wake. */
+/* The parameter file of the fit: comments per run and per rank count of several runs,
+ * cores, cpu_wait = block, cpu_yield, cpu_wake. */
 int ir_calib_yield_write(const ir_calib_yrun *runs, size_t n, uint32_t cores, double yield_ps, double wake_ps,
                          const char *version, ir_sb *out);
 /* Two calibrations of one network side by side (calib --compare; formats/calibration.md,

@@ -18,7 +18,8 @@
  *     and w is the smaller of the two inverses (the max of two increasing functions
  *     reaches T first through the larger one). The engine charges w = c + y*(n-k)/k
  *     (cpu_wake c, cpu_yield y): c and y are the least-squares line of w against
- *     (n-k)/k over the runs, both at least 0 (a negative slope gives y = 0 and c the
+ *     (n-k)/k over the rank counts (each count's w the median of its runs: repeated
+ *     runs of one count are pooled so), both at least 0 (a negative slope gives y = 0 and c the
  *     mean; a negative intercept c = 0 and y the slope through the origin); runs of one
  *     rank count alone give c = 0 and y the slope through the origin.
  *
@@ -39,6 +40,7 @@
 
 #include "ir_grow.h"
 #include "ir_num.h"
+#include "ir_stats.h"
 #include "ir_trace.h"
 
 int ir_calib_yield_read(ir_calib_yrun *run, const char *dir, ir_err *e)
@@ -121,12 +123,44 @@ out:
 	return rc;
 }
 
+/* The runs of one rank count are one measurement repeated: their median wake-up (the
+ * middle one, or the mean of the two middle ones) is that count's point of the fit, so one
+ * run slowed by the machine moves it no more than any other run does. Fills *count and
+ * the smallest and largest wake-up of the runs of runs[i]'s rank count; -1 when the
+ * scratch array cannot be had. */
+static int group_median(const ir_calib_yrun *runs, size_t n, size_t i, double *med, size_t *count, double *lo,
+                        double *hi, ir_err *e)
+{
+	double *v;
+	size_t k = 0;
+	if (!(v = calloc(n, sizeof *v)))
+		return ir_errf(e, "out of memory");
+	for (size_t j = 0; j < n; j++)
+		if (runs[j].nranks == runs[i].nranks)
+			v[k++] = runs[j].wake_ps;
+	*med = ir_median_inplace(v, k); /* sorts v */
+	*count = k;
+	*lo = v[0];
+	*hi = v[k - 1];
+	free(v);
+	return 0;
+}
+
+/* runs[i] is the first run of its rank count */
+static int group_first(const ir_calib_yrun *runs, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (runs[j].nranks == runs[i].nranks)
+			return 0;
+	return 1;
+}
+
 int ir_calib_yield_fit(ir_calib_yrun *runs, size_t n, uint32_t cores, const ir_loggops *p, double *yield_ps,
                        double *wake_ps, ir_err *e)
 {
 	const ir_loggops *q = p;
 	ir_loggops pi;
-	double so, ro, lat, sxx = 0, sxw = 0, sx = 0, sw = 0, nx;
+	double so, ro, lat, sxx = 0, sxw = 0, sx = 0, sw = 0, nx = 0;
 	int distinct = 0;
 	if (!cores)
 		return ir_errf(e, "the cores per host must be at least 1");
@@ -152,13 +186,22 @@ int ir_calib_yield_fit(ir_calib_yrun *runs, size_t n, uint32_t cores, const ir_l
 		r->quiet_ps = lat + ro > pairs / cores * (so + ro) ? lat + ro : pairs / cores * (so + ro);
 		r->wake_ps = w;
 		r->x = (double)(r->nranks - cores) / (double)cores;
-		sxx += r->x * r->x;
-		sxw += r->x * w;
-		sx += r->x;
-		sw += w;
-		distinct |= i > 0 && r->x != runs[0].x;
 	}
-	nx = (double)n;
+	/* one point per rank count: the median of its runs */
+	for (size_t i = 0; i < n; i++) {
+		double w, lo, hi;
+		size_t k;
+		if (!group_first(runs, i))
+			continue;
+		if (group_median(runs, n, i, &w, &k, &lo, &hi, e))
+			return -1;
+		sxx += runs[i].x * runs[i].x;
+		sxw += runs[i].x * w;
+		sx += runs[i].x;
+		sw += w;
+		nx += 1;
+		distinct |= runs[i].x != runs[0].x;
+	}
 	*wake_ps = 0;
 	*yield_ps = sxx > 0 ? sxw / sxx : 0; /* through the origin */
 	if (distinct) {
@@ -189,6 +232,19 @@ int ir_calib_yield_write(const ir_calib_yrun *runs, size_t n, uint32_t cores, do
 		                  "wake-ups: %.3f us); wake-up %.3f us at %.3f turns, fitted %.3f us\n",
 		               r->dir, r->nranks, r->reps, r->oneway_ps / 1e6, r->quiet_ps / 1e6, r->wake_ps / 1e6, r->x,
 		               ((double)c + (double)y * r->x) / 1e6))
+			return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double w, lo, hi;
+		size_t k;
+		ir_err e;
+		if (!group_first(runs, i))
+			continue;
+		if (group_median(runs, n, i, &w, &k, &lo, &hi, &e))
+			return -1;
+		if (k > 1 && ir_sb_addf(o, "# %" PRIu32 " ranks: the median of %zu runs, wake-up %.3f us (runs %.3f to "
+		                           "%.3f us)\n",
+		                        runs[i].nranks, k, w / 1e6, lo / 1e6, hi / 1e6))
 			return -1;
 	}
 	return ir_sb_addf(o, "cores = %" PRIu32 "\ncpu_wait = block\ncpu_yield = %" PRIu64

@@ -4,7 +4,7 @@
 #        [REPS=1000 (pingpong: 20)] [MAXBYTES=67108864] [BUDGET=30] [PROGRAM=netcal|pingpong]
 #        [RUNS=1] [RUN_DELAY=0]
 #   make -f pipelines/calibrate.mk stability [DELAY=120] ...
-#   make -f pipelines/calibrate.mk node [NODE_NP="4 8"] [CORES=2] ...
+#   make -f pipelines/calibrate.mk node [NODE_NP="4 8"] [CORES=2] [NODECAL_RUNS=5] ...
 #
 # Builds the tools and samples/apps/netcal (through the top-level Makefile),
 # runs it under allprof on exactly 2 ranks (one per core: oversubscribed
@@ -30,8 +30,10 @@
 # Makefile for them.
 #
 # `node` also runs samples/apps/nodecal oversubscribed at each rank count of NODE_NP
-# (more ranks than the CORES of this machine) into $(OUT)/nodecalN and fits cpu_yield and cpu_wake with
-# calib --yield against cluster.params (formats/calibration.md, "Shared cores"):
+# (more ranks than the CORES of this machine), NODECAL_RUNS times (default 5; the counts
+# interleaved: 4, 8, 4, 8, ...) into $(OUT)/nodecalN, nodecalN.2 .. nodecalN.R, and fits
+# cpu_yield and cpu_wake with calib --yield against cluster.params, each count's wake-up
+# the median of its runs (formats/calibration.md, "Shared cores"):
 # $(OUT)/node.params (cores, cpu_wait, cpu_yield, cpu_wake), and $(OUT)/cluster-node.params, both
 # files in one, for ibsim -p with --ranks-per-host.
 #
@@ -120,6 +122,7 @@ RUN_DONE := $(addsuffix /.done,$(RUN_DIRS))
 NODE_NP  ?= 4 8
 CORES    ?= $(shell nproc)
 NODECAL_REPS ?= 2000
+NODECAL_RUNS ?= 5
 NODE_MPIRUN ?= mpirun --oversubscribe --bind-to none
 
 .PHONY: all tools retrace stability node
@@ -154,14 +157,21 @@ $(foreach i,$(wordlist 2,$(RUNS),$(shell seq 1 $(RUNS))),$(eval $(call run_rule,
 node: $(OUT)/cluster-node.params
 	@grep -E '^(# |cpu_yield|cpu_wake)' $(OUT)/node.params | grep -v '^# written'
 
-$(OUT)/nodecal%/.done: | tools
-	@$(MAKE) -s BUILD=$(BUILD) BIN=$(BIN) $(BUILD)/samples/nodecal >/dev/null
-	@rm -rf $(OUT)/nodecal$*
-	$(ALLPROF) -q -o $(OUT)/nodecal$* -- $(NODE_MPIRUN) -np $* $(BUILD)/samples/nodecal -q -n $(NODECAL_REPS)
-	@touch $@
+# the nodecal runs in the order measured: every rank count of NODE_NP once, NODECAL_RUNS
+# times (nodecalN, then nodecalN.2 .. nodecalN.R), each run after the one before it
+NODE_DIRS := $(foreach i,$(shell seq 1 $(NODECAL_RUNS)),$(foreach n,$(NODE_NP),$(OUT)/nodecal$(n)$(if $(filter-out 1,$(i)),.$(i))))
+define node_rule
+$(1)/.done: $(2) | tools
+	@$$(MAKE) -s BUILD=$$(BUILD) BIN=$$(BIN) $$(BUILD)/samples/nodecal >/dev/null
+	@rm -rf $(1)
+	$$(ALLPROF) -q -o $(1) -- $$(NODE_MPIRUN) -np $(3) $$(BUILD)/samples/nodecal -q -n $$(NODECAL_REPS)
+	@touch $$@
+endef
+node_np = $(firstword $(subst ., ,$(patsubst $(OUT)/nodecal%,%,$(1))))
+$(foreach k,$(shell seq 1 $(words $(NODE_DIRS))),$(eval $(call node_rule,$(word $(k),$(NODE_DIRS)),$(if $(filter-out 1,$(k)),$(word $(shell expr $(k) - 1),$(NODE_DIRS))/.done),$(call node_np,$(word $(k),$(NODE_DIRS))))))
 
-$(OUT)/node.params: $(OUT)/cluster.params $(foreach n,$(NODE_NP),$(OUT)/nodecal$(n)/.done) | tools
-	$(CALIB) --yield --cores $(CORES) -p $(OUT)/cluster.params -o $@ $(foreach n,$(NODE_NP),$(OUT)/nodecal$(n))
+$(OUT)/node.params: $(OUT)/cluster.params $(addsuffix /.done,$(NODE_DIRS)) | tools
+	$(CALIB) --yield --cores $(CORES) -p $(OUT)/cluster.params -o $@ $(NODE_DIRS)
 
 $(OUT)/cluster-node.params: $(OUT)/cluster.params $(OUT)/node.params
 	cat $^ >$@

@@ -79,6 +79,32 @@ test_expect_success 'two rank counts that wake alike: cpu_yield 0, cpu_wake thei
 	grep -q "^cpu_yield = 0 " yc.params && grep -q "^cpu_wake = 495000 " yc.params
 '
 
+test_expect_success 'several runs of one rank count: their median wake-up, one slowed run does not move it' '
+	mk_run r4b 4 0.6 &&
+	mk_run r4c 4 5.0 &&
+	calib --yield --cores 2 -p q.params -o ym.params r4 r4b r4c &&
+	# wake-ups 0.5, 0.3 and 4.7 us at 1 turn: the median 0.5 us (their mean would be 1.833)
+	grep -q "^# r4c: 4 ranks, 1 round trips: one way 5.000 us .* wake-up 4.700 us at 1.000 turns, fitted 0.500 us$" ym.params &&
+	grep -q "^# 4 ranks: the median of 3 runs, wake-up 0.500 us (runs 0.300 to 4.700 us)$" ym.params &&
+	grep -q "^cpu_yield = 500000 " ym.params && grep -q "^cpu_wake = 0 " ym.params &&
+	# one run per count: no such line
+	! grep -q "the median of" y4.params
+'
+
+test_expect_success 'several runs of two rank counts, interleaved: the line through the medians' '
+	mk_run r8d 8 2.5 &&
+	mk_run r8e 8 9.0 &&
+	calib --yield --cores 2 -p q.params r4 r8b r4b r8d r4c r8e >yi.params &&
+	# 8 ranks: wake-ups 1.24, 0.99 and 4.24 us at 3 turns, the median 1.24: the same line as
+	# the runs r4 and r8b alone
+	grep -q "^# 8 ranks: the median of 3 runs, wake-up 1.240 us (runs 0.990 to 4.240 us)$" yi.params &&
+	grep -q "^cpu_yield = 370000 " yi.params && grep -q "^cpu_wake = 130000 " yi.params &&
+	# an even count: the mean of the two middle ones (0.3 and 0.5 us)
+	calib --yield --cores 2 -p q.params r4 r4b >ye.params &&
+	grep -q "^# 4 ranks: the median of 2 runs, wake-up 0.400 us (runs 0.300 to 0.500 us)$" ye.params &&
+	grep -q "^cpu_yield = 400000 " ye.params
+'
+
 # pairs N REPS: the GOAL schedule of nodecal: rank r ping-pongs with r xor 1, REPS times
 pairs() {
 	awk -v n="$1" -v reps="$2" "BEGIN {

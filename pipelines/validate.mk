@@ -25,7 +25,8 @@
 #
 # NODE turns the node model on for the runs with more ranks than CORES (default: this
 # machine's cores), which oversubscribe them (docs/loggops-semantics.md section 8): the
-# ibsim options of the host, e.g. NODE="--cores 2 --cpu-wait block". Such runs are then
+# ibsim options of the host, e.g. NODE="--cores 2 --cpu-wait block --cpu-bind core" (ranks
+# stay on their cores: docs/loggops-semantics.md section 8, "Bound ranks"). Such runs are then
 # traced with `allprof --cpu-time`, converted in the default mode with `--calc $(NODE_CALC)`
 # (NODE_CALC=cpu, the default: a gap is the rank's CPU time, not the wall time in which it
 # also waited for a core; NODE_CALC=wall: the wall time, as without the node model), and

@@ -123,6 +123,7 @@ NODE_NP  ?= 4 8
 CORES    ?= $(shell nproc)
 NODECAL_REPS ?= 2000
 NODECAL_RUNS ?= 5
+$(call check,NODECAL_RUNS,$(NODECAL_RUNS),[1-9][0-9]?,a whole number of runs from 1 to 99)
 NODE_MPIRUN ?= mpirun --oversubscribe --bind-to none
 
 .PHONY: all tools retrace stability node

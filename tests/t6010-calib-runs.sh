@@ -128,10 +128,27 @@ test_expect_success 'calibrate.mk: bad STATE_REF, STATE_TRIES or STATE_DELAY sto
 	! cmake_ STATE_DELAY=x && grep -q "invalid STATE_DELAY .x." make.out
 '
 
-test_expect_success 'calibrate.mk: bad RUNS or RUN_DELAY stop with the reason' '
+test_expect_success 'calibrate.mk: bad RUNS, RUN_DELAY or NODECAL_RUNS stop with the reason' '
 	! cmake_ RUNS=0 && grep -q "invalid RUNS .0. (expected a whole number of runs from 1 to 99)" make.out &&
 	! cmake_ RUNS=two && grep -q "invalid RUNS .two." make.out &&
-	! cmake_ RUN_DELAY=-1 && grep -q "invalid RUN_DELAY .-1. (expected whole seconds)" make.out
+	! cmake_ RUN_DELAY=-1 && grep -q "invalid RUN_DELAY .-1. (expected whole seconds)" make.out &&
+	! cmake_ NODECAL_RUNS=0 && grep -q "invalid NODECAL_RUNS .0. (expected a whole number of runs from 1 to 99)" make.out
 '
+
+if [ -x "$SAMPLES/nodecal" ]; then
+	test_expect_success 'calibrate.mk node NODECAL_RUNS=2: the rank counts interleaved, one median per count' '
+		rm -rf c &&
+		cmake_ node NODE_NP="3 4" CORES=2 NODECAL_RUNS=2 NODECAL_REPS=50 \
+			NODE_MPIRUN="mpirun --oversubscribe --bind-to none --mca btl vader,self" || { cat make.out; false; } &&
+		grep -o "allprof -q -o $TRASH/c/nodecal[0-9.]* " make.out | sed "s|.*/||" >order &&
+		printf "nodecal3 \nnodecal4 \nnodecal3.2 \nnodecal4.2 \n" >want &&
+		test_cmp want order &&
+		grep -q "^# $TRASH/c/nodecal4.2: 4 ranks, 50 round trips: one way " c/node.params &&
+		grep -q "^# 3 ranks: the median of 2 runs, wake-up [0-9.]* us (runs [0-9.]* to [0-9.]* us)$" c/node.params &&
+		grep -q "^# 4 ranks: the median of 2 runs, wake-up " c/node.params &&
+		grep -q "^cpu_wake = [0-9]" c/node.params &&
+		cmake_ node NODE_NP="3 4" CORES=2 NODECAL_RUNS=2 NODECAL_REPS=50 && ! grep -q "allprof" make.out
+	'
+fi
 
 test_done

@@ -247,10 +247,23 @@ test_expect_success 'no pinning on shared memory, and why' '
 	echo "first uses in the trace: $n" && test "$n" = $((5 * 35)) &&
 	test "$(awk -F: "\$1 == \"MPI_Send\" && \$6 == 1 && \$7 == 30003 { print \$4 }" nc/rank-0.trace | sort -u | wc -l)" = 35 &&
 	grep -q "^# input: netcal traces of 2 ranks: 35 sizes, .* cold, $n first, " all.params &&
-	grep -q "^pin_a = 0ps " cluster.params && grep -q "^pin_b = 0ps " cluster.params &&
+	# A run can meet a machine busy with something that makes every fresh page dear while
+	# the first-use phase lasts (once in CI: first use slower than cold at 34 of 34 sizes,
+	# 581 ps a byte, on shared memory; the next runs found nothing). As calibrate.mk does
+	# with a run on a slowed machine, measure once more: a network that pins pins in every
+	# run, and a calib that wrote pinning wrongly would write it again.
+	if grep -q "^pin_a = 0ps " cluster.params && grep -q "^pin_b = 0ps " cluster.params; then
+		cp cluster.params pin.params
+	else
+		grep "^pin_\|^# pinning" cluster.params &&
+		allprof -q -o nc2 -- mpirun -np 2 --mca btl vader,self "$SAMPLES/netcal" -q -m 65536 -t 2 -P 8388608 \
+			>nc2.out 2>nc2.err &&
+		calib nc2 >pin.params 2>/dev/null
+	fi &&
+	grep -q "^pin_a = 0ps " pin.params && grep -q "^pin_b = 0ps " pin.params &&
 	# most sizes no slower at first use than cold, or a first-use excess with no line through it
-	{ grep -q "^# its extra time is that of cold caches and TLB" cluster.params ||
-	  grep -q "^# note: no first-use cost that grows with the buffer (.*pin_b is not positive by three standard errors)" cluster.params; }
+	{ grep -q "^# its extra time is that of cold caches and TLB" pin.params ||
+	  grep -q "^# note: no first-use cost that grows with the buffer (.*pin_b is not positive by three standard errors)" pin.params; }
 '
 
 test_expect_success 'ibsim accepts the file; its one-way time is the fit and follows the medians' '

@@ -464,6 +464,7 @@ typedef struct ir_calib_yrun {
 	double oneway_ps;   /* their median, halved */
 	double quiet_ps;    /* the model's one-way time without wake-ups (ir_calib_yield_fit) */
 	double wake_ps;     /* what waking the receiver costs, from the inversion */
+	double count_ps;    /* the median wake_ps of the runs of its rank count: the fit's point */
 	double x;           /* (n - k) / k: the turns a wake-up waits */
 } ir_calib_yrun;
 

@@ -125,11 +125,8 @@ out:
 
 /* The runs of one rank count are one measurement repeated: their median wake-up (the
  * middle one, or the mean of the two middle ones) is that count's point of the fit, so one
- * run slowed by the machine moves it no more than any other run does. Fills *count and
- * the smallest and largest wake-up of the runs of runs[i]'s rank count; -1 when the
- * scratch array cannot be had. */
-static int group_median(const ir_calib_yrun *runs, size_t n, size_t i, double *med, size_t *count, double *lo,
-                        double *hi, ir_err *e)
+ * run slowed by the machine moves it no more than any other run does. */
+static int group_median(const ir_calib_yrun *runs, size_t n, size_t i, double *med, ir_err *e)
 {
 	double *v;
 	size_t k = 0;
@@ -138,10 +135,7 @@ static int group_median(const ir_calib_yrun *runs, size_t n, size_t i, double *m
 	for (size_t j = 0; j < n; j++)
 		if (runs[j].nranks == runs[i].nranks)
 			v[k++] = runs[j].wake_ps;
-	*med = ir_median_inplace(v, k); /* sorts v */
-	*count = k;
-	*lo = v[0];
-	*hi = v[k - 1];
+	*med = ir_median_inplace(v, k);
 	free(v);
 	return 0;
 }
@@ -189,12 +183,14 @@ int ir_calib_yield_fit(ir_calib_yrun *runs, size_t n, uint32_t cores, const ir_l
 	}
 	/* one point per rank count: the median of its runs */
 	for (size_t i = 0; i < n; i++) {
-		double w, lo, hi;
-		size_t k;
+		double w = 0;
 		if (!group_first(runs, i))
 			continue;
-		if (group_median(runs, n, i, &w, &k, &lo, &hi, e))
+		if (group_median(runs, n, i, &w, e))
 			return -1;
+		for (size_t j = i; j < n; j++)
+			if (runs[j].nranks == runs[i].nranks)
+				runs[j].count_ps = w;
 		sxx += runs[i].x * runs[i].x;
 		sxw += runs[i].x * w;
 		sx += runs[i].x;
@@ -235,16 +231,19 @@ int ir_calib_yield_write(const ir_calib_yrun *runs, size_t n, uint32_t cores, do
 			return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
-		double w, lo, hi;
-		size_t k;
-		ir_err e;
+		double lo = runs[i].wake_ps, hi = lo;
+		size_t k = 0;
 		if (!group_first(runs, i))
 			continue;
-		if (group_median(runs, n, i, &w, &k, &lo, &hi, &e))
-			return -1;
+		for (size_t j = i; j < n; j++)
+			if (runs[j].nranks == runs[i].nranks) {
+				k++;
+				lo = runs[j].wake_ps < lo ? runs[j].wake_ps : lo;
+				hi = runs[j].wake_ps > hi ? runs[j].wake_ps : hi;
+			}
 		if (k > 1 && ir_sb_addf(o, "# %" PRIu32 " ranks: the median of %zu runs, wake-up %.3f us (runs %.3f to "
 		                           "%.3f us)\n",
-		                        runs[i].nranks, k, w / 1e6, lo / 1e6, hi / 1e6))
+		                        runs[i].nranks, k, runs[i].count_ps / 1e6, lo / 1e6, hi / 1e6))
 			return -1;
 	}
 	return ir_sb_addf(o, "cores = %" PRIu32 "\ncpu_wait = block\ncpu_yield = %" PRIu64

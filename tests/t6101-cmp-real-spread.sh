@@ -46,11 +46,17 @@ test_expect_success 'tsv: medians, range, spread per rank and for the run; the m
 '
 
 test_expect_success 'a result at the median run time lies within the spread, a far result outside' '
-	# z.tsv ends every rank at the median run time: within the spread by
-	# definition, however close the three runs lie to one another
+	# each rank of zm.tsv ends at its own median: every rank within its spread, exit 0
+	awk -F"\t" "BEGIN { print \"rank\tend_ps\" } \$1 ~ /^[0-9]+\$/ { print \$1 \"\t\" \$2 }" out0 >zm.tsv &&
+	cmp-real --sync -t 0 -f tsv --run r2 --run r3 r1 zm.tsv >out &&
+	test "$(grep -c "^[01]	.*	-*0.000	yes$" out)" = 2 &&
+	# z.tsv ends every rank at the median run time: the run (row all, the longest rank)
+	# within the spread by definition, however close the three runs lie to one another; a
+	# rank whose own times lie far from the longest rank'"'"'s (a busy machine: 0.7 against
+	# 4.6 ms once) is outside its own, so the exit status says nothing here
 	med=$(sed -n 2p sorted) &&
 	printf "rank\tend_ps\n0\t%s\n1\t%s\n" "$med" "$med" >z.tsv &&
-	cmp-real --sync -t 100 -f tsv --run r2 --run r3 r1 z.tsv >out &&
+	{ cmp-real --sync -t 100 -f tsv --run r2 --run r3 r1 z.tsv >out || test $? = 1; } &&
 	printf "rank\treal_ps\tmin_ps\tmax_ps\tspread_pct\tsim_ps\tdev_pct\twithin_spread\n" >want &&
 	head -n 1 out >got && test_cmp want got &&
 	grep -q "^all	$med	[0-9]*	[0-9]*	[0-9.]*	$med	-*0.000	yes$" out &&
@@ -72,7 +78,7 @@ test_expect_success 'a zero-cost replay of the median run is compared with the r
 '
 
 test_expect_success 'text: the words, the median run, the run summary' '
-	cmp-real --sync -t 100 --run r2 --run r3 r1 z.tsv >out &&
+	{ cmp-real --sync -t 100 --run r2 --run r3 r1 z.tsv >out || test $? = 1; } &&
 	grep -q "^real times: the median of 3 runs; median run: r[123] (run [123])$" out &&
 	grep -q "^  rank  *real_us  *min_us  *max_us  *spread_%  *sim_us  *dev_%  *spread$" out &&
 	grep -q "^   all .* within$" out &&

@@ -471,16 +471,17 @@ typedef struct ir_calib_yrun {
 /* Read rank 0's round trips with rank 1 (tag IR_NODECAL_TAG) of the traces in dir. */
 int ir_calib_yield_read(ir_calib_yrun *run, const char *dir, ir_err *e);
 /* Invert the model of the pairs' ping-pong for every run (p: the quiet parameters, the
- * intra-node model's when set) and fit wake_ps = cpu_wake + cpu_yield * x (ps) by least
+ * intra-node model's when set; bind: ranks bound to cores, cpu_bind = core, inverted by
+ * simulating nodecal's schedule in the engine, else the closed form of any core) and fit wake_ps = cpu_wake + cpu_yield * x (ps) by least
  * squares over the rank counts, each count's wake-up the median of its runs, both at
  * least 0; with runs of one x only, cpu_wake is 0 and cpu_yield the slope through the
  * origin. */
-int ir_calib_yield_fit(ir_calib_yrun *runs, size_t n, uint32_t cores, const ir_loggops *p, double *yield_ps,
-                       double *wake_ps, ir_err *e);
+int ir_calib_yield_fit(ir_calib_yrun *runs, size_t n, uint32_t cores, int bind, const ir_loggops *p,
+                       double *yield_ps, double *wake_ps, ir_err *e);
 /* The parameter file of the fit: comments per run and per rank count of several runs,
- * cores, cpu_wait = block, cpu_yield, cpu_wake. */
-int ir_calib_yield_write(const ir_calib_yrun *runs, size_t n, uint32_t cores, double yield_ps, double wake_ps,
-                         const char *version, ir_sb *out);
+ * cores, cpu_wait = block, cpu_bind, cpu_yield, cpu_wake. */
+int ir_calib_yield_write(const ir_calib_yrun *runs, size_t n, uint32_t cores, int bind, double yield_ps,
+                         double wake_ps, const char *version, ir_sb *out);
 /* Two calibrations of one network side by side (calib --compare; formats/calibration.md,
  * "Comparing two calibrations"): their piecewise functions evaluated at netcal's sizes from
  * 64 bytes to 64 MiB. A message term (send_o, recv_o, net_L and the one-way time net_L +

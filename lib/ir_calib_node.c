@@ -23,9 +23,21 @@
  *     mean; a negative intercept c = 0 and y the slope through the origin); runs of one
  *     rank count alone give c = 0 and y the slope through the origin.
  *
- * Alternatives rejected: a fit by simulating the program with the engine for candidate
- * values (exact, but the closed form above is what the engine does on this program, and a
- * test checks the two agree: tests/t6012-calib-yield.sh); the turns alone (c = 0), this
+ * That closed form is the rule of any core (cpu_bind = none). Ranks bound to cores
+ * (cpu_bind = core: rank r on core r mod k) break it: the receivers of the lockstep pairs
+ * share a core, so where a message's latency is short against its overheads the pairs
+ * wait for each other and one way lasts up to twice what the closed form says
+ * (tests/t6012). For that rule the inversion is made by simulation: nodecal's schedule
+ * (every rank a chain of sends and receives with its neighbour) runs in the engine with
+ * the quiet parameters, the rule and a wake-up cost w (cpu_wake = w, cpu_yield = 0: a
+ * count's turns are fixed), its steady one-way time is the difference between runs of
+ * SIM_LONG and SIM_SHORT round trips (no start-up in it), and w is found by bisection to
+ * a picosecond: the smallest w whose one-way time reaches the run's T (0 when the model
+ * without wake-ups already does). The fit over the rank counts is then the same.
+ *
+ * Alternatives rejected: the simulation for the rule of any core as well (the closed
+ * form is what the engine does there, exactly, and a test checks the two agree:
+ * tests/t6012-calib-yield.sh); the turns alone (c = 0), this
  * code's rule until the real runs disagreed: one machine woke a rank in 0.5 us at 4
  * ranks and 1.7 us at 8 on 2 cores, another in 1.64 and 1.74 us, nearly the same (a
  * waiting rank with nothing to do yields at once), and one slope through the origin
@@ -38,7 +50,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir_endian.h"
+#include "ir_engine.h"
+#include "ir_goal.h"
 #include "ir_grow.h"
+#include "ir_node.h"
 #include "ir_num.h"
 #include "ir_stats.h"
 #include "ir_trace.h"
@@ -149,8 +165,153 @@ static int group_first(const ir_calib_yrun *runs, size_t i)
 	return 1;
 }
 
-int ir_calib_yield_fit(ir_calib_yrun *runs, size_t n, uint32_t cores, const ir_loggops *p, double *yield_ps,
-                       double *wake_ps, ir_err *e)
+/* ---- the bound rule's inversion by simulation ---- */
+
+#define SIM_SHORT 50  /* round trips of the shorter and the longer simulation: their */
+#define SIM_LONG 150  /* difference is the steady state, without the start-up */
+#define SIM_DOUBLINGS 40
+
+/* nodecal's schedule of n ranks and `reps` round trips: rank r exchanges 0-byte messages
+ * with r xor 1 (an even rank sends first), each op requiring the one before it; a rank
+ * without a neighbour (the last of an odd count) has no op. */
+typedef struct nodecal_sched {
+	ir_sched s;
+	unsigned char *ops, *edges;
+} nodecal_sched;
+
+static int nodecal_build(nodecal_sched *ns, uint32_t n, uint32_t reps, ir_err *e)
+{
+	uint32_t nops = 2 * reps;
+	memset(ns, 0, sizeof *ns);
+	ns->s.nranks = n;
+	ns->s.rank = calloc(n, sizeof *ns->s.rank);
+	ns->ops = calloc((size_t)n * nops, IR_OP_BYTES);
+	ns->edges = calloc((size_t)n * nops, 4);
+	if (!ns->s.rank || !ns->ops || !ns->edges)
+		return ir_errf(e, "out of memory for nodecal's schedule");
+	for (uint32_t r = 0; r < n; r++) {
+		ir_rank *rk = &ns->s.rank[r];
+		unsigned char *o = ns->ops + (size_t)r * nops * IR_OP_BYTES, *ed = ns->edges + (size_t)r * nops * 4;
+		rk->ops = o;
+		rk->edges = ed;
+		rk->ncpus = rk->nnics = 1;
+		if ((r ^ 1u) >= n)
+			continue;
+		for (uint32_t i = 0; i < nops; i++) {
+			unsigned char *op = o + (size_t)i * IR_OP_BYTES;
+			op[0] = (unsigned char)((i + r) % 2 ? IR_OP_RECV : IR_OP_SEND);
+			ir_put32(op + 4, r ^ 1u);
+			ir_put32(op + 8, 0);
+			ir_put32(op + 12, i); /* op i's one dependent is op i + 1 */
+			ir_put64(op + 16, 0);
+			if (i + 1 < nops)
+				ir_put32(ed + (size_t)i * 4, i + 1);
+		}
+		rk->nops = nops;
+		rk->nedges = nops - 1;
+		ns->s.nops += nops;
+		ns->s.nedges += nops - 1;
+	}
+	return 0;
+}
+
+static void nodecal_free(nodecal_sched *ns)
+{
+	free(ns->s.rank);
+	free(ns->ops);
+	free(ns->edges);
+}
+
+/* Rank 0's end in the engine: the quiet parameters, n ranks on one host of k cores bound
+ * (position mod k), each wake-up costing `wake`. */
+static int sim_end(const nodecal_sched *ns, const ir_loggops *p, uint32_t cores, uint64_t wake, uint64_t *end,
+                   ir_err *e)
+{
+	ir_engine_cfg cfg;
+	ir_node_cfg nc;
+	ir_engine *en;
+	int rc;
+	ir_node_defaults(&nc);
+	nc.cores = cores;
+	nc.ranks_per_host = ns->s.nranks;
+	nc.ranks_per_host_set = 1;
+	nc.wait = IR_WAIT_BLOCK;
+	nc.bind = 1;
+	nc.wake = wake;
+	memset(&cfg, 0, sizeof cfg);
+	cfg.p = *p;
+	cfg.node = &nc;
+	if (!(en = ir_engine_new(&ns->s, &cfg, e)))
+		return -1;
+	rc = ir_engine_run(en, e);
+	if (rc == 1)
+		ir_errf(e, "nodecal's schedule of %" PRIu32 " ranks does not finish in the engine", ns->s.nranks);
+	*end = ir_engine_rank_end(en, 0);
+	ir_engine_free(en);
+	return rc ? -1 : 0;
+}
+
+/* The steady one-way time of nodecal's pairs in the engine (ps). */
+static int sim_oneway(const nodecal_sched ns[2], const ir_loggops *p, uint32_t cores, uint64_t wake, double *ow,
+                      ir_err *e)
+{
+	uint64_t a, b;
+	if (sim_end(&ns[0], p, cores, wake, &a, e) || sim_end(&ns[1], p, cores, wake, &b, e))
+		return -1;
+	*ow = ((double)b - (double)a) / (2.0 * (SIM_LONG - SIM_SHORT));
+	return 0;
+}
+
+/* The bound rule's w for run r: bisection to a picosecond on the simulated one-way time. */
+static int invert_bound(ir_calib_yrun *r, uint32_t cores, const ir_loggops *p, ir_err *e)
+{
+	nodecal_sched ns[2];
+	double f;
+	uint64_t lo = 0, hi;
+	int rc = -1, k;
+	if (nodecal_build(&ns[0], r->nranks, SIM_SHORT, e) || nodecal_build(&ns[1], r->nranks, SIM_LONG, e))
+		goto out;
+	if (sim_oneway(ns, p, cores, 0, &r->quiet_ps, e))
+		goto out;
+	if (r->quiet_ps >= r->oneway_ps) {
+		r->wake_ps = 0;
+		rc = 0;
+		goto out;
+	}
+	hi = r->oneway_ps >= 1 ? (uint64_t)r->oneway_ps : 1;
+	for (k = 0;; k++) {
+		if (sim_oneway(ns, p, cores, hi, &f, e))
+			goto out;
+		if (f >= r->oneway_ps)
+			break;
+		if (k == SIM_DOUBLINGS) {
+			ir_errf(e, "%s: no wake-up cost up to %.3f us makes nodecal's one way last %.3f us with ranks "
+			           "bound to cores (the model reaches %.3f us)",
+			        r->dir, (double)hi / 1e6, r->oneway_ps / 1e6, f / 1e6);
+			goto out;
+		}
+		lo = hi;
+		hi *= 2;
+	}
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (sim_oneway(ns, p, cores, mid, &f, e))
+			goto out;
+		if (f >= r->oneway_ps)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	r->wake_ps = (double)hi;
+	rc = 0;
+out:
+	nodecal_free(&ns[0]);
+	nodecal_free(&ns[1]);
+	return rc;
+}
+
+int ir_calib_yield_fit(ir_calib_yrun *runs, size_t n, uint32_t cores, int bind, const ir_loggops *p,
+                       double *yield_ps, double *wake_ps, ir_err *e)
 {
 	const ir_loggops *q = p;
 	ir_loggops pi;
@@ -172,6 +333,12 @@ int ir_calib_yield_fit(ir_calib_yrun *runs, size_t n, uint32_t cores, const ir_l
 			return ir_errf(e, "%s: %" PRIu32 " ranks on %" PRIu32 " cores share none (nodecal must run with "
 			                  "more ranks than cores)",
 			               r->dir, r->nranks, cores);
+		r->x = (double)(r->nranks - cores) / (double)cores;
+		if (bind) {
+			if (invert_bound(r, cores, p, e))
+				return -1;
+			continue;
+		}
 		a = r->oneway_ps - lat - ro;                      /* latency-bound */
 		b = r->oneway_ps * (double)cores / pairs - so - ro; /* throughput-bound */
 		w = a < b ? a : b;
@@ -179,7 +346,6 @@ int ir_calib_yield_fit(ir_calib_yrun *runs, size_t n, uint32_t cores, const ir_l
 			w = 0;
 		r->quiet_ps = lat + ro > pairs / cores * (so + ro) ? lat + ro : pairs / cores * (so + ro);
 		r->wake_ps = w;
-		r->x = (double)(r->nranks - cores) / (double)cores;
 	}
 	/* one point per rank count: the median of its runs */
 	for (size_t i = 0; i < n; i++) {
@@ -214,13 +380,14 @@ int ir_calib_yield_fit(ir_calib_yrun *runs, size_t n, uint32_t cores, const ir_l
 	return 0;
 }
 
-int ir_calib_yield_write(const ir_calib_yrun *runs, size_t n, uint32_t cores, double yield_ps, double wake_ps,
-                         const char *version, ir_sb *o)
+int ir_calib_yield_write(const ir_calib_yrun *runs, size_t n, uint32_t cores, int bind, double yield_ps,
+                         double wake_ps, const char *version, ir_sb *o)
 {
 	uint64_t y = yield_ps > 0 ? (uint64_t)(yield_ps + 0.5) : 0, c = wake_ps > 0 ? (uint64_t)(wake_ps + 0.5) : 0;
-	if (ir_sb_addf(o, "# written by calib %s --yield: samples/apps/nodecal on %" PRIu32 " core%s per host "
-	                  "(formats/calibration.md, \"Shared cores\")\n",
-	               version, cores, cores == 1 ? "" : "s"))
+	if (ir_sb_addf(o, "# written by calib %s --yield: samples/apps/nodecal on %" PRIu32 " core%s per host, "
+	                  "%s (formats/calibration.md, \"Shared cores\")\n",
+	               version, cores, cores == 1 ? "" : "s",
+	               bind ? "ranks bound to cores (the engine's run inverted)" : "ranks on any core"))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		const ir_calib_yrun *r = &runs[i];
@@ -246,10 +413,10 @@ int ir_calib_yield_write(const ir_calib_yrun *runs, size_t n, uint32_t cores, do
 		                        runs[i].nranks, k, runs[i].count_ps / 1e6, lo / 1e6, hi / 1e6))
 			return -1;
 	}
-	return ir_sb_addf(o, "cores = %" PRIu32 "\ncpu_wait = block\ncpu_yield = %" PRIu64
+	return ir_sb_addf(o, "cores = %" PRIu32 "\ncpu_wait = block\ncpu_bind = %s\ncpu_yield = %" PRIu64
 	                     "    # a waiting rank's turn on a shared core, ps\n"
 	                     "cpu_wake = %" PRIu64 "    # and each wake-up on top of the turns, ps\n",
-	                  cores, y, c);
+	                  cores, bind ? "core" : "none", y, c);
 }
 
 /* The keys a two-rank run of one host gives the intra-node model. */

@@ -4,7 +4,7 @@
 #        [REPS=1000 (pingpong: 20)] [MAXBYTES=67108864] [BUDGET=30] [PROGRAM=netcal|pingpong]
 #        [RUNS=1] [RUN_DELAY=0]
 #   make -f pipelines/calibrate.mk stability [DELAY=120] ...
-#   make -f pipelines/calibrate.mk node [NODE_NP="4 8"] [CORES=2] [NODECAL_RUNS=5] ...
+#   make -f pipelines/calibrate.mk node [NODE_NP="4 8"] [CORES=2] [NODECAL_RUNS=5] [NODE_BIND=none|core] ...
 #
 # Builds the tools and samples/apps/netcal (through the top-level Makefile),
 # runs it under allprof on exactly 2 ranks (one per core: oversubscribed
@@ -33,9 +33,11 @@
 # (more ranks than the CORES of this machine), NODECAL_RUNS times (default 5; the counts
 # interleaved: 4, 8, 4, 8, ...) into $(OUT)/nodecalN, nodecalN.2 .. nodecalN.R, and fits
 # cpu_yield and cpu_wake with calib --yield against cluster.params, each count's wake-up
-# the median of its runs (formats/calibration.md, "Shared cores"):
-# $(OUT)/node.params (cores, cpu_wait, cpu_yield, cpu_wake), and $(OUT)/cluster-node.params, both
-# files in one, for ibsim -p with --ranks-per-host.
+# the median of its runs (formats/calibration.md, "Shared cores"), for the rule ibsim will
+# apply, NODE_BIND (calib --cpu-bind: none, the default, a rank on any core of its host; core,
+# rank r on core r mod CORES, as validate.mk's NODE with --cpu-bind core simulates):
+# $(OUT)/node.params (cores, cpu_wait, cpu_bind, cpu_yield, cpu_wake), and
+# $(OUT)/cluster-node.params, both files in one, for ibsim -p with --ranks-per-host.
 #
 # STATE_REF=US (microseconds: the network's undisturbed clock round trip, e.g. the ref_us of
 # pipelines/crossnet.mk's state-NET) calibrates again, up to STATE_TRIES times (default 3),
@@ -125,6 +127,8 @@ NODECAL_REPS ?= 2000
 NODECAL_RUNS ?= 5
 $(call check,NODECAL_RUNS,$(NODECAL_RUNS),[1-9][0-9]?,a whole number of runs from 1 to 99)
 NODE_MPIRUN ?= mpirun --oversubscribe --bind-to none
+NODE_BIND ?= none
+$(call check,NODE_BIND,$(NODE_BIND),none|core,none or core)
 
 .PHONY: all tools retrace stability node
 all: $(OUT)/cluster.params $(OUT)/fit.png $(OUT)/fit.svg
@@ -171,8 +175,11 @@ endef
 node_np = $(firstword $(subst ., ,$(patsubst $(OUT)/nodecal%,%,$(1))))
 $(foreach k,$(shell seq 1 $(words $(NODE_DIRS))),$(eval $(call node_rule,$(word $(k),$(NODE_DIRS)),$(if $(filter-out 1,$(k)),$(word $(shell expr $(k) - 1),$(NODE_DIRS))/.done),$(call node_np,$(word $(k),$(NODE_DIRS))))))
 
-$(OUT)/node.params: $(OUT)/cluster.params $(addsuffix /.done,$(NODE_DIRS)) | tools
-	$(CALIB) --yield --cores $(CORES) -p $(OUT)/cluster.params -o $@ $(NODE_DIRS)
+# NODE_BIND as a file, rewritten only when it changes: a new rule fits the runs again
+$(OUT)/node.bind: FORCE
+	@mkdir -p $(@D); echo '$(NODE_BIND)' >$@.new; if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
+$(OUT)/node.params: $(OUT)/cluster.params $(addsuffix /.done,$(NODE_DIRS)) $(OUT)/node.bind | tools
+	$(CALIB) --yield --cores $(CORES) --cpu-bind $(NODE_BIND) -p $(OUT)/cluster.params -o $@ $(NODE_DIRS)
 
 $(OUT)/cluster-node.params: $(OUT)/cluster.params $(OUT)/node.params
 	cat $^ >$@
@@ -211,3 +218,5 @@ stability: | tools
 	          printf "%s\t%.2f\t%s\t%s\t%s\n", name[k], 100 * best[name[k]], at[name[k]], va[name[k]], vb[name[k]] }' \
 	  $(OUT)/stab1/cluster.params $(OUT)/stab2/cluster.params >$(OUT)/stability.tsv
 	@cat $(OUT)/stability.tsv
+
+FORCE:

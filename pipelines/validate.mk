@@ -79,6 +79,8 @@ NODE      ?=
 CORES     ?= $(shell nproc)
 NODE_PARAMS ?= $(OUT)/calibrate/node.params
 NODE_CALC ?= cpu
+# the rule NODE simulates, for the fit of cpu_yield and cpu_wake (calibrate.mk's NODE_BIND)
+NODE_BIND := $(if $(or $(findstring --cpu-bind core,$(NODE)),$(findstring --cpu-bind=core,$(NODE))),core,none)
 MPIRUN_2    ?= mpirun --bind-to core
 MPIRUN_MANY ?= mpirun --oversubscribe --bind-to none
 BUILD_TOOLS ?= yes
@@ -168,7 +170,7 @@ ifneq ($(NODE),)
 ifeq ($(NODE_PARAMS),$(OUT)/calibrate/node.params)
 $(NODE_PARAMS): $(PARAMS) FORCE | tools
 	@$(MAKE) -s --no-print-directory -f pipelines/calibrate.mk BUILD=$(BUILD) BIN=$(BIN) OUT=$(OUT)/calibrate \
-	  BUILD_TOOLS=$(BUILD_TOOLS) CORES=$(CORES) $(OUT)/calibrate/node.params
+	  BUILD_TOOLS=$(BUILD_TOOLS) CORES=$(CORES) NODE_BIND=$(NODE_BIND) $(OUT)/calibrate/node.params
 endif
 endif
 

@@ -128,11 +128,12 @@ test_expect_success 'calibrate.mk: bad STATE_REF, STATE_TRIES or STATE_DELAY sto
 	! cmake_ STATE_DELAY=x && grep -q "invalid STATE_DELAY .x." make.out
 '
 
-test_expect_success 'calibrate.mk: bad RUNS, RUN_DELAY or NODECAL_RUNS stop with the reason' '
+test_expect_success 'calibrate.mk: bad RUNS, RUN_DELAY, NODECAL_RUNS or NODE_BIND stop with the reason' '
 	! cmake_ RUNS=0 && grep -q "invalid RUNS .0. (expected a whole number of runs from 1 to 99)" make.out &&
 	! cmake_ RUNS=two && grep -q "invalid RUNS .two." make.out &&
 	! cmake_ RUN_DELAY=-1 && grep -q "invalid RUN_DELAY .-1. (expected whole seconds)" make.out &&
-	! cmake_ NODECAL_RUNS=0 && grep -q "invalid NODECAL_RUNS .0. (expected a whole number of runs from 1 to 99)" make.out
+	! cmake_ NODECAL_RUNS=0 && grep -q "invalid NODECAL_RUNS .0. (expected a whole number of runs from 1 to 99)" make.out &&
+	! cmake_ NODE_BIND=socket && grep -q "invalid NODE_BIND .socket. (expected none or core)" make.out
 '
 
 if [ -x "$SAMPLES/nodecal" ]; then
@@ -147,7 +148,13 @@ if [ -x "$SAMPLES/nodecal" ]; then
 		grep -q "^# 3 ranks: the median of 2 runs, wake-up [0-9.]* us (runs [0-9.]* to [0-9.]* us)$" c/node.params &&
 		grep -q "^# 4 ranks: the median of 2 runs, wake-up " c/node.params &&
 		grep -q "^cpu_wake = [0-9]" c/node.params &&
-		cmake_ node NODE_NP="3 4" CORES=2 NODECAL_RUNS=2 NODECAL_REPS=50 && ! grep -q "allprof" make.out
+		grep -q "^cpu_bind = none$" c/node.params &&
+		cmake_ node NODE_NP="3 4" CORES=2 NODECAL_RUNS=2 NODECAL_REPS=50 && ! grep -q "allprof" make.out &&
+		! grep -q "calib --yield" make.out &&
+		# another rule fits the same runs again, with calib --cpu-bind, and traces nothing
+		cmake_ node NODE_NP="3 4" CORES=2 NODECAL_RUNS=2 NODECAL_REPS=50 NODE_BIND=core &&
+		! grep -q "allprof" make.out && grep -q "calib --yield --cores 2 --cpu-bind core " make.out &&
+		grep -q "^cpu_bind = core$" c/node.params && grep -q "^cpu_bind = core$" c/cluster-node.params
 	'
 fi
 

@@ -50,7 +50,7 @@ test_expect_success 'one run: the inverse of the model, as a comment and the key
 	# 2 cores) w = 0.8 - 0.26 = 0.54 us; the smaller; 1 turn
 	grep -q "^# r4: 4 ranks, 3 round trips: one way 0.800 us (the model without wake-ups: 0.300 us); wake-up 0.500 us at 1.000 turns, fitted 0.500 us$" y4.params &&
 	grep -v "^#" y4.params >got &&
-	printf "cores = 2\ncpu_wait = block\ncpu_yield = 500000    # a waiting rank'"'"'s turn on a shared core, ps\ncpu_wake = 0    # and each wake-up on top of the turns, ps\n" >want &&
+	printf "cores = 2\ncpu_wait = block\ncpu_bind = none\ncpu_yield = 500000    # a waiting rank'"'"'s turn on a shared core, ps\ncpu_wake = 0    # and each wake-up on top of the turns, ps\n" >want &&
 	test_cmp want got
 '
 
@@ -149,24 +149,46 @@ test_expect_success 'ibsim with the fitted value reproduces the run it came from
 	awk "NR == 3 { ow = \$2 / 400 / 1e6; d = (ow - 3.0) / 3.0; if (d < 0) d = -d; exit !(d < 0.03) }" sb8.out
 '
 
-test_expect_success 'ranks bound to cores (cpu_bind = core): the fit is the unbound model'"'"'s inverse' '
+test_expect_success 'ranks bound to cores (cpu_bind = core): the closed form misses, the simulated inversion does not' '
 	# the closed form inverts the rule of any core; bound, the even ranks share core 0 and the
 	# odd ones core 1, so the two pairs'"'"' receives fall on one core at once. Where a message'"'"'s
 	# latency is short against the overheads (q.params), the lockstep pairs then wait for each
 	# other: 1.5 us one way where the fit assumed 0.8 ...
 	ibsim -q -p s4.params --cpu-bind core --ranks-per-host 4 p4.goal >b4.out &&
 	awk "NR == 3 { ow = \$2 / 400 / 1e6; exit !(ow > 1.4 && ow < 1.6) }" b4.out &&
-	# ... with this machine'"'"'s shared-memory costs (send_o 113 ns, recv_o 282 ns, net_L 3.5
-	# ns: the wake-up dominates) the bound rule reproduces the run as the other does
+	# ... calib --cpu-bind core inverts the engine'"'"'s bound run instead: the model without
+	# wake-ups is 0.5 us there (not 0.3), so waking costs 0.15 us, and ibsim with it and the
+	# key cpu_bind = core it wrote (no option) gives the runs'"'"' one-way times back
+	calib --yield --cores 2 --cpu-bind core -p q.params -o c4.params r4 &&
+	grep -q "^# written by calib .* ranks bound to cores (the engine'"'"'s run inverted) " c4.params &&
+	grep -q "^# r4: 4 ranks, 3 round trips: one way 0.800 us (the model without wake-ups: 0.500 us); wake-up 0.150 us at 1.000 turns, fitted 0.150 us$" c4.params &&
+	grep -q "^cpu_bind = core$" c4.params && grep -q "^cpu_yield = 150000 " c4.params &&
+	calib --yield --cores 2 --cpu-bind core -p q.params -o c8.params r8b &&
+	for n in 4 8; do
+		cat q.params c$n.params >sc$n.params &&
+		ibsim -q -p sc$n.params --ranks-per-host $n p$n.goal >c$n.out &&
+		head -n 1 c$n.out | grep -q " cpu_bind=core" || return 1
+	done &&
+	awk "NR == 3 { ow = \$2 / 400 / 1e6; d = (ow - 0.8) / 0.8; if (d < 0) d = -d; exit !(d < 0.01) }" c4.out &&
+	awk "NR == 3 { ow = \$2 / 400 / 1e6; d = (ow - 3.0) / 3.0; if (d < 0) d = -d; exit !(d < 0.01) }" c8.out &&
+	# the same values on any core would miss the 4-rank run by 44 %
+	ibsim -q -p sc4.params --cpu-bind none --ranks-per-host 4 p4.goal >c4n.out &&
+	awk "NR == 3 { ow = \$2 / 400 / 1e6; exit !(ow < 0.5) }" c4n.out &&
+	# with this machine'"'"'s shared-memory costs (send_o 113 ns, recv_o 282 ns, net_L 3.5 ns:
+	# the wake-up dominates) both rules give the same fit, and each reproduces the run
 	printf "send_o = 0:113ns\nrecv_o = 0:282ns\nnet_L = 0:3.5ns\n" >m.params &&
 	mk_run rm4 4 3.4 &&
-	calib --yield --cores 2 -p m.params -o fm.params rm4 &&
-	cat m.params fm.params >sm.params &&
 	for b in none core; do
-		ibsim -q -p sm.params --cpu-bind $b --ranks-per-host 4 p4.goal >m$b.out &&
+		calib --yield --cores 2 --cpu-bind $b -p m.params -o fm$b.params rm4 &&
+		grep "^cpu_yield" fm$b.params >y$b &&
+		cat m.params fm$b.params >sm$b.params &&
+		ibsim -q -p sm$b.params --ranks-per-host 4 p4.goal >m$b.out &&
 		awk "NR == 3 { ow = \$2 / 400 / 1e6; d = (ow - 3.4) / 3.4; if (d < 0) d = -d; exit !(d < 0.01) }" m$b.out ||
 		return 1
-	done
+	done &&
+	test_cmp ynone ycore &&
+	# the default is the rule of any core, as ibsim'"'"'s
+	calib --yield --cores 2 -p m.params rm4 | grep -q "^cpu_bind = none$"
 '
 
 test_expect_success 'errors: no --cores, a run that shares no core, a run without round trips' '
@@ -175,6 +197,10 @@ test_expect_success 'errors: no --cores, a run that shares no core, a run withou
 	expect_fail 2 calib --cores 2 r4 &&
 	expect_err "calib: --cores applies to --yield" &&
 	expect_fail 2 calib --yield --cores 2 --intra r4 &&
+	expect_fail 2 calib --yield --cores 2 --cpu-bind socket r4 &&
+	expect_err "calib: --cpu-bind: expected none or core, got '"'"'socket'"'"'" &&
+	expect_fail 2 calib --cpu-bind core r4 &&
+	expect_err "calib: --cpu-bind applies to --yield" &&
 	expect_fail 1 calib --yield --cores 4 r4 &&
 	expect_err "calib: r4: 4 ranks on 4 cores share none (nodecal must run with more ranks than cores)" &&
 	mk_run none 4 &&

@@ -98,4 +98,13 @@ test_expect_success 'UNTRACED: a bad count, and without the default mode' '
 	! vmake UNTRACED=2 MODES=sync && grep -q "UNTRACED compares the default mode.s prediction: MODES must hold default" vmake.out
 '
 
+test_expect_success 'the rule NODE simulates is the rule calib --yield inverts (NODE_BIND)' '
+	for node in "--cores 2 --cpu-bind core" "--cores 2 --cpu-bind=core" "--cores 2"; do
+		make -n -C "$TOP" -f pipelines/validate.mk BUILD="$IR_BUILD" BIN="$IR_BIN" BUILD_TOOLS=no OUT="$TRASH/vn" \
+			NP=4 APPS=ring CORES=2 NODE="$node" >n.out 2>&1 || { cat n.out; return 1; }
+		case $node in *core) b=core ;; *) b=none ;; esac
+		grep -q "NODE_BIND=$b " n.out && grep -q "calib --yield --cores 2 --cpu-bind $b " n.out || return 1
+	done
+'
+
 test_done

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ir_calib.h"
+#include "ir_params.h"
 #include "ir_strbuf.h"
 #include "tap.h"
 
@@ -956,6 +957,63 @@ static void add_size(ir_calib_data *d, double s, double ow, double extra)
 	}
 }
 
+/* calib --yield's inversion (lib/ir_calib_node.c): the closed form of any core, and the
+ * bound rule's by simulating nodecal in the engine, on costs where the two differ (a
+ * message's latency short against its overheads) and on costs where they agree. */
+static void test_yield_fit(void)
+{
+	static const char q[] = "send_o = 0:60ns\nrecv_o = 0:200ns\nnet_L = 0:100ns\n";
+	static const char m[] = "send_o = 0:113ns\nrecv_o = 0:282ns\nnet_L = 0:3.5ns\n";
+	ir_params *ps = ir_params_new();
+	ir_loggops lq, lm;
+	ir_calib_yrun r[3];
+	double y, c;
+	ir_err e;
+	ir_loggops_defaults(&lq);
+	ir_loggops_defaults(&lm);
+	ok(ps && ir_params_parse(ps, q, strlen(q), "q", &e) == 0 && ir_loggops_load(&lq, ps, &e) == 0, "q parameters");
+	ir_params_free(ps);
+	ps = ir_params_new();
+	ok(ps && ir_params_parse(ps, m, strlen(m), "m", &e) == 0 && ir_loggops_load(&lm, ps, &e) == 0, "m parameters");
+	ir_params_free(ps);
+	memset(r, 0, sizeof r);
+	r[0].dir = "r4";
+	r[0].nranks = 4;
+	r[0].oneway_ps = 800000;
+	ok(ir_calib_yield_fit(r, 1, 2, 0, &lq, &y, &c, &e) == 0 && r[0].quiet_ps == 300000 && r[0].wake_ps == 500000 &&
+	       y == 500000 && c == 0,
+	   "any core: one way 0.8 us, 0.3 us without wake-ups, a wake-up 0.5 us");
+	ok(ir_calib_yield_fit(r, 1, 2, 1, &lq, &y, &c, &e) == 0 && r[0].quiet_ps == 500000 && r[0].wake_ps == 150000 &&
+	       y == 150000 && c == 0,
+	   "bound: the pairs' receives share a core, 0.5 us without wake-ups, a wake-up 0.15 us");
+	r[0].oneway_ps = 400000;
+	ok(ir_calib_yield_fit(r, 1, 2, 1, &lq, &y, &c, &e) == 0 && r[0].wake_ps == 0 && y == 0,
+	   "bound: a run faster than the model without wake-ups wakes for nothing");
+	r[0].oneway_ps = 3400000;
+	r[1] = r[0];
+	r[1].dir = "r8";
+	r[1].nranks = 8;
+	r[1].oneway_ps = 6500000;
+	r[2] = r[0];
+	r[2].dir = "r5";
+	r[2].nranks = 5; /* the last rank has no neighbour */
+	r[2].oneway_ps = 3400000;
+	{
+		double w0[3], w1[3];
+		int agree = 1;
+		ok(ir_calib_yield_fit(r, 3, 2, 0, &lm, &y, &c, &e) == 0, "any core, 4, 8 and 5 ranks");
+		for (int i = 0; i < 3; i++)
+			w0[i] = r[i].wake_ps;
+		ok(ir_calib_yield_fit(r, 3, 2, 1, &lm, &y, &c, &e) == 0, "bound, the same runs");
+		for (int i = 0; i < 3; i++) {
+			w1[i] = r[i].wake_ps;
+			agree &= fabs(w1[i] - w0[i]) <= 1;
+		}
+		ok(agree, "where the wake-up dominates the two rules invert alike, to a picosecond (%.0f %.0f %.0f ps)",
+		   w1[0], w1[1], w1[2]);
+	}
+}
+
 int main(void)
 {
 	ir_calib_data d;
@@ -1204,6 +1262,7 @@ int main(void)
 	test_netcal_pinning_rounds();
 	test_netcal_recv_cap();
 	test_netcal_state();
+	test_yield_fit();
 	test_netcal_tracer();
 	test_compare();
 	ir_sb_release(&sb);

@@ -35,7 +35,7 @@ static void usage(void)
 {
 	printf("Usage: calib [options] TRACEDIR|TSV\n"
 	       "   or: calib [options] TRACE...\n"
-	       "   or: calib --yield --cores N [-p FILE] [-o FILE] RUNDIR...\n"
+	       "   or: calib --yield --cores N [--cpu-bind none|core] [-p FILE] [-o FILE] RUNDIR...\n"
 	       "   or: calib --io [-o FILE] [-q] TRACEDIR...\n"
 	       "   or: calib --compare [--tolerance PCT] [-o FILE] PARAMS_A PARAMS_B\n"
 	       "Fit the cost model of a cluster to a measured ping-pong or netcal run and\n"
@@ -91,8 +91,12 @@ static void usage(void)
 	       "cpu_wake + cpu_yield per rank beyond the cores (docs/loggops-semantics.md\n"
 	       "section 8; two rank counts or more for both, else cpu_yield only; the runs of one\n"
 	       "count are pooled by their median), from the quiet model of -p (the intra-node\n"
-	       "model when it has one); the output has cores, cpu_wait, cpu_yield and cpu_wake,\n"
-	       "to add to that file.\n"
+	       "model when it has one), for the rule ibsim will apply: --cpu-bind none (the\n"
+	       "default: a rank runs on any core of its host; the model inverted in closed form)\n"
+	       "or core (rank r on core r mod N, as bound ranks and the unbound ranks of a\n"
+	       "polling MPI library run; the inversion simulates nodecal's schedule in the\n"
+	       "engine); the output has cores, cpu_wait, cpu_bind, cpu_yield and cpu_wake, to add\n"
+	       "to that file.\n"
 	       "\n"
 	       "--compare: evaluates both files' send_o, recv_o, net_L, their one-way time and\n"
 	       "copy, reduce and coll_copy at netcal's sizes from 64 bytes to 64 MiB and writes\n"
@@ -173,7 +177,7 @@ static int write_out(const char *out, const ir_sb *sb)
 	return 0;
 }
 
-enum { OPT_TOPO = 256, OPT_OVERHEAD, OPT_PLOT, OPT_UNWEIGHTED, OPT_VERSION, OPT_INTRA, OPT_YIELD, OPT_CORES, OPT_IO,
+enum { OPT_TOPO = 256, OPT_OVERHEAD, OPT_PLOT, OPT_UNWEIGHTED, OPT_VERSION, OPT_INTRA, OPT_YIELD, OPT_CORES, OPT_CPU_BIND, OPT_IO,
        OPT_COMPARE, OPT_TOLERANCE, OPT_KEEP_SLOWED, OPT_TRACER_TIME };
 
 /* --compare: two parameter files of piecewise calibrations side by side (ir_calib_compare). */
@@ -256,7 +260,7 @@ done:
 
 
 /* calib --yield: fit cpu_yield to nodecal runs (formats/calibration.md, "Shared cores"). */
-static int do_yield(char *const *dirs, int n, uint32_t cores, const char *pfile, const char *out)
+static int do_yield(char *const *dirs, int n, uint32_t cores, int bind, const char *pfile, const char *out)
 {
 	ir_params *ps = NULL;
 	ir_loggops lp;
@@ -283,11 +287,11 @@ static int do_yield(char *const *dirs, int n, uint32_t cores, const char *pfile,
 			status = ir_cli_fail(&e);
 			goto done;
 		}
-	if (ir_calib_yield_fit(runs, (size_t)n, cores, &lp, &y, &c, &e)) {
+	if (ir_calib_yield_fit(runs, (size_t)n, cores, bind, &lp, &y, &c, &e)) {
 		status = ir_cli_fail(&e);
 		goto done;
 	}
-	if (ir_calib_yield_write(runs, (size_t)n, cores, y, c, IR_VERSION, &sb)) {
+	if (ir_calib_yield_write(runs, (size_t)n, cores, bind, y, c, IR_VERSION, &sb)) {
 		status = ir_cli_failf("out of memory");
 		goto done;
 	}
@@ -321,6 +325,7 @@ int main(int argc, char **argv)
 		{ "intra", no_argument, NULL, OPT_INTRA },
 		{ "yield", no_argument, NULL, OPT_YIELD },
 		{ "cores", required_argument, NULL, OPT_CORES },
+		{ "cpu-bind", required_argument, NULL, OPT_CPU_BIND },
 		{ "compare", no_argument, NULL, OPT_COMPARE },
 		{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
 		{ "keep-slowed", no_argument, NULL, OPT_KEEP_SLOWED },
@@ -331,7 +336,7 @@ int main(int argc, char **argv)
 	int c, quiet = 0, status = IR_EXIT_BAD, is_trace, ndirs = 0, intra = 0, yield = 0, io = 0, compare = 0;
 	const char *tol_arg = NULL;
 	uint32_t cores = 0;
-	int rc_intra;
+	int rc_intra, bind = -1;
 	ir_calib_opts co;
 	ir_calib_data d;
 	ir_calib_fit f;
@@ -427,6 +432,14 @@ int main(int argc, char **argv)
 			cores = (uint32_t)v;
 			break;
 		}
+		case OPT_CPU_BIND:
+			if (!strcmp(optarg, "none"))
+				bind = 0;
+			else if (!strcmp(optarg, "core"))
+				bind = 1;
+			else
+				return ir_cli_usage("--cpu-bind: expected none or core, got '%s'", optarg);
+			break;
 		case 'h':
 			usage();
 			return ir_cli_finish(IR_EXIT_OK);
@@ -442,7 +455,7 @@ int main(int argc, char **argv)
 	if (compare) {
 		double tol = 5;
 		if (pfile || net_name || topo || s_arg || plot || co.model != IR_CALIB_OGOPS || co.have_o || co.unweighted ||
-		    yield || intra || cores || io)
+		    yield || intra || cores || bind >= 0 || io)
 			return ir_cli_usage("--compare takes only --tolerance, -o and -q");
 		if (argc - optind != 2)
 			return ir_cli_usage("--compare needs two parameter files, got %d", argc - optind);
@@ -454,7 +467,7 @@ int main(int argc, char **argv)
 		return ir_cli_usage("missing INPUT (a trace directory, trace files or a TSV)");
 	if (io) {
 		if (pfile || net_name || topo || s_arg || plot || co.model != IR_CALIB_OGOPS || co.have_o || co.unweighted ||
-		    yield || intra || cores)
+		    yield || intra || cores || bind >= 0)
 			return ir_cli_usage("--io takes only -o and -q (the storage keys need no network)");
 		return calib_io(argv + optind, (size_t)(argc - optind), out, quiet);
 	}
@@ -462,11 +475,13 @@ int main(int argc, char **argv)
 		if (!cores)
 			return ir_cli_usage("--yield needs --cores N (the cores of the host the runs shared)");
 		if (intra || plot || net_name || topo || s_arg || co.model != IR_CALIB_OGOPS || co.unweighted)
-			return ir_cli_usage("--yield takes only --cores, -p, -o and -q");
-		return ir_cli_finish(do_yield(argv + optind, argc - optind, cores, pfile, out));
+			return ir_cli_usage("--yield takes only --cores, --cpu-bind, -p, -o and -q");
+		return ir_cli_finish(do_yield(argv + optind, argc - optind, cores, bind == 1, pfile, out));
 	}
 	if (cores)
 		return ir_cli_usage("--cores applies to --yield");
+	if (bind >= 0)
+		return ir_cli_usage("--cpu-bind applies to --yield");
 	if (intra && co.model == IR_CALIB_LOGGP)
 		return ir_cli_usage("--intra applies to the overheads model, not to --model loggp");
 	if (co.have_o && co.model != IR_CALIB_LOGGP)

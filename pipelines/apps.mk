@@ -21,8 +21,10 @@
 #       samples/apps (the ones written for several ranks; pingpong is the
 #       calibration itself, apbench and faults test the tracer); ARGS_<app>:
 #       ring 30000 x 4 KiB (~95 ms), collectives 600 rounds (~110 ms),
-#       persistent 80000 (~100-150 ms), wildcard 1024 (its largest: ~3 ms);
-#       datatypes, nonblock and fsample take no arguments (under 1 ms)
+#       persistent 80000 (~100-150 ms), wildcard 1024 messages (its largest)
+#       in 20 rounds (~70 ms), datatypes 3000 rounds (~70 ms), nonblock 5000
+#       repeats (~75 ms), fsample 2000 rounds (~65 ms) (each round the
+#       sample's whole sequence again; without the argument one, under 1 ms)
 #   lammps-melt lammps-peptide   LAMMPS (lmp) on the melt and peptide
 #       examples of lammps-examples (~230 ms and ~2 s)
 #   hpcc   HPC Challenge, hpccinf.txt with N=500 NB=32 and a P x Q grid of
@@ -65,10 +67,10 @@ KNOWN_APPS    := ring collectives datatypes nonblock persistent wildcard fsample
 ARGS_ring        ?= 30000 4096
 ARGS_collectives ?= 600
 ARGS_persistent  ?= 80000
-ARGS_wildcard    ?= 1024
-ARGS_datatypes   ?=
-ARGS_nonblock    ?=
-ARGS_fsample     ?=
+ARGS_wildcard    ?= 1024 20
+ARGS_datatypes   ?= 3000
+ARGS_nonblock    ?= 5000
+ARGS_fsample     ?= 2000
 ARGS_netpipe     ?= -n 200 -u 131072 -p 0
 MUMPS_GRID       ?= 100
 MEEP_TIME        ?= 100

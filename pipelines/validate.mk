@@ -57,10 +57,12 @@
 # Applications: pipelines/apps.mk (the list this pipeline shares with
 # pipelines/crossnet.mk); an application whose program is not installed is
 # left out with a note. By default APPS is the samples and LAMMPS melt and
-# peptide, HPCC and MUMPS, with this pipeline's own inputs (ARGS_<app> below:
-# runs of milliseconds; MUMPS on its 5x5 example), the ones
-# docs/validation.md was measured with; apps.mk's further programs (netpipe,
-# meep, mpy) run when named in APPS.
+# peptide, HPCC and MUMPS, with apps.mk's inputs (every run 50 ms or more at 2
+# ranks over shared memory; ARGS_<app> and MUMPS_GRID choose others: the tables
+# of docs/validation.md before 2026-11-29 02:30 were measured with ring 10000
+# 4096, collectives 200, persistent 20000, wildcard 1000, the other samples
+# once and MUMPS_GRID=example); apps.mk's further programs (netpipe, meep, mpy,
+# nwchem) run when named in APPS.
 
 BUILD     ?= build
 BIN       ?= bin
@@ -88,11 +90,6 @@ CAL_REPS  ?=
 CAL_MAXBYTES ?=
 UNTRACED  ?= 0
 
-ARGS_ring        ?= 10000 4096
-ARGS_collectives ?= 200
-ARGS_persistent  ?= 20000
-ARGS_wildcard    ?= 1000
-MUMPS_GRID       ?= example
 
 THIS     := $(lastword $(MAKEFILE_LIST))
 .NOTPARALLEL:

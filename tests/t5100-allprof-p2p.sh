@@ -87,4 +87,21 @@ test_expect_success 'derived datatypes: sizes and extents as MPI reports them' '
 	calls MPI_Type_free $f | wc -l | grep -qx " *6" &&
 	calls MPI_Type_create_struct $f | grep -q ":3:1,2,1:[0-9]*:0,8,24:[0-9]*:1,4,4;10,8,8;23,1,1:1003,21,32$"
 '
+test_expect_success 'the samples'"'"' ROUNDS (pipelines/apps.mk): the same calls again, printed once' '
+	traced dt3 2 "$SAMPLES/datatypes" 3 &&
+	test_cmp dt.out dt3.out &&
+	for c in MPI_Sendrecv MPI_Bcast MPI_Type_commit MPI_Type_free; do
+		n1=$(calls $c dt/rank-1.trace | wc -l) && n3=$(calls $c dt3/rank-1.trace | wc -l) &&
+		test $n3 -eq $((3 * n1)) && test $n1 -gt 0 || return 1
+	done &&
+	traced nb3 2 "$SAMPLES/nonblock" 3 &&
+	test $(wc -l <nb3.out) -ge 7 && grep -q "^MPI_Testall 5$" nb3.out &&
+	test $(calls MPI_Irecv nb3/rank-0.trace | wc -l) -eq $((3 * 7 * 2)) &&
+	traced wc3 3 "$SAMPLES/wildcard" 5 3 &&
+	test $(wc -l <wc3.out) -eq 10 &&
+	test $(calls MPI_Send wc3/rank-1.trace | wc -l) -eq 15 &&
+	test $(calls MPI_Barrier wc3/rank-0.trace | wc -l) -eq 2 &&
+	! traced wcbad 2 "$SAMPLES/wildcard" 1025 &&
+	grep -q "wildcard: MSGS must be 0 to 1024 and ROUNDS at least 0" wcbad.err
+'
 test_done

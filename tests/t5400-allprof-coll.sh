@@ -75,7 +75,12 @@ test_expect_success 'Fortran: the calls of a use-mpi program are recorded like C
 	grep -qx "# comm 2 1" $f &&
 	calls MPI_Barrier $f | grep -qx "MPI_Barrier:2,0,1" &&
 	calls MPI_Allreduce $f | grep -qx "MPI_Allreduce:[0-9]*:[0-9]*:1:11,8,8:3:0,1,3" &&
-	test "$(grep -c "^MPI_Finalize:" $f)" = 1
+	test "$(grep -c "^MPI_Finalize:" $f)" = 1 &&
+	# ROUNDS (pipelines/apps.mk): it all again, the sum printed once
+	traced fo3 3 "$SAMPLES/fsample" 3 &&
+	test_cmp fo.out fo3.out &&
+	test $(calls MPI_Allreduce fo3/rank-1.trace | wc -l) -eq 3 &&
+	test $(calls MPI_Irecv fo3/rank-1.trace | wc -l) -eq 9
 '
 else
 test_skip 'Fortran: the calls of a use-mpi program are recorded like C ones' 'no mpif90'

@@ -3,10 +3,16 @@
  * vector, indexed, struct, subarray and resized types are created,
  * committed, used between neighbours and freed. The trace must give each
  * its size and extent. Rank 0 prints "<type> <size> <extent>" per type as
- * MPI_Type_size/MPI_Type_get_extent report them.
+ * MPI_Type_size/MPI_Type_get_extent report them.   datatypes [ROUNDS]
+ *
+ * ROUNDS (default 1) repeats the whole sequence, so that a run lasts long enough to be
+ * measured (pipelines/apps.mk); only the first round prints.
  */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+static int quiet; /* rounds after the first */
 
 static void use(MPI_Datatype t, const char *name, int rank, int size)
 {
@@ -16,7 +22,7 @@ static void use(MPI_Datatype t, const char *name, int rank, int size)
 	MPI_Type_commit(&t);
 	MPI_Type_size(t, &sz);
 	MPI_Type_get_extent(t, &lb, &ext);
-	if (rank == 0)
+	if (rank == 0 && !quiet)
 		printf("%s %d %ld\n", name, sz, (long)ext);
 	MPI_Sendrecv(sbuf, 2, t, (rank + 1) % size, 9, rbuf, 2, t, (rank + size - 1) % size, 9,
 		     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -24,12 +30,9 @@ static void use(MPI_Datatype t, const char *name, int rank, int size)
 	MPI_Type_free(&t);
 }
 
-int main(int argc, char **argv)
+/* one round: every type made, used and freed */
+static void sequence(int rank, int size)
 {
-	MPI_Init(&argc, &argv);
-	int rank, size;
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	MPI_Datatype t;
 	MPI_Type_contiguous(5, MPI_DOUBLE, &t);
 	use(t, "contiguous", rank, size);
@@ -55,6 +58,17 @@ int main(int argc, char **argv)
 	use(t, "subarray", rank, size);
 	MPI_Type_create_resized(MPI_INT, 0, 16, &t);
 	use(t, "resized", rank, size);
+}
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	int rank, size;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	int rounds = argc > 1 ? atoi(argv[1]) : 1;
+	for (int round = 0; round < rounds; round++, quiet = 1)
+		sequence(rank, size);
 	MPI_Finalize();
 	return 0;
 }

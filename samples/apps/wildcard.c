@@ -4,19 +4,19 @@
  * MPI_ANY_TAG in whatever order they come, through Recv, Probe + Recv,
  * Iprobe polling + Recv, and Mprobe + Mrecv in turn. Rank 0 prints one line
  * per receive as the program saw it: "recv <call> <source> <tag> <bytes>",
- * which the tests compare with the statuses in the trace.   wildcard [MSGS]
+ * which the tests compare with the statuses in the trace.   wildcard [MSGS [ROUNDS]]
+ *
+ * ROUNDS (default 1) repeats the exchange, a barrier between two rounds, so that a run
+ * lasts long enough to be measured (pipelines/apps.mk; MSGS is at most 1024, the buffer's
+ * doubles); only the first round prints.
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-int main(int argc, char **argv)
+/* one round: MSGS messages from every rank but 0, received by rank 0 (printed when `say`) */
+static void exchange(int rank, int size, int msgs, int say)
 {
-	MPI_Init(&argc, &argv);
-	int msgs = argc > 1 ? atoi(argv[1]) : 4;
-	int rank, size;
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	double buf[1024] = { 0 };
 	if (rank != 0) {
 		for (int k = 0; k < msgs; k++)
@@ -52,10 +52,31 @@ int main(int argc, char **argv)
 			}
 			}
 			MPI_Get_count(&st, MPI_BYTE, &n);
-			printf("recv %s %d %d %d\n", how, st.MPI_SOURCE, st.MPI_TAG, n);
+			if (say)
+				printf("recv %s %d %d %d\n", how, st.MPI_SOURCE, st.MPI_TAG, n);
 		}
 		/* a receive from MPI_PROC_NULL completes at once with an empty status */
 		MPI_Recv(buf, 1, MPI_DOUBLE, MPI_PROC_NULL, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	int msgs = argc > 1 ? atoi(argv[1]) : 4;
+	int rounds = argc > 2 ? atoi(argv[2]) : 1;
+	int rank, size;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (msgs < 0 || msgs > 1024 || rounds < 0) {
+		if (rank == 0)
+			fprintf(stderr, "wildcard: MSGS must be 0 to 1024 and ROUNDS at least 0\n");
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	for (int round = 0; round < rounds; round++) {
+		if (round)
+			MPI_Barrier(MPI_COMM_WORLD);
+		exchange(rank, size, msgs, round == 0);
 	}
 	MPI_Finalize();
 	return 0;

@@ -31,6 +31,18 @@
  *    instead of poll_from, so the run's computation changes by
  *    n * (poll_to - poll_from).
  *
+ * With --calc cpu (docs/trace2goal.md §2) the gap is CPU time, so a wait's span is its
+ * CPU span (the CPU time from its first poll's call to its last poll's return): the wall
+ * span would take from the gap the time the rank was off its CPU as well, which the CPU
+ * gap never held, out of the computation around the run. Rejected there: pricing a work
+ * run's polls at poll_to in place of their CPU time, although on a host whose ranks
+ * outnumber its cores a poll that finds nothing also gives the core up (a sched_yield
+ * and a context switch: 4.6 us of CPU a poll in nonblock's Testsome loops at 4 ranks on
+ * 2 cores, against 0.076 us for a poll alone): a collapsed line's CPU times span the work
+ * between its polls too (formats/trace.md §3.2), and HPCC's RandomAccess, which works
+ * between its MPI_Test calls, came out 81 % too short (docs/validation.md, "Polls on
+ * shared cores").
+ *
  * Rejected, on the cross-network runs of docs/validation.md: dropping all poll time
  * (a work poll's cost is real; MUMPS's workers poll as often on both networks and
  * their polls make most of its slowdown over TCP); pricing every poll at poll_to
@@ -111,9 +123,14 @@ void t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ui
 			R->prun = 1;
 			R->prun_start = r->t_call;
 			R->prun_n = 0;
+			R->prun_c0 = r->cpu_call;
+			R->prun_cpu = 0;
 		}
 		R->prun_n += n ? n : 1;
 		R->prun_end = r->t_ret;
+		R->prun_c1 = r->cpu_ret;
+		if (r->cpu_call != IR_TIME_NONE && r->cpu_ret != IR_TIME_NONE && r->cpu_ret > r->cpu_call)
+			R->prun_cpu += r->cpu_ret - r->cpu_call;
 		return;
 	}
 	if (!R->prun)
@@ -122,6 +139,8 @@ void t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ui
 	if (is_wait(ci) || (s == 2 && (ci->k == C_IPROBE || ci->k == C_IMPROBE))) {
 		/* a wait: its span leaves the computation (never past the gap's start) */
 		int64_t span = R->prun_end - R->prun_start;
+		if (g->o->calc_cpu && R->prun_c0 != IR_TIME_NONE && R->prun_c1 != IR_TIME_NONE)
+			span = R->prun_c1 - R->prun_c0; /* the CPU time it held */
 		if (span > 0 && R->prun_start >= R->gap_start) {
 			R->gap_start += span;
 			/* and the tracer's time after all but the last of its polls with it */

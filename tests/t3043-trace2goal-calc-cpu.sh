@@ -64,4 +64,46 @@ test_expect_success 'bad CPU fields, and usage errors' '
 	expect_fail 2 trace2goal --calc cpu --durations --sync tr && grep -q "cannot be used with --calc cpu" err
 '
 
+# A wait by polling (docs/trace2goal.md §2.1): rank 0 posts a receive (returns at 1010.5,
+# CPU 54.2), polls for it from 1012 to 1030 wall with 2 us of CPU (55 to 57: mostly off its
+# CPU) and waits for it at 1032 (CPU 58). The run of polls is a wait: its span leaves the
+# computation, in the clock the gap is in.
+mkdir pw
+cat >pw/rank-0.trace <<'EOF2'
+# allprof 1.0 trace format 2
+# rank: 0 of 2
+# cpu: thread, microseconds
+# comm 0 0,1
+# comm 1 0
+MPI_Init:990.000:1:2:1000.000:c40.000,50.000
+MPI_Irecv:1010.000:100:1:1,4,4:1:7:0,0,2:r1:1010.500:c54.000,54.200
+MPI_Test:1012.000:r1:0:-:3:1030.000:c55.000,57.000
+MPI_Waitall:1032.000:1:r1:1,7,4:1033.000:c58.000,58.100
+MPI_Finalize:1035.000:1035.100:c60.000,60.010
+# end 5 0
+EOF2
+cat >pw/rank-1.trace <<'EOF2'
+# allprof 1.0 trace format 2
+# rank: 1 of 2
+# cpu: thread, microseconds
+# comm 0 0,1
+# comm 1 1
+MPI_Init:990.000:1:2:1000.000:c40.000,50.000
+MPI_Send:1020.000:100:1:1,4,4:0:7:0,1,2:1021.000:c60.000,60.500
+MPI_Finalize:1035.000:1035.100:c70.000,70.010
+# end 3 0
+EOF2
+
+test_expect_success 'a wait by polling leaves the computation: its wall span, or with --calc cpu its CPU span' '
+	trace2goal --poll-from 50ns --poll-to 50ns pw >pw.goal &&
+	# the gap before the wait: 21.5 us wall less the 18 us of the polls
+	calcs pw.goal 0 | sed -n 3p >got && echo 3500000 >want && test_cmp want got &&
+	trace2goal --calc cpu --poll-from 50ns --poll-to 50ns pw >pc.goal &&
+	# 3.8 us of CPU less the 2 us the polls held (their wall span would leave nothing)
+	calcs pc.goal 0 | sed -n 3p >got && echo 1800000 >want && test_cmp want got &&
+	# without the poll model the polls stay as computation
+	trace2goal --calc cpu pw >pn.goal &&
+	calcs pn.goal 0 | sed -n 3p >got && echo 3800000 >want && test_cmp want got
+'
+
 test_done

@@ -468,8 +468,15 @@ typedef struct ir_calib_yrun {
 	double x;           /* (n - k) / k: the turns a wake-up waits */
 } ir_calib_yrun;
 
-/* Read rank 0's round trips with rank 1 (tag IR_NODECAL_TAG) of the traces in dir. */
+#define IR_NODECAL_LINE_MAX 4096  /* nodecal's output line, at most */
+#define IR_NODECAL_RANKS_MAX 4096 /* ranks of one host in it, at most */
+/* A run: rank 0's round trips with rank 1 (tag IR_NODECAL_TAG) of the traces in the
+ * directory dir, or, when dir is a file, nodecal's own output line (ir_calib_yield_parse). */
 int ir_calib_yield_read(ir_calib_yrun *run, const char *dir, ir_err *e);
+/* nodecal's output "<ranks> <median one-way us> <round trips>" (one line, at most
+ * IR_NODECAL_LINE_MAX bytes, ranks 2 to IR_NODECAL_RANKS_MAX); errors "name:line: ...".
+ * run->dir is name. */
+int ir_calib_yield_parse(ir_calib_yrun *run, const char *name, const char *text, size_t len, ir_err *e);
 /* Invert the model of the pairs' ping-pong for every run (p: the quiet parameters, the
  * intra-node model's when set; bind: ranks bound to cores, cpu_bind = core, inverted by
  * simulating nodecal's schedule in the engine, else the closed form of any core) and fit wake_ps = cpu_wake + cpu_yield * x (ps) by least

@@ -49,15 +49,68 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ir_endian.h"
 #include "ir_engine.h"
 #include "ir_goal.h"
 #include "ir_grow.h"
+#include "ir_io.h"
 #include "ir_node.h"
 #include "ir_num.h"
 #include "ir_stats.h"
 #include "ir_trace.h"
+
+int ir_calib_yield_parse(ir_calib_yrun *run, const char *name, const char *text, size_t len, ir_err *e)
+{
+	char buf[IR_NODECAL_LINE_MAX + 1], *p, *end, *tok[4], found[80];
+	int nt = 0;
+	uint64_t ranks = 0, reps = 0;
+	double ow = 0;
+	if (len > IR_NODECAL_LINE_MAX)
+		return ir_errf(e, "%s: input larger than %d bytes (nodecal's output is one short line)", name,
+		               IR_NODECAL_LINE_MAX);
+	if (memchr(text, 0, len))
+		return ir_errf(e, "%s: expected text, found a NUL byte", name);
+	memcpy(buf, text, len);
+	buf[len] = 0;
+	p = buf;
+	end = p + len;
+	while (end > p && (end[-1] == '\n' || end[-1] == '\r'))
+		*--end = 0;
+	if (strchr(p, '\n'))
+		return ir_errf_at(e, name, 2, "expected one line, nodecal's '<ranks> <median one-way us> <round trips>'");
+	ir_err_quote(found, sizeof found, p, strlen(p));
+	for (char *q = strtok(p, " \t"); q && nt < 4; q = strtok(NULL, " \t"))
+		tok[nt++] = q;
+	if (nt != 3 || ir_parse_u64(tok[0], &ranks, "ranks", NULL) || ranks < 2 || ranks > IR_NODECAL_RANKS_MAX ||
+	    ir_parse_double(tok[1], &ow, "one-way time", NULL) || !(ow > 0 && ow < 1e9) ||
+	    ir_parse_u64(tok[2], &reps, "round trips", NULL) || reps < 1 || reps > SIZE_MAX)
+		return ir_errf_at(e, name, 1, "expected nodecal's '<ranks> <median one-way us> <round trips>' (ranks "
+		                              "from 2 to %d, a one-way time above 0, round trips at least 1), found '%s'",
+		                  IR_NODECAL_RANKS_MAX, found);
+	memset(run, 0, sizeof *run);
+	run->dir = name;
+	run->nranks = (uint32_t)ranks;
+	run->reps = (size_t)reps;
+	run->oneway_ps = ow * 1e6;
+	return 0;
+}
+
+/* nodecal's own output, from a run without the tracer (samples/apps/nodecal.c) */
+static int read_output(ir_calib_yrun *run, const char *path, ir_err *e)
+{
+	ir_reader *r;
+	ir_sb sb = IR_SB_INIT;
+	int rc = -1;
+	if (!(r = ir_reader_open(path, e)))
+		return -1;
+	if (!ir_reader_slurp(r, &sb, IR_NODECAL_LINE_MAX, e))
+		rc = ir_calib_yield_parse(run, path, sb.buf ? sb.buf : "", sb.len, e);
+	ir_sb_release(&sb);
+	ir_reader_free(r);
+	return rc;
+}
 
 int ir_calib_yield_read(ir_calib_yrun *run, const char *dir, ir_err *e)
 {
@@ -69,8 +122,11 @@ int ir_calib_yield_read(ir_calib_yrun *run, const char *dir, ir_err *e)
 	size_t n = 0, cap = 0;
 	ir_trace *t = NULL;
 	ir_rec r;
+	struct stat st;
 	memset(run, 0, sizeof *run);
 	run->dir = dir;
+	if (stat(dir, &st) == 0 && S_ISREG(st.st_mode))
+		return read_output(run, dir, e);
 	paths[0] = (char *)dir;
 	if (ir_trace_discover(&tf, paths, 1, NULL, e))
 		return -1;

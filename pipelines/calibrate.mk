@@ -31,7 +31,9 @@
 #
 # `node` also runs samples/apps/nodecal oversubscribed at each rank count of NODE_NP
 # (more ranks than the CORES of this machine), NODECAL_RUNS times (default 5; the counts
-# interleaved: 4, 8, 4, 8, ...) into $(OUT)/nodecalN, nodecalN.2 .. nodecalN.R, and fits
+# interleaved: 4, 8, 4, 8, ...), without the tracer (its own time would be in every message:
+# 0.8 us of 2.8 us one way at 4 ranks on 2 cores), its output (ranks, median one-way time,
+# round trips) into $(OUT)/nodecalN.out, nodecalN.2.out .. nodecalN.R.out, and fits
 # cpu_yield and cpu_wake with calib --yield against cluster.params, each count's wake-up
 # the median of its runs (formats/calibration.md, "Shared cores"), for the rule ibsim will
 # apply, NODE_BIND (calib --cpu-bind: none, the default, a rank on any core of its host; core,
@@ -163,23 +165,23 @@ node: $(OUT)/cluster-node.params
 	@grep -E '^(# |cpu_yield|cpu_wake)' $(OUT)/node.params | grep -v '^# written'
 
 # the nodecal runs in the order measured: every rank count of NODE_NP once, NODECAL_RUNS
-# times (nodecalN, then nodecalN.2 .. nodecalN.R), each run after the one before it
-NODE_DIRS := $(foreach i,$(shell seq 1 $(NODECAL_RUNS)),$(foreach n,$(NODE_NP),$(OUT)/nodecal$(n)$(if $(filter-out 1,$(i)),.$(i))))
+# times (nodecalN.out, then nodecalN.2.out .. nodecalN.R.out), each run after the one before it
+NODE_RUNS := $(foreach i,$(shell seq 1 $(NODECAL_RUNS)),$(foreach n,$(NODE_NP),$(OUT)/nodecal$(n)$(if $(filter-out 1,$(i)),.$(i)).out))
 define node_rule
-$(1)/.done: $(2) | tools
+$(1): $(2) | tools
 	@$$(MAKE) -s BUILD=$$(BUILD) BIN=$$(BIN) $$(BUILD)/samples/nodecal >/dev/null
-	@rm -rf $(1)
-	$$(ALLPROF) -q -o $(1) -- $$(NODE_MPIRUN) -np $(3) $$(BUILD)/samples/nodecal -q -n $$(NODECAL_REPS)
-	@touch $$@
+	@mkdir -p $$(@D)
+	$$(NODE_MPIRUN) -np $(3) $$(BUILD)/samples/nodecal -n $$(NODECAL_REPS) >$(1).tmp
+	@mv $(1).tmp $(1)
 endef
 node_np = $(firstword $(subst ., ,$(patsubst $(OUT)/nodecal%,%,$(1))))
-$(foreach k,$(shell seq 1 $(words $(NODE_DIRS))),$(eval $(call node_rule,$(word $(k),$(NODE_DIRS)),$(if $(filter-out 1,$(k)),$(word $(shell expr $(k) - 1),$(NODE_DIRS))/.done),$(call node_np,$(word $(k),$(NODE_DIRS))))))
+$(foreach k,$(shell seq 1 $(words $(NODE_RUNS))),$(eval $(call node_rule,$(word $(k),$(NODE_RUNS)),$(if $(filter-out 1,$(k)),$(word $(shell expr $(k) - 1),$(NODE_RUNS))),$(call node_np,$(word $(k),$(NODE_RUNS))))))
 
 # NODE_BIND as a file, rewritten only when it changes: a new rule fits the runs again
 $(OUT)/node.bind: FORCE
 	@mkdir -p $(@D); echo '$(NODE_BIND)' >$@.new; if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
-$(OUT)/node.params: $(OUT)/cluster.params $(addsuffix /.done,$(NODE_DIRS)) $(OUT)/node.bind | tools
-	$(CALIB) --yield --cores $(CORES) --cpu-bind $(NODE_BIND) -p $(OUT)/cluster.params -o $@ $(NODE_DIRS)
+$(OUT)/node.params: $(OUT)/cluster.params $(NODE_RUNS) $(OUT)/node.bind | tools
+	$(CALIB) --yield --cores $(CORES) --cpu-bind $(NODE_BIND) -p $(OUT)/cluster.params -o $@ $(NODE_RUNS)
 
 $(OUT)/cluster-node.params: $(OUT)/cluster.params $(OUT)/node.params
 	cat $^ >$@

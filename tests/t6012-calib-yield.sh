@@ -191,6 +191,31 @@ test_expect_success 'ranks bound to cores (cpu_bind = core): the closed form mis
 	calib --yield --cores 2 -p m.params rm4 | grep -q "^cpu_bind = none$"
 '
 
+test_expect_success 'nodecal'"'"'s own line (a run without the tracer) is a run as its traces are' '
+	printf "4 0.8 3\n" >o4 && printf "8 3.0 1\n" >o8 &&
+	calib --yield --cores 2 -p q.params r4 r8b | grep -v "^# written\|^# r" >want &&
+	calib --yield --cores 2 -p q.params o4 o8 >got.params &&
+	grep -v "^# written\|^# o" got.params >got && test_cmp want got &&
+	grep -q "^# o4: 4 ranks, 3 round trips: one way 0.800 us (the model without wake-ups: 0.300 us); wake-up 0.500 us at 1.000 turns" got.params &&
+	# a directory and a file mixed
+	calib --yield --cores 2 -p q.params r4 o8 | grep -q "^cpu_wake = 130000 "
+'
+
+test_expect_success 'nodecal'"'"'s line: what is not one, said with the file and line' '
+	for bad in "" "4 0.8" "4 0.8 100 7" "1 0.8 100" "4097 0.8 100" "4 -1 100" "4 x 100" "4 0.8 0" "4 nan 100"; do
+		printf "%s\n" "$bad" >ob &&
+		expect_fail 1 calib --yield --cores 2 ob &&
+		grep -q "^calib: ob:1: expected nodecal'"'"'s .<ranks> <median one-way us> <round trips>. (ranks from 2 to 4096, a one-way time above 0, round trips at least 1), found .$bad.$" err ||
+		return 1
+	done &&
+	printf "4 0.8 100\n8 3.0 100\n" >ob &&
+	expect_fail 1 calib --yield --cores 2 ob && expect_err "calib: ob:2: expected one line, nodecal'"'"'s '"'"'<ranks> <median one-way us> <round trips>'"'"'" &&
+	head -c 5000 /dev/zero | tr "\\0" 4 >ob &&
+	expect_fail 1 calib --yield --cores 2 ob && grep -q "^calib: ob: input larger than 4096 bytes" err &&
+	printf "4 0.8\0 100\n" >ob &&
+	expect_fail 1 calib --yield --cores 2 ob && expect_err "calib: ob: expected text, found a NUL byte"
+'
+
 test_expect_success 'errors: no --cores, a run that shares no core, a run without round trips' '
 	expect_fail 2 calib --yield r4 &&
 	expect_err "calib: --yield needs --cores N (the cores of the host the runs shared)" &&
@@ -212,15 +237,19 @@ test_expect_success 'errors: no --cores, a run that shares no core, a run withou
 '
 
 if command -v mpirun >/dev/null 2>&1 && [ -x "$SAMPLES/nodecal" ] && command -v allprof >/dev/null 2>&1; then
-	test_expect_success 'a real run of nodecal, 4 ranks on fewer cores' '
+	test_expect_success 'a real run of nodecal, 4 ranks on fewer cores: traced, and its own line' '
 		allprof -q -o real -- mpirun --oversubscribe -np 4 --mca btl vader,self "$SAMPLES/nodecal" -q -n 100 \
 			>/dev/null 2>real.err &&
 		calib --yield --cores 1 -p q.params real >real.params &&
 		grep -q "^# real: 4 ranks, 100 round trips: one way " real.params &&
-		grep -q "^cpu_yield = [0-9]" real.params && grep -q "^cpu_wake = 0 " real.params
+		grep -q "^cpu_yield = [0-9]" real.params && grep -q "^cpu_wake = 0 " real.params &&
+		mpirun --oversubscribe -np 4 --mca btl vader,self "$SAMPLES/nodecal" -n 100 >own.out 2>own.err &&
+		grep -q "^4 [0-9]*\.[0-9]* 100$" own.out &&
+		calib --yield --cores 1 -p q.params own.out >own.params &&
+		grep -q "^# own.out: 4 ranks, 100 round trips: one way " own.params
 	'
 else
-	test_skip 'a real run of nodecal, 4 ranks on fewer cores' 'MPI or nodecal missing'
+	test_skip 'a real run of nodecal, 4 ranks on fewer cores: traced, and its own line' 'MPI or nodecal missing'
 fi
 
 test_done

@@ -12,7 +12,10 @@
  * cores: the round trips of rank 0 (it pairs with rank 1) are what calib reads. With as
  * many cores as ranks this is a plain ping-pong.
  *
- * Rank 0 prints "<ranks> <median one-way us>" unless -q.
+ * Rank 0 prints "<ranks> <median one-way us> <round trips>" unless -q (the median of an
+ * even count the mean of the two middle round trips, halved, as calib takes it from a
+ * trace): `calib --yield` reads that line from a run made without the tracer, whose own
+ * time would be part of every message (formats/calibration.md, "Shared cores").
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -72,7 +75,8 @@ int main(int argc, char **argv)
 		}
 	if (rank == 0 && !quiet && peer < size) {
 		qsort(rtt, (size_t)reps, sizeof *rtt, cmp_double);
-		printf("%d %.3f\n", size, rtt[reps / 2] / 2 * 1e6);
+		double med = reps % 2 ? rtt[reps / 2] : (rtt[reps / 2 - 1] + rtt[reps / 2]) / 2;
+		printf("%d %.4f %d\n", size, med / 2 * 1e6, reps);
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
 	free(rtt);

@@ -106,6 +106,8 @@ typedef struct msg {
 	uint8_t self; /* a copy to oneself (ir_model.h): no network, no NIC */
 	uint8_t intra; /* between two ranks of one host, intra-node model: no network, no NIC */
 	uint8_t lazy;  /* async progress: unexpected, its receiver's charge (in mt) not paid yet */
+	uint8_t ran;   /* with cpu_yield: it reached its receiver while that rank ran (not waiting
+	                * in MPI), whose progress takes it in without a wake-up */
 	uint64_t size;
 	uint64_t id;
 	uint64_t inject, arrive; /* K_HELD from its completion on: when its send completes; K_FIN of
@@ -275,6 +277,8 @@ struct ir_engine {
 	ir_loggops pi;
 	uint64_t *hwake;         /* block with cpu_yield: [nhosts * K] what waking a waiting rank
 	                          * of each core costs (wake_cost) */
+	uint64_t *want;          /* with hwake: [nranks] until when the rank has a send put back
+	                          * for a core (it is runnable then, not waiting in MPI) */
 	uint32_t K;              /* cores per host when some host is shared (else 0) */
 	int spin, block;         /* some host has more ranks than cores, and the rule */
 	uint32_t nhosts;
@@ -601,6 +605,7 @@ void ir_engine_free(ir_engine *en)
 	free(en->host);
 	free(en->pos);
 	free(en->hwake);
+	free(en->want);
 	free(en->hsize);
 	free(en->rem);
 	free(en->inprog);
@@ -943,6 +948,14 @@ static inline uint64_t wake_cost(const ir_engine *en, uint32_t r)
 	return en->hwake[(size_t)en->host[r] * en->K + (en->nc.bind ? en->pos[r] % en->K : 0)];
 }
 
+/* block with cpu_yield: rank r waits in MPI at t, to be woken: its CPU is idle (cf, the
+ * CPU's free time, before t) and no send of it waits for a core (docs/loggops-semantics.md
+ * section 8, "Waking a waiting rank") */
+static inline int waiting(const ir_engine *en, uint32_t r, uint64_t cf, uint64_t t)
+{
+	return cf < t && en->want[r] < t && wake_cost(en, r);
+}
+
 static int release_sender(ir_engine *en, const msg *m, uint64_t t, ir_err *e)
 {
 	uint32_t sr = m->src;
@@ -951,7 +964,7 @@ static int release_sender(ir_engine *en, const msg *m, uint64_t t, ir_err *e)
 	uint64_t cpu_end = tadd(en, m->inject, ir_model_send_cpu(msg_params(en, m), m->size, m->self)), t_done = t;
 	/* a sender waiting in MPI on a shared host is woken by the release, a protocol step of
 	 * its own (docs/loggops-semantics.md section 8, "Waking a waiting rank") */
-	if (en->hwake && *cf < t && wake_cost(en, sr))
+	if (en->hwake && waiting(en, sr, *cf, t))
 		t_done = node_wake(en, sr, t);
 	if (*cf < t_done)
 		*cf = t_done;
@@ -1066,7 +1079,7 @@ static int finish_held(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 		}
 		if (!en->arrival && *cf > t)
 			return put_back(en, t, IR_MSGBIT | mi, d, IR_NO_OP, *cf, 1, e);
-		if (en->hwake && *cf < t)
+		if (en->hwake && waiting(en, d, *cf, t))
 			c = tadd(en, c, wake_cost(en, d));
 		if (!en->node || en->arrival)
 			end = tadd(en, t, c);
@@ -1297,7 +1310,8 @@ static int node_init(ir_engine *en, ir_err *e)
 			/* a waking rank waits for the host's other waiting ranks of its core to
 			 * yield in turn: (ranks - cores) / cores of them, and pays cpu_wake
 			 * (docs/loggops-semantics.md section 8, "Waking a waiting rank") */
-			if (!(en->hwake = xcalloc((size_t)en->nhosts * en->K, 8, e, "host wake-ups")))
+			if (!(en->hwake = xcalloc((size_t)en->nhosts * en->K, 8, e, "host wake-ups")) ||
+			    !(en->want = xcalloc(n, 8, e, "ranks waiting for a core")))
 				return -1;
 			for (uint32_t h = 0; h < en->nhosts; h++)
 				for (uint32_t j = 0; j < en->K && en->hsize[h] > en->K; j++) {
@@ -1740,8 +1754,12 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_hea
 			cpu_end = en->other_model ? ir_model_send_cpu(P, size, self) : ir_model_lg_send_cpu(P, size);
 		if (!en->node)
 			cpu_end = tadd(en, t, cpu_end);
-		else if (node_take(en, r, t, cpu_end, &cpu_end))
+		else if (node_take(en, r, t, cpu_end, &cpu_end)) {
+			/* no core: the rank is runnable until one is free, not waiting in MPI */
+			if (en->want && en->want[r] < cpu_end)
+				en->want[r] = cpu_end;
 			return put_back(en, t, g, r, i, cpu_end, in_heap, e);
+		}
 		if (in_heap)
 			hpop(en);
 		busy = *cf > t ? *cf - t : 0; /* ARRIVAL: work the CPU still had at t */
@@ -1772,6 +1790,7 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_hea
 		m->self = (uint8_t)self;
 		m->intra = (uint8_t)intra;
 		m->lazy = 0;
+		m->ran = 0;
 		m->mt = 0;
 		m->size = size;
 		m->id = en->next_msg_id++;
@@ -1959,6 +1978,8 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 	rf = &en->recv_free[(size_t)d * en->N + m->nic];
 	if (en->step && !m->self && !m->intra)
 		en->step[d].arrived = 1;
+	if (en->hwake && !waiting(en, d, *cf, t))
+		m->ran = 1;
 	avail = en->arrival ? *rf : umax(*cf, *rf);
 	if (avail > t)
 		return put_back(en, t, IR_MSGBIT | mi, d, IR_NO_OP, avail, 1, e);
@@ -1967,8 +1988,9 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 	                          : ir_model_lg_recv_cpu(&en->p, m->size, (en->net->flags & IR_NET_MODELS_BYTES) != 0);
 	if (en->other_model && m->rndv && pw_hs(en, m))
 		cpu_end = 0; /* a request-to-send: the receiver pays rndv_copy when its data arrives */
-	/* a rank waiting in MPI on a shared host (its CPU idle) is woken first */
-	if (en->hwake && *cf < t)
+	/* a rank waiting in MPI on a shared host (its CPU idle) is woken first, unless the
+	 * message reached it while it ran */
+	if (en->hwake && !m->ran && waiting(en, d, *cf, t))
 		cpu_end = tadd(en, cpu_end, wake_cost(en, d));
 	if (!en->node || en->arrival)
 		cpu_end = tadd(en, t, cpu_end);

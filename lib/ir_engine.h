@@ -18,7 +18,7 @@
  * several CPUs (the earliest start its predecessors allow), 72 bytes
  * per rank (one CPU and NIC), 8 per posted receive, 72 per message in flight and 16 per
  * queued event (32 and 8 more per rank with IR_TIES_KEY); the node model (ir_node.h), only when in effect, adds 12 bytes per rank
- * and CPU and 8 per core with cpu_wait = block, and each host's detours with noise. Ops
+ * and CPU and 8 per core with cpu_wait = block (8 more per rank with a wake-up cost), and each host's detours with noise. Ops
  * ready at time 0 are processed straight from the schedule
  * without entering the queue, so a schedule whose receives are all posted at
  * the start does not fill the queue with them.

@@ -180,7 +180,7 @@ $(foreach k,$(shell seq 1 $(words $(NODE_RUNS))),$(eval $(call node_rule,$(word 
 # NODE_BIND as a file, rewritten only when it changes: a new rule fits the runs again
 $(OUT)/node.bind: FORCE
 	@mkdir -p $(@D); echo '$(NODE_BIND)' >$@.new; if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
-$(OUT)/node.params: $(OUT)/cluster.params $(NODE_RUNS) $(OUT)/node.bind | tools
+$(OUT)/node.params: $(OUT)/cluster.params $(NODE_RUNS) $(OUT)/node.bind $(CALIB) | tools
 	$(CALIB) --yield --cores $(CORES) --cpu-bind $(NODE_BIND) -p $(OUT)/cluster.params -o $@ $(NODE_RUNS)
 
 $(OUT)/cluster-node.params: $(OUT)/cluster.params $(OUT)/node.params

@@ -32,8 +32,9 @@
  * the quiet parameters, the rule and a wake-up cost w (cpu_wake = w, cpu_yield = 0: a
  * count's turns are fixed), its steady one-way time is the difference between runs of
  * SIM_LONG and SIM_SHORT round trips (no start-up in it), and w is found by bisection to
- * a picosecond: the smallest w whose one-way time reaches the run's T (0 when the model
- * without wake-ups already does). The fit over the rank counts is then the same.
+ * a picosecond between 0 and the first doubling of T whose one-way time reaches T: a w
+ * that reaches T with w - 1 ps short of it (0 when the model without wake-ups already
+ * reaches T). The fit over the rank counts is then the same.
  *
  * Alternatives rejected: the simulation for the rule of any core as well (the closed
  * form is what the engine does there, exactly, and a test checks the two agree:

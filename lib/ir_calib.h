@@ -479,8 +479,8 @@ int ir_calib_yield_read(ir_calib_yrun *run, const char *dir, ir_err *e);
 int ir_calib_yield_parse(ir_calib_yrun *run, const char *name, const char *text, size_t len, ir_err *e);
 /* Invert the model of the pairs' ping-pong for every run (p: the quiet parameters, the
  * intra-node model's when set; bind: ranks bound to cores, cpu_bind = core, inverted by
- * simulating nodecal's schedule in the engine, else the closed form of any core) and fit wake_ps = cpu_wake + cpu_yield * x (ps) by least
- * squares over the rank counts, each count's wake-up the median of its runs, both at
+ * simulating nodecal's schedule in the engine, else the closed form of any core) and fit
+ * wake_ps = cpu_wake + cpu_yield * x (ps) by least squares over the rank counts, each count's wake-up the median of its runs, both at
  * least 0; with runs of one x only, cpu_wake is 0 and cpu_yield the slope through the
  * origin. */
 int ir_calib_yield_fit(ir_calib_yrun *runs, size_t n, uint32_t cores, int bind, const ir_loggops *p,

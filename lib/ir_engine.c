@@ -1989,8 +1989,8 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 	if (en->other_model && m->rndv && pw_hs(en, m))
 		cpu_end = 0; /* a request-to-send: the receiver pays rndv_copy when its data arrives */
 	/* a rank waiting in MPI on a shared host (its CPU idle) is woken first, unless the
-	 * message reached it while it ran */
-	if (en->hwake && !m->ran && waiting(en, d, *cf, t))
+	 * message reached it while it ran (m->ran, set above whenever it was not waiting) */
+	if (en->hwake && !m->ran)
 		cpu_end = tadd(en, cpu_end, wake_cost(en, d));
 	if (!en->node || en->arrival)
 		cpu_end = tadd(en, t, cpu_end);

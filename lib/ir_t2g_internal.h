@@ -175,7 +175,6 @@ typedef struct rstate {
 	int64_t prun_start, prun_end; /* first poll's call, last poll's return */
 	uint64_t prun_n;              /* polls in it */
 	int64_t prun_c0, prun_c1;     /* --calc cpu: the CPU times there */
-	int64_t prun_cpu;             /* --calc cpu: the CPU time inside its poll calls */
 	/* --sync */
 	ir_rec rec;       /* the next record (read ahead) */
 	int has_rec;

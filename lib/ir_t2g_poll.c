@@ -40,8 +40,8 @@
  * and a context switch: 4.6 us of CPU a poll in nonblock's Testsome loops at 4 ranks on
  * 2 cores, against 0.076 us for a poll alone): a collapsed line's CPU times span the work
  * between its polls too (formats/trace.md §3.2), and HPCC's RandomAccess, which works
- * between its MPI_Test calls, came out 81 % too short (docs/validation.md, "Polls on
- * shared cores").
+ * between its MPI_Test calls, came out 81 % too short (docs/validation.md, "Programs of
+ * 50 ms, an untraced nodecal, and wake-ups of ranks that ran", item 3 and after).
  *
  * Rejected, on the cross-network runs of docs/validation.md: dropping all poll time
  * (a work poll's cost is real; MUMPS's workers poll as often on both networks and
@@ -124,13 +124,10 @@ void t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ui
 			R->prun_start = r->t_call;
 			R->prun_n = 0;
 			R->prun_c0 = r->cpu_call;
-			R->prun_cpu = 0;
 		}
 		R->prun_n += n ? n : 1;
 		R->prun_end = r->t_ret;
 		R->prun_c1 = r->cpu_ret;
-		if (r->cpu_call != IR_TIME_NONE && r->cpu_ret != IR_TIME_NONE && r->cpu_ret > r->cpu_call)
-			R->prun_cpu += r->cpu_ret - r->cpu_call;
 		return;
 	}
 	if (!R->prun)

@@ -36,6 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	(void)ir_trace_span(t);
 	(void)ir_trace_self_ps(t);
+	if (ir_trace_collapse_gap_ps(t) < 0) /* "# collapse gap:": 0 or a positive time */
+		abort();
 	(void)ir_trace_rtt_init(t);
 	(void)ir_trace_rtt_fini(t);
 	ir_trace_free(t);

@@ -175,6 +175,8 @@ typedef struct rstate {
 	int64_t prun_start, prun_end; /* first poll's call, last poll's return */
 	uint64_t prun_n;              /* polls in it */
 	int64_t prun_c0, prun_c1;     /* --calc cpu: the CPU times there */
+	int64_t prun_gap;             /* the longest time from one of its polls' return to the next call */
+	int64_t prun_flush;           /* the tracer's flushes between its polls ("# flush:"), ps */
 	/* --sync */
 	ir_rec rec;       /* the next record (read ahead) */
 	int has_rec;

@@ -376,6 +376,7 @@ struct ir_trace {
 	int span;        /* "# span:" line */
 	double self_ps;  /* "# tracer:" line (tail): the tracer's time after a return, ps; -1 none */
 	int64_t flush_ps; /* "# flush:" lines since the last call line, ps */
+	int64_t collapse_gap_ps; /* "# collapse gap:" line, ps; 0: none */
 	char incomplete[120]; /* "# incomplete <why>" */
 	int seen_call;
 	int at_eof;
@@ -597,6 +598,7 @@ const char *ir_trace_name(const ir_trace *t) { return t->name; }
 enum ir_trace_flavor ir_trace_flavor(const ir_trace *t) { return t->flavor; }
 int ir_trace_span(const ir_trace *t) { return t->span; }
 double ir_trace_self_ps(const ir_trace *t) { return t->self_ps; }
+int64_t ir_trace_collapse_gap_ps(const ir_trace *t) { return t->collapse_gap_ps; }
 double ir_trace_offset_init(const ir_trace *t) { return t->oi; }
 double ir_trace_offset_fini(const ir_trace *t) { return t->of; }
 int ir_trace_has_fini_offset(const ir_trace *t) { return t->has_of; }
@@ -806,6 +808,16 @@ int ir_trace_next(ir_trace *t, ir_rec *r, ir_err *e)
 				if (scan_u(&p, &ns) || strcmp(p, " ns") != 0 || ns > 1000000000000000ull)
 					return bad_line(t, "expected '# flush: <ns> ns'", l, n, e);
 				t->flush_ps += (int64_t)ns * 1000;
+				continue;
+			}
+			if (strncmp(l, "# collapse gap: ", 16) == 0) {
+				/* "# collapse gap: <ns> ns" (formats/trace.md 3.2): no collapsed line holds
+				 * two polls farther apart than that */
+				const char *p = l + 16;
+				uint64_t ns;
+				if (scan_u(&p, &ns) || strcmp(p, " ns") != 0 || ns == 0 || ns > 1000000000000ull)
+					return bad_line(t, "expected '# collapse gap: <ns> ns' (1 ns to 1000 s)", l, n, e);
+				t->collapse_gap_ps = (int64_t)ns * 1000;
 				continue;
 			}
 			if (strncmp(l, "# end", 5) == 0 && (l[5] == 0 || l[5] == ' ')) {

@@ -128,6 +128,9 @@ int ir_trace_span(const ir_trace *t);
 /* The tracer's mean own time after a call's return, ps, from the tail's "# tracer:" line
  * (formats/trace.md 3.8); -1 when the trace has none (or its data was not scanned). */
 double ir_trace_self_ps(const ir_trace *t);
+/* The header's "# collapse gap:" (formats/trace.md 3.2), ps: a collapsed line of polls has
+ * no gap this long between two of its polls; 0 when the header has none (the lines read so far). */
+int64_t ir_trace_collapse_gap_ps(const ir_trace *t);
 /* Clock offsets read from the header and the tail, microseconds (0 when absent). */
 double ir_trace_offset_init(const ir_trace *t);
 double ir_trace_offset_fini(const ir_trace *t);

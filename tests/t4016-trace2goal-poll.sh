@@ -100,6 +100,81 @@ test_expect_success '--compat schedgen ignores the poll model' '
 	test_cmp c1.goal c2.goal
 '
 
+# A run ended by a successful Test is a wait when the trace says how far apart a collapsed
+# line's polls can be ("# collapse gap:", formats/trace.md 3.2) and no gap between the run's
+# lines reached it (docs/trace2goal.md 2.1). Rank 0 of "tr" with that header and the
+# successful Test of run B at 50.5 (its return at 51): the gap 20.4 us before it loses run
+# B's span of 10 us, and run C stays work (19 + 10 * 0.4 = 23 us).
+gapped() { # DIR SED-SCRIPT: tr with the collapse gap header and rank 0 edited
+	mkdir "$1" && cp tr/rank-1.trace "$1"/ &&
+	sed -e "1a# collapse gap: 1000 ns" -e "s/^MPI_Test:1000051.000:r1:1:1,8,8:1:1000051.500$/MPI_Test:1000050.500:r1:1:1,8,8:1:1000051.000/" \
+		-e "$2" tr/rank-0.trace >"$1"/rank-0.trace
+}
+
+test_expect_success 'collapse gap: a run of polls alone ended by a successful Test is a wait' '
+	gapped g1 "" &&
+	trace2goal -p base.params --poll-from 100ns --poll-to 500ns g1 >g1.goal 2>err && test ! -s err &&
+	test "$(calcs g1.goal 0)" = "12000000 7000000 0 10400000 23000000 9000000 " &&
+	# on the same network too: the wait is the dataflow'"'"'s
+	trace2goal -p base.params --poll-from 300ns --poll-to 300ns g1 >g1s.goal &&
+	test "$(calcs g1s.goal 0)" = "12000000 7000000 0 10400000 19000000 9000000 "
+'
+
+test_expect_success 'collapse gap: without the header, or with 1 us to the successful Test, it stays work' '
+	mkdir g0 && cp tr/rank-1.trace g0/ && sed "2d" g1/rank-0.trace >g0/rank-0.trace &&
+	sed -n 2p g1/rank-0.trace | grep -q "^# collapse gap: 1000 ns$" &&
+	trace2goal -p base.params --poll-from 100ns --poll-to 500ns g0 >g0.goal &&
+	test "$(calcs g0.goal 0)" = "12000000 7000000 0 28400000 23000000 9000000 " &&
+	mkdir g2 && cp tr/rank-1.trace g2/ && sed "1a# collapse gap: 1000 ns" tr/rank-0.trace >g2/rank-0.trace &&
+	trace2goal -p base.params --poll-from 100ns --poll-to 500ns g2 >g2.goal &&
+	test "$(calcs g2.goal 0)" = "12000000 7000000 0 28900000 22500000 9000000 "
+'
+
+test_expect_success 'collapse gap: with --durations the run stays work' '
+	trace2goal --durations -p base.params --poll-from 100ns --poll-to 500ns g1 >d1.goal &&
+	trace2goal --durations -p base.params --poll-from 100ns --poll-to 500ns g0 >d0.goal &&
+	test_cmp d0.goal d1.goal &&
+	trace2goal --durations --sync -p base.params --poll-from 100ns --poll-to 500ns g1 >s1.goal &&
+	trace2goal --durations --sync -p base.params --poll-from 100ns --poll-to 500ns g0 >s0.goal &&
+	test_cmp s0.goal s1.goal
+'
+
+test_expect_success 'collapse gap: work between two lines of the run keeps it work, a flush there does not' '
+	gapped g3 "s/^MPI_Test:1000040.000:r1:0:-:20:1000050.000$/MPI_Test:1000040.000:r1:0:-:10:1000045.000\nMPI_Test:1000046.500:r1:0:-:10:1000050.000/" &&
+	test "$(grep -c "^MPI_Test:" g3/rank-0.trace)" = 3 &&
+	trace2goal -p base.params --poll-from 100ns --poll-to 500ns g3 >g3.goal &&
+	test "$(calcs g3.goal 0)" = "12000000 7000000 0 28400000 23000000 9000000 " &&
+	# the 1.5 us gap held a flush of 1 us: 0.5 us of polling, a wait; the flush is taken
+	# out of the gap once (docs/trace2goal.md 7), not a second time with the span
+	gapped g4 "s/^MPI_Test:1000040.000:r1:0:-:20:1000050.000$/MPI_Test:1000040.000:r1:0:-:10:1000045.000\n# flush: 1000 ns\nMPI_Test:1000046.500:r1:0:-:10:1000050.000/" &&
+	trace2goal -p base.params --poll-from 100ns --poll-to 500ns g4 >g4.goal &&
+	test "$(calcs g4.goal 0)" = "12000000 7000000 0 10400000 23000000 9000000 "
+'
+
+test_expect_success 'collapse gap: with --calc cpu a gap is its CPU time when that is less' '
+	# CPU times: the wall time less 999000 us, and 1.3 us less from the gap between the two
+	# lines of run B on (the rank was off its CPU there)
+	mkdir g5 && cp tr/rank-1.trace g5/ &&
+	awk -F: -v OFS=: "/^MPI_/ { c = \$2 - 999000; r = \$NF - 999000; if (c > 1046) c -= 1.3; if (r > 1046) r -= 1.3; \$0 = \$0 \":c\" sprintf(\"%.3f,%.3f\", c, r) } { print }" g3/rank-0.trace |
+		sed -e "s/trace format 1/trace format 2/" -e "1a# cpu: thread, microseconds" >g5/rank-0.trace &&
+	awk -F: -v OFS=: "/^MPI_/ { \$0 = \$0 \":c\" sprintf(\"%.3f,%.3f\", \$2 - 999000, \$NF - 999000) } { print }" tr/rank-1.trace |
+		sed -e "s/trace format 1/trace format 2/" -e "1a# cpu: thread, microseconds" >g5/rank-1.trace &&
+	grep -q "^MPI_Test:1000046.500:r1:0:-:10:1000050.000:c1045.200,1048.700$" g5/rank-0.trace &&
+	trace2goal -p base.params --calc wall --poll-from 100ns --poll-to 500ns g5 >g5w.goal &&
+	test "$(calcs g5w.goal 0)" = "12000000 7000000 0 28400000 23000000 9000000 " &&
+	# 0.2 us of CPU between the lines: a wait; the gap, 19.1 us of CPU, less the CPU span 8.7
+	trace2goal -p base.params --calc cpu --poll-from 100ns --poll-to 500ns g5 >g5c.goal &&
+	test "$(calcs g5c.goal 0)" = "12000000 7000000 0 10400000 23000000 9000000 "
+'
+
+test_expect_success 'collapse gap: a bad header line is an error with file and line' '
+	mkdir g6 && cp tr/rank-1.trace g6/ && sed "1a# collapse gap: soon" tr/rank-0.trace >g6/rank-0.trace &&
+	expect_fail 1 trace2goal g6 &&
+	grep -q "^trace2goal: g6/rank-0.trace:2: expected .# collapse gap: <ns> ns. (1 ns to 1000 s)" err &&
+	sed "1a# collapse gap: 0 ns" tr/rank-0.trace >g6/rank-0.trace &&
+	expect_fail 1 trace2goal g6 && grep -q "g6/rank-0.trace:2: expected" err
+'
+
 test_expect_success 'bad poll times are usage errors' '
 	{ trace2goal --poll-from abc tr 2>err; test $? = 2; } &&
 	grep -q "^trace2goal: invalid time for --poll-from: .abc." err &&

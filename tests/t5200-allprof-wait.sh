@@ -84,4 +84,22 @@ test_expect_success 'nonblock: the Waitall statuses: receives from the partner, 
 	echo "0,0,4;-2,-1,0;0,2,4;-2,-1,0;-1,-1,0" >expect &&
 	test_cmp expect got
 '
+test_expect_success 'pollgap: polls back to back collapse, polls with work between do not' '
+	traced pg 2 "$SAMPLES/pollgap" 10 &&
+	f=pg/rank-0.trace && complete $f && monotonic $f &&
+	grep -q "^# collapse gap: 1000 ns$" $f &&
+	calls MPI_Iprobe $f >ip &&
+	# 40 polls a round, none found anything; no line holds more than the 20 back to back
+	awk -F: "{ n += \$NF; if (\$NF > 20) big++; if (\$NF == 1) one++ } END { print n, big + 0, (one >= 200) }" ip >got &&
+	echo "400 0 1" >expect && test_cmp expect got &&
+	# every poll after work starts a line: one call from the last return on, 5 us or more
+	grep "^MPI_Iprobe:" $f | awk -F: "NR > 1 && \$(NF-1) == 1 && \$2 - t >= 1 { far++ } { t = \$NF } END { print (far >= 190) }" >got &&
+	echo 1 >expect && test_cmp expect got
+'
+
+test_expect_success 'ALLPROF_COLLAPSE=0: no collapse gap in the header' '
+	ALLPROF_COLLAPSE=0 traced pg0 2 "$SAMPLES/pollgap" 2 &&
+	! grep -q "^# collapse gap" pg0/rank-0.trace &&
+	test "$(calls MPI_Iprobe pg0/rank-0.trace | wc -l)" = 80
+'
 test_done

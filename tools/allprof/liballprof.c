@@ -57,6 +57,11 @@
  * whose layout version 2 keeps */
 #define AP_FORMAT_VERSION "1"
 #define AP_FORMAT_VERSION_CPU "2"
+/* a poll joins the collapsed line of the same poll only if it was called less than this
+ * long after that one's last return (formats/trace.md 3.2, "# collapse gap:") */
+#define AP_COLLAPSE_GAP_NS 1000
+#define AP_STR_(x) #x
+#define AP_STR(x) AP_STR_(x)
 #ifndef IR_VERSION
 #define IR_VERSION "1.0"
 #endif
@@ -934,7 +939,9 @@ void ap_poll_end(char *p, uint64_t t1, int success)
 	t1 = t_ret(t1);
 	S.calls++;
 	if (!success && ap.collapse) {
-		if (S.poll_active && poll_same(len)) {
+		/* the same poll again, with less than the collapse gap since the last one's return
+		 * (formats/trace.md 3.2): a run with work between its polls keeps one line a poll */
+		if (S.poll_active && poll_same(len) && ld64(S.scratch + 17) < S.poll_t1 + AP_COLLAPSE_GAP_NS) {
 			S.poll_n++;
 			S.poll_t1 = t1;
 			S.poll_c1 = S.scr_c1;
@@ -1770,13 +1777,14 @@ void ap_start(int provided)
 			 "# rank: %d of %d\n"
 			 "# pid: %ld\n"
 			 "# thread level: %d%s\n"
-			 "# clock: monotonic, microseconds, epoch-aligned at start\n%s%s",
+			 "# clock: monotonic, microseconds, epoch-aligned at start\n%s%s%s",
 			 IR_VERSION, ap.cpu ? AP_FORMAT_VERSION_CPU : AP_FORMAT_VERSION, date, host, u.sysname, u.nodename, u.release,
 			 u.version, u.machine, ap.rank, ap.size, (long)getpid(), provided,
 			 ap.mt ? " (locked)" : "",
 			 !ap.cpu     ? ""
 			 : cpu_every ? "# cpu: thread, microseconds\n# cpu read: every call\n"
 				     : "# cpu: thread, microseconds\n# cpu read: 20 us\n",
+			 ap.collapse && !ap.span ? "# collapse gap: " AP_STR(AP_COLLAPSE_GAP_NS) " ns\n" : "",
 			 ap.span ? "# span: MPI_Init and MPI_Finalize only\n" : "");
 	if (n < 0 || (size_t)n >= sizeof hdr)
 		n = (int)strlen(hdr);

@@ -46,6 +46,8 @@ typedef struct ir_t2g_opts {
 	int calc_cpu;                     /* --calc cpu: a gap's calc is the thread's CPU time in it
 	                                   * (the trace's CPU times, format version 2), not wall time */
 	int sync;                         /* --sync: durations from the zero-cost completion */
+	int poll_test_wait;               /* --poll-tests wait: a run of polls alone ended by a successful
+	                                   * Test is a wait (ir_t2g_poll.c, docs/trace2goal.md 2.1) */
 	int keep_tracer;                  /* --tracer-time keep: leave the tracer's own time after each
 	                                   * return (formats/trace.md 3.8) in the gaps */
 	ir_loggops net;                   /* the message model (ir_model.h; ir_loggops_load): prices

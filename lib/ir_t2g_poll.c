@@ -22,16 +22,18 @@
  *    (first poll's call to last poll's return) leaves the computation, and the
  *    simulated dataflow decides the wait; the computation before the first poll and
  *    after the last one stays.
- *  - a wait as well: a run ended by a successful Test, Testany, Testall or Testsome with
- *    nothing but polling in it. allprof writes the collapse gap in the header (formats/
- *    trace.md §3.2): no collapsed line holds two polls that far apart, so when no gap
- *    between the run's lines (nor the one before the successful call) reaches it either,
- *    the rank only polled until its request completed: a wait written as a loop. Not
- *    with --durations (test_wait).
+ *  - a wait as well, with --poll-tests wait (not the default, docs/trace2goal.md §2.1):
+ *    a run ended by a successful Test, Testany, Testall or Testsome with nothing but
+ *    polling in it. allprof writes the collapse gap in the header (formats/trace.md
+ *    §3.2): no collapsed line holds two polls that far apart, so when no gap between the
+ *    run's lines (nor the one before the successful call) reaches it either, the rank
+ *    only polled until its request completed: a wait written as a loop. Not with
+ *    --durations (test_wait).
  *  - work: anything else ends it: a send, a collective, the end of the trace, and a
- *    successful Test, Testany, Testall or Testsome after work between the polls, or in a
- *    trace that does not give the collapse gap. Testing a posted request between
- *    pieces of work is how a program overlaps communication with computation (HPCC's
+ *    successful Test, Testany, Testall or Testsome (with --poll-tests wait: after work
+ *    between the polls, or in a trace that does not give the collapse gap). Testing a
+ *    posted request between pieces of work is how a program overlaps communication with
+ *    computation (HPCC's
  *    RandomAccess updates its table between MPI_Test calls); the polls sat between
  *    pieces of work, and the same work polls as often on any network: each of the
  *    run's n polls (allprof's collapsed count, formats/trace.md §3.2) costs poll_to
@@ -49,7 +51,7 @@
  * between its polls too (before the collapse gap, formats/trace.md §3.2), and HPCC's
  * RandomAccess, which works between its MPI_Test calls, came out 81 % too short
  * (docs/validation.md, "Programs of 50 ms, an untraced nodecal, and wake-ups of ranks that
- * ran", item 3 and after). nonblock's loops are waits by the collapse gap now.
+ * ran", item 3 and after). With --poll-tests wait nonblock's loops are waits.
  *
  * Rejected, on the cross-network runs of docs/validation.md: dropping all poll time
  * (a work poll's cost is real; MUMPS's workers poll as often on both networks and
@@ -58,8 +60,9 @@
  * master polls 2.4x as often over shared memory, and the prediction for TCP came
  * out 27 % too long); taking every run that ends in a successful Test as a wait
  * (HPCC's replay on its own network fell from 1.4 % to 21 % too short: the work
- * between its tests left with the wait; the collapse gap now tells such runs apart). liballprof traces record a poll's flag as an address, so its
- * polls cannot be told successful or not: the model leaves them as they were.
+ * between its tests left with the wait; the collapse gap now tells such runs apart).
+ * liballprof traces record a poll's flag as an address, so its polls cannot be told
+ * successful or not: the model leaves them as they were.
  */
 #include "ir_t2g_internal.h"
 
@@ -121,15 +124,19 @@ static int is_wait(const callinfo *ci)
 }
 
 /* The time from the run's last return to r's call (a poll of it, or the call that ends it),
- * less the tracer's flushes in between: with --calc cpu the CPU time when it is less (a rank
- * descheduled there did no work). */
+ * less the tracer's time in between (its flushes there and its mean time after a return,
+ * docs/trace2goal.md 7): with --calc cpu the CPU time when it is less (a rank descheduled
+ * there did no work). */
 static int64_t run_gap(const gstate *g, const rstate *R, const ir_rec *r)
 {
 	int64_t gap = r->t_call - R->prun_end;
 	if (g->o->calc_cpu && r->cpu_call != IR_TIME_NONE && R->prun_c1 != IR_TIME_NONE &&
 	    r->cpu_call - R->prun_c1 < gap)
 		gap = r->cpu_call - R->prun_c1;
-	return gap - (r->tracer_ps > 0 ? r->tracer_ps : 0);
+	gap -= r->tracer_ps > 0 ? r->tracer_ps : 0;
+	if (R->self_ps > 0 && !g->o->keep_tracer)
+		gap -= (int64_t)(R->self_ps + 0.5);
+	return gap;
 }
 
 /* A run ended by a successful Test, Testany, Testall or Testsome is a wait when nothing but
@@ -140,7 +147,7 @@ static int64_t run_gap(const gstate *g, const rstate *R, const ir_rec *r)
 static int test_wait(const gstate *g, const rstate *R, const ir_rec *r, const callinfo *ci)
 {
 	int64_t cg = ir_trace_collapse_gap_ps(R->t), gap;
-	if (cg <= 0 || g->o->durations ||
+	if (!g->o->poll_test_wait || cg <= 0 || g->o->durations ||
 	    (ci->k != C_TEST && ci->k != C_TESTANY && ci->k != C_TESTALL && ci->k != C_TESTSOME))
 		return 0;
 	gap = run_gap(g, R, r);
@@ -175,7 +182,7 @@ void t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ui
 	if (!R->prun)
 		return;
 	R->prun = 0;
-	if (is_wait(ci) || (s == 2 && (ci->k == C_IPROBE || ci->k == C_IMPROBE)) || (s == 2 && test_wait(g, R, r, ci))) {
+	if (is_wait(ci) || (s == 2 && (ci->k == C_IPROBE || ci->k == C_IMPROBE || test_wait(g, R, r, ci)))) {
 		/* a wait: its span leaves the computation (never past the gap's start) */
 		int64_t span = R->prun_end - R->prun_start;
 		if (g->o->calc_cpu && R->prun_c0 != IR_TIME_NONE && R->prun_c1 != IR_TIME_NONE)

@@ -100,7 +100,7 @@ test_expect_success '--compat schedgen ignores the poll model' '
 	test_cmp c1.goal c2.goal
 '
 
-# A run ended by a successful Test is a wait when the trace says how far apart a collapsed
+# With --poll-tests wait a run ended by a successful Test is a wait when the trace says how far apart a collapsed
 # line's polls can be ("# collapse gap:", formats/trace.md 3.2) and no gap between the run's
 # lines reached it (docs/trace2goal.md 2.1). Rank 0 of "tr" with that header and the
 # successful Test of run B at 50.5 (its return at 51): the gap 20.4 us before it loses run
@@ -113,41 +113,49 @@ gapped() { # DIR SED-SCRIPT: tr with the collapse gap header and rank 0 edited
 
 test_expect_success 'collapse gap: a run of polls alone ended by a successful Test is a wait' '
 	gapped g1 "" &&
-	trace2goal -p base.params --poll-from 100ns --poll-to 500ns g1 >g1.goal 2>err && test ! -s err &&
+	trace2goal -p base.params --poll-tests wait --poll-from 100ns --poll-to 500ns g1 >g1.goal 2>err && test ! -s err &&
 	test "$(calcs g1.goal 0)" = "12000000 7000000 0 10400000 23000000 9000000 " &&
 	# on the same network too: the wait is the dataflow'"'"'s
-	trace2goal -p base.params --poll-from 300ns --poll-to 300ns g1 >g1s.goal &&
+	trace2goal -p base.params --poll-tests wait --poll-from 300ns --poll-to 300ns g1 >g1s.goal &&
 	test "$(calcs g1s.goal 0)" = "12000000 7000000 0 10400000 19000000 9000000 "
 '
 
 test_expect_success 'collapse gap: without the header, or with 1 us to the successful Test, it stays work' '
 	mkdir g0 && cp tr/rank-1.trace g0/ && sed "2d" g1/rank-0.trace >g0/rank-0.trace &&
 	sed -n 2p g1/rank-0.trace | grep -q "^# collapse gap: 1000 ns$" &&
-	trace2goal -p base.params --poll-from 100ns --poll-to 500ns g0 >g0.goal &&
+	trace2goal -p base.params --poll-tests wait --poll-from 100ns --poll-to 500ns g0 >g0.goal &&
 	test "$(calcs g0.goal 0)" = "12000000 7000000 0 28400000 23000000 9000000 " &&
 	mkdir g2 && cp tr/rank-1.trace g2/ && sed "1a# collapse gap: 1000 ns" tr/rank-0.trace >g2/rank-0.trace &&
-	trace2goal -p base.params --poll-from 100ns --poll-to 500ns g2 >g2.goal &&
+	trace2goal -p base.params --poll-tests wait --poll-from 100ns --poll-to 500ns g2 >g2.goal &&
 	test "$(calcs g2.goal 0)" = "12000000 7000000 0 28900000 22500000 9000000 "
 '
 
-test_expect_success 'collapse gap: with --durations the run stays work' '
-	trace2goal --durations -p base.params --poll-from 100ns --poll-to 500ns g1 >d1.goal &&
+test_expect_success 'collapse gap: --poll-tests work, the default, keeps the run work' '
+	trace2goal -p base.params --poll-from 100ns --poll-to 500ns g1 >w1.goal &&
+	trace2goal -p base.params --poll-tests work --poll-from 100ns --poll-to 500ns g1 >w2.goal &&
+	test_cmp w1.goal w2.goal &&
+	test "$(calcs w1.goal 0)" = "12000000 7000000 0 28400000 23000000 9000000 "
+'
+
+test_expect_success 'collapse gap: --poll-tests wait is refused with --durations, and bad values' '
+	expect_fail 2 trace2goal --durations --poll-tests wait -p base.params g1 &&
+	grep -q "^trace2goal: --poll-tests wait cannot be used with --durations" err &&
+	expect_fail 2 trace2goal --poll-tests maybe g1 &&
+	grep -q "^trace2goal: unknown --poll-tests .maybe. (work or wait)" err &&
+	trace2goal --durations --poll-tests work -p base.params --poll-from 100ns --poll-to 500ns g1 >d1.goal &&
 	trace2goal --durations -p base.params --poll-from 100ns --poll-to 500ns g0 >d0.goal &&
-	test_cmp d0.goal d1.goal &&
-	trace2goal --durations --sync -p base.params --poll-from 100ns --poll-to 500ns g1 >s1.goal &&
-	trace2goal --durations --sync -p base.params --poll-from 100ns --poll-to 500ns g0 >s0.goal &&
-	test_cmp s0.goal s1.goal
+	test_cmp d0.goal d1.goal
 '
 
 test_expect_success 'collapse gap: work between two lines of the run keeps it work, a flush there does not' '
 	gapped g3 "s/^MPI_Test:1000040.000:r1:0:-:20:1000050.000$/MPI_Test:1000040.000:r1:0:-:10:1000045.000\nMPI_Test:1000046.500:r1:0:-:10:1000050.000/" &&
 	test "$(grep -c "^MPI_Test:" g3/rank-0.trace)" = 3 &&
-	trace2goal -p base.params --poll-from 100ns --poll-to 500ns g3 >g3.goal &&
+	trace2goal -p base.params --poll-tests wait --poll-from 100ns --poll-to 500ns g3 >g3.goal &&
 	test "$(calcs g3.goal 0)" = "12000000 7000000 0 28400000 23000000 9000000 " &&
 	# the 1.5 us gap held a flush of 1 us: 0.5 us of polling, a wait; the flush is taken
 	# out of the gap once (docs/trace2goal.md 7), not a second time with the span
 	gapped g4 "s/^MPI_Test:1000040.000:r1:0:-:20:1000050.000$/MPI_Test:1000040.000:r1:0:-:10:1000045.000\n# flush: 1000 ns\nMPI_Test:1000046.500:r1:0:-:10:1000050.000/" &&
-	trace2goal -p base.params --poll-from 100ns --poll-to 500ns g4 >g4.goal &&
+	trace2goal -p base.params --poll-tests wait --poll-from 100ns --poll-to 500ns g4 >g4.goal &&
 	test "$(calcs g4.goal 0)" = "12000000 7000000 0 10400000 23000000 9000000 "
 '
 
@@ -160,10 +168,10 @@ test_expect_success 'collapse gap: with --calc cpu a gap is its CPU time when th
 	awk -F: -v OFS=: "/^MPI_/ { \$0 = \$0 \":c\" sprintf(\"%.3f,%.3f\", \$2 - 999000, \$NF - 999000) } { print }" tr/rank-1.trace |
 		sed -e "s/trace format 1/trace format 2/" -e "1a# cpu: thread, microseconds" >g5/rank-1.trace &&
 	grep -q "^MPI_Test:1000046.500:r1:0:-:10:1000050.000:c1045.200,1048.700$" g5/rank-0.trace &&
-	trace2goal -p base.params --calc wall --poll-from 100ns --poll-to 500ns g5 >g5w.goal &&
+	trace2goal -p base.params --poll-tests wait --calc wall --poll-from 100ns --poll-to 500ns g5 >g5w.goal &&
 	test "$(calcs g5w.goal 0)" = "12000000 7000000 0 28400000 23000000 9000000 " &&
 	# 0.2 us of CPU between the lines: a wait; the gap, 19.1 us of CPU, less the CPU span 8.7
-	trace2goal -p base.params --calc cpu --poll-from 100ns --poll-to 500ns g5 >g5c.goal &&
+	trace2goal -p base.params --poll-tests wait --calc cpu --poll-from 100ns --poll-to 500ns g5 >g5c.goal &&
 	test "$(calcs g5c.goal 0)" = "12000000 7000000 0 10400000 23000000 9000000 "
 '
 

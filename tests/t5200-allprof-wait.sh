@@ -97,6 +97,14 @@ test_expect_success 'pollgap: polls back to back collapse, polls with work betwe
 	echo 1 >expect && test_cmp expect got
 '
 
+test_expect_success 'pollgap --cpu-time, the CPU clock read at every call: its readings are not a gap' '
+	ALLPROF_CPUTIME_EXACT=1 allprof --cpu-time -o pgc -- mpirun -np 2 "$SAMPLES/pollgap" 10 >pgc.out 2>pgc.err &&
+	f=pgc/rank-0.trace && complete $f && grep -q "^# cpu read: every call$" $f &&
+	grep "^MPI_Iprobe:" $f | sed "s/:c[0-9.,]*$//" >ip &&
+	awk -F: "{ n += \$(NF-1); if (\$(NF-1) == 20) whole++ } END { print n, (whole >= 5) }" ip >got &&
+	echo "400 1" >expect && test_cmp expect got
+'
+
 test_expect_success 'ALLPROF_COLLAPSE=0: no collapse gap in the header' '
 	ALLPROF_COLLAPSE=0 traced pg0 2 "$SAMPLES/pollgap" 2 &&
 	! grep -q "^# collapse gap" pg0/rank-0.trace &&

@@ -73,6 +73,12 @@ __thread int ap_depth __attribute__((tls_model("initial-exec")));
 static __thread uint64_t cpu_prev __attribute__((tls_model("initial-exec")));
 static __thread uint64_t cpu_cur __attribute__((tls_model("initial-exec")));
 static __thread int cpu_in __attribute__((tls_model("initial-exec"))); /* the next ap_now() is a return */
+/* the CPU clock's system calls (cpu_read), summed, ns; its value at the last return's reading
+ * of the monotonic clock; and what was read between that and the current call's entry: the
+ * tracer's own time in the gap, which the collapse gap leaves out (ap_poll_end) */
+static __thread uint64_t cpu_read_ns __attribute__((tls_model("initial-exec")));
+static __thread uint64_t cpu_read_at_ret __attribute__((tls_model("initial-exec")));
+static __thread uint64_t cpu_read_gap __attribute__((tls_model("initial-exec")));
 
 /*
  * Record encoding (native byte order, unaligned; memory only, never on disk):
@@ -146,6 +152,7 @@ static struct {
 	char *poll;
 	size_t poll_len, poll_cap;
 	uint64_t poll_n, poll_t1;
+	uint64_t poll_fl;     /* flush_ns when the last poll returned (ap_poll_end) */
 	uint64_t poll_c0, poll_c1;  /* its CPU times (first call, last return) */
 	uint64_t rec_c0, rec_c1;    /* CPU times of the record being written */
 	uint64_t scr_c0, scr_c1;    /* ... of the poll record in scratch */
@@ -207,11 +214,14 @@ static inline void cpu_read(void)
 		 * ahead of the clock must not carry its excess on */
 		v = cpu_exact_v + (w - cpu_exact_w);
 	} else {
+		uint64_t w2;
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
 		v = (uint64_t)c.tv_sec * 1000000000u + (uint64_t)c.tv_nsec;
 		cpu_exact_v = v;
 		/* the clock was read somewhere inside its system call: its middle */
-		cpu_exact_w = w + (mono_ns() - w) / 2;
+		w2 = mono_ns();
+		cpu_exact_w = w + (w2 - w) / 2;
+		cpu_read_ns += w2 - w;
 	}
 	if (v < cpu_cur) /* a value ran ahead of the clock: stay there until it catches up */
 		v = cpu_cur;
@@ -228,11 +238,15 @@ uint64_t ap_now(void)
 		 * replay keeps as computation, not in the calls, which it replaces by a model. */
 		int ret = cpu_in;
 		cpu_in = !ret;
-		if (!ret)
+		if (!ret) {
 			cpu_read();
+			cpu_read_gap = cpu_read_ns - cpu_read_at_ret;
+		}
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		if (ret)
+		if (ret) {
+			cpu_read_at_ret = cpu_read_ns;
 			cpu_read();
+		}
 	} else {
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 	}
@@ -939,14 +953,18 @@ void ap_poll_end(char *p, uint64_t t1, int success)
 	t1 = t_ret(t1);
 	S.calls++;
 	if (!success && ap.collapse) {
-		/* the same poll again, with less than the collapse gap since the last one's return
-		 * (formats/trace.md 3.2): a run with work between its polls keeps one line a poll */
-		if (S.poll_active && poll_same(len) && ld64(S.scratch + 17) < S.poll_t1 + AP_COLLAPSE_GAP_NS) {
+		/* the same poll again, called less than the collapse gap after the last one's
+		 * return, not counting the tracer's own time in between (its CPU clock readings
+		 * and flushes; formats/trace.md 3.2): a run with work between its polls keeps one
+		 * line a poll */
+		if (S.poll_active && poll_same(len) &&
+		    ld64(S.scratch + 17) < S.poll_t1 + AP_COLLAPSE_GAP_NS + cpu_read_gap + (S.flush_ns - S.poll_fl)) {
 			S.poll_n++;
 			S.poll_t1 = t1;
 			S.poll_c1 = S.scr_c1;
 			S.polls_collapsed++;
 			self_time(t1);
+			S.poll_fl = S.flush_ns;
 			return;
 		}
 		poll_close();
@@ -969,6 +987,7 @@ void ap_poll_end(char *p, uint64_t t1, int success)
 		if (S.pend_len)
 			pend_flush();
 		self_time(t1);
+		S.poll_fl = S.flush_ns;
 		return;
 	}
 	poll_close();

@@ -78,6 +78,9 @@ static void usage(void)
 	       "                           --durations: the 'poll' key of -p); with both, a run of\n"
 	       "                           polls that ends in a wait is left to the replay, other\n"
 	       "                           polls cost T each (docs/trace2goal.md section 2.1)\n"
+	       "      --poll-tests HOW     a run of polls alone ended by a successful Test: work\n"
+	       "                           (default: its polls cost T each) or wait (left to the\n"
+	       "                           replay; traces with '# collapse gap:', not --durations)\n"
 	       "      --durations          replay each call's own duration minus the modelled network time\n"
 	       "      --sync               with --durations: replay a waiting call's duration from the\n"
 	       "                           latest entry of the ranks it waits for (no waiting twice)\n"
@@ -95,7 +98,7 @@ static void warn_cb(void *ctx, const char *msg)
 }
 
 enum { O_RANKPAT = 256, O_COMPAT, O_COLL, O_LISTCOLL, O_NOCLOCK, O_PIN, O_CPUSCALE, O_FROM, O_FROMNTH, O_TO,
-       O_DUR, O_SYNC, O_POLLFROM, O_POLLTO, O_FROMPARAMS, O_CALC, O_TRACER, O_VERSION };
+       O_DUR, O_SYNC, O_POLLFROM, O_POLLTO, O_POLLTESTS, O_FROMPARAMS, O_CALC, O_TRACER, O_VERSION };
 
 int main(int argc, char **argv)
 {
@@ -118,6 +121,7 @@ int main(int argc, char **argv)
 		{ "sync", no_argument, NULL, O_SYNC },
 		{ "poll-from", required_argument, NULL, O_POLLFROM },
 		{ "poll-to", required_argument, NULL, O_POLLTO },
+		{ "poll-tests", required_argument, NULL, O_POLLTESTS },
 		{ "from-params", required_argument, NULL, O_FROMPARAMS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -211,6 +215,14 @@ int main(int argc, char **argv)
 			else
 				return ir_cli_usage("unknown --tracer-time '%s' (remove or keep)", optarg);
 			break;
+		case O_POLLTESTS:
+			if (!strcmp(optarg, "work"))
+				o.poll_test_wait = 0;
+			else if (!strcmp(optarg, "wait"))
+				o.poll_test_wait = 1;
+			else
+				return ir_cli_usage("unknown --poll-tests '%s' (work or wait)", optarg);
+			break;
 		case O_CALC:
 			if (!strcmp(optarg, "wall"))
 				o.calc_cpu = 0;
@@ -258,6 +270,8 @@ int main(int argc, char **argv)
 		/* --to alone: the phase starts at the beginning */
 		o.from_re = "^MPI_Init";
 	}
+	if (o.poll_test_wait && o.durations)
+		return ir_cli_usage("--poll-tests wait cannot be used with --durations (no call's duration replays such a wait)");
 	if (sync) {
 		if (!o.durations)
 			return ir_cli_usage("--sync needs --durations");

@@ -169,9 +169,11 @@ void t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ui
 			R->prun_gap = 0;
 			R->prun_flush = 0;
 		} else {
-			int64_t gap = run_gap(g, R, r);
-			if (gap > R->prun_gap)
-				R->prun_gap = gap;
+			if (g->o->poll_test_wait) { /* test_wait's gaps */
+				int64_t gap = run_gap(g, R, r);
+				if (gap > R->prun_gap)
+					R->prun_gap = gap;
+			}
 			R->prun_flush += r->tracer_ps > 0 ? r->tracer_ps : 0;
 		}
 		R->prun_n += n ? n : 1;

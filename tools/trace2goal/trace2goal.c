@@ -91,6 +91,18 @@ static void usage(void)
 	       "Exit status: 0 success, 1 bad trace or failed output, 2 usage error.\n");
 }
 
+/* An option of two values: *out = 0 for the first, 1 for the second; else a usage error. */
+static int choice(const char *opt, const char *arg, const char *v0, const char *v1, int *out)
+{
+	if (!strcmp(arg, v0))
+		*out = 0;
+	else if (!strcmp(arg, v1))
+		*out = 1;
+	else
+		return ir_cli_usage("unknown %s '%s' (%s or %s)", opt, arg, v0, v1);
+	return 0;
+}
+
 static void warn_cb(void *ctx, const char *msg)
 {
 	if (!*(int *)ctx)
@@ -136,7 +148,7 @@ int main(int argc, char **argv)
 	ir_writer *w = NULL;
 	ir_err e;
 	const char *out = "-", *pattern = NULL, *pfile = NULL, *fromfile = NULL, *pin = NULL, *from_nth = NULL;
-	int c, quiet = 0, status = IR_EXIT_BAD, sync = 0;
+	int c, rc, quiet = 0, status = IR_EXIT_BAD, sync = 0;
 
 	ir_cli_init("trace2goal");
 	ir_t2g_opts_init(&o);
@@ -208,28 +220,16 @@ int main(int argc, char **argv)
 			break;
 		case O_TRACER:
 			tracer_set = 1;
-			if (!strcmp(optarg, "remove"))
-				o.keep_tracer = 0;
-			else if (!strcmp(optarg, "keep"))
-				o.keep_tracer = 1;
-			else
-				return ir_cli_usage("unknown --tracer-time '%s' (remove or keep)", optarg);
+			if ((rc = choice("--tracer-time", optarg, "remove", "keep", &o.keep_tracer)))
+				return rc;
 			break;
 		case O_POLLTESTS:
-			if (!strcmp(optarg, "work"))
-				o.poll_test_wait = 0;
-			else if (!strcmp(optarg, "wait"))
-				o.poll_test_wait = 1;
-			else
-				return ir_cli_usage("unknown --poll-tests '%s' (work or wait)", optarg);
+			if ((rc = choice("--poll-tests", optarg, "work", "wait", &o.poll_test_wait)))
+				return rc;
 			break;
 		case O_CALC:
-			if (!strcmp(optarg, "wall"))
-				o.calc_cpu = 0;
-			else if (!strcmp(optarg, "cpu"))
-				o.calc_cpu = 1;
-			else
-				return ir_cli_usage("unknown --calc '%s' (wall or cpu)", optarg);
+			if ((rc = choice("--calc", optarg, "wall", "cpu", &o.calc_cpu)))
+				return rc;
 			break;
 		case O_POLLFROM:
 		case O_POLLTO: {

@@ -75,16 +75,35 @@ int t2g_gap_cpu(gstate *g, rstate *R, const ir_rec *r, int64_t w1, int64_t c1, i
 void t2g_gap_self(gstate *g, rstate *R, int64_t *gap)
 {
 	uint64_t n = R->cur_calls > R->gap_base ? R->cur_calls - R->gap_base : 0;
-	double d = (double)R->gap_flush;
-	int64_t dd;
+	int64_t fl = R->gap_flush, take;
+	double d;
 	R->gap_flush = 0;
-	if (R->self_ps > 0)
-		d += R->self_ps * (double)n;
-	if (g->o->keep_tracer || d <= 0 || *gap <= 0)
+	if (g->o->keep_tracer)
 		return;
-	dd = d >= (double)*gap ? *gap : (int64_t)(d + 0.5);
-	*gap -= dd;
-	g->tracer_ps += (uint64_t)dd;
+	/* a flush first: measured inside the gap, the part of it that a CPU gap lacks is time
+	 * the thread was off its CPU, which t2g_gap_cpu took out already, so never owed */
+	if (fl > 0 && *gap > 0) {
+		take = fl < *gap ? fl : *gap;
+		*gap -= take;
+		g->tracer_ps += (uint64_t)take;
+	}
+	/* then the returns' mean time m each, with what earlier gaps owed: a gap shorter than
+	 * its returns' m shows that their tracer time was less than the mean there, so more
+	 * elsewhere; the next gaps pay the rest, so that the gaps lose n * m in all, not each
+	 * the larger of its own gap and m (which left a 0.1 us phantom of computation after
+	 * each short gap) */
+	d = R->self_owed + (R->self_ps > 0 ? R->self_ps * (double)n : 0);
+	R->self_owed = 0;
+	if (d <= 0)
+		return;
+	if (*gap <= 0 || d >= (double)*gap) {
+		take = *gap > 0 ? *gap : 0;
+		R->self_owed = d - (double)take;
+	} else {
+		take = (int64_t)(d + 0.5);
+	}
+	*gap -= take;
+	g->tracer_ps += (uint64_t)take;
 }
 
 int t2g_bad_arg(const rstate *R, const ir_rec *r, unsigned i, const char *what, ir_err *e)
@@ -524,7 +543,7 @@ void t2g_rank_release(gstate *g, rstate *R)
 	ir_hmap_release(&R->occ);
 	t2g_win_release(R);
 	ir_ivset_clear(&R->pinset);
-	R->owed = 0;
+	R->owed = R->self_owed = 0;
 	R->st_call = R->st_end = 0;
 	R->st_send_only = 0;
 	R->nends = 0;
@@ -585,6 +604,7 @@ int t2g_rank_begin(gstate *g, rstate *R, const ir_trace_file *tf, int64_t epoch,
 	if (!R->t)
 		return -1;
 	R->ncalls = R->cur_calls = R->gap_base = 0;
+	R->self_owed = 0;
 	R->self_ps = ir_trace_self_ps(R->t);
 	if (!g->rs && (put(R, "rank ", 5) || putu(R, tf->rank) || put(R, " {\n", 3)))
 		return ir_errf(e, "out of memory");

@@ -141,6 +141,8 @@ typedef struct rstate {
 	uint64_t cur_calls; /* ... before the record being converted */
 	uint64_t gap_base;  /* ... before the first return inside the running gap */
 	int64_t gap_flush;  /* the tracer's flushes inside the running gap ("# flush:" lines), ps */
+	double self_owed;   /* the tracer's time after returns that the gaps so far were too short
+	                     * to give, taken from the next gaps (t2g_gap_self), ps */
 	int started, finished, phase;
 	unsigned long from_seen;
 	ir_hmap reqmap;    /* key -> index in reqs */
@@ -294,7 +296,8 @@ int t2g_gap_cpu(gstate *g, rstate *R, const ir_rec *r, int64_t w1, int64_t c1, i
 /* The tracer's own time after each return inside the gap that ends now (the returns from
  * the one it began with to the record being converted) and its flushes there ("# flush:"
  * lines), taken from *gap, never below 0, unless --tracer-time keep or the trace does not say
- * it (docs/trace2goal.md §7). */
+ * it (docs/trace2goal.md §7). The time after returns that the gap is too short to give is
+ * owed and taken from the next gaps first; a flush's is not. */
 void t2g_gap_self(gstate *g, rstate *R, int64_t *gap);
 
 /* ir_t2g_out.c */

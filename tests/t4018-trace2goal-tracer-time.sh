@@ -2,7 +2,7 @@
 # trace2goal and the tracer's own time (formats/trace.md 3.8, docs/trace2goal.md §7): a trace
 # ending in "# tracer: <ns> ns after <n> returns" loses ns/n from each gap once per return
 # inside it (the call the gap begins with and the calls inside that produce nothing), never
-# below 0; --tracer-time keep (the default with --durations) leaves the gaps; a trace
+# below 0, what a short gap cannot give taken from the next gaps; --tracer-time keep (the default with --durations) leaves the gaps; a trace
 # without the line keeps them; a "# flush: <ns> ns" line takes its time off the gap it lies
 # in, and a bad one is an error (file:line). Exact calc values on a handwritten trace; then
 # real traces of allprof carry the lines (a small buffer: flush lines after call lines).
@@ -60,6 +60,43 @@ test_expect_success 'never below 0; a bad line is ignored' '
 	trace2goal -q bad >x.goal && printf "%s\n" 10000000 9000000 9000000 >want && calcs x.goal 0 >got && test_cmp want got &&
 	mk zero "# tracer: 600 ns after 0 returns" &&
 	trace2goal -q zero >z.goal && calcs z.goal 0 >got && test_cmp want got
+'
+
+# mkshort DIR: rank 0 calls Comm_rank 0.05 us after Init returns and Send 0.05 us after
+# that returns (a first gap of 0.15 us holding 2 returns), then as mk; rank 1 as mk
+mkshort() {
+	mkdir -p "$1"
+	{
+		printf "# allprof 1.0 trace format 1\n# rank: 0 of 2\n# comm 0 0,1\n# comm 1 0\n"
+		printf "MPI_Init:999990.000:1:2:1000000.000\n"
+		printf "MPI_Comm_rank:1000000.050:0,0,2:4096:1000000.100\n"
+		printf "MPI_Send:1000000.150:8192:100:1,1,1:1:7:0,0,2:1000001.150\n"
+		printf "MPI_Recv:1000010.000:4096:100:1,1,1:1:8:0,0,2:1,8,100:1000011.000\n"
+		printf "MPI_Finalize:1000020.000:1000020.100\n"
+		printf "# tracer: 800 ns after 4 returns\n# calls 4 records 4 collapsed 0 flushes 0\n# end 4 0\n"
+	} >"$1/rank-0.trace"
+	{
+		printf "# allprof 1.0 trace format 1\n# rank: 1 of 2\n# comm 0 0,1\n# comm 1 1\n"
+		printf "MPI_Init:999990.000:1:2:1000000.000\n"
+		printf "MPI_Recv:1000010.000:4096:100:1,1,1:0:7:0,1,2:0,7,100:1000011.000\n"
+		printf "MPI_Send:1000012.000:8192:100:1,1,1:0:8:0,1,2:1000013.000\n"
+		printf "MPI_Finalize:1000020.000:1000020.100\n"
+		printf "# calls 4 records 4 collapsed 0 flushes 0\n# end 4 0\n"
+	} >"$1/rank-1.trace"
+}
+
+test_expect_success 'a gap shorter than its tracer time: the rest comes off the next gaps, in trace order' '
+	mkshort sh &&
+	trace2goal -q sh >s.goal &&
+	# m = 0.2 us: the first gap (0.15 us, 2 returns) gives 0 and owes 0.25 us; the next
+	# (Send return to Recv, 8.85 us) loses its own 0.2 and the 0.25; the last 9 us - 0.2
+	printf "%s\n" 0 8400000 8800000 >want &&
+	calcs s.goal 0 >got && test_cmp want got &&
+	# in all the gaps lose 4 x 0.2 us: 18 us of gaps, 17.2 us of computation
+	calcs s.goal 0 | awk "{ s += \$1 } END { print s }" >sum && test "$(cat sum)" = 17200000 &&
+	# keep: as recorded
+	trace2goal -q --tracer-time keep sh >sk.goal &&
+	printf "%s\n" 150000 8850000 9000000 >want && calcs sk.goal 0 >got && test_cmp want got
 '
 
 test_expect_success '--durations keeps it by default (it replays the recorded run); remove is asked for' '

@@ -5,8 +5,11 @@
 #   MPI_Comm_rank, zero-byte Isend/Irecv/Waitall to self, unsuccessful
 #   MPI_Iprobe) on one rank, with and without the tracer, BENCH_RUNS runs
 #   (default 3) interleaved, a line per run (the driver makes min/median/max);
-#   "traced" includes formatting the text at flush time (in the same
-#   thread), "traced_64k" the same with ALLPROF_BUFSIZE=64K (many spills),
+#   "traced" writes each full buffer raw to the spill file inside the loops
+#   and formats the text at the end, outside them (formats/trace.md 3.8),
+#   "traced_nospill" formats at every flush instead (ALLPROF_SPILL=0, in the
+#   same thread, inside the loops), "traced_64k" as "traced" with
+#   ALLPROF_BUFSIZE=64K (many spills),
 #   "traced_cpu" with --cpu-time (the thread's CPU time read at every call
 #   and return) and "added_cpu" what that adds to "traced";
 # - trace bytes per call of those loops;
@@ -36,6 +39,8 @@ for i in $RUNLIST; do
 	mpirun -np 1 "$S/apbench" "$N" >plain.$i 2>/dev/null
 	rm -rf tr.$i
 	allprof -q -o tr.$i -- mpirun -np 1 "$S/apbench" "$N" >traced.$i 2>/dev/null
+	rm -rf ns
+	ALLPROF_SPILL=0 allprof -q -o ns -- mpirun -np 1 "$S/apbench" "$N" >nospill.$i 2>/dev/null
 	rm -rf sm
 	ALLPROF_BUFSIZE=64K allprof -q -o sm -- mpirun -np 1 "$S/apbench" "$N" >small.$i 2>/dev/null
 	rm -rf cp
@@ -52,6 +57,8 @@ for b in comm_rank isend_irecv_waitall iprobe_miss; do
 		[ -n "$t" ] && printf 'allprof\t%s\ttraced\t%s\tns/call\n' "$b" "$t"
 		# the cost added, run by run (the runs are interleaved)
 		[ -n "$p" ] && [ -n "$t" ] && printf 'allprof\t%s\tadded\t%s\tns/call\n' "$b" "$(echo "$t $p" | awk '{ printf "%.1f", $1 - $2 }')"
+		ns=$(val $b nospill.$i)
+		[ -n "$ns" ] && printf 'allprof\t%s\ttraced_nospill\t%s\tns/call\n' "$b" "$ns"
 		[ -n "$s" ] && printf 'allprof\t%s\ttraced_64k\t%s\tns/call\n' "$b" "$s"
 		c=$(val $b cpu.$i)
 		[ -n "$c" ] && printf 'allprof\t%s\ttraced_cpu\t%s\tns/call\n' "$b" "$c"

@@ -66,7 +66,25 @@
  */
 #include "ir_t2g_internal.h"
 
-/* 0: not a poll (or not decidable), 1: a poll that found nothing, 2: one that found something */
+/* a request argument of nothing but MPI_REQUEST_NULL ("r0", "r0,r0", formats/trace.md 3.4) */
+static int all_null(const char *f)
+{
+	if (f[0] != 'r')
+		return 0;
+	for (; *f; f++)
+		if (*f != 'r' && *f != '0' && *f != ',')
+			return 0;
+		else if (*f == '0' && (f[1] >= '0' && f[1] <= '9'))
+			return 0;
+	return 1;
+}
+
+/* 0: not a poll (or not decidable), 1: a poll that found nothing, 2: one that found something,
+ * 3: MPI_Test or MPI_Testall of null requests only, which set the flag, complete nothing and
+ * do not enter the library's progress: like a local call they neither end a run nor count
+ * as one of its polls (HPCC's RandomAccess tests its send request, null until it has sent,
+ * after each of its Testany loops; taken for a completion it made the bounded polling loop
+ * before a send a wait). */
 static int poll_state(const rstate *R, const ir_rec *r, const callinfo *ci)
 {
 	int64_t v = 0, idx = 0;
@@ -81,9 +99,13 @@ static int poll_state(const rstate *R, const ir_rec *r, const callinfo *ci)
 		f = F_MPI_Improbe_flag;
 		break;
 	case C_TEST:
+		if (all_null(r->f[F_MPI_Test_request]))
+			return 3;
 		f = F_MPI_Test_flag;
 		break;
 	case C_TESTALL:
+		if (all_null(r->f[F_MPI_Testall_requests]))
+			return 3;
 		f = F_MPI_Testall_flag;
 		break;
 	case C_TESTANY:
@@ -160,6 +182,8 @@ void t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ui
 	if (!g->poll_model || ci->k == C_LOCAL)
 		return;
 	s = poll_state(R, r, ci);
+	if (s == 3)
+		return;
 	if (s == 1) {
 		if (!R->prun) {
 			R->prun = 1;

@@ -159,6 +159,21 @@ test_expect_success 'collapse gap: work between two lines of the run keeps it wo
 	test "$(calcs g4.goal 0)" = "12000000 7000000 0 10400000 23000000 9000000 "
 '
 
+test_expect_success 'a Test of MPI_REQUEST_NULL completes nothing: it neither ends a run nor counts as a poll' '
+	# run C (10 Iprobes, then a Send: work) with MPI_Test(r0) after its polls: the run stays
+	# work, of 10 polls, in both rules; taken for a completion it made run C a wait
+	gapped n6 "s/^MPI_Iprobe:1000060.000:-1:9:0,0,2:0:-:10:1000062.000$/&\nMPI_Test:1000062.100:r0:1:-1,-1,0:1:1000062.200/" &&
+	test "$(grep -c "^MPI_Test:1000062.100:r0:" n6/rank-0.trace)" = 1 &&
+	trace2goal -p base.params --poll-tests wait --poll-from 100ns --poll-to 500ns n6 >n6.goal &&
+	test "$(calcs n6.goal 0)" = "12000000 7000000 0 10400000 23000000 9000000 " &&
+	trace2goal -p base.params --poll-from 100ns --poll-to 500ns n6 >n6w.goal &&
+	test "$(calcs n6w.goal 0)" = "12000000 7000000 0 28400000 23000000 9000000 " &&
+	# MPI_Testall of null requests alike
+	gapped n7 "s/^MPI_Iprobe:1000060.000:-1:9:0,0,2:0:-:10:1000062.000$/&\nMPI_Testall:1000062.100:2:r0,r0:1:-1,-1,0;-1,-1,0:1:1000062.200/" &&
+	trace2goal -p base.params --poll-tests wait --poll-from 100ns --poll-to 500ns n7 >n7.goal &&
+	test "$(calcs n7.goal 0)" = "12000000 7000000 0 10400000 23000000 9000000 "
+'
+
 test_expect_success 'collapse gap: with --calc cpu a gap is its CPU time when that is less' '
 	# CPU times: the wall time less 999000 us, and 1.3 us less from the gap between the two
 	# lines of run B on (the rank was off its CPU there)

@@ -6,6 +6,15 @@
 . "$TOP/tests/allprof-lib.sh"
 need_mpi
 
+# ready2 FILE: wait up to 60 s until both ranks of a "hang" run have printed "ready"
+ready2() {
+	for i in $(seq 600); do
+		test "$(grep -c "^ready" "$1" 2>/dev/null)" = 2 && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # allreduces FILE: number of Allreduce lines (the faults program makes 100 before it fails)
 allreduces() { grep -c "^MPI_Allreduce:" "$1"; }
 
@@ -90,11 +99,7 @@ test_expect_success 'SIGTERM sent to allprof reaches the ranks; their traces are
 	# a rank may not have run its handler by then, so give it time
 	OMPI_MCA_odls_base_sigkill_timeout=10 allprof -o hg -- mpirun -np 2 "$SAMPLES/faults" hang >hg.out 2>hg.err &
 	pid=$! &&
-	for i in $(seq 600); do
-		test "$(grep -c "^ready" hg.out 2>/dev/null)" = 2 && break
-		sleep 0.1
-	done &&
-	test "$(grep -c "^ready" hg.out)" = 2 &&
+	ready2 hg.out &&
 	kill -TERM $pid &&
 	{ wait $pid; test $? != 0; } &&
 	for r in 0 1; do
@@ -107,11 +112,7 @@ test_expect_success 'SIGTERM sent to allprof reaches the ranks; their traces are
 test_expect_success 'a rank holds its spill open, unlinked, until the end; SIGTERM then writes it out' '
 	OMPI_MCA_odls_base_sigkill_timeout=10 ALLPROF_BUFSIZE=64K allprof -o hs -- mpirun -np 2 "$SAMPLES/faults" hang 3000 >hs.out 2>hs.err &
 	pid=$! &&
-	for i in $(seq 600); do
-		test "$(grep -c "^ready" hs.out 2>/dev/null)" = 2 && break
-		sleep 0.1
-	done &&
-	test "$(grep -c "^ready" hs.out)" = 2 &&
+	ready2 hs.out &&
 	n=$(ls -l /proc/[0-9]*/fd 2>/dev/null | grep -c "$TRASH/hs/rank-[01].trace.spill (deleted)") &&
 	kill -TERM $pid &&
 	{ wait $pid; test $? != 0; } &&

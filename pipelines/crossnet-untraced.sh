@@ -22,7 +22,7 @@
 # deviations are against B's untraced median, within: inside the spread of B's untraced
 # runs), then '#' lines: per mode the median and largest |deviation| over all applications
 # and over the same-work runs of 50 ms or more (B untraced), how often the mode beats the
-# naive guess, and the tracer's share of B's runs.
+# naive guess, and the tracer's share of B's runs and of A's.
 set -eu
 dir=$1
 a=$2
@@ -103,9 +103,14 @@ for m in "$b:default:16:b" "$b:sync:17:b" "$a:default:18:a" "$a:sync:19:a"; do
 	x=$(summ "$col" big "" "$st")
 	[ -n "$x" ] && printf '# against %s'"'"'s untraced runs, same work, 50 ms or more: same network %s %s: %s\n' "$net" "$net" "$mode" "$x"
 done
-awk -F'\t' -v b="$b" '{ v[++k] = $8; t[k] = $7 } END {
+awk -F'\t' -v a="$a" -v b="$b" '{ v[++k] = $8; t[k] = $7; s[k] = $2 > 0 ? ($3 - $2) / $2 * 100 : 0 } END {
 	if (!k) exit
-	for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) { if (v[j] < v[i]) { x = v[i]; v[i] = v[j]; v[j] = x } if (t[j] < t[i]) { x = t[i]; t[i] = t[j]; t[j] = x } }
+	for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) {
+		if (v[j] < v[i]) { x = v[i]; v[i] = v[j]; v[j] = x }
+		if (t[j] < t[i]) { x = t[i]; t[i] = t[j]; t[j] = x }
+		if (s[j] < s[i]) { x = s[i]; s[i] = s[j]; s[j] = x }
+	}
 	printf "# naive between the untraced medians: median_abs_dev_pct=%.2f max_abs_dev_pct=%.2f over %d apps\n", k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2, v[k], k
 	printf "# the tracer lengthened the runs on %s by (traced - untraced) / untraced: median %.2f %%, from %.2f to %.2f %%\n", b, k % 2 ? t[(k + 1) / 2] : (t[k / 2] + t[k / 2 + 1]) / 2, t[1], t[k]
+	printf "# the tracer lengthened the runs on %s by (traced - untraced) / untraced: median %.2f %%, from %.2f to %.2f %%\n", a, k % 2 ? s[(k + 1) / 2] : (s[k / 2] + s[k / 2 + 1]) / 2, s[1], s[k]
 }' "$tmp"

@@ -76,8 +76,8 @@
 # own): the time a prediction is for, since the tracer's own
 # work lengthens a traced run. $(OUT)/untraced.tsv and its summary lines in crossnet.md
 # (pipelines/crossnet-untraced.sh) give per application both networks' untraced and traced
-# medians, the predictions against B's untraced median, and the naive guess between the
-# untraced medians.
+# medians, the predictions against B's untraced median, the naive guess between the
+# untraced medians, and what the tracer added to each network's runs.
 #
 # STATE=yes (the default) compares like with like on a machine that changes state (on the
 # reference VM shared memory's small round trip doubles for minutes at a time, TCP's grows by

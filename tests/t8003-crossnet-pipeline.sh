@@ -209,6 +209,7 @@ test_expect_success 'UNTRACED: the predictions against B'"'"'s untraced median, 
 	# (or, when every untraced run on tcp was on a slowed machine, the app named as left out)
 	grep -q "^- against tcp.s untraced runs: default shm->tcp: \(median_abs_dev_pct=[0-9.]* max_abs_dev_pct=[0-9.]* over 1 apps; beats naive in [01] of 1\|no app left: every untraced run slowed: ring\)$" x2/crossnet.md &&
 	grep -q "^- the tracer lengthened the runs on tcp by (traced - untraced) / untraced: median " x2/crossnet.md &&
+	grep -q "^- the tracer lengthened the runs on shm by (traced - untraced) / untraced: median " x2/crossnet.md &&
 	xmake OUT="$TRASH/x2" UNTRACED=2 && ! grep -q "^== " xmake.out &&
 	# a third round: only it runs (after the last traced one)
 	xmake OUT="$TRASH/x2" UNTRACED=3 && grep "^== \(trace\|untraced\) ring" xmake.out >order3 &&

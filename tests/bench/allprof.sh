@@ -12,6 +12,8 @@
 #   ALLPROF_BUFSIZE=64K (many spills),
 #   "traced_cpu" with --cpu-time (the thread's CPU time read at every call
 #   and return) and "added_cpu" what that adds to "traced";
+# - the whole traced apbench run, with the spill and without ("wall_traced",
+#   "wall_traced_nospill": the spill's formatting at the end is in the first);
 # - trace bytes per call of those loops;
 # - third-party programs (LAMMPS in.melt, MUMPS dsimpletest, HPCC, NetPIPE)
 #   traced: wall time traced and untraced, BENCH_RUNS runs; calls and trace
@@ -38,9 +40,15 @@ val() { awk -v n="$1" '$1 == n { print $2; exit }' "$2"; }
 for i in $RUNLIST; do
 	mpirun -np 1 "$S/apbench" "$N" >plain.$i 2>/dev/null
 	rm -rf tr.$i
+	t0=$(date +%s.%N)
 	allprof -q -o tr.$i -- mpirun -np 1 "$S/apbench" "$N" >traced.$i 2>/dev/null
+	t1=$(date +%s.%N)
 	rm -rf ns
 	ALLPROF_SPILL=0 allprof -q -o ns -- mpirun -np 1 "$S/apbench" "$N" >nospill.$i 2>/dev/null
+	t2=$(date +%s.%N)
+	# the whole traced run, the formatting at the end included (the loops' figures leave it out)
+	printf 'allprof\tapbench\twall_traced\t%s\ts\n' "$(echo "$t1 $t0" | awk '{ printf "%.3f", $1 - $2 }')"
+	printf 'allprof\tapbench\twall_traced_nospill\t%s\ts\n' "$(echo "$t2 $t1" | awk '{ printf "%.3f", $1 - $2 }')"
 	rm -rf sm
 	ALLPROF_BUFSIZE=64K allprof -q -o sm -- mpirun -np 1 "$S/apbench" "$N" >small.$i 2>/dev/null
 	rm -rf cp

@@ -114,7 +114,7 @@ include $(TOOL_MKS)
 # Fuzz targets: libFuzzer entry points in fuzz/fuzz-<name>.c. `make fuzz` builds them with clang;
 # `make check` builds each with a plain main() that replays fuzz/corpus/<name>/ (tests/t0900).
 FUZZ_REPLAY := $(patsubst fuzz/fuzz-%.c,$(BUILD)/fuzz-replay/fuzz-%,$(FUZZ_SRCS))
-$(BUILD)/fuzz-replay/fuzz-%: fuzz/fuzz-%.c fuzz/replay.c $(LIB_A)
+$(BUILD)/fuzz-replay/fuzz-%: fuzz/fuzz-%.c fuzz/replay.c $(wildcard fuzz/*.h) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< fuzz/replay.c $(LIB_A) $(LDLIBS)
 
@@ -130,7 +130,7 @@ $(BUILD)/fuzz/lib/%.o: $(LIBDIR)/%.c $(LIB_HDRS)
 $(FUZZ_LIB): $(FUZZ_OBJS)
 	rm -f $@ && ar rcs $@ $^
 $(FUZZ_BINS): $(FUZZ_LIB)
-$(BUILD)/fuzz/fuzz-%: fuzz/fuzz-%.c $(FUZZ_LIB) $(LIB_HDRS)
+$(BUILD)/fuzz/fuzz-%: fuzz/fuzz-%.c $(FUZZ_LIB) $(LIB_HDRS) $(wildcard fuzz/*.h)
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB) $(LDLIBS)
 fuzz: $(FUZZ_BINS)
 	@echo "run e.g.: $(BUILD)/fuzz/fuzz-goal-text fuzz/corpus/goal-text"

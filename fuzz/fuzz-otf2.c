@@ -21,10 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "convert.h"
 #include "ir_endian.h"
-#include "ir_io.h"
 #include "ir_otf2.h"
-#include "ir_t2g.h"
 
 /* libotf2 3.0 leaks its archive handle when OTF2_Reader_Open fails on a corrupt anchor file
  * (otf2_archive_open, otf2_file_posix_open); not ours to free, so LeakSanitizer is told. */
@@ -79,14 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
 	if (ir_otf2_load(&f, anchor, &st, &e) == 0) {
 		ir_t2g_opts o;
-		ir_writer *w = ir_writer_open("/dev/null", 0, &e);
 		ir_t2g_opts_init(&o);
-		if (w) {
-			if (ir_t2g_convert(&f, &o, w, NULL, &e))
-				ir_writer_abort(w);
-			else
-				ir_writer_close(w, &e);
-		}
+		fuzz_convert(&f, &o);
 		ir_trace_files_release(&f);
 		ir_otf2_stats_release(&st);
 	}

@@ -15,8 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir_io.h"
-#include "ir_t2g.h"
+#include "convert.h"
 
 enum { MAX_RANKS = 4 };
 
@@ -25,8 +24,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ir_trace_files f = { 0 };
 	ir_trace_file tf[MAX_RANKS];
 	ir_t2g_opts o;
-	ir_writer *w;
-	ir_err e;
 	size_t off = 1, n = 0;
 	uint8_t mode;
 	if (size < 1)
@@ -84,13 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((mode & 4) && !o.durations)
 		o.calc_cpu = 1;
 	o.keep_tracer = (mode & 8) != 0;
-	w = ir_writer_open("/dev/null", 0, &e);
-	if (w) {
-		if (ir_t2g_convert(&f, &o, w, NULL, &e))
-			ir_writer_abort(w);
-		else
-			ir_writer_close(w, &e);
-	}
+	fuzz_convert(&f, &o);
 	ir_trace_files_release(&f);
 	return 0;
 }

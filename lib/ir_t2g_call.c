@@ -543,7 +543,7 @@ void t2g_rank_release(gstate *g, rstate *R)
 	ir_hmap_release(&R->occ);
 	t2g_win_release(R);
 	ir_ivset_clear(&R->pinset);
-	R->owed = R->self_owed = 0;
+	R->owed = 0;
 	R->st_call = R->st_end = 0;
 	R->st_send_only = 0;
 	R->nends = 0;

@@ -69,14 +69,14 @@
 /* a request argument of nothing but MPI_REQUEST_NULL ("r0", "r0,r0", formats/trace.md 3.4) */
 static int all_null(const char *f)
 {
-	if (f[0] != 'r')
-		return 0;
-	for (; *f; f++)
-		if (*f != 'r' && *f != '0' && *f != ',')
+	for (;;) {
+		if (f[0] != 'r' || f[1] != '0')
 			return 0;
-		else if (*f == '0' && (f[1] >= '0' && f[1] <= '9'))
-			return 0;
-	return 1;
+		f += 2;
+		if (*f != ',')
+			return *f == 0;
+		f++;
+	}
 }
 
 /* 0: not a poll (or not decidable), 1: a poll that found nothing, 2: one that found something,

@@ -1999,8 +1999,12 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 	busy = *cf > t ? *cf - t : 0; /* ARRIVAL: work the CPU still had at t */
 	hpop(en);
 	en->st.msgs++;
-	if (en->step && !m->self && !m->intra) /* the rank's last step: this message */
+	if (en->step && !m->self && !m->intra) { /* the rank's last step: this message */
 		en->step[d].end = umax(en->step[d].end, en->arrival ? tadd(en, cpu_end, busy) : cpu_end);
+		/* and its sender's message taken in (formats/params.md, "A send after a gap") */
+		if (m->src < en->nranks)
+			en->step[m->src].arrived = 1;
+	}
 	s1 = s1_of(m->size);
 	if (!(en->net->flags & IR_NET_MODELS_BYTES) && !m->self && !m->intra)
 		*rf = tadd(en, tadd(en, t, en->p.g), tmul(en, s1, en->p.G));

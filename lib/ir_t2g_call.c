@@ -544,7 +544,8 @@ void t2g_rank_release(gstate *g, rstate *R)
 	t2g_win_release(R);
 	ir_ivset_clear(&R->pinset);
 	R->owed = 0;
-	R->st_call = R->st_end = 0;
+	R->st_call = R->st_end = R->st_begin = R->st_taken = 0;
+	R->st_ahead = INT64_MAX;
 	R->st_send_only = 0;
 	R->nends = 0;
 	ir_trace_free(R->t);

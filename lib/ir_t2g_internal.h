@@ -164,9 +164,12 @@ typedef struct rstate {
 	double owed;      /* --durations: modelled time no call has absorbed yet (ps), see emit_call */
 	/* a send after a gap (formats/params.md, "A send after a gap"), as the trace shows it: the
 	 * call being converted, the return of the last call that sent or may have read a message,
-	 * and whether that one only sent (t2g_send_cost) */
-	int64_t st_call, st_end;
-	int st_send_only;
+	 * and whether that one only sent (t2g_send_cost); under --sync, which reads every rank,
+	 * also the start of that call and when other ranks took in this rank's messages: the
+	 * latest such return the merge has passed, and the earliest one still ahead of it
+	 * (t2g_taken) */
+	int64_t st_call, st_end, st_begin, st_taken, st_ahead;
+	int st_send_only, st_sync;
 	const char *fname;
 	unsigned long line;
 	ir_sb out;        /* GOAL text of this rank not yet written */
@@ -312,7 +315,8 @@ uint64_t t2g_op_cpu(gstate *g, rstate *R, size_t i);
  * time (call 0) or a blocking send call's length (call 1), with the gap rule where net has
  * one (an eager network send the gap after the rank's last send-only call, or after its last
  * call that may have read a message). */
-uint64_t t2g_send_cost(const rstate *R, const ir_loggops *net, uint64_t size, int self, int call);
+uint64_t t2g_send_cost(rstate *R, const ir_loggops *net, uint64_t size, int self, int call);
+void t2g_taken(gstate *g, int64_t src, uint32_t by, int64_t now, int64_t t);
 int t2g_sync_call(gstate *g, rstate *R, const ir_rec *r, int blocking, double model, uint32_t plabel, ir_tn *join,
                   ir_err *e);
 void t2g_sync_drop(gstate *g);

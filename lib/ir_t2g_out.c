@@ -98,11 +98,46 @@ uint64_t t2g_op_cpu(gstate *g, rstate *R, size_t i)
 	return op->size;
 }
 
-uint64_t t2g_send_cost(const rstate *R, const ir_loggops *net, uint64_t size, int self, int call)
+/* The merge is at `now`: a take-in it has passed counts as past. */
+static void taken_pass(rstate *S, int64_t now)
+{
+	if (S->st_ahead <= now) {
+		if (S->st_ahead > S->st_taken)
+			S->st_taken = S->st_ahead;
+		S->st_ahead = INT64_MAX;
+	}
+}
+
+/* --sync: a call of rank `by` that started at `now` (the merge's time) and returned at t took
+ * in a message of rank src (formats/params.md, "A send after a gap": a send after a send
+ * keeps its discount only while none of the rank's messages was taken in). Of the take-ins
+ * still ahead of the merge only the earliest is kept: a receive returns after its start, and
+ * each receiver has at most one blocking call open. */
+void t2g_taken(gstate *g, int64_t src, uint32_t by, int64_t now, int64_t t)
+{
+	rstate *S;
+	if (!g->rs || src < 0 || (uint64_t)src >= g->nranks || (uint32_t)src == by || t == IR_TIME_NONE)
+		return;
+	S = &g->rs[src];
+	taken_pass(S, now);
+	if (t <= now) {
+		if (t > S->st_taken)
+			S->st_taken = t;
+	} else if (t < S->st_ahead) {
+		S->st_ahead = t;
+	}
+}
+
+uint64_t t2g_send_cost(rstate *R, const ir_loggops *net, uint64_t size, int self, int call)
 {
 	if (ir_model_pw(net) && ir_model_gap(net) && !(self && net->copy.n) && size <= net->S) {
 		int64_t gap = R->st_call - R->st_end;
-		return ir_model_send_cpu_gap(net, size, R->st_send_only, gap > 0 ? (uint64_t)gap : 0);
+		int after_send = R->st_send_only;
+		if (after_send && R->st_sync) { /* ... and none of its messages taken in since */
+			taken_pass(R, R->st_call);
+			after_send = R->st_taken < R->st_begin;
+		}
+		return ir_model_send_cpu_gap(net, size, after_send, gap > 0 ? (uint64_t)gap : 0);
 	}
 	return call ? ir_model_send_call(net, size, self) : ir_model_send_cpu(net, size, self);
 }
@@ -123,6 +158,8 @@ static void step_after(gstate *g, rstate *R, const ir_rec *r)
 		return;
 	R->st_end = r->t_ret;
 	R->st_send_only = snd && !rcv;
+	if (R->st_send_only)
+		R->st_begin = r->t_call;
 }
 
 /* Emit the staged call. t_call/t_ret are the call's times; extra is the pinning cost. */
@@ -231,6 +268,9 @@ int t2g_emit_call(gstate *g, rstate *R, const ir_rec *r, int ends_mode, int want
 		/* ops, then a calc for the call's duration from the zero-cost completion */
 		int blocking = c->nop && (ends_mode == ENDS_OPS || ends_mode == ENDS_JOIN);
 		uint32_t P = new_label(R);
+		for (i = 0; blocking && i < c->nop; i++) /* its receives took their messages in */
+			if (c->op[i].type == IR_OP_RECV && c->op[i].peer != 1)
+				t2g_taken(g, g->cpeer[i], R->rank, r->t_call, r->t_ret);
 		em->sjoin = 0;
 		if (t2g_sync_call(g, R, r, blocking, model, P, em->join != NOLABEL ? &em->sjoin : NULL, e))
 			return -1;

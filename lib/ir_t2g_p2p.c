@@ -152,6 +152,9 @@ int t2g_complete(gstate *g, rstate *R, const ir_rec *r, const uint64_t *keys, si
 		req *q = req_get(R, keys[i]);
 		if (!q || q->label == NOLABEL)
 			continue;
+		if (!q->is_send) /* --sync: the completed receive took its message in */
+			t2g_taken(g, q->deferred && st_src && st_src[i] != INT64_MIN ? st_src[i] : q->peer, R->rank, r->t_call,
+			          r->t_ret);
 		if (q->deferred) {
 			/* the wildcard receive's definition, with the real source and tag when known */
 			int64_t src = ANY, tag = q->tag;

@@ -307,6 +307,8 @@ int t2g_convert_sync(gstate *g, const ir_trace_files *files, int64_t epoch, ir_e
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		ir_sb_init(&g->rs[i].out);
+		g->rs[i].st_sync = 1;
+		g->rs[i].st_ahead = INT64_MAX;
 		ir_ivset_init(&g->rs[i].pinset);
 		rstate_maps_init(&g->rs[i]);
 	}

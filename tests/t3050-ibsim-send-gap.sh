@@ -1,8 +1,9 @@
 #!/bin/sh
 # A send after a gap (formats/params.md, "A send after a gap"): an eager network send costs
-# send_o(s) plus send_o_after_send(gap) when the rank's last protocol step was a send and no
-# message reached it since, else plus send_o_after_recv(gap); the gap runs from the end of
-# the rank's last step's overhead. Each result is derived by hand above its test.
+# send_o(s) plus send_o_after_send(gap) when the rank's last protocol step was a send and,
+# since that send began, no message reached it and none of its messages was taken in by its
+# receiver; else plus send_o_after_recv(gap); the gap runs from the end of the rank's last
+# step's overhead. Each result is derived by hand above its test.
 . "$(dirname "$0")/lib.sh"
 
 ends() { awk -F'\t' 'NR > 2 { printf "%s%s:%s", s, $1, $2; s = " " } END { print "" }' "$1"; }
@@ -24,9 +25,9 @@ printf 'send_o_after_send = 0:-1us; 10us:0\nsend_o_after_recv = 0:0; 1ms:5us\n' 
 # Rank 0 sends, computes 5 us and sends again; rank 1 receives both.
 # base: rank 0 [0,3) send, [3,8) calc, [8,11) send; rank 1 handles the messages at 2 and 10
 # (net_L 2 us from each send's start): [2,3) and [10,11).
-# gap: the first send is the rank's first step (after_recv at gap 0: +0): [0,3); the second
-# comes 5 us after it with nothing received: after_send(5 us) = -0.5 us: [8,10.5); its
-# message still arrives at 10 us.
+# gap: the first send is the rank's first step (after_recv at gap 0: +0): [0,3); rank 1
+# takes its message in at 2, so the second, 5 us after the first, is priced after_recv(5
+# us) = +0.025 us: [8,11.025); its message still arrives at 10 us.
 cat >two.goal <<'EOF'
 num_ranks 2
 rank 0 {
@@ -45,8 +46,67 @@ EOF
 test_expect_success 'without the gap keys: send_o each time' '
 	run "0:11000000 1:11000000" base.params two.goal
 '
-test_expect_success 'a send 5 us after a send: send_o + after_send(5 us)' '
-	run "0:10500000 1:11000000" gap.params two.goal
+test_expect_success 'a send 5 us after a send whose message was taken in: after_recv(5 us)' '
+	run "0:11025000 1:11000000" gap.params two.goal
+'
+
+# The same with rank 1 computing 20 us first: the messages wait for its CPU, handled [20,21)
+# and [21,22), so nothing of rank 0 was taken in when it sends again at 8: after_send(5 us)
+# = -0.5 us, [8,10.5).
+cat >busy.goal <<'EOF'
+num_ranks 2
+rank 0 {
+l1: send 8b to 1 tag 0
+l2: calc 5000000
+l3: send 8b to 1 tag 0
+l2 requires l1
+l3 requires l2
+}
+rank 1 {
+l0: calc 20000000
+l1: recv 8b from 0 tag 0
+l2: recv 8b from 0 tag 0
+l1 requires l0
+l2 requires l1
+}
+EOF
+test_expect_success 'a send 5 us after a send, the receiver busy: send_o + after_send(5 us)' '
+	run "0:10500000 1:22000000" gap.params busy.goal &&
+	run "0:11000000 1:22000000" base.params busy.goal
+'
+
+# A train of four sends 0 us apart (3 us of CPU each; a message arrives 2 us after its
+# send's start): with rank 1 idle each message is taken in at 2, 5, 8, 11 us, before the next
+# send starts: send_o each time, [0,3) [3,6) [6,9) [9,12). With rank 1 busy for 50 us the
+# three after the first keep the discount (after_send(0) = -1 us): [0,3) [3,5) [5,7) [7,9),
+# and rank 1 takes the four in at [50,54).
+cat >train.goal <<'EOF'
+num_ranks 2
+rank 0 {
+l1: send 8b to 1 tag 0
+l2: send 8b to 1 tag 0
+l3: send 8b to 1 tag 0
+l4: send 8b to 1 tag 0
+l2 requires l1
+l3 requires l2
+l4 requires l3
+}
+rank 1 {
+l0: calc 0
+l1: recv 8b from 0 tag 0
+l2: recv 8b from 0 tag 0
+l3: recv 8b from 0 tag 0
+l4: recv 8b from 0 tag 0
+l1 requires l0
+l2 requires l1
+l3 requires l2
+l4 requires l3
+}
+EOF
+test_expect_success 'a train of sends: discounted only while the receiver takes nothing in' '
+	run "0:12000000 1:12000000" gap.params train.goal &&
+	sed "s/calc 0/calc 50000000/" train.goal >train-busy.goal &&
+	run "0:9000000 1:54000000" gap.params train-busy.goal
 '
 
 # Rank 1 answers each message; rank 0 sends the second after the answer.

@@ -1,8 +1,8 @@
 #!/bin/sh
 # samples/apps/callctx (docs/validation.md, "A call's cost after what came before it"): two ranks
-# time a send after a pause, after each gap since the send before, in a ping-pong, and the
-# receives of one late message and of five that arrived together. Checked here: the table's
-# cases in order and that every figure is a positive time (what a context costs is a
+# time a send after a pause, after each gap since the send before, in a ping-pong, in trains
+# whose receiver computes or takes each message in, and the receives of one late message and
+# of five that arrived together. Checked here: the table's cases in order and that every figure is a positive time (what a context costs is a
 # measurement, in docs/validation.md, never a pass/fail threshold), and the errors.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/allprof-lib.sh"
@@ -17,7 +17,8 @@ test_expect_success 'every case once, in order, positive times' '
 	{
 		printf "send_first\tMPI_Send\n" &&
 		for g in 0 0.5 2 5 20 100; do printf "send_after_%s\tMPI_Send\n" $g; done &&
-		printf "send_pingpong\tMPI_Send\nrecv_single\tMPI_Recv\n" &&
+		printf "send_pingpong\tMPI_Send\nsend_train_busy\tMPI_Send\nsend_train_recv\tMPI_Send\n" &&
+		printf "recv_single\tMPI_Recv\n" &&
 		for k in 1 2 3 4 5; do printf "recv_queued_%s\tMPI_Recv\n" $k; done
 	} >want.keys &&
 	test_cmp want.keys got.keys &&
@@ -26,9 +27,9 @@ test_expect_success 'every case once, in order, positive times' '
 
 test_expect_success 'size 0 and the default size run' '
 	mpirun -np 2 --mca btl vader,self "$SAMPLES/callctx" -n 3 0 >out0 2>err &&
-	test "$(wc -l <out0)" -eq 15 &&
+	test "$(wc -l <out0)" -eq 17 &&
 	mpirun -np 2 --mca btl vader,self "$SAMPLES/callctx" -n 3 >out8 2>err &&
-	test "$(wc -l <out8)" -eq 15
+	test "$(wc -l <out8)" -eq 17
 '
 
 test_expect_success 'one rank, three ranks: refused' '

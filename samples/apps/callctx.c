@@ -14,6 +14,14 @@
  *                    20, 100) and sends again: the second send call;
  *   send_pingpong    the send call of a ping-pong, right after the receive
  *                    of the previous answer returned;
+ *   send_train_busy  rank 0 receives rank 1's answer and sends TRAIN messages
+ *                    back to back while rank 1 computes 300 us, then takes
+ *                    them in: the mean over the 2nd to TRAIN-th send of each
+ *                    position's median (a send after a send, nothing of the
+ *                    sender taken in meanwhile: what netcal's train measures);
+ *   send_train_recv  the same with rank 1 inside MPI_Recv, taking each
+ *                    message in as it comes (formats/params.md, "A send after
+ *                    a gap": over TCP its reads make the sends dearer);
  *   recv_single      rank 1 waits 100 us outside the library, then receives
  *                    one message that arrived meanwhile: its receive call;
  *   recv_queued_K    rank 0 sends 5 messages back to back; rank 1 waits 100 us
@@ -32,7 +40,7 @@
 
 #include "median.h"
 
-enum { QUEUED = 5, NGAPS = 6 };
+enum { QUEUED = 5, NGAPS = 6, TRAIN = 10 };
 
 static void die(const char *msg)
 {
@@ -123,6 +131,39 @@ int main(int argc, char **argv)
 	}
 	if (rank == 0)
 		printf("send_pingpong\tMPI_Send\t%.3f\n", median(d, reps) * 1e6);
+
+	/* trains of sends, the receiver computing or taking them in */
+	for (int takes = 0; takes < 2; takes++) {
+		double *t[TRAIN];
+		for (int k = 0; k < TRAIN; k++)
+			if (!(t[k] = malloc((size_t)reps * sizeof *t[k])))
+				die("out of memory");
+		MPI_Barrier(MPI_COMM_WORLD);
+		for (int n = 0; n < reps; n++) {
+			if (rank == 0) {
+				MPI_Recv(NULL, 0, MPI_BYTE, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+				for (int k = 0; k < TRAIN; k++) {
+					double a = MPI_Wtime();
+					MPI_Send(buf, (int)size, MPI_BYTE, 1, 30 + k, MPI_COMM_WORLD);
+					t[k][n] = MPI_Wtime() - a;
+				}
+			} else {
+				MPI_Send(NULL, 0, MPI_BYTE, 0, 4, MPI_COMM_WORLD);
+				if (!takes)
+					busy(300);
+				for (int k = 0; k < TRAIN; k++)
+					MPI_Recv(rbuf, (int)size, MPI_BYTE, 0, 30 + k, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			}
+		}
+		if (rank == 0) {
+			double m = 0;
+			for (int k = 1; k < TRAIN; k++)
+				m += median(t[k], reps);
+			printf("send_train_%s\tMPI_Send\t%.3f\n", takes ? "recv" : "busy", m / (TRAIN - 1) * 1e6);
+		}
+		for (int k = 0; k < TRAIN; k++)
+			free(t[k]);
+	}
 
 	/* receives: one late message, then QUEUED that arrived together */
 	for (int many = 0; many < 2; many++) {

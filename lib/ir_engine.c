@@ -218,8 +218,8 @@ struct ir_engine {
 	uint64_t *ccum, *cend;
 	/* [nranks], send_o_after_send/_recv only (formats/params.md, "A send after a gap"): the
 	 * end of the overhead of the rank's last protocol step (a network send or a message
-	 * handled); whether it has sent on the network, and whether a network message reached it
-	 * since its last such send began */
+	 * handled); whether it has sent on the network, and whether, since its last such send
+	 * began, a network message reached it or one of its network messages was taken in */
 	struct step_state {
 		uint64_t end;
 		uint8_t sent, arrived;

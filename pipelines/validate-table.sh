@@ -37,13 +37,16 @@ for run in $runs; do
 	for m in $modes; do
 		f=$dir/$run/$m.cmp.tsv
 		set -- $(absdev "$f" | stats)
+		# the worst rank as cmp-real found it (its summary line, from the unrounded
+		# deviations), else from the rounded column
 		awk -F'\t' -v a="$app" -v n="$np" -v m="$m" -v med="$1" -v mx="$2" -v mean="$3" '
+			/^# .* worst_rank=[0-9]+ / { s = $0; sub(/.* worst_rank=/, "", s); sub(/ .*/, "", s); cw = s }
 			!/^#/ && $1 != "rank" {
 				d = $4 + 0; if (d < 0) d = -d
 				if (k++ == 0 || d > w) { w = d; wr = $1 }
 				if ($2 + 0 > real) real = $2 + 0
 			}
-			END { printf "%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\n", a, n, m, real / 1e9, med, mx, mean, wr }' "$f"
+			END { printf "%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\n", a, n, m, real / 1e9, med, mx, mean, cw != "" ? cw : wr }' "$f"
 	done
 done
 

@@ -30,6 +30,21 @@ test_expect_success 'the table: summaries over all runs and over the runs of 50 
 	! grep -q "50 ms or more" t2.tsv
 '
 
+# Two ranks whose deviations round to the same figure: the worst rank is the one cmp-real's
+# summary names (it compares the unrounded deviations), not the first of the tie.
+test_expect_success 'the worst rank of a rounded tie is cmp-real'"'"'s' '
+	mkdir -p tie/ring-2 &&
+	{
+		printf "rank\treal_ps\tsim_ps\tdev_pct\n0\t1000000000\t1000400000\t0.040\n1\t1000000000\t1000400400\t0.040\n" &&
+		printf "# x.sim.tsv: max_abs_dev_pct=0.040 worst_rank=1 mean_abs_dev_pct=0.040 outside=0 tolerance_pct=5\n"
+	} >tie/ring-2/sync.cmp.tsv &&
+	sh "$TOP/pipelines/validate-table.sh" tie sync ring-2 >tie.tsv &&
+	grep -q "^ring	2	sync	1.000	0.04	0.04	0.04	1$" tie.tsv &&
+	grep -v "^# " tie/ring-2/sync.cmp.tsv >tie/ring-2/default.cmp.tsv &&
+	sh "$TOP/pipelines/validate-table.sh" tie default ring-2 >tie0.tsv &&
+	grep -q "^ring	2	default	1.000	0.04	0.04	0.04	0$" tie0.tsv
+'
+
 test_expect_success 'the pipeline runs: calibration, trace, both modes, table' '
 	vmake || { cat vmake.out; false; } &&
 	test -s v/calibrate/cluster.params &&

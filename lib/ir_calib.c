@@ -694,7 +694,7 @@ int ir_calib_state_filter(ir_calib_data *d, const ir_calib_pulse *p, size_t np, 
 	size_t nr = d->nraw - r0, ns = d->ns - s0, nt = d->nstep - st0, nmax, slowed = 0, aside;
 	unsigned char *slow = NULL, *keep = NULL;
 	state_key *k = NULL;
-	double *v = NULL, ref;
+	double *v = NULL, ref, own;
 	int rc = -1;
 	st->runs++;
 	if (np < IR_CALIB_STATE_MIN_PULSES)
@@ -726,14 +726,21 @@ int ir_calib_state_filter(ir_calib_data *d, const ir_calib_pulse *p, size_t np, 
 		if (m < IR_CALIB_STATE_MIN_PULSES)
 			continue;
 		(void)ir_median_inplace(v, m); /* sorts v */
-		ref = ir_quantile_sorted(v, m, IR_CALIB_STATE_REF_Q);
+		own = ref = ir_quantile_sorted(v, m, IR_CALIB_STATE_REF_Q);
+		/* a phase slowed all through has a slowed 10th percentile: with a reference from
+		 * elsewhere, its pulses are judged against the smaller of the two */
+		if (d->state_ref_ps > 0 && ref > d->state_ref_ps) {
+			if (ref > d->state_ref_ps * (1 + IR_CALIB_STATE_SLOW_PCT / 100))
+				st->phases_slow++;
+			ref = d->state_ref_ps;
+		}
 		for (size_t j = i; j < np; j++)
 			if (p[j].ctx == p[i].ctx)
 				slow[j] = p[j].v > ref * (1 + IR_CALIB_STATE_SLOW_PCT / 100);
-		if (!st->phases || ref < st->ref_min_ps)
-			st->ref_min_ps = ref;
-		if (!st->phases || ref > st->ref_max_ps)
-			st->ref_max_ps = ref;
+		if (!st->phases || own < st->ref_min_ps)
+			st->ref_min_ps = own;
+		if (!st->phases || own > st->ref_max_ps)
+			st->ref_max_ps = own;
 		st->phases++;
 		st->pulses_judged += m;
 	}
@@ -2671,6 +2678,9 @@ static int write_state(const ir_calib_data *d, ir_sb *o)
 			rc |= ir_sb_addf(o, " to %.4f us", st->ref_max_ps / 1e6);
 		rc |= ir_sb_addf(o, " (each phase's %.0fth percentile)", IR_CALIB_STATE_REF_Q * 100);
 	}
+	if (d->state_ref_ps > 0)
+		rc |= ir_sb_addf(o, "; against the reference %.4f us (--state-ref): %zu phase%s slowed all through",
+		                 d->state_ref_ps / 1e6, st->phases_slow, st->phases_slow == 1 ? "" : "s");
 	rc |= ir_sb_addf(o, "; %zu slowed by more than %.0f %%", st->slowed, IR_CALIB_STATE_SLOW_PCT);
 	if (st->slowed)
 		rc |= ir_sb_addf(o, " (median %.4f us)", st->slow_med_ps / 1e6);

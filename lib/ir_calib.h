@@ -201,6 +201,7 @@ typedef struct ir_calib_state {
 	double slow_med_ps;        /* the median slowed pulse of the last run with any, else 0 */
 	size_t measured, set_aside; /* measurements of the pulsed runs, and those set aside */
 	size_t groups_whole;       /* series and sizes kept whole since too few would remain */
+	size_t phases_slow;        /* with a reference: phases whose undisturbed value was above it */
 } ir_calib_state;
 
 typedef struct ir_calib_data {
@@ -237,6 +238,8 @@ typedef struct ir_calib_data {
 	size_t nstep, stepcap;
 	ir_calib_state state;
 	int keep_slowed; /* set before reading: judge the pulses, but set nothing aside */
+	double state_ref_ps; /* set before reading, 0 for none: the network's undisturbed 0-byte
+	                      * round trip, known from elsewhere (calib --state-ref) */
 	ir_calib_tracer tracer;
 	int keep_tracer; /* set before reading: measure the tracer's share, but take nothing off */
 } ir_calib_data;

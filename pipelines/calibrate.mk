@@ -44,13 +44,17 @@
 # STATE_REF=US (microseconds: the network's undisturbed clock round trip, e.g. the ref_us of
 # pipelines/crossnet.mk's state-NET) calibrates again, up to STATE_TRIES times (default 3),
 # STATE_DELAY seconds apart (default 30), while a run's clock round trips at MPI_Init or at
-# MPI_Finalize, or (netcal) its pulses' undisturbed value at their best (calib's "# machine
-# state" line), are more than 25 % above it (pipelines/state-check.sh): a run made on a slowed
-# machine, which netcal's pulses cannot tell by themselves when it is slowed all through a phase
-# (formats/calibration.md, "Machine state"). When every run was slowed, the least slowed
-# one (the smallest of their larger round trips) is kept. Each try's verdict (state-check.sh's
-# line) and that outcome are also written to $(OUT)/pp.state (ppN.state for run N), which
-# pipelines/crossnet.mk's table shows.
+# MPI_Finalize, or (netcal) its pulses' undisturbed value in its worst phase (the largest of
+# the phases' values on calib's "# machine state" line), are more than 25 % above it
+# (pipelines/state-check.sh): a run made on a slowed machine, which netcal's pulses cannot tell
+# by themselves when it is slowed all through a phase (formats/calibration.md, "Machine
+# state"). netcal's runs are then fitted with calib --state-ref, which judges every pulse
+# against the reference as well, and sets aside what was measured while the machine was
+# slowed; when every try was slowed, all of them are pooled that way (their list in
+# $(OUT)/pp.pool), so that their undisturbed stretches make the calibration. With another
+# program (no pulses) the least slowed run (the smallest of their larger round trips) is kept.
+# Each try's verdict (state-check.sh's line) and that outcome are also written to
+# $(OUT)/pp.state (ppN.state for run N), which pipelines/crossnet.mk's table shows.
 #
 # `stability` calibrates twice, DELAY seconds apart, into $(OUT)/stab1 and
 # $(OUT)/stab2, and writes $(OUT)/stability.tsv (also shown): per fitted term,
@@ -102,23 +106,34 @@ $(if $(STATE_REF),$(call check,STATE_REF,$(STATE_REF),0*[1-9][0-9]*(\.[0-9]*)?|[
 $(call check,STATE_TRIES,$(STATE_TRIES),[1-9][0-9]?,a whole number of runs from 1 to 99)
 $(call check,STATE_DELAY,$(STATE_DELAY),[0-9]+,whole seconds)
 # measure DIR: run the measuring program under allprof into DIR; with STATE_REF again while
-# the machine was slowed (up to STATE_TRIES runs), each try's verdict also in DIR.state
-measure = try=1; best=; rm -rf $(1).best $(1).state; while :; do \
+# the machine was slowed (up to STATE_TRIES runs), each try's verdict also in DIR.state; netcal:
+# the slowed tries are kept as DIR.tryN and, when all were slowed, listed in DIR.pool
+POOL_SLOWED := $(filter netcal,$(PROGRAM))
+STATE_FLAGS := $(if $(STATE_REF),--state-ref $(STATE_REF)us)
+WORST_PULSE := s/^\# machine state: .* undisturbed \([0-9.]* us to \)\{0,1\}\([0-9.]*\) us (each.*/\2/p
+measure = try=1; best=; rm -rf $(1).best $(1).try* $(1).state $(1).pool; while :; do \
 	  echo "$(ALLPROF) -q -o $(1) -- $(MPIRUN) $(MEASURE) $(MEASURE_ARGS)"; \
 	  $(ALLPROF) -q -o $(1) -- $(MPIRUN) $(MEASURE) $(MEASURE_ARGS) || exit 1; \
-	  $(if $(STATE_REF),p=$(if $(filter netcal,$(PROGRAM)),$$($(CALIB) -q $(1) 2>/dev/null | \
-	    sed -n 's/^# machine state: .* undisturbed \([0-9.]*\) us to .*/\1/p')); \
+	  $(if $(STATE_REF),p=$(if $(POOL_SLOWED),$$($(CALIB) -q $(STATE_FLAGS) $(1) 2>/dev/null | sed -n '$(WORST_PULSE)')); \
 	  v=$$(sh $(HERE)state-check.sh $(1) $(STATE_REF) $$p); rc=$$?; \
-	  echo "$$v"; echo "try $$try: $$v" >> $(1).state; [ $$rc = 0 ] && { rm -rf $(1).best; break; }; \
+	  echo "$$v"; echo "try $$try: $$v" >> $(1).state; [ $$rc = 0 ] && { rm -rf $(1).best $(1).try*; break; }; \
+	  $(if $(POOL_SLOWED),mv $(1) $(1).try$$try; \
+	  if [ $$try -ge $(STATE_TRIES) ]; then \
+	    mv $(1).try$$try $(1); l=$(1); i=1; while [ $$i -lt $$try ]; do l="$$l $(1).try$$i"; i=$$((i + 1)); done; \
+	    echo "$$l" > $(1).pool; \
+	    v="calibrated on a slowed machine $(STATE_TRIES) times: the $(STATE_TRIES) runs are pooled and what each measured while slowed is set aside (calib --state-ref)"; \
+	    echo "$$v"; echo "$$v" >> $(1).state; break; fi;, \
 	  w=$$(sh $(HERE)state-check.sh -w $(1) $$p); \
 	  if [ -z "$$best" ] || awk -v a="$$w" -v b="$$best" 'BEGIN { exit !(a < b) }'; then \
 	    rm -rf $(1).best; mv $(1) $(1).best; best=$$w; else rm -rf $(1); fi; \
 	  if [ $$try -ge $(STATE_TRIES) ]; then \
 	    v="calibrated on a slowed machine $(STATE_TRIES) times: the least slowed run is kept (round trip $$best us)"; \
 	    echo "$$v"; echo "$$v" >> $(1).state; \
-	    mv $(1).best $(1); break; fi; \
+	    mv $(1).best $(1); break; fi;) \
 	  try=$$((try + 1)); echo "again in $(STATE_DELAY) s"; sleep $(STATE_DELAY),break); \
 	done
+# the directories calib fits: each run's, or the tries pooled for it (DIR.pool)
+FIT_DIRS = $$(for d in $(RUN_DIRS); do if [ -f $$d.pool ]; then cat $$d.pool; else echo $$d; fi; done)
 # the runs' trace directories: pp, then pp2 .. ppN
 RUN_DIRS := $(OUT)/pp $(patsubst %,$(OUT)/pp%,$(wordlist 2,$(RUNS),$(shell seq 1 $(RUNS))))
 RUN_DONE := $(addsuffix /.done,$(RUN_DIRS))
@@ -193,10 +208,10 @@ retrace:
 # a new calib fits the same traces again (a binary whose content did not change keeps its time)
 $(CALIB): tools ;
 $(OUT)/cluster.params: $(RUN_DONE) $(CALIB)
-	$(CALIB) $(CALIB_FLAGS) -o $@ $(RUN_DIRS) 2>$(OUT)/table.txt || { cat $(OUT)/table.txt; exit 1; }
+	$(CALIB) $(CALIB_FLAGS) $(STATE_FLAGS) -o $@ $(FIT_DIRS) 2>$(OUT)/table.txt || { cat $(OUT)/table.txt; exit 1; }
 
 $(OUT)/fit.%: $(RUN_DONE) $(OUT)/cluster.params | tools
-	$(CALIB) -q $(CALIB_FLAGS) --plot $@ -o /dev/null $(RUN_DIRS)
+	$(CALIB) -q $(CALIB_FLAGS) $(STATE_FLAGS) --plot $@ -o /dev/null $(FIT_DIRS)
 
 # Two calibrations DELAY seconds apart; the fitted figures ("#@" lines of the
 # parameter files, formats/calibration.md) compared at every size >= 64 bytes.

@@ -258,15 +258,16 @@ $(eval $(call between_rule,$(B),$(C)/cal-$(A)/between/%/.done))
 .SECONDARY: $(foreach n,$(NETS),$(call betweens,$(n)))
 endif
 # the pool: with STATE=yes the runs made on an undisturbed machine (state-check.sh against
-# NET's reference, netcal's pulses at their best as the third round trip), or the least
-# slowed run when none was; each verdict in between.state
+# NET's reference, netcal's pulses in their worst phase as the third round trip), or the least
+# slowed run when none was, fitted with calib --state-ref; each verdict in between.state
+WORST_PULSE := s/^\# machine state: .* undisturbed \([0-9.]* us to \)\{0,1\}\([0-9.]*\) us (each.*/\2/p
 $(foreach n,$(NETS),$(C)/cal-$(n)/between.params): $(C)/cal-%/between.params: $$(call betweens,$$*) $(F)/between-% $(call statefile,%) $(ABIN)/calib $(HERE)state-check.sh
 	@echo "== calibrate $* from $(words $(RUN_APPS)) runs between the runs"
 	@d=$(C)/cal-$*; rm -f $$d/between.state; use=; \
 	$(if $(filter yes,$(STATE)),ref=$$(sed -n 's/^ref_us=//p' $(OUT)/state-$* | grep -v '^0$$'); best=; bestw=; \
 	  for a in $(RUN_APPS); do \
-	    p=$$($(ABIN)/calib -q $$d/between/$$a 2>/dev/null | sed -n 's/^# machine state: .* undisturbed \([0-9.]*\) us to .*/\1/p'); \
 	    if [ -z "$$ref" ]; then use="$$use $$d/between/$$a"; continue; fi; \
+	    p=$$($(ABIN)/calib -q --state-ref $${ref}us $$d/between/$$a 2>/dev/null | sed -n '$(WORST_PULSE)'); \
 	    v=$$(sh $(HERE)state-check.sh $$d/between/$$a $$ref $$p); rc=$$?; [ $$rc -le 1 ] || exit 1; \
 	    echo "$$a: $$v" >> $$d/between.state; \
 	    if [ $$rc = 0 ]; then use="$$use $$d/between/$$a"; else \
@@ -278,7 +279,7 @@ $(foreach n,$(NETS),$(C)/cal-$(n)/between.params): $(C)/cal-%/between.params: $$
 	    echo "every run between the runs was made on a slowed machine: the least slowed is used: $$best (round trip $$bestw us)" >> $$d/between.state; \
 	  else echo "pooled: $$(echo $$use | wc -w) of $(words $(RUN_APPS)) runs" >> $$d/between.state; fi;, \
 	  use="$(foreach a,$(RUN_APPS),$$d/between/$(a))";) \
-	$(ABIN)/calib -o $@.tmp $$use 2>$$d/between.txt || { cat $$d/between.txt >&2; rm -f $@.tmp; exit 1; }; \
+	$(ABIN)/calib $(if $(filter yes,$(STATE)),$${ref:+--state-ref $${ref}us}) -o $@.tmp $$use 2>$$d/between.txt || { cat $$d/between.txt >&2; rm -f $@.tmp; exit 1; }; \
 	mv $@.tmp $@
 
 # ---- 2. trace: run I of APP on NET. Each run waits (order only) for the one

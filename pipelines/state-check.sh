@@ -6,11 +6,11 @@
 # compared with REF_US, the network's undisturbed round trip: exit 0 when neither is more
 # than 25 % above it, 1 when one is (a slowed machine: the same rule as cmp-real
 # --state-ref, but either end suffices), 2 on trouble; one line on standard output says which.
-# PULSE_US, when given (netcal: the smallest undisturbed value of its pulses, calib's "# machine
-# state" line, formats/calibration.md), counts as a third round trip: a 0-byte round trip
-# like the clock's, at the run's best, so a run slowed all through between its two ends
-# shows there (on the reference VM both measures came within 5 % of each other on an
-# undisturbed machine; docs/validation.md).
+# PULSE_US, when given (netcal: the undisturbed value of its pulses in their worst phase, the
+# largest of the phases' values on calib's "# machine state" line, formats/calibration.md),
+# counts as a third round trip: a 0-byte round trip like the clock's, so a run slowed all
+# through a phase between its two ends shows there (on the reference VM both measures came
+# within 5 % of each other on an undisturbed machine; docs/validation.md).
 # calibrate.mk STATE_REF uses it to calibrate again, and -w to keep the least slowed run.
 set -u
 worst=
@@ -42,7 +42,7 @@ awk -v ri="${ri:--1}" -v rf="${rf:--1}" -v rp="${pulse:--1}" -v ref="$ref" -v d=
 	lim = ref * 1.25
 	slow = ri > lim || rf > lim || rp > lim
 	printf "%s: clock round trips %s us at MPI_Init, %s us at MPI_Finalize%s, reference %s us: %s\n", d,
-		ri < 0 ? "-" : ri, rf < 0 ? "-" : rf, rp < 0 ? "" : ", pulses " rp " us at best", ref,
+		ri < 0 ? "-" : ri, rf < 0 ? "-" : rf, rp < 0 ? "" : ", pulses " rp " us in their worst phase", ref,
 		slow ? "a slowed machine" : "undisturbed"
 	exit slow
 }'

@@ -69,28 +69,46 @@ test_expect_success 'calibrate.mk RUNS=2: two runs, one pooled fit; a second mak
 	cmake_ RUNS=2 && ! grep -q "allprof" make.out
 '
 
-test_expect_success 'calibrate.mk STATE_REF: a run on a slowed machine is made again, up to STATE_TRIES' '
+test_expect_success 'calibrate.mk STATE_REF: a run on a slowed machine is made again, up to STATE_TRIES; netcal pools them' '
 	rm -rf c &&
 	# a reference no round trip can come near: every run is on a "slowed" machine
 	cmake_ STATE_REF=0.0001 STATE_TRIES=2 STATE_DELAY=0 || { cat make.out; false; } &&
-	# netcal: its pulses at their best (calib'"'"'s "# machine state" line) are judged too
-	test "$(grep -c "^$TRASH/c/pp: clock round trips [0-9.]* us at MPI_Init, [0-9.]* us at MPI_Finalize, pulses [0-9.]* us at best, reference 0.0001 us: a slowed machine$" make.out)" = 2 &&
+	# netcal: its pulses in their worst phase (calib'"'"'s "# machine state" line) are judged too
+	test "$(grep -c "^$TRASH/c/pp: clock round trips [0-9.]* us at MPI_Init, [0-9.]* us at MPI_Finalize, pulses [0-9.]* us in their worst phase, reference 0.0001 us: a slowed machine$" make.out)" = 2 &&
 	grep -q "^again in 0 s$" make.out &&
-	grep -q "^calibrated on a slowed machine 2 times: the least slowed run is kept (round trip [0-9.]* us)$" make.out &&
-	test -s c/pp/rank-1.trace && test -s c/cluster.params && ! test -e c/pp.best &&
-	# the verdicts in c/pp.state too, for crossnet.md: each try, then what was kept
+	grep -q "^calibrated on a slowed machine 2 times: the 2 runs are pooled and what each measured while slowed is set aside (calib --state-ref)$" make.out &&
+	# both tries kept and fitted together, each judged against the reference
+	test -s c/pp/rank-1.trace && test -s c/pp.try1/rank-1.trace && ! test -e c/pp.try2 && ! test -e c/pp.best &&
+	test "$(cat c/pp.pool)" = "$TRASH/c/pp $TRASH/c/pp.try1" &&
+	grep -q "^# runs: 2, pooled" c/cluster.params &&
+	grep -q "^# machine state: .* over 2 runs, .*; against the reference 0.0001 us (--state-ref): [1-9][0-9]* phases slowed all through; " c/cluster.params &&
+	# the worst phase is the largest of the phases'"'"' values
+	w=$(calib -q --state-ref 0.0001us c/pp 2>/dev/null | sed -n "s/^# machine state: .* undisturbed [0-9.]* us to \([0-9.]*\) us (each.*/\1/p") &&
+	test -n "$w" && grep -q "^try 2: .* pulses $w us in their worst phase, " c/pp.state &&
+	# the verdicts in c/pp.state too, for crossnet.md: each try, then what was done
 	test "$(grep -c "^try [12]: $TRASH/c/pp: clock round trips .* reference 0.0001 us: a slowed machine$" c/pp.state)" = 2 &&
-	tail -n 1 c/pp.state | grep -q "^calibrated on a slowed machine 2 times: the least slowed run is kept" &&
-	# the run kept is the one of the smaller worse round trip
-	kept=$(sed -n "s/^calibrated on a slowed machine 2 times: the least slowed run is kept (round trip \([0-9.]*\) us)$/\1/p" make.out) &&
-	pk=$(calib -q c/pp 2>/dev/null | sed -n "s/^# machine state: .* undisturbed \([0-9.]*\) us to .*/\1/p") &&
-	test "$(sh "$TOP/pipelines/state-check.sh" -w c/pp $pk)" = "$kept" &&
-	sed -n "s/^.*: clock round trips \([0-9.]*\) us at MPI_Init, \([0-9.]*\) us at MPI_Finalize, pulses \([0-9.]*\) us at best, reference 0.0001 us: a slowed machine$/\1 \2 \3/p" make.out |
-		awk -v k="$kept" "{ w = \$1 > \$2 ? \$1 : \$2; if (\$3 > w) w = \$3; if (w < k) bad = 1 } END { exit bad }" &&
-	# a reference above every round trip: the first run is kept
+	tail -n 1 c/pp.state | grep -q "^calibrated on a slowed machine 2 times: the 2 runs are pooled" &&
+	# a second make fits the same pool and measures nothing
+	cmake_ STATE_REF=0.0001 STATE_TRIES=2 STATE_DELAY=0 && ! grep -q "allprof" make.out &&
+	# a reference above every round trip: the first run is kept, alone
 	rm -rf c && cmake_ STATE_REF=1000000 STATE_DELAY=0 || { cat make.out; false; } &&
 	test "$(grep -c ": undisturbed$" make.out)" = 1 && ! grep -q "^again" make.out &&
-	test "$(wc -l <c/pp.state)" = 1 && grep -q "^try 1: .*: undisturbed$" c/pp.state
+	test "$(wc -l <c/pp.state)" = 1 && grep -q "^try 1: .*: undisturbed$" c/pp.state &&
+	! test -e c/pp.pool && ! test -e c/pp.try1 &&
+	grep -q "^# machine state: .* over 1 run, .*; against the reference 1000000.0000 us (--state-ref): 0 phases slowed all through; [0-9]* slowed by " c/cluster.params
+'
+
+test_expect_success 'calibrate.mk STATE_REF, a program without pulses: the least slowed run is kept' '
+	rm -rf c &&
+	cmake_ PROGRAM=pingpong STATE_REF=0.0001 STATE_TRIES=2 STATE_DELAY=0 || { cat make.out; false; } &&
+	test "$(grep -c "^$TRASH/c/pp: clock round trips [0-9.]* us at MPI_Init, [0-9.]* us at MPI_Finalize, reference 0.0001 us: a slowed machine$" make.out)" = 2 &&
+	grep -q "^calibrated on a slowed machine 2 times: the least slowed run is kept (round trip [0-9.]* us)$" make.out &&
+	test -s c/pp/rank-1.trace && test -s c/cluster.params && ! test -e c/pp.best && ! test -e c/pp.pool && ! test -e c/pp.try1 &&
+	# the run kept is the one of the smaller worse round trip
+	kept=$(sed -n "s/^calibrated on a slowed machine 2 times: the least slowed run is kept (round trip \([0-9.]*\) us)$/\1/p" make.out) &&
+	test "$(sh "$TOP/pipelines/state-check.sh" -w c/pp)" = "$kept" &&
+	sed -n "s/^.*: clock round trips \([0-9.]*\) us at MPI_Init, \([0-9.]*\) us at MPI_Finalize, reference 0.0001 us: a slowed machine$/\1 \2/p" make.out |
+		awk -v k="$kept" "{ w = \$1 > \$2 ? \$1 : \$2; if (w < k) bad = 1 } END { exit bad }"
 '
 
 test_expect_success 'state-check.sh: the median round trips of ranks 1 and up; errors' '
@@ -103,9 +121,9 @@ test_expect_success 'state-check.sh: the median round trips of ranks 1 and up; e
 	test "$(sh "$TOP/pipelines/state-check.sh" -w sc)" = 15 &&
 	# a third round trip, the pulses at their best: judged as the other two
 	{ sh "$TOP/pipelines/state-check.sh" sc 16 21 >out; test $? = 1; } &&
-	grep -qx "sc: clock round trips 15 us at MPI_Init, 5 us at MPI_Finalize, pulses 21 us at best, reference 16 us: a slowed machine" out &&
+	grep -qx "sc: clock round trips 15 us at MPI_Init, 5 us at MPI_Finalize, pulses 21 us in their worst phase, reference 16 us: a slowed machine" out &&
 	sh "$TOP/pipelines/state-check.sh" sc 16 19 >out &&
-	grep -qx "sc: clock round trips 15 us at MPI_Init, 5 us at MPI_Finalize, pulses 19 us at best, reference 16 us: undisturbed" out &&
+	grep -qx "sc: clock round trips 15 us at MPI_Init, 5 us at MPI_Finalize, pulses 19 us in their worst phase, reference 16 us: undisturbed" out &&
 	test "$(sh "$TOP/pipelines/state-check.sh" -w sc 21)" = 21 && test "$(sh "$TOP/pipelines/state-check.sh" -w sc 2)" = 15 &&
 	{ sh "$TOP/pipelines/state-check.sh" sc 16 1x 2>err; test $? = 2; } && grep -q "invalid pulse round trip .1x." err &&
 	{ sh "$TOP/pipelines/state-check.sh" sc 11 >out; test $? = 1; } &&

@@ -797,6 +797,35 @@ static void test_netcal_state(void)
 		   "state: pulses 13 to 16 slowed: the 3 measurements between them set aside (%zu)", d.state.set_aside);
 		ir_calib_data_release(&d);
 	}
+	/* a reference from elsewhere (calib --state-ref): the second phase, 3 times the first all
+	 * through, is slowed against it; its measurements are set aside, the first phase's kept;
+	 * a reference above both phases changes nothing */
+	{
+		ir_calib_pulse p[20];
+		for (int pass = 0; pass < 2; pass++) {
+			ir_calib_data_init(&d);
+			d.state_ref_ps = pass ? 4e6 : 1.1e6;
+			d.raw = calloc(19, sizeof *d.raw);
+			for (int i = 0; i < 20; i++) {
+				p[i] = (ir_calib_pulse){ 100 * i, 100 * i + 10, i < 10 ? 1e6 : 3e6, i < 10 ? 1 : 2, -1 };
+				if (i < 19)
+					d.raw[i] = (ir_calib_raw){ 8, 1e6, IR_CS_WARM, 100 * i + 50 };
+			}
+			d.nraw = 19;
+			rc = ir_calib_state_filter(&d, p, 20, 0, 0, 0, &e);
+			if (!pass)
+				ok(rc == 0 && d.state.phases == 2 && d.state.phases_slow == 1 && d.state.slowed == 10 &&
+				       d.state.set_aside == 9 && d.nraw == 10 && d.raw[9].t_ps == 950 &&
+				       near(d.state.ref_min_ps, 1e6, 1) && near(d.state.ref_max_ps, 3e6, 1),
+				   "state: against a reference, a phase slowed all through is set aside (%zu phases slowed, %zu "
+				   "pulses, %zu set aside)",
+				   d.state.phases_slow, d.state.slowed, d.state.set_aside);
+			else
+				ok(rc == 0 && d.state.phases_slow == 0 && d.state.slowed == 0 && d.nraw == 19,
+				   "state: a reference above every phase changes nothing (%zu slowed)", d.state.slowed);
+			ir_calib_data_release(&d);
+		}
+	}
 	g_reps = g_pulse = 0;
 	g_slow_from = g_slow_to = -1;
 	g_slow_x = 1;

@@ -72,6 +72,10 @@ static void usage(void)
 	       "      --io            fit the storage keys to traces of samples/apps/iocal\n"
 	       "      --keep-slowed   netcal: keep what was measured between two pulses that\n"
 	       "                      found the machine slowed (default: set it aside)\n"
+	       "      --state-ref T   netcal: the network's undisturbed 0-byte round trip, known\n"
+	       "                      from elsewhere; a pulse more than 25 %% above the smaller\n"
+	       "                      of T and its phase's own 10th percentile found the machine\n"
+	       "                      slowed (a phase slowed all through is then seen too)\n"
 	       "      --tracer-time remove|keep  netcal: remove the tracer's share of a\n"
 	       "                      message (its untraced blocks against its pulses) from\n"
 	       "                      the times fitted (the default), or keep it\n"
@@ -179,7 +183,7 @@ static int write_out(const char *out, const ir_sb *sb)
 }
 
 enum { OPT_TOPO = 256, OPT_OVERHEAD, OPT_PLOT, OPT_UNWEIGHTED, OPT_VERSION, OPT_INTRA, OPT_YIELD, OPT_CORES, OPT_CPU_BIND, OPT_IO,
-       OPT_COMPARE, OPT_TOLERANCE, OPT_KEEP_SLOWED, OPT_TRACER_TIME };
+       OPT_COMPARE, OPT_TOLERANCE, OPT_KEEP_SLOWED, OPT_TRACER_TIME, OPT_STATE_REF };
 
 /* --compare: two parameter files of piecewise calibrations side by side (ir_calib_compare). */
 static int do_compare(const char *fa, const char *fb, double tol, const char *out)
@@ -330,6 +334,7 @@ int main(int argc, char **argv)
 		{ "compare", no_argument, NULL, OPT_COMPARE },
 		{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
 		{ "keep-slowed", no_argument, NULL, OPT_KEEP_SLOWED },
+		{ "state-ref", required_argument, NULL, OPT_STATE_REF },
 		{ "tracer-time", required_argument, NULL, OPT_TRACER_TIME },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -397,6 +402,15 @@ int main(int argc, char **argv)
 		case OPT_KEEP_SLOWED:
 			d.keep_slowed = 1;
 			break;
+		case OPT_STATE_REF: {
+			uint64_t v;
+			if (ir_parse_time(optarg, &v, "--state-ref", &e))
+				return ir_cli_usage("%s", e.msg);
+			if (!v)
+				return ir_cli_usage("--state-ref: expected a round trip above 0, got '%s'", optarg);
+			d.state_ref_ps = (double)v;
+			break;
+		}
 		case OPT_TRACER_TIME:
 			if (!strcmp(optarg, "keep"))
 				d.keep_tracer = 1;

@@ -46,6 +46,21 @@ test_expect_success 'the machine state: every pulse of the trace counted, the un
 	grep -q "^# machine state: $n pulses (0-byte round trips) over 1 run, [0-9]* of them in [1-9][0-9]* phases* of 8 or more; undisturbed [0-9.]* us.* (each phase.s 10th percentile); [0-9]* slowed by more than 25 %\( (median [0-9.]* us)\)\{0,1\}: [0-9]* of [0-9]* measurements between two slowed pulses set aside" cluster.params
 '
 
+test_expect_success 'calib --state-ref: the pulses against a reference; a bad reference is a usage error' '
+	# a reference far above every pulse: no phase is slowed all through, nothing changes
+	calib -q --state-ref 1s nc >ref-high.params &&
+	grep -q "^# machine state: .*; against the reference 1000000.0000 us (--state-ref): 0 phases slowed all through; " ref-high.params &&
+	test "$(grep -v "^# \(machine state\|written by\)" ref-high.params | md5sum)" = "$(grep -v "^# \(machine state\|written by\)" cluster.params | md5sum)" &&
+	# a reference below every pulse: every phase slowed all through, each pulse judged slowed
+	calib -q --state-ref 1ps nc >ref-low.params &&
+	p=$(sed -n "s/^# machine state: .* in \([0-9]*\) phases* of 8 or more; .*/\1/p" ref-low.params) &&
+	j=$(sed -n "s/^# machine state: .* pulses (0-byte round trips) over 1 run, \([0-9]*\) of them in .*/\1/p" ref-low.params) &&
+	grep -q "^# machine state: .*; against the reference 0.0000 us (--state-ref): $p phases* slowed all through; $j slowed by more than 25 %" ref-low.params &&
+	for bad in 0 0us abc -1us 5parsecs; do
+		{ calib -q --state-ref "$bad" nc >/dev/null 2>err; test $? = 2; } && grep -q "state-ref" err || return 1
+	done
+'
+
 test_expect_success 'the tracer'"'"'s share: every pulse between two untraced blocks, paired unless a block had a flush' '
 	# rank 0 opens a block with an MPI_Iprobe for tag 30054 and closes it with one for 30055,
 	# one right before and one right after each pulse

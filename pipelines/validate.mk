@@ -44,7 +44,10 @@
 # run's.
 #
 # PARAMS defaults to $(OUT)/calibrate/cluster.params, which
-# pipelines/calibrate.mk measures first with exactly 2 ranks (one per core).
+# pipelines/calibrate.mk measures first with exactly 2 ranks (one per core); STATE_REF=US
+# (the network's undisturbed 0-byte round trip, e.g. the ref_us of crossnet.mk's state-shm)
+# has it calibrate again while the machine was slowed and fit with calib --state-ref
+# (calibrate.mk, formats/calibration.md "Machine state").
 # Runs with more ranks than 2 oversubscribe the cores (MPIRUN_MANY).
 #
 # Rerunning redoes only what changed: a run is traced again when its command
@@ -160,7 +163,7 @@ ifeq ($(PARAMS),$(CAL_PARAMS))
 $(CAL_PARAMS): FORCE | tools
 	@$(MAKE) -s --no-print-directory -f pipelines/calibrate.mk BUILD=$(BUILD) BIN=$(BIN) OUT=$(OUT)/calibrate \
 	  BUILD_TOOLS=$(BUILD_TOOLS) $(if $(CAL_REPS),REPS=$(CAL_REPS)) $(if $(CAL_MAXBYTES),MAXBYTES=$(CAL_MAXBYTES)) \
-	  $(OUT)/calibrate/cluster.params
+	  $(if $(STATE_REF),STATE_REF=$(STATE_REF)) $(OUT)/calibrate/cluster.params
 endif
 # ---- the node model's cpu_yield and cpu_wake (NODE), unless NODE_PARAMS names a file
 ifneq ($(NODE),)

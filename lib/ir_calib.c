@@ -53,10 +53,7 @@ static int add_raw(ir_calib_data *d, uint64_t size, double ps, int kind, int64_t
 {
 	if (IR_GROW(d->raw, d->nraw + 1, d->capraw))
 		return ir_errf(e, "out of memory");
-	d->raw[d->nraw].size = size;
-	d->raw[d->nraw].ps = ps;
-	d->raw[d->nraw].kind = kind;
-	d->raw[d->nraw].t_ps = t;
+	d->raw[d->nraw] = (ir_calib_raw){ .size = size, .ps = ps, .kind = kind, .t_ps = t, .slowed = 0 };
 	d->nraw++;
 	return 0;
 }
@@ -65,12 +62,9 @@ static int add_sample(ir_calib_data *d, uint64_t size, double oneway, double sen
 {
 	if (IR_GROW(d->s, d->ns + 1, d->cap))
 		return ir_errf(e, "out of memory");
-	d->s[d->ns].size = size;
-	d->s[d->ns].oneway_ps = oneway;
-	d->s[d->ns].send_ps = send;
-	d->s[d->ns].first = first;
-	d->s[d->ns].seq = d->ns;
-	d->s[d->ns].t_ps = t;
+	d->s[d->ns] = (ir_calib_sample){
+		.size = size, .oneway_ps = oneway, .send_ps = send, .first = first, .seq = d->ns, .t_ps = t, .slowed = 0
+	};
 	d->ns++;
 	return 0;
 }
@@ -691,37 +685,32 @@ int ir_calib_state_filter(ir_calib_data *d, const ir_calib_pulse *p, size_t np, 
                           ir_err *e)
 {
 	ir_calib_state *st = &d->state;
-	size_t nr = d->nraw - r0, ns = d->ns - s0, nt = d->nstep - st0, nmax, slowed = 0, aside;
-	unsigned char *slow = NULL, *keep = NULL;
-	state_key *k = NULL;
+	size_t nr = d->nraw - r0, ns = d->ns - s0, nt = d->nstep - st0, slowed = 0;
+	unsigned char *slow = NULL, *judged = NULL;
 	double *v = NULL, ref, own;
 	int rc = -1;
 	st->runs++;
 	if (np < IR_CALIB_STATE_MIN_PULSES)
 		return 0;
-	nmax = nr > ns ? nr : ns;
-	nmax = nmax > nt ? nmax : nt;
-	nmax = nmax > np ? nmax : np;
 	slow = malloc(np);
 	v = malloc(np * sizeof *v);
-	keep = malloc(nmax ? nmax : 1);
-	k = malloc((nmax ? nmax : 1) * sizeof *k);
-	if (!slow || !v || !keep || !k) {
+	judged = malloc(np);
+	if (!slow || !v || !judged) {
 		ir_errf(e, "out of memory");
 		goto out;
 	}
 	/* each phase's pulses against their own 10th percentile: a pulse's round trip depends
 	 * on what the ranks did before it, not only on the machine */
 	memset(slow, 0, np);
-	memset(keep, 0, np); /* the pulses judged so far */
+	memset(judged, 0, np); /* the pulses judged so far */
 	for (size_t i = 0; i < np; i++) {
 		size_t m = 0;
-		if (keep[i])
+		if (judged[i])
 			continue;
 		for (size_t j = i; j < np; j++)
 			if (p[j].ctx == p[i].ctx) {
 				v[m++] = p[j].v;
-				keep[j] = 1;
+				judged[j] = 1;
 			}
 		if (m < IR_CALIB_STATE_MIN_PULSES)
 			continue;
@@ -753,46 +742,74 @@ int ir_calib_state_filter(ir_calib_data *d, const ir_calib_pulse *p, size_t np, 
 	st->pulses += np;
 	st->slowed += slowed;
 	st->measured += nr + ns + nt;
-	/* raw measurements, by series and size */
-	for (size_t i = 0; i < nr; i++) {
-		const ir_calib_raw *x = &d->raw[r0 + i];
-		keep[i] = !slowed_at(p, np, slow, x->t_ps);
-		k[i] = (state_key){ (uint64_t)x->kind, x->size, i };
-	}
-	st->groups_whole += keep_groups(k, nr, keep);
-	aside = compact(d->raw + r0, sizeof *d->raw, nr, keep, d->keep_slowed);
-	if (!d->keep_slowed)
-		d->nraw -= aside;
-	st->set_aside += aside;
-	/* the classic fit's samples (reused and first exchanges) */
-	for (size_t i = 0; i < ns; i++) {
-		const ir_calib_sample *x = &d->s[s0 + i];
-		keep[i] = !slowed_at(p, np, slow, x->t_ps);
-		k[i] = (state_key){ (uint64_t)x->first, x->size, i };
-	}
-	st->groups_whole += keep_groups(k, ns, keep);
-	aside = compact(d->s + s0, sizeof *d->s, ns, keep, d->keep_slowed);
-	if (!d->keep_slowed)
-		d->ns -= aside;
-	st->set_aside += aside;
-	/* the train phase's sends, by gap and size */
-	for (size_t i = 0; i < nt; i++) {
-		const struct ir_calib_step *x = &d->step[st0 + i];
-		keep[i] = !slowed_at(p, np, slow, x->t_ps);
-		k[i] = (state_key){ (uint64_t)x->after_send << 8 | x->j, x->size, i };
-	}
-	st->groups_whole += keep_groups(k, nt, keep);
-	aside = compact(d->step + st0, sizeof *d->step, nt, keep, d->keep_slowed);
-	if (!d->keep_slowed)
-		d->nstep -= aside;
-	st->set_aside += aside;
+	/* marked now, removed over the whole pool by ir_calib_state_apply (rule 5 counts what
+	 * remains of a series and size in all runs together) */
+	for (size_t i = 0; i < nr; i++)
+		d->raw[r0 + i].slowed = slowed_at(p, np, slow, d->raw[r0 + i].t_ps);
+	for (size_t i = 0; i < ns; i++)
+		d->s[s0 + i].slowed = slowed_at(p, np, slow, d->s[s0 + i].t_ps);
+	for (size_t i = 0; i < nt; i++)
+		d->step[st0 + i].slowed = slowed_at(p, np, slow, d->step[st0 + i].t_ps);
 	rc = 0;
 out:
 	free(slow);
 	free(v);
+	free(judged);
+	return rc;
+}
+
+/* (ir_calib.h) */
+int ir_calib_state_apply(ir_calib_data *d, ir_err *e)
+{
+	ir_calib_state *st = &d->state;
+	size_t nmax = d->nraw > d->ns ? d->nraw : d->ns, aside;
+	unsigned char *keep;
+	state_key *k;
+	if (d->state_applied)
+		return 0;
+	d->state_applied = 1;
+	nmax = nmax > d->nstep ? nmax : d->nstep;
+	keep = malloc(nmax ? nmax : 1);
+	k = malloc((nmax ? nmax : 1) * sizeof *k);
+	if (!keep || !k) {
+		free(keep);
+		free(k);
+		return ir_errf(e, "out of memory");
+	}
+	/* raw measurements, by series and size */
+	for (size_t i = 0; i < d->nraw; i++) {
+		keep[i] = !d->raw[i].slowed;
+		k[i] = (state_key){ (uint64_t)d->raw[i].kind, d->raw[i].size, i };
+	}
+	st->groups_whole += keep_groups(k, d->nraw, keep);
+	aside = compact(d->raw, sizeof *d->raw, d->nraw, keep, d->keep_slowed);
+	if (!d->keep_slowed)
+		d->nraw -= aside;
+	st->set_aside += aside;
+	/* the classic fit's samples (reused and first exchanges) */
+	for (size_t i = 0; i < d->ns; i++) {
+		keep[i] = !d->s[i].slowed;
+		k[i] = (state_key){ (uint64_t)d->s[i].first, d->s[i].size, i };
+	}
+	st->groups_whole += keep_groups(k, d->ns, keep);
+	aside = compact(d->s, sizeof *d->s, d->ns, keep, d->keep_slowed);
+	if (!d->keep_slowed)
+		d->ns -= aside;
+	st->set_aside += aside;
+	/* the train phase's sends, by gap and size */
+	for (size_t i = 0; i < d->nstep; i++) {
+		const struct ir_calib_step *x = &d->step[i];
+		keep[i] = !x->slowed;
+		k[i] = (state_key){ (uint64_t)x->after_send << 8 | x->j, x->size, i };
+	}
+	st->groups_whole += keep_groups(k, d->nstep, keep);
+	aside = compact(d->step, sizeof *d->step, d->nstep, keep, d->keep_slowed);
+	if (!d->keep_slowed)
+		d->nstep -= aside;
+	st->set_aside += aside;
 	free(keep);
 	free(k);
-	return rc;
+	return 0;
 }
 
 /* Rank 0: the ping-pongs (send to rank 1 directly followed by the receive of
@@ -869,6 +886,7 @@ static int read_netcal0(ir_calib_data *d, const ir_trace_file *tf, int64_t epoch
 					d->step[d->nstep].j = (uint8_t)j;
 					d->step[d->nstep].gap_ps = (double)(r.t_call - pstep_ret);
 					d->step[d->nstep].t_ps = r.t_call;
+					d->step[d->nstep].slowed = 0;
 					d->step[d->nstep++].dur_ps = (double)(r.t_ret - r.t_call);
 				}
 				continue;
@@ -1469,6 +1487,8 @@ int ir_calib_aggregate(ir_calib_data *d, ir_err *e)
 {
 	size_t i, j, nsz = 0;
 	double *v = NULL, *w = NULL, *u = NULL, *scratch = NULL;
+	if (ir_calib_state_apply(d, e))
+		return -1;
 	free(d->p);
 	d->p = NULL;
 	d->np = 0;

@@ -65,6 +65,7 @@ typedef struct ir_calib_sample {
 	int first;         /* first exchange of its size (first use of a buffer) */
 	size_t seq;        /* input order (trace order; runs pooled one after the other) */
 	int64_t t_ps;      /* netcal traces: when it was measured (its first call, on the run's clock) */
+	int slowed;        /* between two pulses that found the machine slowed (ir_calib_state_filter) */
 } ir_calib_sample;
 
 /* A size's measurement drifted during the run when the medians of the first and the second
@@ -190,6 +191,7 @@ typedef struct ir_calib_raw {
 	double ps;
 	int kind;     /* enum ir_calib_series_kind */
 	int64_t t_ps; /* when it was measured (its first call, on the run's clock) */
+	int slowed;   /* between two pulses that found the machine slowed (ir_calib_state_filter) */
 } ir_calib_raw;
 
 /* What the pulses said of the machine's state, over the runs read (ir_calib_read_*). */
@@ -234,12 +236,14 @@ typedef struct ir_calib_data {
 		uint8_t after_send, j;
 		double gap_ps, dur_ps;
 		int64_t t_ps;
+		int slowed; /* between two slowed pulses (ir_calib_state_filter) */
 	} *step;
 	size_t nstep, stepcap;
 	ir_calib_state state;
 	int keep_slowed; /* set before reading: judge the pulses, but set nothing aside */
 	double state_ref_ps; /* set before reading, 0 for none: the network's undisturbed 0-byte
 	                      * round trip, known from elsewhere (calib --state-ref) */
+	int state_applied;   /* ir_calib_state_apply() has run */
 	ir_calib_tracer tracer;
 	int keep_tracer; /* set before reading: measure the tracer's share, but take nothing off */
 } ir_calib_data;
@@ -256,10 +260,16 @@ typedef struct ir_calib_pulse {
 /* One run's measurements, those added since the run began (raw from index r0, samples from
  * s0, train steps from st0), against its np pulses in time order: those that lie between two
  * pulses that found the machine slowed (judged within their phase, one of at least
- * IR_CALIB_STATE_MIN_PULSES pulses) are removed (keeping the order of the rest), and d->state
- * counts the run. */
+ * IR_CALIB_STATE_MIN_PULSES pulses, and against d->state_ref_ps when set) are marked slowed,
+ * and d->state counts the run. Nothing is removed until ir_calib_state_apply(). */
 int ir_calib_state_filter(ir_calib_data *d, const ir_calib_pulse *p, size_t np, size_t r0, size_t s0, size_t st0,
                           ir_err *e);
+
+/* Over the whole pool of runs read: removes the measurements marked slowed (keeping the order
+ * of the rest; with keep_slowed, only counts them), except in a series and size of which fewer
+ * than IR_CALIB_STATE_MIN_KEEP (and not all) would remain, which is kept whole; counts both in
+ * d->state. ir_calib_aggregate() calls it; a second call does nothing. */
+int ir_calib_state_apply(ir_calib_data *d, ir_err *e);
 
 /* After ir_calib_aggregate(): how many sizes drifted (ir_calib_point.drift), and in *tested
  * (when not NULL) how many were tested. */

@@ -780,10 +780,10 @@ static void test_netcal_state(void)
 		for (int i = 0; i < 20; i++) {
 			p[i] = (ir_calib_pulse){ 100 * i, 100 * i + 10, i < 10 ? 1e6 : 3e6, i < 10 ? 1 : 2, -1 };
 			if (i < 19)
-				d.raw[i] = (ir_calib_raw){ 8, 1e6, IR_CS_WARM, 100 * i + 50 };
+				d.raw[i] = (ir_calib_raw){ 8, 1e6, IR_CS_WARM, 100 * i + 50, 0 };
 		}
 		d.nraw = 19;
-		rc = ir_calib_state_filter(&d, p, 20, 0, 0, 0, &e);
+		rc = ir_calib_state_filter(&d, p, 20, 0, 0, 0, &e) || ir_calib_state_apply(&d, &e);
 		ok(rc == 0 && d.state.phases == 2 && !d.state.slowed &&
 		       d.nraw == 19 && near(d.state.ref_min_ps, 1e6, 1) && near(d.state.ref_max_ps, 3e6, 1),
 		   "state: two phases at their own levels: nothing slowed (%zu phases, %zu slowed)", d.state.phases,
@@ -791,7 +791,11 @@ static void test_netcal_state(void)
 		for (int i = 13; i < 17; i++)
 			p[i].v = 6e6;
 		d.state = (ir_calib_state){ 0 };
+		d.state_applied = 0;
 		rc = ir_calib_state_filter(&d, p, 20, 0, 0, 0, &e);
+		ok(rc == 0 && d.nraw == 19 && d.raw[13].slowed && d.raw[15].slowed && !d.raw[16].slowed && !d.raw[12].slowed,
+		   "state: the filter marks, and removes nothing");
+		rc = ir_calib_state_apply(&d, &e);
 		ok(rc == 0 && d.state.slowed == 4 && d.state.set_aside == 3 &&
 		       d.nraw == 16 && d.raw[12].t_ps == 1250 && d.raw[13].t_ps == 1650,
 		   "state: pulses 13 to 16 slowed: the 3 measurements between them set aside (%zu)", d.state.set_aside);
@@ -809,10 +813,10 @@ static void test_netcal_state(void)
 			for (int i = 0; i < 20; i++) {
 				p[i] = (ir_calib_pulse){ 100 * i, 100 * i + 10, i < 10 ? 1e6 : 3e6, i < 10 ? 1 : 2, -1 };
 				if (i < 19)
-					d.raw[i] = (ir_calib_raw){ 8, 1e6, IR_CS_WARM, 100 * i + 50 };
+					d.raw[i] = (ir_calib_raw){ 8, 1e6, IR_CS_WARM, 100 * i + 50, 0 };
 			}
 			d.nraw = 19;
-			rc = ir_calib_state_filter(&d, p, 20, 0, 0, 0, &e);
+			rc = ir_calib_state_filter(&d, p, 20, 0, 0, 0, &e) || ir_calib_state_apply(&d, &e);
 			if (!pass)
 				ok(rc == 0 && d.state.phases == 2 && d.state.phases_slow == 1 && d.state.slowed == 10 &&
 				       d.state.set_aside == 9 && d.nraw == 10 && d.raw[9].t_ps == 950 &&
@@ -825,6 +829,34 @@ static void test_netcal_state(void)
 				   "state: a reference above every phase changes nothing (%zu slowed)", d.state.slowed);
 			ir_calib_data_release(&d);
 		}
+	}
+	/* two runs pooled: the first undisturbed, the second slowed all through against the
+	 * reference; the series and size has 19 undisturbed measurements in the pool, so the
+	 * second run's 19 are set aside (rule 5 over the pool: alone, that run would be kept
+	 * whole); a second apply changes nothing */
+	{
+		ir_calib_pulse p[20];
+		ir_calib_data_init(&d);
+		d.state_ref_ps = 1.1e6;
+		d.raw = calloc(38, sizeof *d.raw);
+		for (int run = 0; run < 2; run++) {
+			for (int i = 0; i < 20; i++) {
+				p[i] = (ir_calib_pulse){ 100 * i, 100 * i + 10, run ? 3e6 : 1e6, 1, -1 };
+				if (i < 19)
+					d.raw[19 * run + i] = (ir_calib_raw){ 8, run ? 2e6 : 1e6, IR_CS_WARM, 100 * i + 50, 0 };
+			}
+			d.nraw = 19 * (size_t)(run + 1);
+			rc = ir_calib_state_filter(&d, p, 20, 19 * (size_t)run, 0, 0, &e);
+			if (rc)
+				break;
+		}
+		rc = rc || ir_calib_state_apply(&d, &e) || ir_calib_state_apply(&d, &e);
+		ok(rc == 0 && d.state.runs == 2 && d.state.phases_slow == 1 && d.nraw == 19 && d.state.set_aside == 19 &&
+		       !d.state.groups_whole && d.raw[18].ps == 1e6,
+		   "state: pooled runs: rule 5 over the pool sets the slowed run aside (%zu left, %zu set aside, %zu kept "
+		   "whole)",
+		   d.nraw, d.state.set_aside, d.state.groups_whole);
+		ir_calib_data_release(&d);
 	}
 	g_reps = g_pulse = 0;
 	g_slow_from = g_slow_to = -1;
@@ -975,13 +1007,13 @@ static void test_compare(void)
  * (ps), and three reused ones of one-way time `ow`; the send calls take 0.3 us. */
 static void add_size(ir_calib_data *d, double s, double ow, double extra)
 {
-	ir_calib_sample smp = { (uint64_t)s, ow + extra / 2, 300000, 1, 0, 0 };
+	ir_calib_sample smp = { (uint64_t)s, ow + extra / 2, 300000, 1, 0, 0, 0 };
 	d->s = realloc(d->s, (d->ns + 4) * sizeof *d->s);
 	if (!d->s)
 		abort();
 	d->s[d->ns++] = smp;
 	for (int r = 0; r < 3; r++) {
-		ir_calib_sample re = { (uint64_t)s, ow, 300000, 0, 0, 0 };
+		ir_calib_sample re = { (uint64_t)s, ow, 300000, 0, 0, 0, 0 };
 		d->s[d->ns++] = re;
 	}
 }
@@ -1270,7 +1302,7 @@ int main(void)
 	}
 	/* a size with only its first exchange */
 	{
-		ir_calib_sample a = { 8, 1e6, -1, 1, 0, 0 }, b = { 16, 1e6, -1, 1, 1, 0 }, c = { 16, 1e6, -1, 0, 2, 0 };
+		ir_calib_sample a = { 8, 1e6, -1, 1, 0, 0, 0 }, b = { 16, 1e6, -1, 1, 1, 0, 0 }, c = { 16, 1e6, -1, 0, 2, 0, 0 };
 		ir_calib_data_init(&d);
 		d.from_traces = 1;
 		snprintf(d.source, sizeof d.source, "pp");

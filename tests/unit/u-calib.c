@@ -719,6 +719,21 @@ static void test_netcal_recv_cap(void)
  * series, the late receive and its send, the self copy, the library copy and (from 64 bytes)
  * the reduction, and the classic fit's warm sample: 8 at size 0 (blocks 10, 15, 20, 25, 30),
  * 9 at the others (19 blocks): 211. Without pulses the slowed majority sets the medians. */
+/* 20 pulses, 100 ps apart: the first 10 of phase 1 at 1 us, the last 10 of phase 2 at 3 us;
+ * between each two, one warm 8-byte measurement of 1 us (19 in d->raw). */
+static void two_phases(ir_calib_data *d, ir_calib_pulse *p)
+{
+	d->raw = calloc(19, sizeof *d->raw);
+	if (!d->raw)
+		abort();
+	for (int i = 0; i < 20; i++) {
+		p[i] = (ir_calib_pulse){ 100 * i, 100 * i + 10, i < 10 ? 1e6 : 3e6, i < 10 ? 1 : 2, -1 };
+		if (i < 19)
+			d->raw[i] = (ir_calib_raw){ 8, 1e6, IR_CS_WARM, 100 * i + 50, 0 };
+	}
+	d->nraw = 19;
+}
+
 static void test_netcal_state(void)
 {
 	ir_calib_data d;
@@ -776,13 +791,7 @@ static void test_netcal_state(void)
 	{
 		ir_calib_pulse p[20];
 		ir_calib_data_init(&d);
-		d.raw = calloc(19, sizeof *d.raw);
-		for (int i = 0; i < 20; i++) {
-			p[i] = (ir_calib_pulse){ 100 * i, 100 * i + 10, i < 10 ? 1e6 : 3e6, i < 10 ? 1 : 2, -1 };
-			if (i < 19)
-				d.raw[i] = (ir_calib_raw){ 8, 1e6, IR_CS_WARM, 100 * i + 50, 0 };
-		}
-		d.nraw = 19;
+		two_phases(&d, p);
 		rc = ir_calib_state_filter(&d, p, 20, 0, 0, 0, &e) || ir_calib_state_apply(&d, &e);
 		ok(rc == 0 && d.state.phases == 2 && !d.state.slowed &&
 		       d.nraw == 19 && near(d.state.ref_min_ps, 1e6, 1) && near(d.state.ref_max_ps, 3e6, 1),
@@ -809,13 +818,7 @@ static void test_netcal_state(void)
 		for (int pass = 0; pass < 2; pass++) {
 			ir_calib_data_init(&d);
 			d.state_ref_ps = pass ? 4e6 : 1.1e6;
-			d.raw = calloc(19, sizeof *d.raw);
-			for (int i = 0; i < 20; i++) {
-				p[i] = (ir_calib_pulse){ 100 * i, 100 * i + 10, i < 10 ? 1e6 : 3e6, i < 10 ? 1 : 2, -1 };
-				if (i < 19)
-					d.raw[i] = (ir_calib_raw){ 8, 1e6, IR_CS_WARM, 100 * i + 50, 0 };
-			}
-			d.nraw = 19;
+			two_phases(&d, p);
 			rc = ir_calib_state_filter(&d, p, 20, 0, 0, 0, &e) || ir_calib_state_apply(&d, &e);
 			if (!pass)
 				ok(rc == 0 && d.state.phases == 2 && d.state.phases_slow == 1 && d.state.slowed == 10 &&

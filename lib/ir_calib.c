@@ -1446,10 +1446,48 @@ static void trimmed_mean(const ir_calib_raw *v, size_t n, double *mean, double *
 	*se = n > 1 ? sqrt(wss / (double)(n - 1)) / (0.8 * sqrt((double)n)) : 0;
 }
 
-/* netcal: median and quartiles of every phase's durations per size. */
+/* The estimate of n sorted values that the fit uses (formats/calibration.md, "Mean or median"):
+ * their median, or their mean winsorized at IR_CALIB_EST_WINS: the lowest and the highest
+ * IR_CALIB_EST_WINS share of the values (t = IR_CALIB_EST_WINS * n of them, the values on
+ * the edges in part) are counted as the value at t and at n - t, so that a sample pooled
+ * with itself gives the same mean. */
+static double estimate_sorted(int estimator, const double *v, size_t n)
+{
+	double t = IR_CALIB_EST_WINS * (double)n, sum = 0, up = (double)n - t, lo, hi;
+	size_t il = (size_t)t, ih = (size_t)ceil(up);
+	if (estimator == IR_CALIB_EST_MEDIAN)
+		return n % 2 ? v[n / 2] : v[n / 2 - 1] / 2 + v[n / 2] / 2;
+	lo = v[il < n ? il : n - 1];
+	hi = v[ih > 0 ? ih - 1 : 0];
+	for (size_t i = 0; i < n; i++) {
+		/* the part of [i, i + 1) inside [t, n - t) */
+		double a = (double)i < t ? t : (double)i, b = (double)(i + 1) > up ? up : (double)(i + 1);
+		if (b > a)
+			sum += (b - a) * v[i];
+	}
+	return (sum + t * lo + t * hi) / (double)n;
+}
+
+/* The same of n values in any order (sorts them). */
+static double estimate_inplace(int estimator, double *v, size_t n)
+{
+	(void)ir_median_inplace(v, n); /* sorts v */
+	return estimate_sorted(estimator, v, n);
+}
+
+/* The estimate's name in the parameter file's comments. */
+static const char *estimate_name(const ir_calib_data *d)
+{
+	return d->estimator == IR_CALIB_EST_MEDIAN ? "median" : "mean";
+}
+
+/* netcal: the estimate and the quartiles of every phase's durations per size. */
 static int aggregate_series(ir_calib_data *d, ir_err *e)
 {
 	size_t i, j;
+	double *tmp = malloc((d->nraw ? d->nraw : 1) * sizeof *tmp); /* a size's durations, sorted */
+	if (!tmp)
+		return ir_errf(e, "out of memory");
 	qsort(d->raw, d->nraw, sizeof *d->raw, cmp_raw);
 	if (d->gap_n)
 		d->gap_med_ps = ir_median_inplace(d->gap_ps, d->gap_n);
@@ -1468,18 +1506,27 @@ static int aggregate_series(ir_calib_data *d, ir_err *e)
 			for (size_t k = i; k < d->nraw && d->raw[k].kind == d->raw[i].kind; k++)
 				cnt += k == i || d->raw[k].size != d->raw[k - 1].size;
 			s->p = calloc(cnt, sizeof *s->p);
-			if (!s->p)
+			if (!s->p) {
+				free(tmp);
 				return ir_errf(e, "out of memory");
+			}
 		}
 		m = &s->p[s->n++];
 		m->size = d->raw[i].size;
 		m->n = j - i;
-		m->med = quantile(d->raw + i, j - i, 0.5);
+		if (d->estimator == IR_CALIB_EST_MEDIAN)
+			m->med = quantile(d->raw + i, j - i, 0.5);
+		else {
+			for (size_t k = i; k < j; k++)
+				tmp[k - i] = d->raw[k].ps;
+			m->med = estimate_sorted(d->estimator, tmp, j - i);
+		}
 		m->q1 = quantile(d->raw + i, j - i, 0.25);
 		m->q3 = quantile(d->raw + i, j - i, 0.75);
 		m->p10 = d->raw[i + (j - i - 1) / 10].ps;
 		trimmed_mean(d->raw + i, j - i, &m->tmean, &m->tse);
 	}
+	free(tmp);
 	return 0;
 }
 
@@ -1548,12 +1595,12 @@ int ir_calib_aggregate(ir_calib_data *d, ir_err *e)
 		p->half_ps[0] = p->half_ps[1] = -1;
 		if (nv >= IR_CALIB_DRIFT_MIN_REPS)
 			ir_halves(v, nv, scratch, &p->half_ps[0], &p->half_ps[1], &p->half_se_ps);
-		p->real_ps = ir_median_inplace(v, nv);
+		p->real_ps = estimate_inplace(d->estimator, v, nv);
 		p->drift = p->half_ps[0] >= 0 && p->real_ps > 0 &&
 		           fabs(p->half_ps[1] - p->half_ps[0]) > IR_CALIB_DRIFT_PCT / 100 * p->real_ps &&
 		           fabs(p->half_ps[1] - p->half_ps[0]) > IR_CALIB_DRIFT_SE * p->half_se_ps;
 		if (nw)
-			p->send_ps = ir_median_inplace(w, nw);
+			p->send_ps = estimate_inplace(d->estimator, w, nw);
 		if (nsim) /* TSV: the simulated time of a size is deterministic; repeated rows are averaged */
 			p->sim_ps[0] = p->sim_ps[1] = simsum / (double)nsim;
 	}
@@ -2543,11 +2590,11 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 	static const char *const phase[IR_CS_N] = { "warm", "cold", "first", "send", "late", "self", "reduce", "late_send",
 		                                    "poll", "prog_send", "nbc", "barrier", "coll_copy", "exch" };
 	int rc = 0;
-	rc |= ir_sb_addf(o, "# piecewise model (formats/calibration.md): segments FROM:BASE+PERBYTE; per-size medians fitted by\n"
+	rc |= ir_sb_addf(o, "# piecewise model (formats/calibration.md): segments FROM:BASE+PERBYTE; per-size %ss fitted by\n"
 	                    "# weighted least squares (weights 1/y^2: relative errors), breakpoints at measured sizes by dynamic\n"
 	                    "# programming, the number of segments (at most %d) by BIC; send_o, recv_o, net_L break at S\n"
 	                    "# segment lines: sizes, points, base and per-byte time with their 95 %% confidence half-widths\n",
-	                 IR_CALIB_MAXSEG);
+	                 estimate_name(d), IR_CALIB_MAXSEG);
 	for (int k = 0; k < IR_CT_N; k++) {
 		const ir_calib_term_fit *t = &f->term[k];
 		char a[64], b[64];
@@ -2581,9 +2628,9 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		if (!m)
 			rc |= ir_sb_adds(o, "# poll: not measured (no poll phase in the traces)\n");
 		else {
-			rc |= ir_sb_addf(o, "# poll: one unsuccessful MPI_Iprobe (trace2goal's poll model, docs/trace2goal.md 2.1): median "
+			rc |= ir_sb_addf(o, "# poll: one unsuccessful MPI_Iprobe (trace2goal's poll model, docs/trace2goal.md 2.1): %s "
 			                    "of %zu lines, quartiles %.4f .. %.4f us\n",
-			                 m->n, m->q1 / US_PS, m->q3 / US_PS);
+			                 estimate_name(d), m->n, m->q1 / US_PS, m->q3 / US_PS);
 			rc |= ir_sb_addf(o, "poll = %s\n", fmt_t(a, sizeof a, m->med));
 		}
 	}
@@ -2624,9 +2671,10 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		rc |= ir_gapfn_format(&gf->fn, o);
 		rc |= ir_sb_addch(o, '\n');
 	}
-	rc |= ir_sb_adds(o, "# per size: median one-way (warm, cold, first) or call duration (send, late, self, reduce, poll, nbc,\n"
+	rc |= ir_sb_addf(o, "# per size: %s one-way (warm, cold, first) or call duration (send, late, self, reduce, poll, nbc,\n"
 	                    "# barrier, coll_copy, exch) in us,\n"
-	                    "# with the interquartile range in % of the median; '-': not measured\n#  size_bytes reps");
+	                    "# with the interquartile range in %% of it; '-': not measured\n#  size_bytes reps",
+	                 estimate_name(d));
 	for (int k = 0; k < IR_CS_N; k++)
 		rc |= ir_sb_addf(o, " %s", phase[k]);
 	rc |= ir_sb_addch(o, '\n');
@@ -2763,7 +2811,7 @@ static int write_drift(const ir_calib_data *d, ir_sb *o)
 	for (size_t i = 0; i < d->np; i++) {
 		const ir_calib_point *p = &d->p[i];
 		if (p->drift)
-			rc |= ir_sb_addf(o, "# drift at %" PRIu64 " bytes: %.4f us, then %.4f us (%+.1f %% of the median %.4f us; standard "
+			rc |= ir_sb_addf(o, "# drift at %" PRIu64 " bytes: %.4f us, then %.4f us (%+.1f %% of the estimate %.4f us; standard "
 			                    "error %.4f us)\n",
 			                 p->size, p->half_ps[0] / US_PS, p->half_ps[1] / US_PS,
 			                 100 * (p->half_ps[1] - p->half_ps[0]) / p->real_ps, p->real_ps / US_PS, p->half_se_ps / US_PS);
@@ -2783,7 +2831,16 @@ int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const i
 	}
 	rc |= ir_sb_addf(o, "# written by calib %s from %s\n", version, d->source);
 	if (d->runs > 1)
-		rc |= ir_sb_addf(o, "# runs: %zu, pooled: every median below is over the samples of all of them\n", d->runs);
+		rc |= ir_sb_addf(o, "# runs: %zu, pooled: every %s below is over the samples of all of them\n", d->runs,
+		                 estimate_name(d));
+	if (d->estimator == IR_CALIB_EST_MEDIAN)
+		rc |= ir_sb_adds(o, "# estimate: per size the median of its repetitions (calib --estimator median; "
+		                    "formats/calibration.md, \"Mean or median\")\n");
+	else
+		rc |= ir_sb_addf(o, "# estimate: per size the mean of its repetitions, winsorized at %g %% (the largest %g %% "
+		                    "counted as the value below them, the smallest as the value above them; calib --estimator "
+		                    "mean; formats/calibration.md, \"Mean or median\")\n",
+		                 100 * IR_CALIB_EST_WINS, 100 * IR_CALIB_EST_WINS);
 	if (d->netcal)
 		rc |= ir_sb_addf(o, "# input: netcal traces of %" PRIu32 " ranks: %zu sizes, %zu warm exchanges, %zu cold, %zu first, "
 		                    "%zu late receives, %zu self copies, %zu reductions, %zu library copies\n",
@@ -2818,7 +2875,8 @@ int ir_calib_write_params(const ir_calib_data *d, const ir_calib_fit *f, const i
 		rc |= ir_sb_adds(o, "# model: pure LogGP network, one-way time = 2*o + L + G*(size-1)\n");
 		rc |= add_fitline(o, "fit of the one-way time", &f->all, "us");
 		rc |= ir_sb_addf(o, "# o: %s\n", f->lo_given ? "given on the command line" :
-		                 d->from_traces ? "median duration of the smallest message's send calls" :
+		                 d->from_traces ? (d->estimator == IR_CALIB_EST_MEDIAN ? "median duration of the smallest message's send calls" :
+		                                   "mean duration of the smallest message's send calls") :
 		                 "not measurable from a TSV (0; give -o)");
 		if (f->clamp_L)
 			rc |= ir_sb_addf(o, "# L: the fit gives %.4g us, below 0; written as 0 (o is too large for the intercept)\n",

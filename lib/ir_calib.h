@@ -74,6 +74,15 @@ typedef struct ir_calib_sample {
  * (formats/calibration.md, "Drift"); sizes with fewer than IR_CALIB_DRIFT_MIN_REPS are not
  * tested. */
 #define IR_CALIB_DRIFT_PCT 10.0
+
+/* What a size's repetitions give the fit (formats/calibration.md, "Mean or median"):
+ * IR_CALIB_EST_MEAN, their mean winsorized at IR_CALIB_EST_WINS (the 1 % largest counted as
+ * the 99th percentile, the 1 % smallest as the 1st): a replay sums the costs, and a sum's
+ * expectation is the sum of the means; winsorized, so that the rare preemption of a
+ * millisecond does not swamp a thousand calls of a microsecond (a calibration minutes later
+ * would not meet it); IR_CALIB_EST_MEDIAN, their median (calib --estimator median). */
+enum { IR_CALIB_EST_MEAN = 0, IR_CALIB_EST_MEDIAN = 1 };
+#define IR_CALIB_EST_WINS 0.01
 #define IR_CALIB_DRIFT_SE 3.0
 #define IR_CALIB_DRIFT_MIN_REPS 10
 
@@ -172,11 +181,12 @@ enum ir_calib_series_kind {
 	IR_CS_N
 };
 
-/* A size of a series after aggregation: median and quartiles (ps). */
+/* A size of a series after aggregation: its estimate (ps; the mean or the median,
+ * ir_calib_data.estimator) and quartiles. */
 typedef struct ir_calib_med {
 	uint64_t size;
 	size_t n;
-	double med, q1, q3;
+	double med, q1, q3; /* med: the estimate the fit uses */
 	double p10;         /* the 10th percentile, an order statistic: did a send wait for its receive (protocol_split) */
 	double tmean, tse; /* the mean of the middle 80 % and its standard error (winsorized) */
 } ir_calib_med;
@@ -246,6 +256,7 @@ typedef struct ir_calib_data {
 	int state_applied;   /* ir_calib_state_apply() has run */
 	ir_calib_tracer tracer;
 	int keep_tracer; /* set before reading: measure the tracer's share, but take nothing off */
+	int estimator;   /* set before aggregating: IR_CALIB_EST_MEAN (0, the default) or IR_CALIB_EST_MEDIAN */
 } ir_calib_data;
 
 /* A pulse of netcal (formats/calibration.md, "Machine state"). */

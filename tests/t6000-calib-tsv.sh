@@ -189,7 +189,10 @@ test_expect_success 'drift: a size whose halves differ is named, with both media
 	gen_drift 2 >drift.tsv &&
 	calib drift.tsv >drift.params 2>err &&
 	grep -q "^# drift: the one-way time moved during the run at 1 of 4 sizes with 10 or more exchanges" drift.params &&
-	grep -q "^# drift at 1024 bytes: 4.0580 us, then 2.0290 us (-66.7 % of the median 3.0410 us; standard error 0.0066 us)$" drift.params &&
+	# the estimate: the mean of 4.048, 4.068, 2.024, 2.034 five times each, winsorized at
+	# 1 % (0.2 of the 20 at each end, counted as the values they are): 60.87 / 20
+	grep -q "^# drift at 1024 bytes: 4.0580 us, then 2.0290 us (-66.7 % of the estimate 3.0435 us; standard error 0.0066 us)$" drift.params &&
+	calib --estimator median drift.tsv 2>/dev/null | grep -q "^# drift at 1024 bytes: 4.0580 us, then 2.0290 us (-66.7 % of the estimate 3.0410 us; standard error 0.0066 us)$" &&
 	grep -q "^calib: warning: the one-way time drifted during the run at 1 of 4 sizes" err
 '
 
@@ -214,6 +217,35 @@ test_expect_success 'drift: fewer than 10 rows per size are not tested (no drift
 	gen_tsv >pp.tsv &&
 	calib -q pp.tsv >pp.params &&
 	! grep -q "^# drift" pp.params
+'
+
+# a size of 200 rows: 180 at its time a, 18 at 2a (a tail of 9 %), 2 at 100a (two preempted
+# calls, 1 %). The mean winsorized at 1 % counts the two as 2a: (180 + 36 + 4) / 200 a = 1.1a;
+# the plain mean would be 2.08a, the median is a (formats/calibration.md, "Mean or median").
+test_expect_success 'the estimate: the mean winsorized at 1 % by default, the median with --estimator median' '
+	awk "BEGIN { print \"size_bytes real_us\"; for (r = 0; r < 200; r++) for (s = 64; s <= 4096; s *= 4) {
+		a = 1 + s / 1000; printf \"%d %.4f\n\", s, r < 180 ? a : r < 198 ? 2 * a : 100 * a } }" >tail.tsv &&
+	calib -q tail.tsv >mean.params &&
+	calib -q --estimator median tail.tsv >median.params &&
+	calib -q --estimator mean tail.tsv >mean2.params &&
+	test_cmp mean.params mean2.params &&
+	grep -q "^# estimate: per size the mean of its repetitions, winsorized at 1 % " mean.params &&
+	grep -q "^# estimate: per size the median of its repetitions (calib --estimator median; " median.params &&
+	# the per-size lines: size, rows, the estimate (us)
+	for s in 64 256 1024 4096; do
+		a=$(awk -v s=$s "BEGIN { printf \"%.4f\", 1 + s / 1000 }") &&
+		w=$(awk -v s=$s "BEGIN { printf \"%.4f\", 1.1 * (1 + s / 1000) }") &&
+		grep -q "^#   $s 200 $w " mean.params &&
+		grep -q "^#   $s 200 $a " median.params || { grep "^#   $s 200 " mean.params median.params; return 1; }
+	done
+'
+
+test_expect_success '--estimator: a bad value is a usage error (exit 2)' '
+	gen_tsv >pp.tsv &&
+	expect_fail 2 calib --estimator mode pp.tsv &&
+	grep -q "^calib: --estimator: expected mean or median, got .mode.$" err &&
+	expect_fail 2 calib --estimator "" pp.tsv &&
+	grep -q "^calib: --estimator: expected mean or median, got ..$" err
 '
 
 test_done

@@ -96,7 +96,8 @@ test_expect_success '--model loggp: o from the send calls' '
 	gen_pp pp liballprof &&
 	calib -q --model loggp pp >lg.params &&
 	grep -q "^o = 300ns " lg.params &&
-	grep -q "^# o: median duration of the smallest message.s send calls" lg.params &&
+	grep -q "^# o: mean duration of the smallest message.s send calls" lg.params &&
+	calib -q --model loggp --estimator median pp | grep -q "^# o: median duration of the smallest message.s send calls" &&
 	grep -q "^pin_a = 166us " lg.params
 '
 

@@ -2,7 +2,7 @@
 # calib DIR1 DIR2 ...: several netcal runs pooled into one fit (formats/calibration.md,
 # "Several runs"), and pipelines/calibrate.mk RUNS=N, which measures them. Two short
 # netcal runs over shared memory: a run pooled with itself fits exactly what it fits alone
-# (every median of a doubled sample is its median), two runs give medians over both, and
+# (every mean or median of a doubled sample is its own), two runs give estimates over both, and
 # runs of other kinds, or a run without its own phases, are errors that name the run.
 # Skipped when MPI or the sample programs are missing.
 . "$(dirname "$0")/lib.sh"
@@ -28,7 +28,7 @@ test_expect_success 'a run pooled with itself fits what it fits alone' '
 	grep -v "^#" one.params >one.keys && grep -v "^#" twice.params >twice.keys &&
 	test_cmp one.keys twice.keys &&
 	grep -q "^# written by calib .* from nc1 and 1 more run$" twice.params &&
-	grep -q "^# runs: 2, pooled: every median below is over the samples of all of them$" twice.params &&
+	grep -q "^# runs: 2, pooled: every mean below is over the samples of all of them$" twice.params &&
 	! grep -q "^# runs:" one.params
 '
 

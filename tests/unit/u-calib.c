@@ -20,9 +20,19 @@
 
 static int near(double a, double b, double tol) { return fabs(a - b) <= tol; }
 
-static int parse(ir_calib_data *d, const char *text, ir_err *e)
+/* The tests below were written for the median of each size (calib --estimator median) unless
+ * they set g_estimator: a median names the measurement it picks, which the checks use. */
+static int g_estimator = IR_CALIB_EST_MEDIAN;
+
+static void data_init(ir_calib_data *d)
 {
 	ir_calib_data_init(d);
+	d->estimator = g_estimator;
+}
+
+static int parse(ir_calib_data *d, const char *text, ir_err *e)
+{
+	data_init(d);
 	return ir_calib_parse_tsv(d, text, strlen(text), "t.tsv", e);
 }
 
@@ -361,7 +371,7 @@ static void test_netcal_traces(void)
 	}
 	paths[0] = dir;
 	ok(write_netcal(dir, 1) == 0, "netcal traces written");
-	ir_calib_data_init(&d);
+	data_init(&d);
 	ok(ir_calib_read_traces(&d, paths, 1, &e) == 0 && d.netcal && ir_calib_aggregate(&d, &e) == 0,
 	   "netcal traces: read and recognised by their tags");
 	ok(d.np == 5 && d.p[4].size == 65536 && d.p[4].reps == 5 && d.p[4].nfirst, "netcal: warm exchanges and first uses");
@@ -439,7 +449,7 @@ static void test_netcal_traces(void)
 			}
 		}
 		free(txt);
-		ir_calib_data_init(&d);
+		data_init(&d);
 		ok(at && ir_calib_read_traces(&d, paths, 1, &e) == 0 && ir_calib_aggregate(&d, &e) == 0 && d.gap_n == 54 &&
 		       d.gap_miss == 1 && near(d.p[1].real_ps, 1001000, 200),
 		   "netcal: an answer of another size is not paired (%zu gaps, %zu without)", d.gap_n, d.gap_miss);
@@ -447,7 +457,7 @@ static void test_netcal_traces(void)
 	}
 	/* the progress phase decides S when present; recv_o stays the late receiver's */
 	ok(write_netcal(dir, 2) == 0, "netcal traces with the progress phase written");
-	ir_calib_data_init(&d);
+	data_init(&d);
 	ok(ir_calib_read_traces(&d, paths, 1, &e) == 0 && ir_calib_aggregate(&d, &e) == 0, "netcal: progress phase read");
 	m = ir_calib_series_at(&d, IR_CS_PROG_SEND, 4096);
 	ok(m && m->n == 5 && near(m->med, 20364000, 1), "netcal: the progress phase's send duration (%g ps)", m ? m->med : -1);
@@ -469,7 +479,7 @@ static void test_netcal_traces(void)
 	ir_calib_data_release(&d);
 	/* on a busy machine: neither the receiver's lost core nor rank 0's moves S */
 	ok(write_netcal(dir, 3) == 0, "netcal traces of a busy machine written");
-	ir_calib_data_init(&d);
+	data_init(&d);
 	ok(ir_calib_read_traces(&d, paths, 1, &e) == 0 && ir_calib_aggregate(&d, &e) == 0, "netcal: busy progress phase read");
 	m = ir_calib_series_at(&d, IR_CS_PROG_SEND, 4096);
 	ok(m && m->n == 5 && near(m->p10, 25000000, 1) && near(m->med, 25000000, 1),
@@ -489,7 +499,7 @@ static void test_netcal_traces(void)
 	}
 	ir_calib_data_release(&d);
 	ok(write_netcal(dir, 0) == 0, "netcal traces without the late receiver written");
-	ir_calib_data_init(&d);
+	data_init(&d);
 	{
 		char want[600];
 		snprintf(want, sizeof want,
@@ -511,7 +521,7 @@ static int netcal_fit(ir_calib_data *d, ir_calib_fit *f, ir_sb *t, ir_err *e)
 {
 	char dir[] = "/tmp/u-calib-XXXXXX", *paths[1] = { dir };
 	ir_calib_opts co;
-	ir_calib_data_init(d);
+	data_init(d);
 	d->keep_tracer = g_keep_tracer;
 	g_nblock = 0;
 	memset(f, 0, sizeof *f);
@@ -550,7 +560,7 @@ static void test_netcal_exchange(void)
 		ok(write_netcal(dir, 1) == 0, "exchange: traces written (%s)", c < 2 ? "both ranks" : "rank 1 one short");
 		g_exch = 0;
 		g_exch_bad = 0;
-		ir_calib_data_init(&d);
+		data_init(&d);
 		if (c == 2) {
 			ok(ir_calib_read_traces(&d, paths, 1, &e) == -1 &&
 			       strstr(e.msg, "rank-0.trace: rank 0 makes 25 exchanges with rank 1 (MPI_Sendrecv, tag 30051), rank 1 "
@@ -781,7 +791,7 @@ static void test_netcal_state(void)
 	/* ir_calib_state_filter: fewer than IR_CALIB_STATE_MIN_PULSES pulses change nothing */
 	{
 		ir_calib_pulse p[3] = { { 0, 1, 1e6, 0, -1 }, { 10, 11, 5e6, 0, -1 }, { 20, 21, 5e6, 0, -1 } };
-		ir_calib_data_init(&d);
+		data_init(&d);
 		ok(ir_calib_state_filter(&d, p, 3, 0, 0, 0, &e) == 0 && d.state.runs == 1 && !d.state.runs_pulsed,
 		   "state: 3 pulses: not enough to tell");
 		ir_calib_data_release(&d);
@@ -790,7 +800,7 @@ static void test_netcal_state(void)
 	 * judged against its own, nothing is slowed; a phase's third part slowed 2 times is */
 	{
 		ir_calib_pulse p[20];
-		ir_calib_data_init(&d);
+		data_init(&d);
 		two_phases(&d, p);
 		rc = ir_calib_state_filter(&d, p, 20, 0, 0, 0, &e) || ir_calib_state_apply(&d, &e);
 		ok(rc == 0 && d.state.phases == 2 && !d.state.slowed &&
@@ -816,7 +826,7 @@ static void test_netcal_state(void)
 	{
 		ir_calib_pulse p[20];
 		for (int pass = 0; pass < 2; pass++) {
-			ir_calib_data_init(&d);
+			data_init(&d);
 			d.state_ref_ps = pass ? 4e6 : 1.1e6;
 			two_phases(&d, p);
 			rc = ir_calib_state_filter(&d, p, 20, 0, 0, 0, &e) || ir_calib_state_apply(&d, &e);
@@ -839,7 +849,7 @@ static void test_netcal_state(void)
 	 * whole); a second apply changes nothing */
 	{
 		ir_calib_pulse p[20];
-		ir_calib_data_init(&d);
+		data_init(&d);
 		d.state_ref_ps = 1.1e6;
 		d.raw = calloc(38, sizeof *d.raw);
 		for (int run = 0; run < 2; run++) {
@@ -950,7 +960,7 @@ static void test_netcal_tracer(void)
 		g_reps = 0;
 		g_bare = 0;
 		g_nblock = 0;
-		ir_calib_data_init(&d);
+		data_init(&d);
 		memset(&f, 0, sizeof f);
 		memset(&co, 0, sizeof co);
 		rc = mkdtemp(d1) && write_netcal(d1, 1) == 0 ? 0 : -1;
@@ -1098,6 +1108,48 @@ int main(void)
 	ok(!d.have_sim, "no sim column");
 	ir_calib_data_release(&d);
 
+	/* the default estimate (formats/calibration.md, "Mean or median"): 100 rows of size 1,
+	 * 98 of 1 us, one of 2 us, one of 50 us: winsorized at 1 % (t = 1) the 50 counts as the
+	 * 2 below it, (98 + 2 + 2) / 100 = 1.02 us (the plain mean 1.51, the median 1); a run
+	 * pooled with itself gives the same; at 150 rows t = 1.5 counts the edge in part */
+	{
+		ir_sb tsv = IR_SB_INIT;
+		double one, twice;
+		int rc = ir_sb_adds(&tsv, "size_bytes real_us\n");
+		for (int i = 0; i < 100; i++)
+			rc |= ir_sb_addf(&tsv, "1 %s\n8 %s\n", i == 98 ? "2" : i == 99 ? "50" : "1", i < 98 ? "3" : "4");
+		g_estimator = IR_CALIB_EST_MEAN;
+		/* (the calls before ok(): its arguments are evaluated in no set order) */
+		rc |= parse(&d, tsv.buf, &e) || ir_calib_aggregate(&d, &e);
+		ok(!rc && d.estimator == IR_CALIB_EST_MEAN && near(d.p[0].real_ps, 1.02e6, 1) && near(d.p[1].real_ps, 3.02e6, 1),
+		   "mean: winsorized at 1 %% (%g ps, %g ps)", rc ? 0 : d.p[0].real_ps, rc ? 0 : d.p[1].real_ps);
+		ir_calib_data_release(&d);
+		g_estimator = IR_CALIB_EST_MEDIAN;
+		rc |= parse(&d, tsv.buf, &e) || ir_calib_aggregate(&d, &e);
+		ok(!rc && d.p[0].real_ps == 1e6 && d.p[1].real_ps == 3e6, "median: the middle row (%g ps)", rc ? 0 : d.p[0].real_ps);
+		ir_calib_data_release(&d);
+		ir_sb_release(&tsv);
+		g_estimator = IR_CALIB_EST_MEAN;
+		rc |= ir_sb_adds(&tsv, "size_bytes real_us\n");
+		for (int i = 0; i < 150; i++)
+			rc |= ir_sb_addf(&tsv, "1 %d\n8 %d\n", 1 + i % 7 + (i == 149) * 1000, 2 + i % 5 + (i == 0) * 300);
+		rc |= parse(&d, tsv.buf, &e) || ir_calib_aggregate(&d, &e);
+		ok(!rc, "mean: 150 rows");
+		one = rc ? 0 : d.p[0].real_ps;
+		twice = rc ? 0 : d.p[1].real_ps;
+		ir_calib_data_release(&d);
+		for (int i = 0; i < 150; i++)
+			rc |= ir_sb_addf(&tsv, "1 %d\n8 %d\n", 1 + i % 7 + (i == 149) * 1000, 2 + i % 5 + (i == 0) * 300);
+		rc |= parse(&d, tsv.buf, &e) || ir_calib_aggregate(&d, &e);
+		ok(!rc && d.p[0].reps == 300 && near(d.p[0].real_ps, one, 1e-3) && near(d.p[1].real_ps, twice, 1e-3) &&
+		       one < 5e6 && twice < 5e6,
+		   "mean: the rows twice give the same (%g, %g ps; %g, %g ps), the outliers capped", one,
+		   rc ? 0 : d.p[0].real_ps, twice, rc ? 0 : d.p[1].real_ps);
+		ir_calib_data_release(&d);
+		ir_sb_release(&tsv);
+		g_estimator = IR_CALIB_EST_MEDIAN;
+	}
+
 	ok(parse(&d, "size_bytes real_us sim_us\n4K 10 1\n8K 20 2\n", &e) == 0 && d.have_sim, "sizes with units, sim column");
 	ok(ir_calib_aggregate(&d, &e) == 0 && d.p[0].size == 4096 && d.p[0].sim_ps[0] == 1e6 && d.p[1].sim_ps[1] == 2e6,
 	   "sim_us kept per size");
@@ -1166,7 +1218,7 @@ int main(void)
 			snprintf(row, sizeof row, "%.0f %.6f\n%.0f %.6f\n", s, v / 1e6, s, v / 1e6);
 			ir_sb_adds(&t, row);
 		}
-		ir_calib_data_init(&d);
+		data_init(&d);
 		ok(ir_calib_parse_tsv(&d, t.buf, t.len, "exact.tsv", &e) == 0 && ir_calib_aggregate(&d, &e) == 0,
 		   "synthetic sweep read");
 		ir_loggops_defaults(&p);
@@ -1229,7 +1281,7 @@ int main(void)
 
 	/* ---- loggp exact, and pinning from samples ---- */
 	{
-		ir_calib_data_init(&d);
+		data_init(&d);
 		d.from_traces = 1;
 		snprintf(d.source, sizeof d.source, "mem");
 		for (double s = 1; s <= 65536; s *= 4) {
@@ -1253,7 +1305,7 @@ int main(void)
 	{
 		static const double extra_us[] = { 0.3, 0.1, 25, 0.2, 0.0, 0.4, 0.1, 0.3, 0.2 };
 		size_t k = 0;
-		ir_calib_data_init(&d);
+		data_init(&d);
 		d.from_traces = 1;
 		snprintf(d.source, sizeof d.source, "mem");
 		for (double s = 1; s <= 65536; s *= 4, k++) {
@@ -1279,7 +1331,7 @@ int main(void)
 	 * "Pinning") */
 	{
 		uint32_t x = 12345;
-		ir_calib_data_init(&d);
+		data_init(&d);
 		d.from_traces = 1;
 		snprintf(d.source, sizeof d.source, "mem");
 		for (int k = 1; k <= 34; k++) {
@@ -1306,7 +1358,7 @@ int main(void)
 	/* a size with only its first exchange */
 	{
 		ir_calib_sample a = { 8, 1e6, -1, 1, 0, 0, 0 }, b = { 16, 1e6, -1, 1, 1, 0, 0 }, c = { 16, 1e6, -1, 0, 2, 0, 0 };
-		ir_calib_data_init(&d);
+		data_init(&d);
 		d.from_traces = 1;
 		snprintf(d.source, sizeof d.source, "pp");
 		d.s = malloc(3 * sizeof *d.s);

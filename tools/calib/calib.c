@@ -70,6 +70,9 @@ static void usage(void)
 	       "      --plot FILE     draw the points and the fitted lines (FILE.png or FILE.svg;\n"
 	       "                      needs gnuplot)\n"
 	       "      --io            fit the storage keys to traces of samples/apps/iocal\n"
+	       "      --estimator mean|median  what a size's repetitions give the fit: their\n"
+	       "                      mean winsorized at 1 %% (default: a replay sums the\n"
+	       "                      costs) or their median\n"
 	       "      --keep-slowed   netcal: keep what was measured between two pulses that\n"
 	       "                      found the machine slowed (default: set it aside)\n"
 	       "      --state-ref T   netcal: the network's undisturbed 0-byte round trip, known\n"
@@ -183,7 +186,7 @@ static int write_out(const char *out, const ir_sb *sb)
 }
 
 enum { OPT_TOPO = 256, OPT_OVERHEAD, OPT_PLOT, OPT_UNWEIGHTED, OPT_VERSION, OPT_INTRA, OPT_YIELD, OPT_CORES, OPT_CPU_BIND, OPT_IO,
-       OPT_COMPARE, OPT_TOLERANCE, OPT_KEEP_SLOWED, OPT_TRACER_TIME, OPT_STATE_REF };
+       OPT_COMPARE, OPT_TOLERANCE, OPT_KEEP_SLOWED, OPT_TRACER_TIME, OPT_STATE_REF, OPT_ESTIMATOR };
 
 /* --compare: two parameter files of piecewise calibrations side by side (ir_calib_compare). */
 static int do_compare(const char *fa, const char *fb, double tol, const char *out)
@@ -335,6 +338,7 @@ int main(int argc, char **argv)
 		{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
 		{ "keep-slowed", no_argument, NULL, OPT_KEEP_SLOWED },
 		{ "state-ref", required_argument, NULL, OPT_STATE_REF },
+		{ "estimator", required_argument, NULL, OPT_ESTIMATOR },
 		{ "tracer-time", required_argument, NULL, OPT_TRACER_TIME },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -411,6 +415,14 @@ int main(int argc, char **argv)
 			d.state_ref_ps = (double)v;
 			break;
 		}
+		case OPT_ESTIMATOR:
+			if (!strcmp(optarg, "mean"))
+				d.estimator = IR_CALIB_EST_MEAN;
+			else if (!strcmp(optarg, "median"))
+				d.estimator = IR_CALIB_EST_MEDIAN;
+			else
+				return ir_cli_usage("--estimator: expected mean or median, got '%s'", optarg);
+			break;
 		case OPT_TRACER_TIME:
 			if (!strcmp(optarg, "keep"))
 				d.keep_tracer = 1;

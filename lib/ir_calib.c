@@ -1481,6 +1481,67 @@ static const char *estimate_name(const ir_calib_data *d)
 	return d->estimator == IR_CALIB_EST_MEDIAN ? "median" : "mean";
 }
 
+/* The spread of a series (formats/calibration.md, "The spread of a call's cost"): every
+ * duration of a size with IR_CALIB_SPREAD_MIN_REPS or more, winsorized as its mean is
+ * (IR_CALIB_EST_WINS), over that mean; the ratios of all such sizes pooled and sorted, cut
+ * into IR_CALIB_SPREAD_N shares of equal count, each share's mean a factor (their mean is 1).
+ * d->raw is sorted (aggregate_series). Returns the number of ratios, 0 when fewer than
+ * IR_CALIB_SPREAD_N * 10 (nothing written), -1 out of memory; *nsizes the sizes used. */
+static long series_spread(const ir_calib_data *d, int kind, ir_spread *out, size_t *nsizes)
+{
+	size_t i, j, n = 0, cap = 0;
+	double *r = NULL;
+	out->n = 0;
+	*nsizes = 0;
+	for (i = 0; i < d->nraw; i++)
+		cap += d->raw[i].kind == kind;
+	if (cap < (size_t)IR_CALIB_SPREAD_N * 10)
+		return 0;
+	if (!(r = malloc(cap * sizeof *r)))
+		return -1;
+	for (i = 0; i < d->nraw; i = j) {
+		size_t m, k;
+		double t, up, lo, hi, sum = 0, mean;
+		for (j = i; j < d->nraw && d->raw[j].kind == d->raw[i].kind && d->raw[j].size == d->raw[i].size; j++)
+			;
+		m = j - i;
+		if ((int)d->raw[i].kind != kind || m < IR_CALIB_SPREAD_MIN_REPS)
+			continue;
+		t = IR_CALIB_EST_WINS * (double)m;
+		up = (double)m - t;
+		lo = d->raw[i + (size_t)t].ps;
+		hi = d->raw[i + (size_t)ceil(up) - 1].ps;
+		for (k = i; k < j; k++)
+			sum += d->raw[k].ps < lo ? lo : d->raw[k].ps > hi ? hi : d->raw[k].ps;
+		mean = sum / (double)m;
+		if (!(mean > 0))
+			continue;
+		for (k = i; k < j; k++)
+			r[n++] = (d->raw[k].ps < lo ? lo : d->raw[k].ps > hi ? hi : d->raw[k].ps) / mean;
+		(*nsizes)++;
+	}
+	if (n < (size_t)IR_CALIB_SPREAD_N * 10) {
+		free(r);
+		*nsizes = 0;
+		return 0;
+	}
+	(void)ir_median_inplace(r, n); /* sorts r */
+	/* share b: the positions [n b / N, n (b + 1) / N), the values on its edges in part, so
+	 * that a run pooled with itself gives the same factors */
+	for (int b = 0; b < IR_CALIB_SPREAD_N; b++) {
+		double a = (double)n * b / IR_CALIB_SPREAD_N, z = (double)n * (b + 1) / IR_CALIB_SPREAD_N, sum = 0;
+		for (size_t k = (size_t)a; k < n && (double)k < z; k++) {
+			double lo = (double)k < a ? a : (double)k, hi = (double)(k + 1) > z ? z : (double)(k + 1);
+			if (hi > lo)
+				sum += (hi - lo) * r[k];
+		}
+		out->f[b] = sum / (z - a);
+	}
+	out->n = IR_CALIB_SPREAD_N;
+	free(r);
+	return (long)n;
+}
+
 /* netcal: the estimate and the quartiles of every phase's durations per size. */
 static int aggregate_series(ir_calib_data *d, ir_err *e)
 {
@@ -2650,6 +2711,27 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 			}
 			rc |= ir_sb_addf(o, "nbc_o = %s\n", fmt_t(a, sizeof a, v));
 		}
+	}
+	for (int a = 0; a < 2; a++) {
+		static const char *const key[2] = { "send_o_spread", "recv_o_spread" },
+		                         *series[2] = { "the warm ping-pong's send call", "the late receive" };
+		ir_spread sp;
+		size_t nsz;
+		long n = series_spread(d, a ? IR_CS_LATE : IR_CS_SEND, &sp, &nsz);
+		if (n < 0)
+			return -1;
+		if (!n) {
+			rc |= ir_sb_addf(o, "# %s: not measured (fewer than %d durations of %s at sizes of %d repetitions or more)\n",
+			                 key[a], IR_CALIB_SPREAD_N * 10, series[a], IR_CALIB_SPREAD_MIN_REPS);
+			continue;
+		}
+		rc |= ir_sb_addf(o, "# %s: %s over its size's mean (both winsorized at %g %%), %ld durations at %zu sizes of %d "
+		                    "repetitions or more, in %d shares of equal count, each share's mean; ibsim draws one per "
+		                    "message (formats/params.md, \"The spread of a call's cost\")\n%s = ",
+		                 key[a], series[a], 100 * IR_CALIB_EST_WINS, n, nsz, IR_CALIB_SPREAD_MIN_REPS, IR_CALIB_SPREAD_N,
+		                 key[a]);
+		rc |= ir_spread_format(&sp, o);
+		rc |= ir_sb_addch(o, '\n');
 	}
 	for (int a = 0; a < 2; a++) {
 		const struct ir_calib_gapfit *gf = &f->after[a];

@@ -83,6 +83,12 @@ typedef struct ir_calib_sample {
  * would not meet it); IR_CALIB_EST_MEDIAN, their median (calib --estimator median). */
 enum { IR_CALIB_EST_MEAN = 0, IR_CALIB_EST_MEDIAN = 1 };
 #define IR_CALIB_EST_WINS 0.01
+
+/* The spread of the send call and the late receive (formats/calibration.md, "The spread of a
+ * call's cost"): IR_CALIB_SPREAD_N factors, from the sizes with IR_CALIB_SPREAD_MIN_REPS
+ * repetitions or more. */
+#define IR_CALIB_SPREAD_N 16
+#define IR_CALIB_SPREAD_MIN_REPS 100
 #define IR_CALIB_DRIFT_SE 3.0
 #define IR_CALIB_DRIFT_MIN_REPS 10
 

@@ -510,6 +510,14 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 	if (ir_model_pw(&en->p) && ir_model_gap(&en->p) && !(en->step = xcalloc(s->nranks, sizeof *en->step, e, "rank counters")))
 		goto fail;
 	en->other_model = ir_model_pw(&en->p) || en->p.copy.n || ir_model_intra(&en->p);
+	/* the spread of a call's cost draws with the node model's seed (formats/params.md, "The
+	 * spread of a call's cost") */
+	if (en->p.send_spread.n || en->p.recv_spread.n) {
+		if (cfg->node)
+			en->nc = *cfg->node;
+		else
+			ir_node_defaults(&en->nc);
+	}
 	/* The intra-node model: the hosts are the node model's (ranks_per_host or the placement) */
 	if (ir_model_intra(&en->p)) {
 		en->intra = 1;
@@ -961,7 +969,11 @@ static int release_sender(ir_engine *en, const msg *m, uint64_t t, ir_err *e)
 	uint32_t sr = m->src;
 	uint64_t *cf = &en->cpu_free[(size_t)sr * en->C + m->cpu];
 	uint64_t *sf = &en->send_free[(size_t)sr * en->N + m->nic];
-	uint64_t cpu_end = tadd(en, m->inject, ir_model_send_cpu(msg_params(en, m), m->size, m->self)), t_done = t;
+	const ir_loggops *P = msg_params(en, m);
+	uint64_t so = ir_model_send_cpu(P, m->size, m->self), cpu_end, t_done = t;
+	if (!m->self && P->send_spread.n) /* the draw of its send (formats/params.md, "The spread of a call's cost") */
+		so = ir_spread_apply(&P->send_spread, so, ir_node_draw(&en->nc, sr, m->sop, IR_DRAW_SEND));
+	cpu_end = tadd(en, m->inject, so);
 	/* a sender waiting in MPI on a shared host is woken by the release, a protocol step of
 	 * its own (docs/loggops-semantics.md section 8, "Waking a waiting rank") */
 	if (en->hwake && waiting(en, sr, *cf, t))
@@ -1752,6 +1764,8 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_hea
 		}
 		else
 			cpu_end = en->other_model ? ir_model_send_cpu(P, size, self) : ir_model_lg_send_cpu(P, size);
+		if (en->other_model && !self && P->send_spread.n) /* the same draw as release_sender()'s */
+			cpu_end = ir_spread_apply(&P->send_spread, cpu_end, ir_node_draw(&en->nc, r, i, IR_DRAW_SEND));
 		if (!en->node)
 			cpu_end = tadd(en, t, cpu_end);
 		else if (node_take(en, r, t, cpu_end, &cpu_end)) {
@@ -1986,6 +2000,8 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 	cpu_end = en->other_model ? ir_model_recv_cpu(msg_params(en, m), m->size, m->self,
 	                                              !m->intra && (en->net->flags & IR_NET_MODELS_BYTES) != 0)
 	                          : ir_model_lg_recv_cpu(&en->p, m->size, (en->net->flags & IR_NET_MODELS_BYTES) != 0);
+	if (en->other_model && !m->self && msg_params(en, m)->recv_spread.n)
+		cpu_end = ir_spread_apply(&msg_params(en, m)->recv_spread, cpu_end, ir_node_draw(&en->nc, m->src, m->sop, IR_DRAW_RECV));
 	if (en->other_model && m->rndv && pw_hs(en, m))
 		cpu_end = 0; /* a request-to-send: the receiver pays rndv_copy when its data arrives */
 	/* a rank waiting in MPI on a shared host (its CPU idle) is woken first, unless the

@@ -7,16 +7,19 @@
  */
 #include "ir_model.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir_num.h"
 #include "ir_params.h"
+#include "ir_strbuf.h"
 
 const char *const ir_loggops_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send",
 	                                "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", "coll_copy", "poll", "nbc_o",
 	                                "intra_send_o", "intra_recv_o", "intra_net_L", "intra_S", "send_o_after_send", "send_o_after_recv",
-	                                "rndv_handshake", "rndv_copy", NULL };
+	                                "rndv_handshake", "rndv_copy", "send_o_spread", "recv_o_spread", NULL };
 
 static const char *skip_ws(const char *s)
 {
@@ -319,6 +322,61 @@ static int load_pw(const ir_params *ps, const char *key, ir_pw *f, ir_err *e)
 
 static int three(const ir_params *ps, int a, int b, int c, const char *pre, ir_err *e);
 
+int ir_spread_parse(ir_spread *s, const char *v, const char *what, ir_err *e)
+{
+	const char *p = v;
+	s->n = 0;
+	for (;;) {
+		char *end;
+		double f;
+		p = skip_ws(p);
+		errno = 0;
+		f = strtod(p, &end);
+		if (end == p || errno || !(f > 0) || f > 1000) {
+			size_t k = strcspn(p, ",");
+			return ir_errf(e, "%s: bad factor '%.*s' in '%s' (expected decimal numbers above 0 and at most 1000, "
+			                  "separated by commas)",
+			               what, (int)(k > 40 ? 40 : k), p, v);
+		}
+		if (s->n == IR_SPREAD_MAX)
+			return ir_errf(e, "%s: more than %d factors in '%s'", what, IR_SPREAD_MAX, v);
+		s->f[s->n++] = f;
+		p = skip_ws(end);
+		if (!*p)
+			return 0;
+		if (*p != ',')
+			return ir_errf(e, "%s: expected ',' or the end after factor %u, found '%c' in '%s'", what, s->n, *p, v);
+		p++;
+	}
+}
+
+int ir_spread_format(const ir_spread *s, ir_sb *o)
+{
+	int rc = 0;
+	for (uint32_t i = 0; i < s->n; i++)
+		rc |= ir_sb_addf(o, "%s%.4f", i ? "," : "", s->f[i]);
+	return rc;
+}
+
+static int load_spread(const ir_params *ps, const char *key, ir_spread *s, const ir_loggops *p, ir_err *e)
+{
+	char what[80];
+	const char *v;
+	s->n = 0;
+	if (!(v = ir_params_get(ps, key)))
+		return 0;
+	snprintf(what, sizeof what, "'%s'", key);
+	if (ir_spread_parse(s, v, what, e) == 0) {
+		if (p->send_o.n)
+			return 0;
+		ir_errf(e, "'%s' is set, but it spreads a term of the piecewise model, which is not set (send_o, recv_o and "
+		           "net_L)",
+		        key);
+	}
+	at_origin(ps, key, e);
+	return -1;
+}
+
 int ir_loggops_load(ir_loggops *p, const ir_params *ps, ir_err *e)
 {
 	int have_or, have_Or, have_Os, have_Osr, a, b, c;
@@ -375,6 +433,9 @@ int ir_loggops_load(ir_loggops *p, const ir_params *ps, ir_err *e)
 		if (v && !strcmp(v, "no"))
 			p->rndv_hs = 0;
 	}
+	if (load_spread(ps, "send_o_spread", &p->send_spread, p, e) < 0 ||
+	    load_spread(ps, "recv_o_spread", &p->recv_spread, p, e) < 0)
+		return -1;
 	p->intra_S = p->S;
 	if ((a = load_pw(ps, "intra_send_o", &p->intra_send_o, e)) < 0 ||
 	    (b = load_pw(ps, "intra_recv_o", &p->intra_recv_o, e)) < 0 ||

@@ -97,6 +97,21 @@ int ir_gapfn_format(const ir_gapfn *f, ir_sb *o);
  * path, which LogGOPS puts at the receiver: calib writes O_send = 0.
  * send_o, recv_o, net_L (all three or none): the piecewise model; copy,
  * reduce, coll_copy: local work (see above). */
+/* The spread of a call's cost (formats/params.md, "The spread of a call's cost"): n equally
+ * likely factors (calib writes the means of n equal shares of the measured costs over their
+ * size's mean, so their mean is 1); a message's draw picks one. n = 0: none. */
+#define IR_SPREAD_MAX 64
+typedef struct ir_spread {
+	uint32_t n;
+	double f[IR_SPREAD_MAX];
+} ir_spread;
+
+/* Parse "F1,F2,...,Fn" (1 <= n <= IR_SPREAD_MAX, each a decimal number above 0 and at most
+ * 1000): 0, or -1 with the error naming `what`. */
+int ir_spread_parse(ir_spread *s, const char *v, const char *what, ir_err *e);
+/* Append the text form ir_spread_parse reads back. */
+int ir_spread_format(const ir_spread *s, ir_sb *o);
+
 typedef struct ir_loggops {
 	uint64_t L, o, g, G, O, S;
 	uint64_t o_rndv, O_rndv;
@@ -125,6 +140,9 @@ typedef struct ir_loggops {
 	/* that work where it is not a copy (key rndv_copy, set by the user; calib does not
 	 * write it); unset: copy */
 	ir_pw rndv_copy;
+	/* piecewise model only: the spread of send_o and recv_o around their values (keys
+	 * send_o_spread, recv_o_spread; ibsim draws a factor per message; unset: none) */
+	ir_spread send_spread, recv_spread;
 } ir_loggops;
 
 /* L=2500 o=1500 g=1000 G=6 O=0 S=65535 (LogGOPSim's defaults); o_rndv = o, O_rndv = O,
@@ -182,6 +200,16 @@ static inline uint64_t ir_model_send_cpu(const ir_loggops *p, uint64_t size, int
 }
 
 static inline int ir_model_gap(const ir_loggops *p) { return p->after_send.n || p->after_recv.n; }
+
+/* c times the factor of s that `draw` picks (draw mod n), rounded; c when s has none. */
+static inline uint64_t ir_spread_apply(const ir_spread *s, uint64_t c, uint64_t draw)
+{
+	double v;
+	if (!s->n || !c)
+		return c;
+	v = (double)c * s->f[draw % s->n];
+	return v >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)(v + 0.5);
+}
 /* The sender's CPU time of an eager network send of `size` bytes that starts `gap` after the
  * end of the rank's last protocol step, a send (after_send) or a message handled: send_o(s)
  * plus that function's value, never below 0. */

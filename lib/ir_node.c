@@ -341,13 +341,19 @@ static uint64_t splitmix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+uint64_t ir_node_draw(const ir_node_cfg *c, uint32_t rank, uint32_t op, uint32_t salt)
+{
+	uint64_t x = splitmix(splitmix(splitmix(c->seed) ^ rank) ^ op);
+	return salt ? splitmix(x ^ salt) : x;
+}
+
 double ir_node_factor(const ir_node_cfg *c, uint32_t rank, uint32_t op)
 {
 	uint64_t x;
 	double u;
 	if (!(c->perturb > 0))
 		return 1.0;
-	x = splitmix(splitmix(splitmix(c->seed) ^ rank) ^ op);
+	x = ir_node_draw(c, rank, op, 0);
 	u = (double)(x >> 11) * 0x1p-53;
 	return 1.0 - c->perturb + 2.0 * c->perturb * u;
 }

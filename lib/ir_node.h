@@ -86,5 +86,10 @@ int ir_node_shared(const ir_node_cfg *c, uint32_t nranks);
 /* The perturbation factor of op `op` of rank `rank`: 1 - A + 2*A*u with u uniform on [0, 1)
  * from splitmix64 of (seed, rank, op); 1 when A = 0. */
 double ir_node_factor(const ir_node_cfg *c, uint32_t rank, uint32_t op);
+/* A 64-bit draw for (seed, rank, op, salt): splitmix64 of them, as the perturbation's (salt 0
+ * gives the perturbation's own); the spread of a message's costs draws with (sender, its send
+ * op, IR_DRAW_SEND or IR_DRAW_RECV) (formats/params.md, "The spread of a call's cost"). */
+enum { IR_DRAW_SEND = 1, IR_DRAW_RECV = 2 };
+uint64_t ir_node_draw(const ir_node_cfg *c, uint32_t rank, uint32_t op, uint32_t salt);
 
 #endif

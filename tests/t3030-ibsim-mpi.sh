@@ -83,6 +83,14 @@ test_expect_success 'the piecewise model and its rendezvous protocol (copy set),
 	DIFFER=1 same g.goal -p hs.params --async-progress &&
 	DIFFER=1 same g.goal -p hs.params --cores 1 --ranks-per-host 2
 '
+test_expect_success 'the spread of a call'"'"'s cost: every process draws a message'"'"'s factors alike' '
+	{ cat hs.params; echo "send_o_spread = 0.5,1,1.5,3"; echo "recv_o_spread = 0.25,1.75"; } >sp.params &&
+	pairs >g.goal &&
+	DIFFER=1 same g.goal -p sp.params &&
+	DIFFER=1 same g.goal -p sp.params --seed 9 &&
+	ibsim -q --ties key -p sp.params g.goal >a.tsv && ibsim -q --ties key -p hs.params g.goal >b.tsv &&
+	! cmp -s a.tsv b.tsv
+'
 test_expect_success 'bundled schedules and a real trace (trace2goal of samples/traces)' '
 	same "$TOP/samples/schedules/halo-4.goal" &&
 	NPS=1 same "$TOP/samples/ltest/ltest-schedgen.goal" &&

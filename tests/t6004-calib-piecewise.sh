@@ -171,6 +171,21 @@ test_expect_success 'the poll phase: poll is the mean of its lines, each line ov
 	grep -q "^# poll: one unsuccessful MPI_Iprobe .*mean of [0-9]* lines" cluster.params
 '
 
+test_expect_success 'the spreads of the send call and the late receive: 16 factors in order, their mean 1' '
+	for k in send_o_spread recv_o_spread; do
+		grep -q "^# $k: .* over its size.s mean (both winsorized at 1 %), [0-9]* durations at [0-9]* sizes of 100 repetitions or more, in 16 shares of equal count" cluster.params &&
+		sed -n "s/^$k = //p" cluster.params | tr , "\n" >f.$k &&
+		test "$(wc -l <f.$k)" = 16 &&
+		sort -g f.$k | test_cmp f.$k - &&
+		awk "{ s += \$1 } END { m = s / NR; print \"mean \" m; exit !(m > 0.999 && m < 1.001) }" f.$k || return 1
+	done &&
+	# with --estimator median the factors are the same: over each size'"'"'s mean all the same
+	sed -n "s/^send_o_spread = //p" all.params >a.f && sed -n "s/^send_o_spread = //p" allmed.params >b.f &&
+	test -s a.f && test_cmp a.f b.f &&
+	# a run pooled with itself gives the same factors (the shares'"'"' edges counted in part)
+	grep "_spread = " cluster.params >one.s && calib -q nc nc | grep "_spread = " >twice.s && test_cmp one.s twice.s
+'
+
 test_expect_success 'a poll line with a bad repeat count: file:line and exit 1' '
 	mkdir -p badpoll && cp nc/rank-1.trace badpoll/ &&
 	awk -F: -v OFS=: "!done && /^MPI_Iprobe:[0-9.]*:-1:30009:/ { \$(NF - 1) = 0; done = 1; print NR >\"line\" } { print }" \
@@ -325,11 +340,12 @@ test_expect_success 'no pinning on shared memory, and why' '
 '
 
 test_expect_success 'ibsim accepts the file; its one-way time is the fit and follows the medians' '
-	# the default file (means): ibsim'"'"'s one-way time is the fit
+	# the default file (means): ibsim'"'"'s one-way time is the fit (--no-spread: each message at
+	# the fitted costs, not a factor drawn for it)
 	grep "^#@ " cluster.params >fittedm &&
 	while read -r _ size so ro nl sum _; do
 		goalgen pingpong 2 --size "$size" >pp.goal &&
-		ibsim -q -p cluster.params pp.goal >sim.tsv 2>err || return 1
+		ibsim -q --no-spread -p cluster.params pp.goal >sim.tsv 2>err || return 1
 		test ! -s err || { cat err; return 1; }
 		awk -v so="$so" -v ro="$ro" -v l="$nl" -v sum="$sum" -v end="$(awk "\$1 == 0 { print \$2 }" sim.tsv)" \
 			"BEGIN { a = 2 * l + ro; fit = so > a ? (so + ro) / 2 : sum; d = end / 2e6 - fit
@@ -339,7 +355,7 @@ test_expect_success 'ibsim accepts the file; its one-way time is the fit and fol
 	grep "^#@ " median.params >fitted &&
 	while read -r _ size so ro nl sum measured _; do
 		goalgen pingpong 2 --size "$size" >pp.goal &&
-		ibsim -q -p median.params pp.goal >sim.tsv 2>err || return 1
+		ibsim -q --no-spread -p median.params pp.goal >sim.tsv 2>err || return 1
 		# every key calib writes is one ibsim knows (poll and pin_* are trace2goal'"'"'s)
 		test ! -s err || { cat err; return 1; }
 		end=$(awk "\$1 == 0 { print \$2 }" sim.tsv)

@@ -150,6 +150,33 @@ int main(void)
 	is_u64(ir_model_recv_call(&m, 1000, 1), 0, "to oneself: the receive call waits for nothing");
 	ok(ir_model_self_copy(&m, 3, 3) && !ir_model_self_copy(&m, 3, 4), "self copy only to oneself");
 
+	/* The spread of a call's cost (formats/params.md) */
+	{
+		ir_spread sp;
+		ok(ir_spread_parse(&sp, " 0.5, 1.5 ,1", "'x'", &e) == 0 && sp.n == 3 && sp.f[0] == 0.5 && sp.f[1] == 1.5 &&
+		       sp.f[2] == 1,
+		   "spread parses");
+		ir_sb_reset(&sb);
+		ok(ir_spread_format(&sp, &sb) == 0, "spread formats");
+		is_str(sb.buf, "0.5000,1.5000,1.0000", "its text");
+		is_u64(ir_spread_apply(&sp, 1000001, 3), 500001, "draw 3 picks factor 0 (3 mod 3): rounded");
+		is_u64(ir_spread_apply(&sp, 1000000, 4), 1500000, "draw 4 picks factor 1");
+		is_u64(ir_spread_apply(&sp, 0, 4), 0, "0 stays 0");
+		is_u64(ir_spread_apply(&sp, UINT64_MAX / 4 * 3, 1), UINT64_MAX, "saturates (3/4 of the range times 1.5)");
+		sp.n = 0;
+		is_u64(ir_spread_apply(&sp, 1234, 4), 1234, "no factors: unchanged");
+		ok(ir_spread_parse(&sp, "1,0", "'x'", &e) == -1, "a factor of 0 is rejected");
+		is_str(e.msg, "'x': bad factor '0' in '1,0' (expected decimal numbers above 0 and at most 1000, separated by commas)",
+		       "message");
+		ok(ir_spread_parse(&sp, "", "'x'", &e) == -1, "an empty list is rejected");
+		ok(ir_spread_parse(&sp, "1;2", "'x'", &e) == -1, "another separator is rejected");
+		is_str(e.msg, "'x': expected ',' or the end after factor 1, found ';' in '1;2'", "message");
+		ok(load(&m, "S=100\nsend_o=0:3us\nrecv_o=0:2us\nnet_L=0:1us\nsend_o_spread=1,2\nrecv_o_spread=0.9\n", &e) == 0 &&
+		       m.send_spread.n == 2 && m.recv_spread.n == 1,
+		   "the spread keys load");
+		ok(load(&m, "S=100\nrecv_o_spread=0.9\n", &e) == -1, "a spread without the piecewise model is rejected");
+	}
+
 	/* A send after a gap (formats/params.md) */
 	{
 		ir_gapfn g;

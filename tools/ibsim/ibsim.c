@@ -88,6 +88,9 @@ static void usage(void)
 	       "      --async-progress handle a message when it arrives and start a send when it is\n"
 	       "                      ready, adding their overhead to the CPU's work (default:\n"
 	       "                      when the CPU is idle, as LogGOPSim)\n"
+	       "      --no-spread     every message at send_o and recv_o as they are (default: a\n"
+	       "                      factor of send_o_spread and recv_o_spread, drawn with --seed,\n"
+	       "                      where the parameters have them; formats/params.md)\n"
 	       "  -n, --net NAME      network model: loggops (default) or ib\n"
 	       "      --ties ORDER    items of one time in the order they were first queued (seq,\n"
 	       "                      default, LogGOPSim's) or by (time made, maker, maker's count)\n"
@@ -122,7 +125,7 @@ static void usage(void)
 	       "      --noise FILE    detours per host (formats/noise.md)\n"
 	       "      --noise-loggopsim FILE  detours in LogGOPSim's format, on every host\n"
 	       "      --perturb A     each calc times a factor uniform on [1-A, 1+A) (default 0)\n"
-	       "      --seed N        seed of the perturbation (default 1)\n"
+	       "      --seed N        seed of the perturbation and of the spread's draws (default 1)\n"
 	       "\n"
 	       "InfiniBand network (--net ib; more in formats/params.md and docs/ib-model.md):\n"
 	       "      --topo SPEC     topology: a generator (star:N, fattree2:K, ...) or a file\n"
@@ -483,7 +486,7 @@ enum {
 	OPT_ORNDV = 256, OPT_ORNDV_BIG, OPT_OSEND, OPT_OSEND_RNDV, OPT_ASYNC, OPT_MSGLOG, OPT_TIMELINE, OPT_OTF2, OPT_PROGRESS, OPT_VERSION, OPT_TOPO, OPT_ROUTING,
 	OPT_PLACEMENT, OPT_LINK, OPT_MTU, OPT_IB, OPT_LINKSTATS, OPT_DUMPLFT, OPT_DUMPNET, OPT_ROUTESTATS, OPT_RNDV, OPT_STATS,
 	OPT_CORES, OPT_RPH, OPT_CPUWAIT, OPT_CPUBIND, OPT_QUANTUM, OPT_CPUYIELD, OPT_CPUWAKE, OPT_CPUSCALE, OPT_NOISE, OPT_NOISE_LG, OPT_PERTURB, OPT_SEED,
-	OPT_WEIGHTS, OPT_TIES, OPT_LAYOUT, OPT_SPILL
+	OPT_WEIGHTS, OPT_TIES, OPT_LAYOUT, OPT_SPILL, OPT_NOSPREAD
 };
 #define MAXSET 64
 
@@ -501,6 +504,7 @@ int main(int argc, char **argv)
 		{ "O-send", required_argument, NULL, OPT_OSEND },
 		{ "O-send-rndv", required_argument, NULL, OPT_OSEND_RNDV },
 		{ "async-progress", no_argument, NULL, OPT_ASYNC },
+		{ "no-spread", no_argument, NULL, OPT_NOSPREAD },
 		{ "net", required_argument, NULL, 'n' },
 		{ "msglog", required_argument, NULL, OPT_MSGLOG },
 		{ "timeline", required_argument, NULL, OPT_TIMELINE },
@@ -550,6 +554,7 @@ int main(int argc, char **argv)
 	ir_ib_cfg ibc = { 0 }; /* a copy of it for the summary line when the network is ib */
 	ir_ib *ib = NULL;
 	int nset = 0, c, status = IR_EXIT_BAD, verbose = 0, progress = -1, quiet = 0, rc, load_flags = 0;
+	int no_spread = 0;
 	const char *pfile = NULL, *msglog = NULL, *timeline = NULL, *otf2 = NULL, *path, *net = NULL, *stats = NULL;
 	ir_params *ps = NULL;
 	ir_sched *s = NULL;
@@ -630,6 +635,9 @@ int main(int argc, char **argv)
 		}
 		case OPT_LINKSTATS:
 			linkstats = optarg;
+			break;
+		case OPT_NOSPREAD:
+			no_spread = 1;
 			break;
 		case OPT_MSGLOG:
 			msglog = optarg;
@@ -795,6 +803,8 @@ int main(int argc, char **argv)
 		ir_params_free(ps);
 		return ir_cli_fail(&e);
 	}
+	if (no_spread)
+		cfg.p.send_spread.n = cfg.p.recv_spread.n = 0;
 
 	{
 		const char *ap = ir_params_get(ps, "async_progress");

@@ -1446,6 +1446,19 @@ static void trimmed_mean(const ir_calib_raw *v, size_t n, double *mean, double *
 	*se = n > 1 ? sqrt(wss / (double)(n - 1)) / (0.8 * sqrt((double)n)) : 0;
 }
 
+/* The sum of the n values v over the positions [a, z) (0 <= a <= z <= n), value i holding
+ * [i, i + 1): those on the edges counted in the part inside. */
+static double part_sum(const double *v, size_t n, double a, double z)
+{
+	double sum = 0;
+	for (size_t i = (size_t)a; i < n && (double)i < z; i++) {
+		double lo = (double)i < a ? a : (double)i, hi = (double)(i + 1) > z ? z : (double)(i + 1);
+		if (hi > lo)
+			sum += (hi - lo) * v[i];
+	}
+	return sum;
+}
+
 /* The estimate of n sorted values that the fit uses (formats/calibration.md, "Mean or median"):
  * their median, or their mean winsorized at IR_CALIB_EST_WINS: the lowest and the highest
  * IR_CALIB_EST_WINS share of the values (t = IR_CALIB_EST_WINS * n of them, the values on
@@ -1453,19 +1466,13 @@ static void trimmed_mean(const ir_calib_raw *v, size_t n, double *mean, double *
  * with itself gives the same mean. */
 static double estimate_sorted(int estimator, const double *v, size_t n)
 {
-	double t = IR_CALIB_EST_WINS * (double)n, sum = 0, up = (double)n - t, lo, hi;
+	double t = IR_CALIB_EST_WINS * (double)n, up = (double)n - t, lo, hi;
 	size_t il = (size_t)t, ih = (size_t)ceil(up);
 	if (estimator == IR_CALIB_EST_MEDIAN)
 		return n % 2 ? v[n / 2] : v[n / 2 - 1] / 2 + v[n / 2] / 2;
 	lo = v[il < n ? il : n - 1];
 	hi = v[ih > 0 ? ih - 1 : 0];
-	for (size_t i = 0; i < n; i++) {
-		/* the part of [i, i + 1) inside [t, n - t) */
-		double a = (double)i < t ? t : (double)i, b = (double)(i + 1) > up ? up : (double)(i + 1);
-		if (b > a)
-			sum += (b - a) * v[i];
-	}
-	return (sum + t * lo + t * hi) / (double)n;
+	return (part_sum(v, n, t, up) + t * lo + t * hi) / (double)n;
 }
 
 /* The same of n values in any order (sorts them). */
@@ -1529,13 +1536,8 @@ static long series_spread(const ir_calib_data *d, int kind, ir_spread *out, size
 	/* share b: the positions [n b / N, n (b + 1) / N), the values on its edges in part, so
 	 * that a run pooled with itself gives the same factors */
 	for (int b = 0; b < IR_CALIB_SPREAD_N; b++) {
-		double a = (double)n * b / IR_CALIB_SPREAD_N, z = (double)n * (b + 1) / IR_CALIB_SPREAD_N, sum = 0;
-		for (size_t k = (size_t)a; k < n && (double)k < z; k++) {
-			double lo = (double)k < a ? a : (double)k, hi = (double)(k + 1) > z ? z : (double)(k + 1);
-			if (hi > lo)
-				sum += (hi - lo) * r[k];
-		}
-		out->f[b] = sum / (z - a);
+		double a = (double)n * b / IR_CALIB_SPREAD_N, z = (double)n * (b + 1) / IR_CALIB_SPREAD_N;
+		out->f[b] = part_sum(r, n, a, z) / (z - a);
 	}
 	out->n = IR_CALIB_SPREAD_N;
 	free(r);

@@ -1494,7 +1494,7 @@ static const char *estimate_name(const ir_calib_data *d)
  * into IR_CALIB_SPREAD_N shares of equal count, each share's mean a factor (their mean is 1).
  * d->raw is sorted (aggregate_series). Returns the number of ratios, 0 when fewer than
  * IR_CALIB_SPREAD_N * 10 (nothing written), -1 out of memory; *nsizes the sizes used. */
-static long series_spread(const ir_calib_data *d, int kind, ir_spread *out, size_t *nsizes)
+long ir_calib_spread(const ir_calib_data *d, int kind, ir_spread *out, size_t *nsizes)
 {
 	size_t i, j, n = 0, cap = 0;
 	double *r = NULL;
@@ -2719,7 +2719,7 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		                         *series[2] = { "the warm ping-pong's send call", "the late receive" };
 		ir_spread sp;
 		size_t nsz;
-		long n = series_spread(d, a ? IR_CS_LATE : IR_CS_SEND, &sp, &nsz);
+		long n = ir_calib_spread(d, a ? IR_CS_LATE : IR_CS_SEND, &sp, &nsz);
 		if (n < 0)
 			return -1;
 		if (!n) {

@@ -325,6 +325,15 @@ int ir_calib_aggregate(ir_calib_data *d, ir_err *e);
 /* The median (and quartiles) of series `kind` at `size`, or NULL. */
 const ir_calib_med *ir_calib_series_at(const ir_calib_data *d, int kind, uint64_t size);
 
+/* The spread of series `kind` (IR_CS_SEND, IR_CS_LATE; formats/calibration.md, "The spread of
+ * a call's cost"): every duration of a size with IR_CALIB_SPREAD_MIN_REPS or more, winsorized
+ * as its mean is, over that mean; pooled, sorted, cut into IR_CALIB_SPREAD_N shares of equal
+ * count (the values on a share's edges in part), each share's mean a factor. d->raw must be
+ * sorted by kind, size and time (as ir_calib_aggregate leaves it). Returns the number of
+ * durations, 0 when fewer than IR_CALIB_SPREAD_N * 10 (out->n = 0), -1 when out of memory;
+ * *nsizes: the sizes used. */
+long ir_calib_spread(const ir_calib_data *d, int kind, ir_spread *out, size_t *nsizes);
+
 /* ---- piecewise fits (netcal) ---- */
 
 #define IR_CALIB_MAXSEG 8     /* segments per function */

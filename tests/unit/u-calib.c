@@ -744,6 +744,62 @@ static void two_phases(ir_calib_data *d, ir_calib_pulse *p)
 	d->nraw = 19;
 }
 
+/* ir_calib_spread (formats/calibration.md, "The spread of a call's cost"): sends of 8 bytes
+ * (150: 1..150 us) and of 64 bytes (200: 100 of 2 us, 98 of 4 us, 2 of 400 us, which the
+ * winsorization caps at 4 us), late receives of 50 (too few). Ratios over each size's mean:
+ * 16 factors of mean 1, in order; the same durations twice give the same factors. */
+static void test_spread(void)
+{
+	ir_calib_data d;
+	ir_spread a, b;
+	size_t nsz = 0, k = 0, k2 = 0;
+	long n;
+	double sum = 0;
+	int sorted = 1;
+	ir_calib_raw *r = calloc(400, sizeof *r), *r2 = calloc(800, sizeof *r2);
+	if (!r || !r2)
+		abort();
+	for (int i = 0; i < 150; i++)
+		r[k++] = (ir_calib_raw){ 8, 1e6 * (i + 1), IR_CS_SEND, i, 0 };
+	for (int i = 0; i < 200; i++)
+		r[k++] = (ir_calib_raw){ 64, i < 100 ? 2e6 : i < 198 ? 4e6 : 4e8, IR_CS_SEND, i, 0 };
+	for (int i = 0; i < 50; i++)
+		r[k++] = (ir_calib_raw){ 8, 1e6, IR_CS_LATE, i, 0 };
+	data_init(&d);
+	d.raw = r;
+	d.nraw = k;
+	n = ir_calib_spread(&d, IR_CS_SEND, &a, &nsz);
+	for (uint32_t i = 0; i < a.n; i++) {
+		sum += a.f[i];
+		sorted &= !i || a.f[i] >= a.f[i - 1] - 1e-12; /* equal ratios: equal shares, to rounding */
+	}
+	ok(n == 350 && nsz == 2 && a.n == IR_CALIB_SPREAD_N && near(sum / a.n, 1, 1e-9) && sorted,
+	   "spread: 350 durations at 2 sizes, %u factors of mean %.12f, in order (%ld, %zu)", a.n, a.n ? sum / a.n : 0, n, nsz);
+	/* the largest share: the 64-byte sizes' 4 us over their mean (2 + 4 * 0.98 + 4 * 0.02 = 3
+	 * us capped: 4/3), and 8 bytes' largest ratios (up to 150 / 75.5) */
+	ok(a.f[0] < 0.2 && a.f[IR_CALIB_SPREAD_N - 1] > 1.3 && a.f[IR_CALIB_SPREAD_N - 1] < 2,
+	   "spread: the outliers capped (largest factor %g)", a.f[IR_CALIB_SPREAD_N - 1]);
+	ok(ir_calib_spread(&d, IR_CS_LATE, &b, &nsz) == 0 && b.n == 0 && nsz == 0, "spread: 50 late receives: none");
+	for (size_t i = 0; i < k; i++) {
+		r2[k2++] = r[i];
+		r2[k2++] = r[i];
+	}
+	d.raw = r2;
+	d.nraw = k2;
+	n = ir_calib_spread(&d, IR_CS_SEND, &b, &nsz);
+	{
+		int same = b.n == a.n;
+		for (uint32_t i = 0; same && i < a.n; i++)
+			same = near(a.f[i], b.f[i], 1e-12);
+		ok(n == 700 && same, "spread: every duration twice gives the same factors (shares' edges in part)");
+	}
+	d.raw = NULL;
+	d.nraw = 0;
+	ir_calib_data_release(&d);
+	free(r);
+	free(r2);
+}
+
 static void test_netcal_state(void)
 {
 	ir_calib_data d;
@@ -1377,6 +1433,7 @@ int main(void)
 	test_netcal_pinning();
 	test_netcal_pinning_rounds();
 	test_netcal_recv_cap();
+	test_spread();
 	test_netcal_state();
 	test_yield_fit();
 	test_netcal_tracer();

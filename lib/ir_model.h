@@ -89,14 +89,6 @@ int64_t ir_gapfn_eval(const ir_gapfn *f, uint64_t g);
 /* Append the text form ir_gapfn_parse reads back. */
 int ir_gapfn_format(const ir_gapfn *f, ir_sb *o);
 
-/* LogGOPS parameters, all picoseconds except S (bytes). Messages of more than
- * S bytes use the rendezvous protocol and the overheads o_rndv, O_rndv.
- * O_send and O_send_rndv are the per-byte CPU overheads the sender pays (eager,
- * rendezvous); LogGOPSim charges the sender O like the receiver, so they
- * default to O and O_rndv. A ping-pong measures only the per-byte time on its
- * path, which LogGOPS puts at the receiver: calib writes O_send = 0.
- * send_o, recv_o, net_L (all three or none): the piecewise model; copy,
- * reduce, coll_copy: local work (see above). */
 /* The spread of a call's cost (formats/params.md, "The spread of a call's cost"): n equally
  * likely factors (calib writes the means of n equal shares of the measured costs over their
  * size's mean, so their mean is 1); a message's draw picks one. n = 0: none. */
@@ -112,6 +104,14 @@ int ir_spread_parse(ir_spread *s, const char *v, const char *what, ir_err *e);
 /* Append the text form ir_spread_parse reads back. */
 int ir_spread_format(const ir_spread *s, ir_sb *o);
 
+/* LogGOPS parameters, all picoseconds except S (bytes). Messages of more than
+ * S bytes use the rendezvous protocol and the overheads o_rndv, O_rndv.
+ * O_send and O_send_rndv are the per-byte CPU overheads the sender pays (eager,
+ * rendezvous); LogGOPSim charges the sender O like the receiver, so they
+ * default to O and O_rndv. A ping-pong measures only the per-byte time on its
+ * path, which LogGOPS puts at the receiver: calib writes O_send = 0.
+ * send_o, recv_o, net_L (all three or none): the piecewise model; copy,
+ * reduce, coll_copy: local work (see above). */
 typedef struct ir_loggops {
 	uint64_t L, o, g, G, O, S;
 	uint64_t o_rndv, O_rndv;

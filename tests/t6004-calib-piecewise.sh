@@ -172,9 +172,18 @@ test_expect_success 'the poll phase: poll is the mean of its lines, each line ov
 '
 
 test_expect_success 'the spreads of the send call and the late receive: 16 factors in order, their mean 1' '
-	for k in send_o_spread recv_o_spread; do
-		grep -q "^# $k: .* over its size.s mean (both winsorized at 1 %), [0-9]* durations at [0-9]* sizes of 100 repetitions or more, in 16 shares of equal count" cluster.params &&
-		sed -n "s/^$k = //p" cluster.params | tr , "\n" >f.$k &&
+	# all.params keeps every measurement (--keep-slowed): the ping-pong'"'"'s sizes have 100
+	# repetitions and more in a 2-second run; the late receiver'"'"'s share of the budget may
+	# not, and then the file says so
+	if ! grep -q "^recv_o_spread = " all.params; then
+		grep -q "^# recv_o_spread: not measured (fewer than 160 durations of the late receive at sizes of 100 repetitions or more)$" all.params || return 1
+		ks=send_o_spread
+	else
+		ks="send_o_spread recv_o_spread"
+	fi &&
+	for k in $ks; do
+		grep -q "^# $k: .* over its size.s mean (both winsorized at 1 %), [0-9]* durations at [0-9]* sizes of 100 repetitions or more, in 16 shares of equal count" all.params &&
+		sed -n "s/^$k = //p" all.params | tr , "\n" >f.$k &&
 		test "$(wc -l <f.$k)" = 16 &&
 		sort -g f.$k | test_cmp f.$k - &&
 		awk "{ s += \$1 } END { m = s / NR; print \"mean \" m; exit !(m > 0.999 && m < 1.001) }" f.$k || return 1

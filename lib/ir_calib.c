@@ -1165,7 +1165,9 @@ static int pair_exchanges(ir_calib_data *d, const ir_trace_files *tf, const answ
 			return ir_errf(e, "%s: exchange %zu (MPI_Sendrecv, tag %d) is of %" PRIu64 " bytes on rank 0 and %" PRIu64
 			                  " on rank 1 (not netcal's exchange phase)",
 			               tf->f[0].path, i + 1, IR_NETCAL_TAG_EXCH, a->size, b->size);
-		if (add_raw(d, a->size, (double)(a->gap < b->gap ? a->gap : b->gap), IR_CS_EXCH, a->t, e))
+		if (add_raw(d, a->size, (double)(a->gap < b->gap ? a->gap : b->gap), IR_CS_EXCH, a->t, e) ||
+		    add_raw(d, a->size, (double)a->gap, IR_CS_XRANK, a->t, e) ||
+		    add_raw(d, b->size, (double)b->gap, IR_CS_XRANK, a->t, e))
 			return -1;
 	}
 	return 0;
@@ -1191,6 +1193,7 @@ static double tracer_units(int kind)
 	case IR_CS_BARRIER:
 	case IR_CS_LCOPY:
 	case IR_CS_EXCH:
+	case IR_CS_XRANK:
 		return 0.5;
 	default:
 		return 0;
@@ -2072,7 +2075,8 @@ out:
 
 /* ---- piecewise fits (netcal) ---- */
 
-const char *const ir_calib_term_names[IR_CT_N] = { "send_o", "recv_o", "net_L", "copy", "reduce", "coll_copy" };
+const char *const ir_calib_term_names[IR_CT_N] = { "send_o", "recv_o", "net_L", "copy", "reduce", "coll_copy",
+	                                            "recv_o_cross" };
 
 typedef struct segfit {
 	double a, b, sse, ci_a, ci_b;
@@ -2517,6 +2521,28 @@ static int fit_netcal(const ir_calib_data *d, ir_calib_fit *f, ir_err *e)
 	}
 	if (fit_term(&f->term[IR_CT_NET_L], sz, y, fl, k, brk, d->source, "net_L", e))
 		goto out;
+	/* recv_o_cross: an eager exchange lasts max(send_o, net_L) + the receiver's charge in
+	 * the model (the peer's message arrives while the rank's own send is under way), so
+	 * what a rank's exchange call leaves beside the fitted send_o and net_L is the charge
+	 * of a message that crossed the rank's own send (formats/calibration.md, "Crossing
+	 * messages"); eager sizes only, where no protocol waits for the receiver */
+	k = 0;
+	for (size_t i = 0; i < n && i < f->split; i++) {
+		uint64_t s = d->p[i].size;
+		const ir_calib_med *x = ir_calib_series_at(d, IR_CS_XRANK, s);
+		double a, b, v;
+		if (!x)
+			continue;
+		a = (double)ir_pw_eval(&f->term[IR_CT_SEND_O].pw.pw, s);
+		b = (double)ir_pw_eval(&f->term[IR_CT_NET_L].pw.pw, s);
+		v = x->med - (a > b ? a : b);
+		sz[k] = s;
+		y[k] = v > 0 ? v : 0;
+		fl[k] = d->p[i].real_ps / 20 > floor_ps ? d->p[i].real_ps / 20 : floor_ps;
+		k++;
+	}
+	if (k && fit_term(&f->term[IR_CT_RECV_X], sz, y, fl, k, UINT64_MAX, d->source, "recv_o_cross", e))
+		goto out;
 	/* copy, reduce and coll_copy: their own series, no protocol */
 	for (int t = 0; t < 3; t++) {
 		static const int series[3] = { IR_CS_SELF, IR_CS_REDUCE, IR_CS_LCOPY };
@@ -2649,9 +2675,11 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		"a message to oneself: MPI_Sendrecv to the own rank",
 		"combining the bytes of a reduction: MPI_Reduce_local, MPI_DOUBLE, MPI_SUM",
 		"a collective's copy of the own block: MPI_Alltoall on MPI_COMM_SELF (the library's local copy)",
+		"receiver's CPU per eager message that crossed the receiver's own send: a rank's exchange call "
+		"(both ranks' MPI_Sendrecv) - max(send_o, net_L) (as fitted), at least 0",
 	};
 	static const char *const phase[IR_CS_N] = { "warm", "cold", "first", "send", "late", "self", "reduce", "late_send",
-		                                    "poll", "prog_send", "nbc", "barrier", "coll_copy", "exch" };
+		                                    "poll", "prog_send", "nbc", "barrier", "coll_copy", "exch", "xrank" };
 	int rc = 0;
 	rc |= ir_sb_addf(o, "# piecewise model (formats/calibration.md): segments FROM:BASE+PERBYTE; per-size %ss fitted by\n"
 	                    "# weighted least squares (weights 1/y^2: relative errors), breakpoints at measured sizes by dynamic\n"
@@ -2662,8 +2690,12 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		const ir_calib_term_fit *t = &f->term[k];
 		char a[64], b[64];
 		if (!t->have) {
-			rc |= ir_sb_addf(o, "# %s: not measured (no %s phase in the traces)\n", ir_calib_term_names[k],
-			                 k == IR_CT_COPY ? "self-copy" : k == IR_CT_REDUCE ? "reduction" : "library-copy");
+			if (k == IR_CT_RECV_X)
+				rc |= ir_sb_addf(o, "# %s: not measured (no exchange of an eager size in the traces)\n",
+				                 ir_calib_term_names[k]);
+			else
+				rc |= ir_sb_addf(o, "# %s: not measured (no %s phase in the traces)\n", ir_calib_term_names[k],
+				                 k == IR_CT_COPY ? "self-copy" : k == IR_CT_REDUCE ? "reduction" : "library-copy");
 			continue;
 		}
 		rc |= ir_sb_addf(o, "# %s: %s\n", ir_calib_term_names[k], what[k]);
@@ -2756,7 +2788,7 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		rc |= ir_sb_addch(o, '\n');
 	}
 	rc |= ir_sb_addf(o, "# per size: %s one-way (warm, cold, first) or call duration (send, late, self, reduce, poll, nbc,\n"
-	                    "# barrier, coll_copy, exch) in us,\n"
+	                    "# barrier, coll_copy, exch: the shorter of the two ranks' calls, xrank: either rank's) in us,\n"
 	                    "# with the interquartile range in %% of it; '-': not measured\n#  size_bytes reps",
 	                 estimate_name(d));
 	for (int k = 0; k < IR_CS_N; k++)
@@ -2774,7 +2806,7 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		rc |= ir_sb_addch(o, '\n');
 	}
 	rc |= ir_sb_adds(o, "# fitted at the measured sizes (us): size_bytes send_o recv_o net_L one_way (net_L + recv_o) "
-	                    "measured cold copy reduce coll_copy\n");
+	                    "measured cold copy reduce coll_copy recv_o_cross\n");
 	for (size_t i = 0; i < d->np; i++) {
 		uint64_t s = d->p[i].size;
 		const ir_calib_med *c = ir_calib_series_at(d, IR_CS_COLD, s);
@@ -2790,6 +2822,7 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		rc |= add_us(o, v[IR_CT_COPY]);
 		rc |= add_us(o, v[IR_CT_REDUCE]);
 		rc |= add_us(o, v[IR_CT_COLL_COPY]);
+		rc |= add_us(o, s <= f->S ? v[IR_CT_RECV_X] : -1);
 		rc |= ir_sb_addch(o, '\n');
 	}
 	return rc;

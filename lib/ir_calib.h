@@ -184,6 +184,7 @@ enum ir_calib_series_kind {
 	IR_CS_BARRIER, /* an MPI_Barrier's duration between two MPI_Ibarrier (nbc phase), size 0 */
 	IR_CS_LCOPY,  /* duration of an MPI_Alltoall on a communicator of one rank: the library's copy */
 	IR_CS_EXCH,   /* an exchange: both ranks' MPI_Sendrecv of s bytes at once, the shorter of the two (exchange phase) */
+	IR_CS_XRANK,  /* the same exchange as each rank saw it: both ranks' calls, two samples (recv_o_cross) */
 	IR_CS_N
 };
 
@@ -367,7 +368,16 @@ typedef struct ir_calib_pwfit {
 int ir_calib_segments(const double *x, const double *y, const double *w, size_t n, uint64_t brk, size_t maxseg,
                       ir_calib_pwfit *f, ir_err *e);
 
-enum ir_calib_term { IR_CT_SEND_O, IR_CT_RECV_O, IR_CT_NET_L, IR_CT_COPY, IR_CT_REDUCE, IR_CT_COLL_COPY, IR_CT_N };
+enum ir_calib_term {
+	IR_CT_SEND_O,
+	IR_CT_RECV_O,
+	IR_CT_NET_L,
+	IR_CT_COPY,
+	IR_CT_REDUCE,
+	IR_CT_COLL_COPY,
+	IR_CT_RECV_X, /* recv_o_cross (formats/calibration.md, "Crossing messages") */
+	IR_CT_N
+};
 extern const char *const ir_calib_term_names[IR_CT_N];
 
 typedef struct ir_calib_term_fit {

@@ -26,8 +26,11 @@ static size_t cmp_sizes(uint64_t *v)
 	return n;
 }
 
-enum { T_SEND, T_RECV, T_NET, T_ONEWAY, T_COPY, T_REDUCE, T_CCOPY, T_N };
-static const char *const tname[T_N] = { "send_o", "recv_o", "net_L", "one_way", "copy", "reduce", "coll_copy" };
+enum { T_SEND, T_RECV, T_NET, T_ONEWAY, T_COPY, T_REDUCE, T_CCOPY, T_XRECV, T_N };
+static const char *const tname[T_N] = { "send_o", "recv_o", "net_L", "one_way", "copy", "reduce", "coll_copy",
+	                                "recv_o_cross" };
+/* a message term: its difference counts against the one-way time */
+static int msg_term(int t) { return t < T_COPY || t == T_XRECV; }
 
 static const ir_pw *term(const ir_loggops *p, int t)
 {
@@ -44,6 +47,8 @@ static const ir_pw *term(const ir_loggops *p, int t)
 		return &p->reduce;
 	case T_CCOPY:
 		return &p->coll_copy;
+	case T_XRECV:
+		return &p->recv_o_cross;
 	default:
 		return NULL;
 	}
@@ -82,13 +87,14 @@ int ir_calib_compare(const ir_loggops *a, const ir_loggops *b, const char *name_
 		for (int t = 0; t < T_N; t++) {
 			const ir_pw *fa = term(a, t), *fb = term(b, t);
 			double va, vb, base, d;
-			if (fa && (!fa->n || !fb->n)) {
+			/* recv_o_cross prices eager messages only: none above either file's S */
+			if ((fa && (!fa->n || !fb->n)) || (t == T_XRECV && (s > a->S || s > b->S))) {
 				rc |= ir_sb_adds(out, "\t-");
 				continue;
 			}
 			va = value(a, t, s);
 			vb = value(b, t, s);
-			base = t < T_COPY ? ow : (va + vb) / 2;
+			base = msg_term(t) ? ow : (va + vb) / 2;
 			d = base > 0 ? 100 * fabs(va - vb) / base : 0;
 			rc |= ir_sb_addf(out, "\t%.2f", d);
 			if (d > tol_pct)

@@ -106,8 +106,11 @@ typedef struct msg {
 	uint8_t self; /* a copy to oneself (ir_model.h): no network, no NIC */
 	uint8_t intra; /* between two ranks of one host, intra-node model: no network, no NIC */
 	uint8_t lazy;  /* async progress: unexpected, its receiver's charge (in mt) not paid yet */
-	uint8_t ran;   /* with cpu_yield: it reached its receiver while that rank ran (not waiting
-	                * in MPI), whose progress takes it in without a wake-up */
+	uint8_t ran : 1; /* with cpu_yield: it reached its receiver while that rank ran (not waiting
+	                  * in MPI), whose progress takes it in without a wake-up */
+	uint8_t xseen : 1; /* recv_o_cross: its arrival was looked at (xcross is set) */
+	uint8_t xcross : 1; /* recv_o_cross: it arrived while its receiver's CPU was in a send's
+	                     * overhead (formats/params.md, "Crossing messages") */
 	uint64_t size;
 	uint64_t id;
 	uint64_t inject, arrive; /* K_HELD from its completion on: when its send completes; K_FIN of
@@ -224,6 +227,9 @@ struct ir_engine {
 		uint64_t end;
 		uint8_t sent, arrived;
 	} *step;
+	/* [nranks * C] pairs, recv_o_cross only (formats/params.md, "Crossing messages"): the
+	 * start and the end of the overhead of the latest network send on that CPU */
+	uint64_t *xs;
 	/* Async progress: receives charged when needed (docs/loggops-semantics.md 6.2 item 3). */
 	uint32_t *pend;          /* [nops] receives among the unmet predecessors (required, not irequired) */
 	uint32_t *pend_head, *pend_tail; /* [nranks] K_PEND messages in match order, or NIL */
@@ -509,6 +515,9 @@ ir_engine *ir_engine_new(const ir_sched *s, const ir_engine_cfg *cfg, ir_err *e)
 		goto fail;
 	if (ir_model_pw(&en->p) && ir_model_gap(&en->p) && !(en->step = xcalloc(s->nranks, sizeof *en->step, e, "rank counters")))
 		goto fail;
+	if (ir_model_pw(&en->p) && en->p.recv_o_cross.n && !en->arrival &&
+	    !(en->xs = xcalloc((size_t)s->nranks * C * 2, 8, e, "CPU times")))
+		goto fail;
 	en->other_model = ir_model_pw(&en->p) || en->p.copy.n || ir_model_intra(&en->p);
 	/* the spread of a call's cost draws with the node model's seed (formats/params.md, "The
 	 * spread of a call's cost") */
@@ -607,6 +616,7 @@ void ir_engine_free(ir_engine *en)
 	free(en->ccum);
 	free(en->cend);
 	free(en->step);
+	free(en->xs);
 	free(en->nmsgs);
 	free(en->nbytes);
 	free(en->core_free);
@@ -1783,6 +1793,10 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_hea
 			en->step[r].sent = 1;
 			en->step[r].arrived = 0;
 		}
+		if (en->xs && !self && !intra) {
+			en->xs[2 * ((size_t)r * en->C + c)] = t;
+			en->xs[2 * ((size_t)r * en->C + c) + 1] = *cf;
+		}
 		if (!self && !intra)
 			*sf = tadd(en, tadd(en, t, en->p.g), tmul(en, s1, en->p.G));
 		en->nmsgs[r]++;
@@ -1805,6 +1819,8 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_hea
 		m->intra = (uint8_t)intra;
 		m->lazy = 0;
 		m->ran = 0;
+		m->xseen = 0;
+		m->xcross = 0;
 		m->mt = 0;
 		m->size = size;
 		m->id = en->next_msg_id++;
@@ -1994,12 +2010,19 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 		en->step[d].arrived = 1;
 	if (en->hwake && !waiting(en, d, *cf, t))
 		m->ran = 1;
+	if (en->xs && !m->xseen) { /* where it found its receiver's CPU when it arrived */
+		const uint64_t *x = &en->xs[2 * ((size_t)d * en->C + m->cpu)];
+		m->xseen = 1;
+		m->xcross = !m->self && !m->intra && !m->rndv && t >= x[0] && t < x[1];
+	}
 	avail = en->arrival ? *rf : umax(*cf, *rf);
 	if (avail > t)
 		return put_back(en, t, IR_MSGBIT | mi, d, IR_NO_OP, avail, 1, e);
 	cpu_end = en->other_model ? ir_model_recv_cpu(msg_params(en, m), m->size, m->self,
 	                                              !m->intra && (en->net->flags & IR_NET_MODELS_BYTES) != 0)
 	                          : ir_model_lg_recv_cpu(&en->p, m->size, (en->net->flags & IR_NET_MODELS_BYTES) != 0);
+	if (m->xcross)
+		cpu_end = ir_pw_eval(&en->p.recv_o_cross, m->size);
 	if (en->other_model && !m->self && msg_params(en, m)->recv_spread.n)
 		cpu_end = ir_spread_apply(&msg_params(en, m)->recv_spread, cpu_end, ir_node_draw(&en->nc, m->src, m->sop, IR_DRAW_RECV));
 	if (en->other_model && m->rndv && pw_hs(en, m))

@@ -19,7 +19,7 @@
 const char *const ir_loggops_keys[] = { "L", "o", "g", "G", "O", "S", "o_rndv", "O_rndv", "O_send",
 	                                "O_send_rndv", "send_o", "recv_o", "net_L", "copy", "reduce", "coll_copy", "poll", "nbc_o",
 	                                "intra_send_o", "intra_recv_o", "intra_net_L", "intra_S", "send_o_after_send", "send_o_after_recv",
-	                                "rndv_handshake", "rndv_copy", "send_o_spread", "recv_o_spread", NULL };
+	                                "rndv_handshake", "rndv_copy", "send_o_spread", "recv_o_spread", "recv_o_cross", NULL };
 
 static const char *skip_ws(const char *s)
 {
@@ -401,7 +401,7 @@ int ir_loggops_load(ir_loggops *p, const ir_params *ps, ir_err *e)
 	if ((a = load_pw(ps, "send_o", &p->send_o, e)) < 0 || (b = load_pw(ps, "recv_o", &p->recv_o, e)) < 0 ||
 	    (c = load_pw(ps, "net_L", &p->net_L, e)) < 0 || load_pw(ps, "copy", &p->copy, e) < 0 ||
 	    load_pw(ps, "reduce", &p->reduce, e) < 0 || load_pw(ps, "coll_copy", &p->coll_copy, e) < 0 ||
-	    load_pw(ps, "rndv_copy", &p->rndv_copy, e) < 0)
+	    load_pw(ps, "rndv_copy", &p->rndv_copy, e) < 0 || load_pw(ps, "recv_o_cross", &p->recv_o_cross, e) < 0)
 		return -1;
 	if (three(ps, a, b, c, "", e))
 		return -1;
@@ -416,10 +416,12 @@ int ir_loggops_load(ir_loggops *p, const ir_params *ps, ir_err *e)
 		at_origin(ps, k, e);
 		return -1;
 	}
-	if (p->rndv_copy.n && !p->send_o.n) {
-		ir_errf(e, "'rndv_copy' is set, but it belongs to the piecewise model, which is not set (send_o, recv_o and "
-		           "net_L)");
-		at_origin(ps, "rndv_copy", e);
+	if ((p->rndv_copy.n || p->recv_o_cross.n) && !p->send_o.n) {
+		const char *k = p->rndv_copy.n ? "rndv_copy" : "recv_o_cross";
+		ir_errf(e, "'%s' is set, but it belongs to the piecewise model, which is not set (send_o, recv_o and "
+		           "net_L)",
+		        k);
+		at_origin(ps, k, e);
 		return -1;
 	}
 	p->rndv_hs = 1;
@@ -453,6 +455,7 @@ void ir_loggops_intra(const ir_loggops *p, ir_loggops *q)
 	q->S = p->intra_S;
 	q->after_send.n = q->after_recv.n = 0; /* measured between hosts only */
 	q->rndv_copy.n = 0;                      /* likewise: within a host, copy */
+	q->recv_o_cross.n = 0;                   /* likewise: crossing is measured between hosts */
 }
 
 /* send_o, recv_o and net_L (with prefix `pre`) come together: a, b, c say which are set. */

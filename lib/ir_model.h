@@ -143,6 +143,11 @@ typedef struct ir_loggops {
 	/* piecewise model only: the spread of send_o and recv_o around their values (keys
 	 * send_o_spread, recv_o_spread; ibsim draws a factor per message; unset: none) */
 	ir_spread send_spread, recv_spread;
+	/* piecewise model only: what an eager message costs its receiver's CPU instead of
+	 * recv_o(s) when it arrived while the receiver's CPU was in the overhead of a send of
+	 * its own: the two messages of an exchange cross (formats/params.md, "Crossing
+	 * messages"); unset: recv_o */
+	ir_pw recv_o_cross;
 } ir_loggops;
 
 /* L=2500 o=1500 g=1000 G=6 O=0 S=65535 (LogGOPSim's defaults); o_rndv = o, O_rndv = O,

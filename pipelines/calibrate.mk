@@ -222,9 +222,10 @@ stability: | tools
 	@$(SUBMAKE) OUT=$(OUT)/stab1 $(OUT)/stab1/cluster.params
 	sleep $(DELAY)
 	@$(SUBMAKE) OUT=$(OUT)/stab2 $(OUT)/stab2/cluster.params
-	@awk 'BEGIN { n = split("send_o recv_o net_L one_way measured copy reduce coll_copy", name, " "); \
+	@awk 'BEGIN { n = split("send_o recv_o net_L one_way measured copy reduce coll_copy recv_o_cross", name, " "); \
 	              col["send_o"] = 3; col["recv_o"] = 4; col["net_L"] = 5; col["one_way"] = 6;  \
-	              col["measured"] = 7; col["copy"] = 9; col["reduce"] = 10; col["coll_copy"] = 11 } \
+	              col["measured"] = 7; col["copy"] = 9; col["reduce"] = 10; col["coll_copy"] = 11; \
+	              col["recv_o_cross"] = 12 } \
 	  $$1 != "#@" || $$2 < 64 { next }                                                      \
 	  FNR == NR { for (k = 1; k <= n; k++) a[$$2, name[k]] = $$col[name[k]]; next }         \
 	  { for (k = 1; k <= n; k++) {                                                          \

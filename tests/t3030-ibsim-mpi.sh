@@ -91,6 +91,16 @@ test_expect_success 'the spread of a call'"'"'s cost: every process draws a mess
 	ibsim -q --ties key -p sp.params g.goal >a.tsv && ibsim -q --ties key -p hs.params g.goal >b.tsv &&
 	! cmp -s a.tsv b.tsv
 '
+test_expect_success 'crossing messages (recv_o_cross): every process charges them alike' '
+	# send_o above net_L, so that the messages of an exchange arrive during the sends
+	sed "s/^send_o = .*/send_o = 0:2us+10ps; 1001:500ns/" hs.params >h2.params &&
+	{ cat h2.params; echo "recv_o_cross = 0:1.2us+3ps"; } >x.params &&
+	for spec in "allreduce 12" "random 16 --seed 3"; do
+		goalgen $spec >g.goal && DIFFER=1 same g.goal -p x.params &&
+		ibsim -q --ties key -p x.params g.goal >a.tsv && ibsim -q --ties key -p h2.params g.goal >b.tsv &&
+		! cmp -s a.tsv b.tsv || { echo "goalgen $spec"; return 1; }
+	done
+'
 test_expect_success 'bundled schedules and a real trace (trace2goal of samples/traces)' '
 	same "$TOP/samples/schedules/halo-4.goal" &&
 	NPS=1 same "$TOP/samples/ltest/ltest-schedgen.goal" &&

@@ -30,18 +30,29 @@ test_expect_success 'a file against itself: every size agrees' '
 test_expect_success 'recv_o 0.5 us apart, copy 10 % per byte from 1 MiB: which sizes agree' '
 	calib --compare a.params b.params >ab.tsv &&
 	head -n 2 ab.tsv | tail -n 1 >hdr &&
-	printf "size_bytes\tone_way_a_us\tone_way_b_us\tsend_o_pct\trecv_o_pct\tnet_L_pct\tone_way_pct\tcopy_pct\treduce_pct\tcoll_copy_pct\tagree\n" >want &&
+	printf "size_bytes\tone_way_a_us\tone_way_b_us\tsend_o_pct\trecv_o_pct\tnet_L_pct\tone_way_pct\tcopy_pct\treduce_pct\tcoll_copy_pct\trecv_o_cross_pct\tagree\n" >want &&
 	test_cmp want hdr &&
 	# 64 bytes: one-way 3.0128 and 3.5128 us; 0.5 / 3.2628 = 15.32 %; no reduce, no coll_copy
-	grep -q "^64	3.0128	3.5128	0.00	15.32	0.00	15.32	0.00	-	-	no\$" ab.tsv &&
+	grep -q "^64	3.0128	3.5128	0.00	15.32	0.00	15.32	0.00	-	-	-	no\$" ab.tsv &&
 	# 0.5 us is 5 % of the mean one-way time at 3.25 us + 200 ps x 33,750 bytes:
 	# 32768 bytes disagrees, 49152 agrees
 	grep -q "^32768	.*	no\$" ab.tsv && grep -q "^49152	.*	yes\$" ab.tsv &&
 	# copy from 1 MiB: 1 ps a byte more, 1 / 10.5 of the mean per byte at large sizes
-	grep -q "^67108864	.*	9.52	-	-	no\$" ab.tsv &&
+	grep -q "^67108864	.*	9.52	-	-	-	no\$" ab.tsv &&
 	# from 1 MiB copy differs by 9.4 % and more: 14 sizes agree, 49152 to 1032192 bytes
-	grep -q "^1032192	.*	yes\$" ab.tsv && grep -q "^1048576	.*	9.44	-	-	no\$" ab.tsv &&
+	grep -q "^1032192	.*	yes\$" ab.tsv && grep -q "^1048576	.*	9.44	-	-	-	no\$" ab.tsv &&
 	grep -q "^# sizes of 64 B and more where every term agrees within 5 %: 14 of 57; the largest difference: recv_o at 64 bytes, 15.32 %\$" ab.tsv
+'
+
+test_expect_success 'recv_o_cross: a message term, at the eager sizes of both files only' '
+	{ cat a.params; echo "S = 1000"; echo "recv_o_cross = 0:3us"; } >xa.params &&
+	{ cat a.params; echo "S = 2000"; echo "recv_o_cross = 0:3.1us"; } >xb.params &&
+	calib --compare xa.params xb.params >x.tsv &&
+	# 64 bytes: 0.1 us against the one-way time 3.0128 us: 3.32 %
+	grep -q "^64	3.0128	3.0128	0.00	0.00	0.00	0.00	0.00	-	-	3.32	yes\$" x.tsv &&
+	# 1008 bytes is above the first file'"'"'s S: no recv_o_cross
+	grep -q "^1008	.*	0.00	-	-	-	yes\$" x.tsv &&
+	calib --compare xa.params a.params >y.tsv && grep -q "^64	.*	-	-	-	yes\$" y.tsv
 '
 
 test_expect_success '--tolerance sets what agrees' '

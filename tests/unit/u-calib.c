@@ -586,6 +586,36 @@ static void test_netcal_exchange(void)
 		       strstr(t.buf, "\n# exchange: 25 exchanges; send_o above S is exchange - recv_o at 3 of the 3 sizes above S "
 		                     "(or held) with one, where that is more than the one-way time leaves\n"),
 		   "exchange x%g: the parameter file says so", factor[c]);
+		/* recv_o_cross (formats/calibration.md, "Crossing messages"): rank 0's call lasts
+		 * 0.2 us more than rank 1's, so either rank's call is 0.1 us above the shorter on
+		 * average; at the eager sizes (0 and 64 bytes) what it leaves beside max(send_o,
+		 * net_L) as fitted */
+		m = ir_calib_series_at(&d, IR_CS_XRANK, 65536);
+		ok(m && m->n == 10 && near(m->med, factor[c] * 2024000 + 100000, 1),
+		   "exchange x%g: either rank's call, both ranks pooled (%g ps, %zu calls)", factor[c], m ? m->med : -1,
+		   m ? m->n : 0);
+		{
+			int good = f.term[IR_CT_RECV_X].have;
+			for (int k = 0; k < 2 && good; k++) {
+				uint64_t z = k ? 64 : 0;
+				double a = (double)ir_pw_eval(&f.term[IR_CT_SEND_O].pw.pw, z),
+				       b = (double)ir_pw_eval(&f.term[IR_CT_NET_L].pw.pw, z),
+				       x = factor[c] * (1 + (double)z / 64 / 1000) * 1e6 + 100000 - (a > b ? a : b),
+				       got = (double)ir_pw_eval(&f.term[IR_CT_RECV_X].pw.pw, z);
+				if (!near(got, x, 1000)) {
+					printf("#   %llu bytes: recv_o_cross %g ps, want %g\n", (unsigned long long)z, got, x);
+					good = 0;
+				}
+			}
+			ok(good && strstr(t.buf, "\nrecv_o_cross = 0:") && strstr(t.buf, "\n# recv_o_cross: receiver's CPU"),
+			   "exchange x%g: recv_o_cross is a rank's exchange less max(send_o, net_L) at the eager sizes", factor[c]);
+		}
+		{
+			const char *row = strstr(t.buf, "\n#@ 65536 ");
+			const char *end = row ? strchr(row + 1, '\n') : NULL;
+			ok(end && end - row > 2 && !memcmp(end - 2, " -", 2), "exchange x%g: no recv_o_cross above S in the table",
+			   factor[c]);
+		}
 		ir_sb_release(&t);
 		ir_calib_fit_release(&f);
 		ir_calib_data_release(&d);
@@ -600,6 +630,9 @@ static void test_netcal_exchange(void)
 		       near((double)ir_pw_eval(&f.term[IR_CT_SEND_O].pw.pw, 65536), 100000, 1000) &&
 		       strstr(t.buf, "\n# exchange: no exchange phase in the traces: send_o above S is not raised"),
 		   "exchange: none in the traces: send_o above S is the eager figure, and the file says why");
+		ok(!f.term[IR_CT_RECV_X].have && !strstr(t.buf, "\nrecv_o_cross =") &&
+		       strstr(t.buf, "\n# recv_o_cross: not measured (no exchange of an eager size in the traces)\n"),
+		   "exchange: none in the traces: no recv_o_cross, and the file says so");
 		ir_sb_release(&t);
 		ir_calib_fit_release(&f);
 		ir_calib_data_release(&d);
@@ -1065,8 +1098,8 @@ static void test_compare(void)
 	b = a;
 	b.recv_o.seg[0].base = 2500000; /* 0.5 us more */
 	ok(ir_calib_compare(&a, &b, "a", "b", 5, &t, &e) == 0 &&
-	       strstr(t.buf, "\n64\t3.0128\t3.5128\t0.00\t15.32\t0.00\t15.32\t-\t-\t-\tno\n") &&
-	       strstr(t.buf, "\n49152\t12.8304\t13.3304\t0.00\t3.82\t0.00\t3.82\t-\t-\t-\tyes\n") &&
+	       strstr(t.buf, "\n64\t3.0128\t3.5128\t0.00\t15.32\t0.00\t15.32\t-\t-\t-\t-\tno\n") &&
+	       strstr(t.buf, "\n49152\t12.8304\t13.3304\t0.00\t3.82\t0.00\t3.82\t-\t-\t-\t-\tyes\n") &&
 	       strstr(t.buf, "within 5 %: 33 of 57; the largest difference: recv_o at 64 bytes, 15.32 %\n"),
 	   "compare: recv_o 0.5 us apart, in %% of the mean one-way time; 33 of 57 sizes within 5 %%");
 	ir_sb_release(&t);

@@ -177,6 +177,24 @@ int main(void)
 		ok(load(&m, "S=100\nrecv_o_spread=0.9\n", &e) == -1, "a spread without the piecewise model is rejected");
 	}
 
+	/* Crossing messages (formats/params.md) */
+	{
+		ir_loggops q;
+		ok(load(&m, "S=100\nsend_o=0:3us\nrecv_o=0:2us\nnet_L=0:1us\nrecv_o_cross=0:2.5us+1ps\n", &e) == 0 &&
+		       m.recv_o_cross.n == 1,
+		   "recv_o_cross loads");
+		is_u64(ir_pw_eval(&m.recv_o_cross, 100), 2500100, "recv_o_cross is a piecewise function of the size");
+		m.intra_send_o = m.send_o;
+		ir_loggops_intra(&m, &q);
+		ok(q.recv_o_cross.n == 0, "the intra-node model has no crossing (measured between hosts)");
+		ok(load(&m, "S=100\nsend_o=0:3us\nrecv_o=0:2us\nnet_L=0:1us\n", &e) == 0 && m.recv_o_cross.n == 0,
+		   "without the key: none");
+		ok(load(&m, "S=100\nrecv_o_cross=0:2us\n", &e) == -1 && strstr(e.msg, "'recv_o_cross' is set, but it belongs"),
+		   "recv_o_cross without the piecewise model is rejected: %s", e.msg);
+		ok(load(&m, "S=100\nsend_o=0:3us\nrecv_o=0:2us\nnet_L=0:1us\nrecv_o_cross=2us\n", &e) == -1,
+		   "a malformed recv_o_cross is rejected");
+	}
+
 	/* A send after a gap (formats/params.md) */
 	{
 		ir_gapfn g;

@@ -196,6 +196,7 @@ int ir_t2g_convert(const ir_trace_files *files, const ir_t2g_opts *o, ir_writer 
 	st->poll_wait_ps = g.poll_wait_ps;
 	st->tracer_ps = g.tracer_ps;
 	st->poll_work = g.poll_work;
+	st->poll_ovl = g.poll_ovl;
 	if (g.neg_gaps)
 		t2g_warn(&g, "%" PRIu64 " call%s started before the previous call returned (clock corrections?): "
 		         "their gaps count as 0", g.neg_gaps, g.neg_gaps == 1 ? "" : "s");

@@ -46,8 +46,9 @@ typedef struct ir_t2g_opts {
 	int calc_cpu;                     /* --calc cpu: a gap's calc is the thread's CPU time in it
 	                                   * (the trace's CPU times, format version 2), not wall time */
 	int sync;                         /* --sync: durations from the zero-cost completion */
-	int poll_test_wait;               /* --poll-tests wait: a run of polls alone ended by a successful
-	                                   * Test is a wait (ir_t2g_poll.c, docs/trace2goal.md 2.1) */
+	int poll_test_wait;               /* --poll-tests wait (1) or overlap (2): a run of polls alone
+	                                   * ended by a successful Test is a wait, or its polls run beside
+	                                   * the wait (ir_t2g_poll.c, docs/trace2goal.md 2.1); 0: work */
 	int keep_tracer;                  /* --tracer-time keep: leave the tracer's own time after each
 	                                   * return (formats/trace.md 3.8) in the gaps */
 	ir_loggops net;                   /* the message model (ir_model.h; ir_loggops_load): prices
@@ -73,6 +74,7 @@ typedef struct ir_t2g_stats {
 	uint64_t ranks, calls, ops, trace_bytes, goal_bytes;
 	uint64_t poll_waits, poll_wait_ps, poll_work; /* the poll model: runs taken as waits, their
 	                                               * time (ps), polls taken as work */
+	uint64_t poll_ovl;                /* of the waits, loops of Tests whose polls ran beside them */
 	uint64_t tracer_ps;               /* the tracer's own time taken out of the gaps */
 } ir_t2g_stats;
 

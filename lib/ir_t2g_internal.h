@@ -182,6 +182,9 @@ typedef struct rstate {
 	int64_t prun_c0, prun_c1;     /* --calc cpu: the CPU times there */
 	int64_t prun_gap;             /* the longest time from one of its polls' return to the next call */
 	int64_t prun_flush;           /* the tracer's flushes between its polls ("# flush:"), ps */
+	/* --poll-tests overlap: the polls of the run the current call ended, at the target's
+	 * cost, to run on CPU 1 beside the wait (t2g_poll_overlap); 0: none pending */
+	uint64_t povl_ps;
 	/* --sync */
 	ir_rec rec;       /* the next record (read ahead) */
 	int has_rec;
@@ -220,6 +223,7 @@ typedef struct gstate {
 	int poll_model;    /* both poll costs known (ir_t2g_poll.c) */
 	uint64_t poll_from, poll_to;  /* ps per unsuccessful poll: traced network, target */
 	uint64_t poll_waits, poll_wait_ps, poll_work; /* runs taken as waits, their time; polls taken as work */
+	uint64_t poll_ovl; /* of the waits, loops of Tests whose polls run beside them (--poll-tests overlap) */
 	uint64_t tracer_ps; /* the tracer's own time taken out of the gaps (t2g_gap_self) */
 	pcre2_code *from_re, *to_re;
 	pcre2_match_data *md;
@@ -370,6 +374,10 @@ int t2g_req_array(const rstate *R, const ir_rec *r, unsigned i, int64_t count, u
 int t2g_do_wait_family(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e);
 /* ir_t2g_poll.c: a call of rank R seen by the poll model (n: the polls a line stands for) */
 void t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, uint64_t n);
+/* --poll-tests overlap: the pending polls (R->povl_ps) as a calc on CPU 1 after the call's
+ * gap calc `gap`, which the completion `done` requires (the call that ended the run); 0, or
+ * -1 with e set */
+int t2g_poll_overlap(rstate *R, uint32_t gap, uint32_t done, ir_err *e);
 
 /* ir_t2g_io.c */
 int t2g_io_prepass(gstate *g, const ir_trace_files *files, int64_t epoch, ir_err *e);
@@ -491,6 +499,23 @@ static inline int def_calc(rstate *R, uint32_t l, uint64_t ps)
 	p = wu(p, l);
 	p = WS(p, ": calc ");
 	p = wu(p, ps);
+	*p++ = '\n';
+	commit(R, p);
+	return 0;
+}
+
+/* a calc on another CPU than 0 (GOAL's `cpu C`, formats/goal.md) */
+static inline int def_calc_cpu(rstate *R, uint32_t l, uint64_t ps, unsigned cpu)
+{
+	char *p = reserve(R);
+	if (!p)
+		return -1;
+	*p++ = 'l';
+	p = wu(p, l);
+	p = WS(p, ": calc ");
+	p = wu(p, ps);
+	p = WS(p, " cpu ");
+	p = wu(p, cpu);
 	*p++ = '\n';
 	commit(R, p);
 	return 0;

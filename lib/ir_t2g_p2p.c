@@ -222,7 +222,7 @@ int t2g_complete(gstate *g, rstate *R, const ir_rec *r, const uint64_t *keys, si
 	rc = t2g_emit_call(g, R, r, ENDS_OPS, 0, 0, &em, e);
 	g->xin = NULL;
 	g->nxin = 0;
-	if (rc)
+	if (rc || (rc = t2g_poll_overlap(R, em.gap, em.base, e)))
 		goto out;
 	for (size_t i = 0; i < nn; i++)
 		if (edge(R, em.base, lst[i], 0)) {

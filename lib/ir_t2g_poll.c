@@ -29,6 +29,9 @@
  *    run's lines (nor the one before the successful call) reaches it either, the rank
  *    only polled until its request completed: a wait written as a loop. Not with
  *    --durations (test_wait).
+ *  - with --poll-tests overlap, such a run leaves the computation as with wait, and its n
+ *    polls at poll_to run beside the wait as a calc on CPU 1 that the Test's completion
+ *    requires (t2g_poll_overlap): the loop lasts the longer of its polls and the wait.
  *  - work: anything else ends it: a send, a collective, the end of the trace, and a
  *    successful Test, Testany, Testall or Testsome (with --poll-tests wait: after work
  *    between the polls, or in a trace that does not give the collapse gap). Testing a
@@ -179,6 +182,12 @@ static int test_wait(const gstate *g, const rstate *R, const ir_rec *r, const ca
 void t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, uint64_t n)
 {
 	int s;
+	if (R->povl_ps && ci->k != C_LOCAL) {
+		/* overlapped polls the call that ended their run did not take (it completed
+		 * nothing known): work after all, in the gap before this call */
+		R->gap_start -= (int64_t)R->povl_ps;
+		R->povl_ps = 0;
+	}
 	if (!g->poll_model || ci->k == C_LOCAL)
 		return;
 	s = poll_state(R, r, ci);
@@ -222,6 +231,12 @@ void t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ui
 			R->gap_base += R->prun_n > 1 ? R->prun_n - 1 : 0;
 			g->poll_waits++;
 			g->poll_wait_ps += (uint64_t)span;
+			/* --poll-tests overlap: a loop of Tests lasts as long as its polls or as the
+			 * wait, whichever is longer: the polls at the target's cost run beside it */
+			if (g->o->poll_test_wait == 2 && s == 2 && ci->k != C_IPROBE && ci->k != C_IMPROBE) {
+				R->povl_ps = scale_calc(g, (double)R->prun_n * (double)g->poll_to);
+				g->poll_ovl++;
+			}
 		}
 		return;
 	}
@@ -235,4 +250,16 @@ void t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ui
 		R->gap_start -= dd;
 		g->poll_work += R->prun_n;
 	}
+}
+
+int t2g_poll_overlap(rstate *R, uint32_t gap, uint32_t done, ir_err *e)
+{
+	uint32_t l;
+	if (!R->povl_ps)
+		return 0;
+	l = new_label(R);
+	if (def_calc_cpu(R, l, R->povl_ps, 1) || edge(R, l, gap, 0) || edge(R, done, l, 0))
+		return ir_errf(e, "out of memory");
+	R->povl_ps = 0;
+	return 0;
 }

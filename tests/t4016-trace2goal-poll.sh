@@ -137,11 +137,40 @@ test_expect_success 'collapse gap: --poll-tests work, the default, keeps the run
 	test "$(calcs w1.goal 0)" = "12000000 7000000 0 28400000 23000000 9000000 "
 '
 
+# --poll-tests overlap: the same run leaves the gap as a wait does (10.4 us), and its 20 polls at
+# the target's 500 ns run on CPU 1 after that gap, beside the wait; the completion requires
+# both. Replayed (L = 0, o = 1 us): rank 1's message of run B arrives at 36 us, the polls end
+# at 20 + 10.4 + 10 = 40.4 us, so the Test completes then (work: 20 + 28.4 + 1 = 49.4 us;
+# wait: at 37 us); rank 0 sends at 63.4 us (its 23 us after), rank 1 takes it in at 65 us
+# and ends at 71, rank 0 after its last 9 us at 73.4
+test_expect_success 'collapse gap: --poll-tests overlap runs the polls beside the wait, the longer of the two' '
+	trace2goal -p base.params --poll-tests overlap --poll-from 100ns --poll-to 500ns g1 >o1.goal 2>err && test ! -s err &&
+	test "$(calcs o1.goal 0)" = "12000000 7000000 0 10400000 10000000 cpu 1 23000000 9000000 " &&
+	grep -q "^l7 requires l6\$" o1.goal && grep -q "^l5 requires l7\$" o1.goal && grep -q "^l5 requires l3\$" o1.goal &&
+	for m in work wait overlap; do
+		trace2goal -p base.params --poll-tests $m --poll-from 100ns --poll-to 500ns g1 >m.goal &&
+		ibsim -q -p base.params m.goal | awk "\$1 ~ /^[01]\$/ { printf \"%s \", \$2 }" >$m.ends || return 1
+	done &&
+	test "$(cat work.ends)" = "82400000 79400000 " && test "$(cat wait.ends)" = "70000000 71000000 " &&
+	test "$(cat overlap.ends)" = "73400000 71000000 "
+'
+
+test_expect_success 'collapse gap: overlapped polls whose Test completes nothing known stay work, in the next gap' '
+	mkdir gu && cp g1/rank-1.trace gu/ &&
+	sed "s/^MPI_Test:1000050.500:r1:1:/MPI_Test:1000050.500:r7:1:/" g1/rank-0.trace >gu/rank-0.trace &&
+	trace2goal -p base.params --poll-tests overlap --poll-from 100ns --poll-to 500ns gu >gu.goal &&
+	trace2goal -p base.params --poll-tests wait --poll-from 100ns --poll-to 500ns gu >guw.goal &&
+	test "$(calcs gu.goal 0)" = "12000000 7000000 43900000 9000000 " &&
+	test "$(calcs guw.goal 0)" = "12000000 7000000 33900000 9000000 "
+'
+
 test_expect_success 'collapse gap: --poll-tests wait is refused with --durations, and bad values' '
 	expect_fail 2 trace2goal --durations --poll-tests wait -p base.params g1 &&
 	grep -q "^trace2goal: --poll-tests wait cannot be used with --durations" err &&
 	expect_fail 2 trace2goal --poll-tests maybe g1 &&
-	grep -q "^trace2goal: unknown --poll-tests .maybe. (work or wait)" err &&
+	grep -q "^trace2goal: unknown --poll-tests .maybe. (work, wait or overlap)" err &&
+	expect_fail 2 trace2goal --durations --poll-tests overlap -p base.params g1 &&
+	grep -q "^trace2goal: --poll-tests overlap cannot be used with --durations" err &&
 	trace2goal --durations --poll-tests work -p base.params --poll-from 100ns --poll-to 500ns g1 >d1.goal &&
 	trace2goal --durations -p base.params --poll-from 100ns --poll-to 500ns g0 >d0.goal &&
 	test_cmp d0.goal d1.goal

@@ -79,8 +79,10 @@ static void usage(void)
 	       "                           polls that ends in a wait is left to the replay, other\n"
 	       "                           polls cost T each (docs/trace2goal.md section 2.1)\n"
 	       "      --poll-tests HOW     a run of polls alone ended by a successful Test: work\n"
-	       "                           (default: its polls cost T each) or wait (left to the\n"
-	       "                           replay; traces with '# collapse gap:', not --durations)\n"
+	       "                           (default: its polls cost T each), wait (left to the\n"
+	       "                           replay) or overlap (its polls at T each beside the wait:\n"
+	       "                           it lasts the longer of the two); wait and overlap need\n"
+	       "                           traces with '# collapse gap:', not --durations\n"
 	       "      --durations          replay each call's own duration minus the modelled network time\n"
 	       "      --sync               with --durations: replay a waiting call's duration from the\n"
 	       "                           latest entry of the ranks it waits for (no waiting twice)\n"
@@ -224,8 +226,12 @@ int main(int argc, char **argv)
 				return rc;
 			break;
 		case O_POLLTESTS:
-			if ((rc = choice("--poll-tests", optarg, "work", "wait", &o.poll_test_wait)))
-				return rc;
+			if (!strcmp(optarg, "overlap"))
+				o.poll_test_wait = 2;
+			else if (!strcmp(optarg, "work") || !strcmp(optarg, "wait"))
+				o.poll_test_wait = !strcmp(optarg, "wait");
+			else
+				return ir_cli_usage("unknown --poll-tests '%s' (work, wait or overlap)", optarg);
 			break;
 		case O_CALC:
 			if ((rc = choice("--calc", optarg, "wall", "cpu", &o.calc_cpu)))
@@ -271,7 +277,8 @@ int main(int argc, char **argv)
 		o.from_re = "^MPI_Init";
 	}
 	if (o.poll_test_wait && o.durations)
-		return ir_cli_usage("--poll-tests wait cannot be used with --durations (no call's duration replays such a wait)");
+		return ir_cli_usage("--poll-tests %s cannot be used with --durations (no call's duration replays such a wait)",
+		                    o.poll_test_wait == 2 ? "overlap" : "wait");
 	if (sync) {
 		if (!o.durations)
 			return ir_cli_usage("--sync needs --durations");

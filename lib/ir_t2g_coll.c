@@ -82,6 +82,19 @@ double t2g_nbc_cost(const gstate *g, const callinfo *ci)
 	return ci->nb && !g->o->durations ? (double)g->o->net.nbc_o : 0;
 }
 
+/* Open MPI's communicator creation (algorithm ompi, lib/ir_coll.c comm_create) agrees on the
+ * context id with three nonblocking allreduces of libnbc, each of which costs nbc_o beyond
+ * its messages like any nonblocking collective (docs/trace2goal.md, "Communicator
+ * creation"); MPICH's blocking allreduce does not. Plain conversion only. */
+static double comm_nbc_cost(const gstate *g, int kind, enum ir_coll_alg alg)
+{
+	if ((kind != IR_COLL_COMM_CREATE && kind != IR_COLL_COMM_SPLIT) || g->o->durations)
+		return 0;
+	if (alg == IR_ALG_DEFAULT)
+		alg = ir_coll_default((enum ir_coll_kind)kind);
+	return alg == IR_ALG_OMPI ? 3 * (double)g->o->net.nbc_o : 0;
+}
+
 /* A nonblocking collective's request: completed by the Wait/Test that names it. */
 int t2g_reg_nbcoll(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, const emitted *em, ir_err *e)
 {
@@ -396,7 +409,7 @@ int t2g_do_coll(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_er
 	                                      kind == IR_COLL_GATHERV || kind == IR_COLL_SCATTER || kind == IR_COLL_SCATTERV
 	                                  ? root
 	                                  : -1);
-	extra = pin_cost(g, R, buf1, s1) + pin_cost(g, R, buf2, s2) + t2g_nbc_cost(g, ci);
+	extra = pin_cost(g, R, buf1, s1) + pin_cost(g, R, buf2, s2) + t2g_nbc_cost(g, ci) + comm_nbc_cost(g, kind, alg);
 	if (t2g_emit_call(g, R, r, ci->nb ? ENDS_GAP : ENDS_JOIN, 1, extra, &em, e))
 		return -1;
 	return ci->nb ? t2g_reg_nbcoll(g, R, r, ci, &em, e) : 0;

@@ -73,6 +73,23 @@ test_expect_success '--durations at zero cost replays the call whole; --sync too
 	test_cmp want got
 '
 
+# nbc_o (formats/params.md): Open MPI's three allreduces are libnbc'"'"'s nonblocking ones, each
+# nbc_o beyond its messages: 3 * 0.5 us more computation before the messages, on both ranks
+test_expect_success 'nbc_o: Open MPI'"'"'s creation pays it three times, MPICH'"'"'s and --durations not' '
+	printf "L = 1us\no = 100ns\ng = 0\nG = 0\nO = 0\nnbc_o = 500ns\n" >nbc.params &&
+	printf "L = 1us\no = 100ns\ng = 0\nG = 0\nO = 0\n" >nonbc.params &&
+	trace2goal -p nbc.params dup >n.goal && trace2goal -p nonbc.params dup >n0.goal &&
+	grep -q "^l[0-9]*: calc 2500000\$" n.goal && grep -q "^l[0-9]*: calc 1000000\$" n0.goal &&
+	! grep -q "^l[0-9]*: calc 2500000\$" n0.goal &&
+	ends n.goal >got && printf "0 16600000\n1 17700000\n" >want && test_cmp want got &&
+	trace2goal -p nbc.params split >ns.goal &&
+	ends ns.goal >got && printf "0 17800000\n1 18900000\n" >want && test_cmp want got &&
+	trace2goal -p nbc.params --coll comm_create=mpich dup >nm.goal &&
+	trace2goal -p nonbc.params --coll comm_create=mpich dup >nm0.goal && test_cmp nm0.goal nm.goal &&
+	trace2goal -p nbc.params --durations dup >nd.goal &&
+	trace2goal -p nonbc.params --durations dup >nd0.goal && test_cmp nd0.goal nd.goal
+'
+
 test_expect_success 'the nonblocking form of communicator creation is not a --coll name' '
 	expect_fail 2 trace2goal --coll icomm_create=ompi dup &&
 	grep -q "unknown collective .icomm_create." err &&

@@ -106,11 +106,11 @@ typedef struct msg {
 	uint8_t self; /* a copy to oneself (ir_model.h): no network, no NIC */
 	uint8_t intra; /* between two ranks of one host, intra-node model: no network, no NIC */
 	uint8_t lazy;  /* async progress: unexpected, its receiver's charge (in mt) not paid yet */
-	uint8_t ran : 1; /* with cpu_yield: it reached its receiver while that rank ran (not waiting
-	                  * in MPI), whose progress takes it in without a wake-up */
-	uint8_t xseen : 1; /* recv_o_cross: its arrival was looked at (xcross is set) */
-	uint8_t xcross : 1; /* recv_o_cross: it arrived while its receiver's CPU was in a send's
-	                     * overhead (formats/params.md, "Crossing messages") */
+	uint8_t ran;   /* with cpu_yield: it reached its receiver while that rank ran (not waiting
+	                * in MPI), whose progress takes it in without a wake-up */
+	uint8_t xc;    /* recv_o_cross: 0 its arrival not looked at yet, 1 looked at, 2 it arrived
+	                * while its receiver's CPU was in a send's overhead (formats/params.md,
+	                * "Crossing messages") */
 	uint64_t size;
 	uint64_t id;
 	uint64_t inject, arrive; /* K_HELD from its completion on: when its send completes; K_FIN of
@@ -227,9 +227,6 @@ struct ir_engine {
 		uint64_t end;
 		uint8_t sent, arrived;
 	} *step;
-	/* [nranks * C] pairs, recv_o_cross only (formats/params.md, "Crossing messages"): the
-	 * start and the end of the overhead of the latest network send on that CPU */
-	uint64_t *xs;
 	/* Async progress: receives charged when needed (docs/loggops-semantics.md 6.2 item 3). */
 	uint32_t *pend;          /* [nops] receives among the unmet predecessors (required, not irequired) */
 	uint32_t *pend_head, *pend_tail; /* [nranks] K_PEND messages in match order, or NIL */
@@ -300,6 +297,9 @@ struct ir_engine {
 	uint32_t *tmp;           /* scratch for the start: receives and calcs of a rank */
 	size_t tmpcap;
 	ir_engine_stats st;
+	/* [nranks * C] pairs, recv_o_cross only (formats/params.md, "Crossing messages"): the
+	 * start and the end of the overhead of the latest network send on that CPU */
+	uint64_t *xs;
 };
 
 static inline int owned(const ir_engine *en, uint32_t r) { return !en->owner || en->owner[r] == en->me; }
@@ -1681,6 +1681,19 @@ static int put_back(ir_engine *en, uint64_t t, uint32_t ref, uint32_t r, uint32_
 	return 0;
 }
 
+/* recv_o_cross (formats/params.md, "Crossing messages"): a network send's overhead on CPU c of
+ * rank r, [t0, t1), and whether message m, arriving at its receiver d at t, met one */
+static __attribute__((noinline, cold)) void cross_send(ir_engine *en, uint32_t r, unsigned c, uint64_t t0, uint64_t t1)
+{
+	en->xs[2 * ((size_t)r * en->C + c)] = t0;
+	en->xs[2 * ((size_t)r * en->C + c) + 1] = t1;
+}
+static __attribute__((noinline, cold)) void cross_look(ir_engine *en, msg *m, uint32_t d, uint64_t t)
+{
+	const uint64_t *x = &en->xs[2 * ((size_t)d * en->C + m->cpu)];
+	m->xc = !m->self && !m->intra && !m->rndv && t >= x[0] && t < x[1] ? 2 : 1;
+}
+
 static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_heap, ir_err *e)
 {
 	uint32_t i = ir_cs_index(en->base[r], g);
@@ -1793,10 +1806,8 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_hea
 			en->step[r].sent = 1;
 			en->step[r].arrived = 0;
 		}
-		if (en->xs && !self && !intra) {
-			en->xs[2 * ((size_t)r * en->C + c)] = t;
-			en->xs[2 * ((size_t)r * en->C + c) + 1] = *cf;
-		}
+		if (__builtin_expect(en->xs != NULL, 0) && !self && !intra)
+			cross_send(en, r, c, t, *cf);
 		if (!self && !intra)
 			*sf = tadd(en, tadd(en, t, en->p.g), tmul(en, s1, en->p.G));
 		en->nmsgs[r]++;
@@ -1819,8 +1830,7 @@ static int step_op(ir_engine *en, uint64_t t, uint32_t g, uint32_t r, int in_hea
 		m->intra = (uint8_t)intra;
 		m->lazy = 0;
 		m->ran = 0;
-		m->xseen = 0;
-		m->xcross = 0;
+		m->xc = 0;
 		m->mt = 0;
 		m->size = size;
 		m->id = en->next_msg_id++;
@@ -2010,19 +2020,15 @@ static int step_msg(ir_engine *en, uint64_t t, uint32_t mi, ir_err *e)
 		en->step[d].arrived = 1;
 	if (en->hwake && !waiting(en, d, *cf, t))
 		m->ran = 1;
-	if (en->xs && !m->xseen) { /* where it found its receiver's CPU when it arrived */
-		const uint64_t *x = &en->xs[2 * ((size_t)d * en->C + m->cpu)];
-		m->xseen = 1;
-		m->xcross = !m->self && !m->intra && !m->rndv && t >= x[0] && t < x[1];
-	}
+	if (__builtin_expect(en->xs != NULL, 0) && !m->xc)
+		cross_look(en, m, d, t);
 	avail = en->arrival ? *rf : umax(*cf, *rf);
 	if (avail > t)
 		return put_back(en, t, IR_MSGBIT | mi, d, IR_NO_OP, avail, 1, e);
-	cpu_end = en->other_model ? ir_model_recv_cpu(msg_params(en, m), m->size, m->self,
-	                                              !m->intra && (en->net->flags & IR_NET_MODELS_BYTES) != 0)
+	cpu_end = en->other_model ? (m->xc == 2 ? ir_pw_eval(&en->p.recv_o_cross, m->size)
+	                                         : ir_model_recv_cpu(msg_params(en, m), m->size, m->self,
+	                                                             !m->intra && (en->net->flags & IR_NET_MODELS_BYTES) != 0))
 	                          : ir_model_lg_recv_cpu(&en->p, m->size, (en->net->flags & IR_NET_MODELS_BYTES) != 0);
-	if (m->xcross)
-		cpu_end = ir_pw_eval(&en->p.recv_o_cross, m->size);
 	if (en->other_model && !m->self && msg_params(en, m)->recv_spread.n)
 		cpu_end = ir_spread_apply(&msg_params(en, m)->recv_spread, cpu_end, ir_node_draw(&en->nc, m->src, m->sop, IR_DRAW_RECV));
 	if (en->other_model && m->rndv && pw_hs(en, m))

@@ -490,21 +490,7 @@ static inline int def_recv(rstate *R, uint32_t l, int64_t peer, uint64_t size, i
 	return def_msg(R, 0, l, peer, size, tag);
 }
 
-static inline int def_calc(rstate *R, uint32_t l, uint64_t ps)
-{
-	char *p = reserve(R);
-	if (!p)
-		return -1;
-	*p++ = 'l';
-	p = wu(p, l);
-	p = WS(p, ": calc ");
-	p = wu(p, ps);
-	*p++ = '\n';
-	commit(R, p);
-	return 0;
-}
-
-/* a calc on another CPU than 0 (GOAL's `cpu C`, formats/goal.md) */
+/* a calc, on CPU `cpu` when that is not 0 (GOAL's `cpu C`, formats/goal.md) */
 static inline int def_calc_cpu(rstate *R, uint32_t l, uint64_t ps, unsigned cpu)
 {
 	char *p = reserve(R);
@@ -514,12 +500,17 @@ static inline int def_calc_cpu(rstate *R, uint32_t l, uint64_t ps, unsigned cpu)
 	p = wu(p, l);
 	p = WS(p, ": calc ");
 	p = wu(p, ps);
-	p = WS(p, " cpu ");
-	p = wu(p, cpu);
+	if (cpu) {
+		p = WS(p, " cpu ");
+		p = wu(p, cpu);
+	}
 	*p++ = '\n';
 	commit(R, p);
 	return 0;
 }
+
+static inline int def_calc(rstate *R, uint32_t l, uint64_t ps) { return def_calc_cpu(R, l, ps, 0); }
+
 
 static inline int edge(rstate *R, uint32_t a, uint32_t b, int ireq)
 {

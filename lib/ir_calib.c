@@ -2527,7 +2527,8 @@ static int fit_netcal(const ir_calib_data *d, ir_calib_fit *f, ir_err *e)
 	 * of a message that crossed the rank's own send (formats/calibration.md, "Crossing
 	 * messages"); eager sizes only, where no protocol waits for the receiver */
 	k = 0;
-	for (size_t i = 0; i < n && i < f->split; i++) {
+	f->x_state = d->state.phases_slow;
+	for (size_t i = 0; i < n && i < f->split && !f->x_state; i++) {
 		uint64_t s = d->p[i].size;
 		const ir_calib_med *x = ir_calib_series_at(d, IR_CS_XRANK, s);
 		double a, b, v;
@@ -2690,7 +2691,12 @@ static int write_netcal(const ir_calib_data *d, const ir_calib_fit *f, ir_sb *o)
 		const ir_calib_term_fit *t = &f->term[k];
 		char a[64], b[64];
 		if (!t->have) {
-			if (k == IR_CT_RECV_X)
+			if (k == IR_CT_RECV_X && f->x_state)
+				rc |= ir_sb_addf(o, "# %s: not fitted: the machine was slowed all through %zu phase%s (against the "
+				                    "reference), so a rank's exchange and the send's terms may come from two states "
+				                    "of the machine (formats/calibration.md, \"Crossing messages\")\n",
+				                 ir_calib_term_names[k], f->x_state, f->x_state == 1 ? "" : "s");
+			else if (k == IR_CT_RECV_X)
 				rc |= ir_sb_addf(o, "# %s: not measured (no exchange of an eager size in the traces)\n",
 				                 ir_calib_term_names[k]);
 			else

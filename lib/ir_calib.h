@@ -466,6 +466,9 @@ typedef struct ir_calib_fit {
 	int pin_cold;       /* pinning is 0: first use is explained by cold caches */
 	size_t x_sizes;     /* sizes above S (or held) with an exchange (formats/calibration.md, "The exchange") */
 	size_t x_raised;    /* of those, sizes whose send_o the exchange raised */
+	size_t x_state;     /* recv_o_cross left out: phases the machine was slowed in all through
+	                     * (against --state-ref), so the exchange and the send's terms may come
+	                     * from two states (formats/calibration.md, "Crossing messages") */
 	size_t r_capped;    /* sizes whose late receive took longer than the warm one-way time, capped
 	                     * at it for recv_o (formats/calibration.md, "The piecewise model") */
 	/* a send after a gap: [0] after a receive, [1] after a send (formats/calibration.md,

@@ -610,6 +610,20 @@ static void test_netcal_exchange(void)
 			ok(good && strstr(t.buf, "\nrecv_o_cross = 0:") && strstr(t.buf, "\n# recv_o_cross: receiver's CPU"),
 			   "exchange x%g: recv_o_cross is a rank's exchange less max(send_o, net_L) at the eager sizes", factor[c]);
 		}
+		/* a machine slowed all through some phase against the reference: the exchange and the
+		 * send's terms may come from two states, so no recv_o_cross, and the file says why */
+		{
+			ir_calib_fit f2;
+			ir_sb t2 = IR_SB_INIT;
+			d.state.phases_slow = 2;
+			ok(ir_calib_do_fit(&d, &co, &f2, &e) == 0 && !f2.term[IR_CT_RECV_X].have && f2.x_state == 2 &&
+			       ir_calib_write_params(&d, &f2, NULL, "test", &t2) == 0 && !strstr(t2.buf, "\nrecv_o_cross =") &&
+			       strstr(t2.buf, "\n# recv_o_cross: not fitted: the machine was slowed all through 2 phases "),
+			   "exchange x%g: no recv_o_cross from a calibration slowed all through some phase", factor[c]);
+			d.state.phases_slow = 0;
+			ir_sb_release(&t2);
+			ir_calib_fit_release(&f2);
+		}
 		{
 			const char *row = strstr(t.buf, "\n#@ 65536 ");
 			const char *end = row ? strchr(row + 1, '\n') : NULL;

@@ -30,6 +30,11 @@ LC_ALL=C
 export LC_ALL
 TRASH=$(mktemp -d "${TMPDIR:-/tmp}/ibreplay-$TEST_NAME.XXXXXX") || exit 1
 cd "$TRASH" || exit 1
+# Open MPI's session directory in the scratch directory: the first mpiruns of two tests
+# that start at once both create /tmp/ompi.<host>.<uid>, and one of them fails ("A call to
+# mkdir was unable to create the desired directory ... File exists")
+OMPI_MCA_orte_tmpdir_base=${OMPI_MCA_orte_tmpdir_base:-$TRASH}
+export OMPI_MCA_orte_tmpdir_base
 test_count=0
 test_failures=0
 

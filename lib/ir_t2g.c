@@ -109,6 +109,7 @@ void ir_t2g_opts_init(ir_t2g_opts *o)
 	o->cpu_scale = 1.0;
 	o->from_nth = 1;
 	o->poll_from = o->poll_to = -1;
+	o->poll_test_wait = IR_T2G_POLL_AUTO;
 	ir_loggops_defaults(&o->net);
 	ir_storage_defaults(&o->storage);
 }

@@ -32,6 +32,12 @@
 
 typedef void (*ir_t2g_warn_fn)(void *ctx, const char *msg);
 
+/* --poll-tests (docs/trace2goal.md 2.1): a run of polls alone ended by a successful Test is work
+ * (its polls at the target's cost), a wait, a wait with its polls beside it, or (auto, the
+ * default) a wait in a rank that never leaves such a run before a completion, work elsewhere.
+ * Never a wait with --durations. */
+enum { IR_T2G_POLL_WORK = 0, IR_T2G_POLL_WAIT = 1, IR_T2G_POLL_OVERLAP = 2, IR_T2G_POLL_AUTO = 3 };
+
 typedef struct ir_t2g_opts {
 	int compat_schedgen;              /* --compat schedgen */
 	int no_clock;                     /* do not apply clock offsets */
@@ -46,9 +52,9 @@ typedef struct ir_t2g_opts {
 	int calc_cpu;                     /* --calc cpu: a gap's calc is the thread's CPU time in it
 	                                   * (the trace's CPU times, format version 2), not wall time */
 	int sync;                         /* --sync: durations from the zero-cost completion */
-	int poll_test_wait;               /* --poll-tests wait (1) or overlap (2): a run of polls alone
-	                                   * ended by a successful Test is a wait, or its polls run beside
-	                                   * the wait (ir_t2g_poll.c, docs/trace2goal.md 2.1); 0: work */
+	int poll_test_wait;               /* --poll-tests: what a run of polls alone ended by a
+	                                   * successful Test is (IR_T2G_POLL_*; ir_t2g_poll.c,
+	                                   * docs/trace2goal.md 2.1) */
 	int keep_tracer;                  /* --tracer-time keep: leave the tracer's own time after each
 	                                   * return (formats/trace.md 3.8) in the gaps */
 	ir_loggops net;                   /* the message model (ir_model.h; ir_loggops_load): prices

@@ -264,8 +264,8 @@ static int do_call(gstate *g, rstate *R, const ir_rec *r, ir_err *e)
 		if (t2g_sync_lead(g, R, R->gap_start, e))
 			return -1;
 	}
-	if (R->phase == 1)
-		t2g_poll_step(g, R, r, ci, npoll);
+	if (R->phase == 1 && t2g_poll_step(g, R, r, ci, npoll, e))
+		return -1;
 	ir_cg_reset(&g->cg);
 	switch (ci->k) {
 	case C_LOCAL:
@@ -583,6 +583,8 @@ int t2g_rank_begin(gstate *g, rstate *R, const ir_trace_file *tf, int64_t epoch,
 	ir_trace_opts to = { epoch, g->o->no_clock || g->o->compat_schedgen };
 	R->rank = tf->rank;
 	R->fname = tf->path;
+	R->tf = tf;
+	R->tloop = 0;
 	R->line = 0;
 	R->nl = 0;
 	R->nends = 0;
@@ -601,6 +603,7 @@ int t2g_rank_begin(gstate *g, rstate *R, const ir_trace_file *tf, int64_t epoch,
 	R->self.n = 1;
 	R->self.key = 1;
 	R->self.members = &R->rank;
+	R->topts = to;
 	R->t = ir_trace_open_file(tf, &to, e);
 	if (!R->t)
 		return -1;

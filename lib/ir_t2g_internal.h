@@ -185,6 +185,12 @@ typedef struct rstate {
 	/* --poll-tests overlap: the polls of the run the current call ended, at the target's
 	 * cost, to run on CPU 1 beside the wait (t2g_poll_overlap); 0: none pending */
 	uint64_t povl_ps;
+	/* --poll-tests auto: 0 not yet read, 1 every run of unsuccessful Tests of this rank ends
+	 * in a completion (its loops wait), 2 one ends otherwise (its Tests sit between pieces
+	 * of work); t2g_poll_tests_leave reads the whole trace once to know */
+	int tloop;
+	const ir_trace_file *tf; /* this rank's trace, for that reading */
+	ir_trace_opts topts;     /* and how it was opened */
 	/* --sync */
 	ir_rec rec;       /* the next record (read ahead) */
 	int has_rec;
@@ -373,7 +379,7 @@ int t2g_do_neigh(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_e
 int t2g_req_array(const rstate *R, const ir_rec *r, unsigned i, int64_t count, uint64_t **keys, ir_err *e);
 int t2g_do_wait_family(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e);
 /* ir_t2g_poll.c: a call of rank R seen by the poll model (n: the polls a line stands for) */
-void t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, uint64_t n);
+int t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, uint64_t n, ir_err *e);
 /* --poll-tests overlap: the pending polls (R->povl_ps) as a calc on CPU 1 after the call's
  * gap calc `gap`, which the completion `done` requires (the call that ended the run); 0, or
  * -1 with e set */

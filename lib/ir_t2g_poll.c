@@ -22,7 +22,8 @@
  *    (first poll's call to last poll's return) leaves the computation, and the
  *    simulated dataflow decides the wait; the computation before the first poll and
  *    after the last one stays.
- *  - a wait as well, with --poll-tests wait (not the default, docs/trace2goal.md §2.1):
+ *  - a wait as well, with --poll-tests wait, and with auto (the default) in a rank that
+ *    ends every run of Tests in a completion (tests_leave; docs/trace2goal.md §2.1):
  *    a run ended by a successful Test, Testany, Testall or Testsome with nothing but
  *    polling in it. allprof writes the collapse gap in the header (formats/trace.md
  *    §3.2): no collapsed line holds two polls that far apart, so when no gap between the
@@ -34,7 +35,9 @@
  *    requires (t2g_poll_overlap): the loop lasts the longer of its polls and the wait.
  *  - work: anything else ends it: a send, a collective, the end of the trace, and a
  *    successful Test, Testany, Testall or Testsome (with --poll-tests wait: after work
- *    between the polls, or in a trace that does not give the collapse gap). Testing a
+ *    between the polls, or in a trace that does not give the collapse gap; with auto also
+ *    in a rank that leaves some run of Tests before a completion: it tests between pieces
+ *    of work, and its polls are as many on any network). Testing a
  *    posted request between pieces of work is how a program overlaps communication with
  *    computation (HPCC's
  *    RandomAccess updates its table between MPI_Test calls); the polls sat between
@@ -88,11 +91,11 @@ static int all_null(const char *f)
  * as one of its polls (HPCC's RandomAccess tests its send request, null until it has sent,
  * after each of its Testany loops; taken for a completion it made the bounded polling loop
  * before a send a wait). */
-static int poll_state(const rstate *R, const ir_rec *r, const callinfo *ci)
+static int poll_state(int flavor, const ir_rec *r, const callinfo *ci)
 {
 	int64_t v = 0, idx = 0;
 	unsigned f;
-	if (R->flavor != IR_TRACE_ALLPROF)
+	if (flavor != IR_TRACE_ALLPROF)
 		return 0;
 	switch (ci->k) {
 	case C_IPROBE:
@@ -164,24 +167,75 @@ static int64_t run_gap(const gstate *g, const rstate *R, const ir_rec *r)
 	return gap;
 }
 
-/* A run ended by a successful Test, Testany, Testall or Testsome is a wait when nothing but
- * polling happened in it: the trace says how far apart a collapsed line's polls can be
- * ("# collapse gap:", formats/trace.md 3.2) and no gap between its lines reached that. Not
- * with --durations: no call's duration replays what such a wait lasted beyond the model, so
- * the replay of the traced network would lose it (HPCC over TCP: 51 % short with --sync). */
-static int test_wait(const gstate *g, const rstate *R, const ir_rec *r, const callinfo *ci)
+static int is_test(const callinfo *ci)
 {
-	int64_t cg = ir_trace_collapse_gap_ps(R->t), gap;
-	if (!g->o->poll_test_wait || cg <= 0 || g->o->durations ||
-	    (ci->k != C_TEST && ci->k != C_TESTANY && ci->k != C_TESTALL && ci->k != C_TESTSOME))
-		return 0;
-	gap = run_gap(g, R, r);
-	return (gap > R->prun_gap ? gap : R->prun_gap) < cg;
+	return ci->k == C_TEST || ci->k == C_TESTANY || ci->k == C_TESTALL || ci->k == C_TESTSOME;
 }
 
-void t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, uint64_t n)
+/* --poll-tests auto: read rank R's whole trace once (a second reader of the same file) and
+ * set R->tloop to 2 if some run of unsuccessful polls with a Test among them ends otherwise
+ * than in a completion (a successful Test, Testany, Testall or Testsome, or a call that
+ * blocks for a message or request, is_wait), 1 if none does. The runs are t2g_poll_step's:
+ * calls that produce nothing, null-request Tests and unknown calls do not break them; the
+ * end of the trace ends one. The whole trace, not only the --from/--to phase: a loop's
+ * nature is the program's. Stops at the first run that leaves. */
+static int tests_leave(const gstate *g, rstate *R, ir_err *e)
 {
-	int s;
+	ir_trace *t;
+	ir_rec r;
+	int rc, run = 0, trun = 0;
+	(void)g;
+	R->tloop = 1;
+	if (!(t = ir_trace_open_file(R->tf, &R->topts, e)))
+		return -1;
+	while ((rc = ir_trace_next(t, &r, e)) == 1) {
+		const callinfo *ci;
+		int s;
+		if (r.kind == IR_REC_COMM || !(ci = t2g_find_call(r.name)) || ci->k == C_LOCAL)
+			continue;
+		s = poll_state(ir_trace_flavor(t), &r, ci);
+		if (s == 3)
+			continue;
+		if (s == 1) {
+			run = 1;
+			trun |= is_test(ci);
+			continue;
+		}
+		if (run && trun && !is_wait(ci) && !(s == 2 && is_test(ci)))
+			break;
+		run = trun = 0;
+	}
+	ir_trace_free(t);
+	if (rc < 0)
+		return -1;
+	if (rc == 1 || trun)
+		R->tloop = 2;
+	return 0;
+}
+
+/* A run ended by a successful Test, Testany, Testall or Testsome is a wait when nothing but
+ * polling happened in it: the trace says how far apart a collapsed line's polls can be
+ * ("# collapse gap:", formats/trace.md 3.2) and no gap between its lines reached that; with
+ * --poll-tests auto, only in a rank that never leaves such a run before a completion
+ * (tests_leave). Not with --durations: no call's duration replays what such a wait lasted
+ * beyond the model, so the replay of the traced network would lose it (HPCC over TCP: 51 %
+ * short with --sync). 1: a wait, 0: not, -1: error. */
+static int test_wait(const gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ir_err *e)
+{
+	int64_t cg = ir_trace_collapse_gap_ps(R->t), gap;
+	if (g->o->poll_test_wait == IR_T2G_POLL_WORK || cg <= 0 || g->o->durations || !is_test(ci))
+		return 0;
+	gap = run_gap(g, R, r);
+	if ((gap > R->prun_gap ? gap : R->prun_gap) >= cg)
+		return 0;
+	if (g->o->poll_test_wait == IR_T2G_POLL_AUTO && !R->tloop && tests_leave(g, R, e))
+		return -1;
+	return g->o->poll_test_wait != IR_T2G_POLL_AUTO || R->tloop == 1;
+}
+
+int t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, uint64_t n, ir_err *e)
+{
+	int s, tw = 0;
 	if (R->povl_ps && ci->k != C_LOCAL) {
 		/* overlapped polls the call that ended their run did not take (it completed
 		 * nothing known): work after all, in the gap before this call */
@@ -189,10 +243,10 @@ void t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ui
 		R->povl_ps = 0;
 	}
 	if (!g->poll_model || ci->k == C_LOCAL)
-		return;
-	s = poll_state(R, r, ci);
+		return 0;
+	s = poll_state(R->flavor, r, ci);
 	if (s == 3)
-		return;
+		return 0;
 	if (s == 1) {
 		if (!R->prun) {
 			R->prun = 1;
@@ -202,7 +256,7 @@ void t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ui
 			R->prun_gap = 0;
 			R->prun_flush = 0;
 		} else {
-			if (g->o->poll_test_wait) { /* test_wait's gaps */
+			if (g->o->poll_test_wait != IR_T2G_POLL_WORK) { /* test_wait's gaps */
 				int64_t gap = run_gap(g, R, r);
 				if (gap > R->prun_gap)
 					R->prun_gap = gap;
@@ -212,12 +266,14 @@ void t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ui
 		R->prun_n += n ? n : 1;
 		R->prun_end = r->t_ret;
 		R->prun_c1 = r->cpu_ret;
-		return;
+		return 0;
 	}
 	if (!R->prun)
-		return;
+		return 0;
 	R->prun = 0;
-	if (is_wait(ci) || (s == 2 && (ci->k == C_IPROBE || ci->k == C_IMPROBE || test_wait(g, R, r, ci)))) {
+	if (s == 2 && (tw = test_wait(g, R, r, ci, e)) < 0)
+		return -1;
+	if (is_wait(ci) || (s == 2 && (ci->k == C_IPROBE || ci->k == C_IMPROBE || tw))) {
 		/* a wait: its span leaves the computation (never past the gap's start) */
 		int64_t span = R->prun_end - R->prun_start;
 		if (g->o->calc_cpu && R->prun_c0 != IR_TIME_NONE && R->prun_c1 != IR_TIME_NONE)
@@ -233,12 +289,12 @@ void t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ui
 			g->poll_wait_ps += (uint64_t)span;
 			/* --poll-tests overlap: a loop of Tests lasts as long as its polls or as the
 			 * wait, whichever is longer: the polls at the target's cost run beside it */
-			if (g->o->poll_test_wait == 2 && s == 2 && ci->k != C_IPROBE && ci->k != C_IMPROBE) {
+			if (g->o->poll_test_wait == IR_T2G_POLL_OVERLAP && s == 2 && ci->k != C_IPROBE && ci->k != C_IMPROBE) {
 				R->povl_ps = scale_calc(g, (double)R->prun_n * (double)g->poll_to);
 				g->poll_ovl++;
 			}
 		}
-		return;
+		return 0;
 	}
 	/* work: each poll at the target network's cost; the gap never below 0 */
 	{
@@ -250,6 +306,7 @@ void t2g_poll_step(gstate *g, rstate *R, const ir_rec *r, const callinfo *ci, ui
 		R->gap_start -= dd;
 		g->poll_work += R->prun_n;
 	}
+	return 0;
 }
 
 int t2g_poll_overlap(rstate *R, uint32_t gap, uint32_t done, ir_err *e)

@@ -130,11 +130,13 @@ test_expect_success 'collapse gap: without the header, or with 1 us to the succe
 	test "$(calcs g2.goal 0)" = "12000000 7000000 0 28900000 22500000 9000000 "
 '
 
-test_expect_success 'collapse gap: --poll-tests work, the default, keeps the run work' '
-	trace2goal -p base.params --poll-from 100ns --poll-to 500ns g1 >w1.goal &&
+test_expect_success 'collapse gap: --poll-tests work keeps the run work; auto, the default, is wait here' '
 	trace2goal -p base.params --poll-tests work --poll-from 100ns --poll-to 500ns g1 >w2.goal &&
-	test_cmp w1.goal w2.goal &&
-	test "$(calcs w1.goal 0)" = "12000000 7000000 0 28400000 23000000 9000000 "
+	test "$(calcs w2.goal 0)" = "12000000 7000000 0 28400000 23000000 9000000 " &&
+	# rank 0 ends its only run of Tests in a completion (run C has no Test in it)
+	trace2goal -p base.params --poll-from 100ns --poll-to 500ns g1 >a1.goal &&
+	trace2goal -p base.params --poll-tests auto --poll-from 100ns --poll-to 500ns g1 >a2.goal &&
+	test_cmp a1.goal a2.goal && test_cmp g1.goal a1.goal
 '
 
 # --poll-tests overlap: the same run leaves the gap as a wait does (10.4 us), and its 20 polls at
@@ -168,9 +170,11 @@ test_expect_success 'collapse gap: --poll-tests wait is refused with --durations
 	expect_fail 2 trace2goal --durations --poll-tests wait -p base.params g1 &&
 	grep -q "^trace2goal: --poll-tests wait cannot be used with --durations" err &&
 	expect_fail 2 trace2goal --poll-tests maybe g1 &&
-	grep -q "^trace2goal: unknown --poll-tests .maybe. (work, wait or overlap)" err &&
+	grep -q "^trace2goal: unknown --poll-tests .maybe. (auto, work, wait or overlap)" err &&
 	expect_fail 2 trace2goal --durations --poll-tests overlap -p base.params g1 &&
 	grep -q "^trace2goal: --poll-tests overlap cannot be used with --durations" err &&
+	expect_fail 2 trace2goal --durations --poll-tests auto -p base.params g1 &&
+	grep -q "^trace2goal: --poll-tests auto cannot be used with --durations" err &&
 	trace2goal --durations --poll-tests work -p base.params --poll-from 100ns --poll-to 500ns g1 >d1.goal &&
 	trace2goal --durations -p base.params --poll-from 100ns --poll-to 500ns g0 >d0.goal &&
 	test_cmp d0.goal d1.goal
@@ -195,12 +199,105 @@ test_expect_success 'a Test of MPI_REQUEST_NULL completes nothing: it neither en
 	test "$(grep -c "^MPI_Test:1000062.100:r0:" n6/rank-0.trace)" = 1 &&
 	trace2goal -p base.params --poll-tests wait --poll-from 100ns --poll-to 500ns n6 >n6.goal &&
 	test "$(calcs n6.goal 0)" = "12000000 7000000 0 10400000 23000000 9000000 " &&
-	trace2goal -p base.params --poll-from 100ns --poll-to 500ns n6 >n6w.goal &&
+	trace2goal -p base.params --poll-tests work --poll-from 100ns --poll-to 500ns n6 >n6w.goal &&
 	test "$(calcs n6w.goal 0)" = "12000000 7000000 0 28400000 23000000 9000000 " &&
 	# MPI_Testall of null requests alike
 	gapped n7 "s/^MPI_Iprobe:1000060.000:-1:9:0,0,2:0:-:10:1000062.000$/&\nMPI_Testall:1000062.100:2:r0,r0:1:-1,-1,0;-1,-1,0:1:1000062.200/" &&
 	trace2goal -p base.params --poll-tests wait --poll-from 100ns --poll-to 500ns n7 >n7.goal &&
 	test "$(calcs n7.goal 0)" = "12000000 7000000 0 10400000 23000000 9000000 "
+'
+
+# --poll-tests auto (the default): a run of Tests ended by a completion is a wait only in a rank
+# that ends every such run in a completion. Rank 0 of "lv": run A, 20 Tests over 11..21 us and
+# the successful Test at 21.5; run B, 10 Tests of another request over 31..36, left for a Send
+# at 40 before its Wait at 42. As work run A's gap (10.1 .. 21.5) is 11.4 + 20 * 0.4 = 19.4 us,
+# as a wait 11.4 - 10 = 1.4 us; run B ends in no completion, work either way: 9.9 + 10 * 0.4 =
+# 13.9 us. "bl" is "lv" without the Send (and without rank 1's Recv of it): run B ends in the
+# Wait, a wait (11.9 - 5 = 6.9 us), so the rank only loops until its requests complete.
+mkdir lv bl
+cat >lv/rank-0.trace <<\EOF
+# allprof 1.0 trace format 1
+# rank: 0 of 2
+# collapse gap: 1000 ns
+# comm 0 0,1
+# comm 1 0
+MPI_Init:999990.000:1:2:1000000.000
+MPI_Irecv:1000010.000:4096:8:1,1,1:1:8:0,0,2:r1:1000010.100
+MPI_Test:1000011.000:r1:0:-:20:1000021.000
+MPI_Test:1000021.500:r1:1:1,8,8:1:1000022.000
+MPI_Irecv:1000030.000:4096:8:1,1,1:1:9:0,0,2:r2:1000030.100
+MPI_Test:1000031.000:r2:0:-:10:1000036.000
+MPI_Send:1000040.000:4096:8:1,1,1:1:7:0,0,2:1000041.000
+MPI_Wait:1000042.000:r2:1,9,8:1000043.000
+MPI_Finalize:1000050.000:1000050.100
+# end 9 0
+EOF
+cat >lv/rank-1.trace <<\EOF
+# allprof 1.0 trace format 1
+# rank: 1 of 2
+# collapse gap: 1000 ns
+# comm 0 0,1
+# comm 1 1
+MPI_Init:999990.000:1:2:1000000.000
+MPI_Send:1000005.000:4096:8:1,1,1:0:8:0,1,2:1000006.000
+MPI_Send:1000025.000:4096:8:1,1,1:0:9:0,1,2:1000026.000
+MPI_Recv:1000039.000:4096:8:1,1,1:0:7:0,1,2:0,7,8:1000045.000
+MPI_Finalize:1000050.000:1000050.100
+# end 5 0
+EOF
+grep -v "^MPI_Send:1000040" lv/rank-0.trace >bl/rank-0.trace
+grep -v "^MPI_Recv:1000039" lv/rank-1.trace >bl/rank-1.trace
+
+test_expect_success 'auto: a rank that leaves a run of Tests for a send keeps all its runs of Tests work' '
+	trace2goal -p base.params --poll-from 100ns --poll-to 500ns lv >lv.goal 2>err && test ! -s err &&
+	test "$(calcs lv.goal 0)" = "10000000 0 19400000 8000000 13900000 0 1000000 7000000 " &&
+	trace2goal -p base.params --poll-tests work --poll-from 100ns --poll-to 500ns lv >lvw.goal &&
+	test_cmp lv.goal lvw.goal &&
+	trace2goal -p base.params --poll-tests wait --poll-from 100ns --poll-to 500ns lv >lvt.goal &&
+	test "$(calcs lvt.goal 0)" = "10000000 0 1400000 8000000 13900000 0 1000000 7000000 "
+'
+
+test_expect_success 'auto: a rank whose runs of Tests all end in completions (a Test, a Wait) waits' '
+	trace2goal -p base.params --poll-from 100ns --poll-to 500ns bl >bl.goal 2>err && test ! -s err &&
+	test "$(calcs bl.goal 0)" = "10000000 0 1400000 8000000 0 6900000 7000000 " &&
+	trace2goal -p base.params --poll-tests work --poll-from 100ns --poll-to 500ns bl >blw.goal &&
+	test "$(calcs blw.goal 0)" = "10000000 0 19400000 8000000 0 6900000 7000000 " &&
+	# rank 1 has no polls: the same in both modes
+	test "$(calcs bl.goal 1)" = "$(calcs blw.goal 1)" &&
+	# and the replay ends earlier: the 18 us of run A as work are gone
+	goalc -o bl.goalb bl.goal && goalc -o blw.goalb blw.goal &&
+	ibsim -q -p base.params bl.goalb | awk "\$1 == 0 { print \$2 }" >bl.end &&
+	ibsim -q -p base.params blw.goalb | awk "\$1 == 0 { print \$2 }" >blw.end &&
+	test "$(cat bl.end)" -lt "$(cat blw.end)"
+'
+
+test_expect_success 'auto: a null Test between the run and the send (HPCC RandomAccess) does not hide the leaving' '
+	mkdir hp && cp lv/rank-1.trace hp/ &&
+	sed "s/^MPI_Send:1000040.000/MPI_Test:1000037.000:r0:1:-1,-1,0:1:1000037.100\n&/" lv/rank-0.trace >hp/rank-0.trace &&
+	test "$(grep -c "^MPI_Test:1000037.000:r0:" hp/rank-0.trace)" = 1 &&
+	trace2goal -p base.params --poll-from 100ns --poll-to 500ns hp >hp.goal &&
+	test "$(calcs hp.goal 0)" = "10000000 0 19400000 8000000 13900000 0 1000000 7000000 "
+'
+
+test_expect_success 'auto: a run of Tests the trace ends in counts as left; runs without a Test do not count' '
+	# run B left for MPI_Finalize, its request never waited for
+	mkdir fin && cp bl/rank-1.trace fin/ && grep -v "^MPI_Wait:" bl/rank-0.trace >fin/rank-0.trace &&
+	trace2goal -q -p base.params --poll-from 100ns --poll-to 500ns fin >fin.goal &&
+	trace2goal -q -p base.params --poll-tests work --poll-from 100ns --poll-to 500ns fin >finw.goal &&
+	test "$(calcs fin.goal 0)" = "$(calcs finw.goal 0)" &&
+	test "$(calcs fin.goal 0)" = "10000000 0 19400000 8000000 23900000 " &&
+	# rank 0 of g1 leaves run C (Iprobes, no Test) for a send, and waits in run B
+	test "$(calcs a1.goal 0)" = "12000000 7000000 0 10400000 23000000 9000000 "
+'
+
+test_expect_success 'auto: a bad line after the first run of Tests is reported with file and line, as without it' '
+	mkdir bad && cp bl/rank-1.trace bad/ &&
+	sed "s/^MPI_Wait:1000042.000:r2:1,9,8:1000043.000$/MPI_Wait:1000042.000:r2:1,9,8:10000x3.000/" bl/rank-0.trace >bad/rank-0.trace &&
+	expect_fail 1 trace2goal -p base.params --poll-from 100ns --poll-to 500ns bad &&
+	grep -q "^trace2goal: bad/rank-0.trace:12: MPI_Wait: expected a return time in microseconds, found .10000x3.000." err &&
+	cp err err.auto &&
+	expect_fail 1 trace2goal -p base.params --poll-tests work --poll-from 100ns --poll-to 500ns bad &&
+	test_cmp err.auto err
 '
 
 test_expect_success 'collapse gap: with --calc cpu a gap is its CPU time when that is less' '

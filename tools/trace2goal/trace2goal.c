@@ -78,11 +78,13 @@ static void usage(void)
 	       "                           --durations: the 'poll' key of -p); with both, a run of\n"
 	       "                           polls that ends in a wait is left to the replay, other\n"
 	       "                           polls cost T each (docs/trace2goal.md section 2.1)\n"
-	       "      --poll-tests HOW     a run of polls alone ended by a successful Test: work\n"
-	       "                           (default: its polls cost T each), wait (left to the\n"
-	       "                           replay) or overlap (its polls at T each beside the wait:\n"
-	       "                           it lasts the longer of the two); wait and overlap need\n"
-	       "                           traces with '# collapse gap:', not --durations\n"
+	       "      --poll-tests HOW     a run of polls alone ended by a successful Test: auto\n"
+	       "                           (default: a wait in a rank that never leaves such a run\n"
+	       "                           before a completion, work in the others), work (its\n"
+	       "                           polls cost T each), wait (left to the replay) or overlap\n"
+	       "                           (its polls at T each beside the wait: it lasts the longer\n"
+	       "                           of the two); waits need traces with '# collapse gap:',\n"
+	       "                           never with --durations\n"
 	       "      --durations          replay each call's own duration minus the modelled network time\n"
 	       "      --sync               with --durations: replay a waiting call's duration from the\n"
 	       "                           latest entry of the ranks it waits for (no waiting twice)\n"
@@ -143,6 +145,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	int tracer_set = 0;
+	const char *poll_tests = NULL; /* --poll-tests as given */
 	ir_t2g_opts o;
 	ir_t2g_stats st;
 	ir_trace_files files = { NULL, 0 };
@@ -226,12 +229,15 @@ int main(int argc, char **argv)
 				return rc;
 			break;
 		case O_POLLTESTS:
+			poll_tests = optarg;
 			if (!strcmp(optarg, "overlap"))
-				o.poll_test_wait = 2;
+				o.poll_test_wait = IR_T2G_POLL_OVERLAP;
+			else if (!strcmp(optarg, "auto"))
+				o.poll_test_wait = IR_T2G_POLL_AUTO;
 			else if (!strcmp(optarg, "work") || !strcmp(optarg, "wait"))
-				o.poll_test_wait = !strcmp(optarg, "wait");
+				o.poll_test_wait = !strcmp(optarg, "wait") ? IR_T2G_POLL_WAIT : IR_T2G_POLL_WORK;
 			else
-				return ir_cli_usage("unknown --poll-tests '%s' (work, wait or overlap)", optarg);
+				return ir_cli_usage("unknown --poll-tests '%s' (auto, work, wait or overlap)", optarg);
 			break;
 		case O_CALC:
 			if ((rc = choice("--calc", optarg, "wall", "cpu", &o.calc_cpu)))
@@ -276,9 +282,10 @@ int main(int argc, char **argv)
 		/* --to alone: the phase starts at the beginning */
 		o.from_re = "^MPI_Init";
 	}
-	if (o.poll_test_wait && o.durations)
+	/* the default, auto, takes no run for a wait with --durations (docs/trace2goal.md 2.1) */
+	if (poll_tests && o.poll_test_wait != IR_T2G_POLL_WORK && o.durations)
 		return ir_cli_usage("--poll-tests %s cannot be used with --durations (no call's duration replays such a wait)",
-		                    o.poll_test_wait == 2 ? "overlap" : "wait");
+		                    poll_tests);
 	if (sync) {
 		if (!o.durations)
 			return ir_cli_usage("--sync needs --durations");

@@ -79,3 +79,33 @@ conv "pin-distinct-2x$((N * 10))" "$pbytes" wall -- --pin 166us,3ns "$T/pin"
 gzip -1 -c "$T/pmpi-trace-rank-0.txt" >"$T/g-0.txt.gz" && gzip -1 -c "$T/pmpi-trace-rank-1.txt" >"$T/g-1.txt.gz"
 rm "$T"/pmpi-trace-rank-*.txt
 conv "pingpong-2x$N-gzip" "$bytes" wall -- "$T"
+# the poll model on allprof traces: every iteration a loop of Tests that ends in its
+# receive's completion (a collapsed line of 20 polls, then the successful Test), so that
+# --poll-tests auto (the default) reads each rank's trace once more before its first such
+# loop (docs/trace2goal.md 2.1); --poll-tests work reads it once
+M=$((N / 2))
+for r in 0 1; do
+	awk -v r=$r -v n=$M 'BEGIN {
+		p = 1 - r; t = 1000000
+		print "# allprof 1.0 trace format 1"
+		printf "# rank: %d of 2\n", r
+		print "# collapse gap: 1000 ns"
+		print "# comm 0 0,1"
+		printf "# comm 1 %d\n", r
+		printf "MPI_Init:%.3f:1:2:%.3f\n", t - 10, t
+		for (i = 0; i < n; i++) {
+			q = 2 * i + 1
+			t += 1; printf "MPI_Irecv:%.3f:4096:8:1,1,1:%d:5:0,%d,2:r%d:%.3f\n", t, p, r, q, t + 0.1
+			t += 1; printf "MPI_Isend:%.3f:8192:8:1,1,1:%d:5:0,%d,2:r%d:%.3f\n", t, p, r, q + 1, t + 0.5
+			t += 1; printf "MPI_Test:%.3f:r%d:0:-:20:%.3f\n", t, q, t + 2
+			t += 2.5; printf "MPI_Test:%.3f:r%d:1:%d,5,8:1:%.3f\n", t, q, p, t + 0.2
+			t += 1; printf "MPI_Wait:%.3f:r%d:-2,-1,0:%.3f\n", t, q + 1, t + 0.2
+		}
+		printf "MPI_Finalize:%.3f:%.3f\n", t + 1, t + 2
+		printf "# end %d 0\n", 5 * n + 2
+	}' >"$T/poll-$r.txt"
+done
+mkdir "$T/poll" && mv "$T/poll-0.txt" "$T/poll/rank-0.trace" && mv "$T/poll-1.txt" "$T/poll/rank-1.trace"
+qbytes=$(cat "$T"/poll/*.trace | wc -c)
+conv "polls-2x$M" "$qbytes" "wall cpu" -- --poll-from 100ns --poll-to 500ns "$T/poll"
+conv "polls-2x$M-work" "$qbytes" "wall cpu" -- --poll-tests work --poll-from 100ns --poll-to 500ns "$T/poll"

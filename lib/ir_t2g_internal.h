@@ -187,7 +187,7 @@ typedef struct rstate {
 	uint64_t povl_ps;
 	/* --poll-tests auto: 0 not yet read, 1 every run of unsuccessful Tests of this rank ends
 	 * in a completion (its loops wait), 2 one ends otherwise (its Tests sit between pieces
-	 * of work); t2g_poll_tests_leave reads the whole trace once to know */
+	 * of work); tests_leave in ir_t2g_poll.c reads the whole trace once to know */
 	int tloop;
 	const ir_trace_file *tf; /* this rank's trace, for that reading */
 	ir_trace_opts topts;     /* and how it was opened */

@@ -179,12 +179,11 @@ static int is_test(const callinfo *ci)
  * calls that produce nothing, null-request Tests and unknown calls do not break them; the
  * end of the trace ends one. The whole trace, not only the --from/--to phase: a loop's
  * nature is the program's. Stops at the first run that leaves. */
-static int tests_leave(const gstate *g, rstate *R, ir_err *e)
+static int tests_leave(rstate *R, ir_err *e)
 {
 	ir_trace *t;
 	ir_rec r;
 	int rc, run = 0, trun = 0;
-	(void)g;
 	R->tloop = 1;
 	if (!(t = ir_trace_open_file(R->tf, &R->topts, e)))
 		return -1;
@@ -228,7 +227,7 @@ static int test_wait(const gstate *g, rstate *R, const ir_rec *r, const callinfo
 	gap = run_gap(g, R, r);
 	if ((gap > R->prun_gap ? gap : R->prun_gap) >= cg)
 		return 0;
-	if (g->o->poll_test_wait == IR_T2G_POLL_AUTO && !R->tloop && tests_leave(g, R, e))
+	if (g->o->poll_test_wait == IR_T2G_POLL_AUTO && !R->tloop && tests_leave(R, e))
 		return -1;
 	return g->o->poll_test_wait != IR_T2G_POLL_AUTO || R->tloop == 1;
 }

@@ -13,7 +13,7 @@
 #   default_ms default_abs_dev_pct default_within sync_ms sync_abs_dev_pct
 #   sync_within same_b_default_abs_dev_pct same_b_sync_abs_dev_pct
 #   same_a_default_abs_dev_pct same_a_sync_abs_dev_pct same_work
-#   compute_growth_pct
+#   compute_growth_pct b_all_slowed
 # (real: the median over the runs; spread: (max - min) / median; naive: |A -
 # B| / B, the guess that B takes as long as A; default and sync: A's median
 # run predicted for B, against B's median, and whether that lies within B's
@@ -28,12 +28,16 @@
 # converted for B (the mean over ranks of calc_ps, B-on-B against A-on-B,
 # default mode), in percent of B's real run, signed: time that changes with
 # the network outside the MPI calls, which no network model foresees, and by
-# which a prediction from A falls short, docs/validation.md), then '#' lines: the networks,
+# which a prediction from A falls short, docs/validation.md; b_all_slowed: yes when
+# cmp-real found every one of B's runs made on a slowed machine (the `# state:` line of
+# B.runs.tsv ends `all_slowed=yes`: it kept them all, and B's median is the machine's, not
+# the program's), no when not, - without the machine state (STATE=no)), then '#' lines: the networks,
 # and per mode the median and largest |deviation| over all applications,
 # over those whose naive error is at least 5 %, how often the mode beats
 # the naive guess and lies within B's spread, the same-network medians, and
 # the same over the runs of 50 ms or more, and over those that also do the
-# same work on both networks (docs/validation.md: the target set).
+# same work on both networks (docs/validation.md: the target set), and the cross-network and
+# B's same-network summaries again without the programs whose B runs were all slowed, named.
 set -eu
 
 if [ "$1" = md ]; then
@@ -41,15 +45,15 @@ if [ "$1" = md ]; then
 	b=$3
 	awk -F'\t' -v a="$a" -v b="$b" '
 		NR == 1 {
-			printf "| app | ranks | real %s (ms) | real %s (ms) | %s spread %% | naive \\|dev\\| %% | default: predicted ms, \\|dev\\| %% | sync: predicted ms, \\|dev\\| %% | within %s spread | same network %s: default, sync \\|dev\\| %% | same network %s: default, sync \\|dev\\| %% | same work | compute growth %% |\n", a, b, b, b, b, a
-			print "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---:|"
+			printf "| app | ranks | real %s (ms) | real %s (ms) | %s spread %% | naive \\|dev\\| %% | default: predicted ms, \\|dev\\| %% | sync: predicted ms, \\|dev\\| %% | within %s spread | same network %s: default, sync \\|dev\\| %% | same network %s: default, sync \\|dev\\| %% | same work | compute growth %% | %s runs all slowed |\n", a, b, b, b, b, a, b
+			print "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---:|---|"
 			next
 		}
 		/^#/ { sub(/^# /, ""); foot = foot "- " $0 "\n"; next }
 		{
 			w = ($10 == "yes" && $13 == "yes") ? "both" : $10 == "yes" ? "default" : $13 == "yes" ? "sync" : "neither"
-			printf "| %s | %s | %s | %s | %s | %s | %s, %s | %s, %s | %s | %s, %s | %s, %s | %s | %s |\n", $1, $2, $3, $5, $6, $7,
-				$8, $9, $11, $12, w, $14, $15, $16, $17, $18, $19
+			printf "| %s | %s | %s | %s | %s | %s | %s, %s | %s, %s | %s | %s, %s | %s, %s | %s | %s | %s |\n", $1, $2, $3, $5, $6, $7,
+				$8, $9, $11, $12, w, $14, $15, $16, $17, $18, $19, $20
 		}
 		END { printf "\n%s", foot }' "$4"
 	exit 0
@@ -75,7 +79,7 @@ trap 'rm -f "$rows" "$one"' EXIT
 printf 'app\tranks\treal_a_ms\tspread_a_pct\treal_b_ms\tspread_b_pct\tnaive_abs_dev_pct\t'
 printf 'default_ms\tdefault_abs_dev_pct\tdefault_within\tsync_ms\tsync_abs_dev_pct\tsync_within\t'
 printf 'same_b_default_abs_dev_pct\tsame_b_sync_abs_dev_pct\tsame_a_default_abs_dev_pct\tsame_a_sync_abs_dev_pct\tsame_work\t'
-printf 'compute_growth_pct\n'
+printf 'compute_growth_pct\tb_all_slowed\n'
 for app in "$@"; do
 	d=$dir/$app
 	{
@@ -101,7 +105,10 @@ for app in "$@"; do
 	read -r work calc_a calc_b <<-END
 	$work
 	END
-	awk -F'\t' -v app="$app" -v np="$np" -v work="$work" -v calc_a="$calc_a" -v calc_b="$calc_b" '
+	# B's runs all made on a slowed machine (cmp-real's `# state:` line), or no state at all
+	slowed=$(awk '/^# state: / { s = "no"; for (i = 3; i <= NF; i++) if ($i == "all_slowed=yes") s = "yes" }
+		END { print s == "" ? "-" : s }' "$d/$b.runs.tsv")
+	awk -F'\t' -v app="$app" -v np="$np" -v work="$work" -v calc_a="$calc_a" -v calc_b="$calc_b" -v slowed="$slowed" '
 		function abs(x) { return x < 0 ? -x : x }
 		{ row[NR] = $0; n = split($0, f, "\t"); for (i = 1; i <= n; i++) v[NR, i] = f[i] }
 		END {
@@ -112,7 +119,7 @@ for app in "$@"; do
 				printf "\t%.3f\t%.2f\t%s", v[r, 6] / 1e9, abs(v[r, 7]), v[r, 8]
 			for (r = 5; r <= 8; r++)
 				printf "\t%.2f", abs(v[r, 7])
-			printf "\t%s\t%.2f\n", work, (rb > 0 ? (calc_b - calc_a) / rb * 100 : 0)
+			printf "\t%s\t%.2f\t%s\n", work, (rb > 0 ? (calc_b - calc_a) / rb * 100 : 0), slowed
 		}' "$one" >>"$rows"
 done
 cat "$rows"
@@ -128,8 +135,8 @@ awk -F'\t' -v a="$a" -v b="$b" -v np="$np" '
 	# spread is tens of percent) and by the start-up of the MPI library
 	function long_run(i) { return col[i, 3] >= 50 && col[i, 5] >= 50 }
 	# the rows a set keeps: 0 all, 1 the runs of at least 50 ms, 2 those that also do the same
-	# work on both networks
-	function keep(i, lng) { return !lng || long_run(i) && (lng < 2 || col[i, 18] == "yes") }
+	# work on both networks, 3 those whose B runs were not all slowed
+	function keep(i, lng) { return lng == 3 ? col[i, 20] != "yes" : !lng || long_run(i) && (lng < 2 || col[i, 18] == "yes") }
 	# summary COLUMN NAME [LONG]: median and largest over the rows keep() keeps and over
 	# those rows with naive >= 5
 	function summary(c, name, lng,   i, k, kb, all, big, beats, within) {
@@ -192,4 +199,15 @@ awk -F'\t' -v a="$a" -v b="$b" -v np="$np" '
 			printf "# %scompute growth on %s (%% of its run): median %.2f, from %.2f to %.2f over %d apps\n", s, b, med(g, k), lo, hi, k
 		} else
 			printf "# %scompute growth on %s: no apps\n", s, b
+		# without the programs whose B runs were all slowed (only when the state was read)
+		out = ""; st = 0
+		for (i = 1; i <= n; i++) { if (col[i, 20] != "-") st = 1; if (col[i, 20] == "yes") out = out " " col[i, 1] }
+		if (st) {
+			printf "# %s runs all slowed (left out below):%s\n", b, out == "" ? " none" : out
+			s = b " runs not all slowed: "
+			summary(9, s "default " a "->" b, 3)
+			summary(12, s "sync " a "->" b, 3)
+			same(14, s "same network " b " default", 3)
+			same(15, s "same network " b " sync", 3)
+		}
 	}' "$rows"

@@ -48,7 +48,9 @@
 #                              the median and largest |deviation| over all
 #                              applications and over those whose naive error
 #                              is at least 5 %, how often each mode beats the
-#                              naive guess
+#                              naive guess; whether B's runs were all made on a
+#                              slowed machine (b_all_slowed, cmp-real's state),
+#                              and the summaries again without those programs
 #        $(OUT)/crossnet.md    the same as Markdown, then the drift test's
 #                              verdict on each calibration (calib: sizes
 #                              whose medians moved while measured)

@@ -66,7 +66,9 @@ test_expect_success 'the machine state: each network'"'"'s reference, the runs s
 test_expect_success 'STATE=no: every run is used, nothing said of the state' '
 	xmake OUT="$TRASH/xs" STATE=no &&
 	! grep -q "^# state:" xs/runs/ring/shm.runs.tsv && ! test -f xs/state-shm &&
-	! grep -q "machine state of" xs/crossnet.md
+	! grep -q "machine state of" xs/crossnet.md &&
+	test "$(awk -F"\t" "\$1 == \"ring\" { print \$20 }" xs/crossnet.tsv)" = - &&
+	! grep -q "runs all slowed\|runs not all slowed" xs/crossnet.tsv
 '
 
 test_expect_success 'the table: header, one row with every number, summaries' '
@@ -74,10 +76,10 @@ test_expect_success 'the table: header, one row with every number, summaries' '
 	printf "%s\n" app ranks real_a_ms spread_a_pct real_b_ms spread_b_pct naive_abs_dev_pct \
 		default_ms default_abs_dev_pct default_within sync_ms sync_abs_dev_pct sync_within \
 		same_b_default_abs_dev_pct same_b_sync_abs_dev_pct same_a_default_abs_dev_pct same_a_sync_abs_dev_pct \
-		same_work compute_growth_pct >want &&
+		same_work compute_growth_pct b_all_slowed >want &&
 	test_cmp want cols &&
 	test "$(grep -vc "^#" x/crossnet.tsv)" = 2 &&
-	awk -F"\t" "NR == 2 { ok = NF == 19 && \$1 == \"ring\" && \$2 == 2 && \$18 == \"yes\"
+	awk -F"\t" "NR == 2 { ok = NF == 20 && \$1 == \"ring\" && \$2 == 2 && \$18 == \"yes\" && \$20 ~ /^(yes|no)\$/
 		if (\$19 !~ /^-?[0-9]+\.[0-9][0-9]\$/) ok = 0
 		for (i = 3; i <= 17; i++) if (i != 10 && i != 13 && \$i !~ /^[0-9]+(\\.[0-9]+)?\$/) ok = 0
 		if (\$10 !~ /^(yes|no)\$/ || \$13 !~ /^(yes|no)\$/) ok = 0
@@ -97,8 +99,15 @@ test_expect_success 'the table: header, one row with every number, summaries' '
 		return 1
 	done &&
 	grep -q "^# same work on both networks (every rank sends as many messages and bytes): 1 of 1 apps$" x/crossnet.tsv &&
+	# the summaries again without the programs whose tcp runs were all slowed, named
+	grep -q "^# tcp runs all slowed (left out below): \(none\|ring\)$" x/crossnet.tsv &&
+	if grep -q "^# tcp runs all slowed (left out below): none$" x/crossnet.tsv; then
+		grep -q "^# tcp runs not all slowed: default shm->tcp: median_abs_dev_pct=[0-9.]* max_abs_dev_pct=[0-9.]* over 1 apps; " x/crossnet.tsv
+	else
+		grep -q "^# tcp runs not all slowed: default shm->tcp: no apps$" x/crossnet.tsv
+	fi &&
 	grep -q "^| app | ranks | real shm (ms) | real tcp (ms) | tcp spread % |" x/crossnet.md &&
-	grep -q "^| ring | 2 | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]*, [0-9.]* | [0-9.]*, [0-9.]* | [a-z]* | [0-9.]*, [0-9.]* | [0-9.]*, [0-9.]* | yes | -\{0,1\}[0-9.]* |$" x/crossnet.md
+	grep -q "^| ring | 2 | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]*, [0-9.]* | [0-9.]*, [0-9.]* | [a-z]* | [0-9.]*, [0-9.]* | [0-9.]*, [0-9.]* | yes | -\{0,1\}[0-9.]* | \(yes\|no\) |$" x/crossnet.md
 '
 
 # A program whose work depends on the network (it repeats a test until a time has passed) sends
@@ -114,6 +123,25 @@ test_expect_success 'a program that does other work on B: same_work no, out of t
 	rm w/runs/ring/shm-on-tcp.default.sim.tsv &&
 	! sh "$TOP/pipelines/crossnet-table.sh" tsv w/runs shm tcp 2 ring >/dev/null 2>err &&
 	grep -q "crossnet-table.sh: w/runs/ring: cannot read the results files" err
+'
+
+# B's runs all made on a slowed machine (cmp-real keeps them all and says all_slowed=yes): the
+# row says so, and the summaries are given again without it, named.
+test_expect_success 'a program whose B runs were all slowed: b_all_slowed yes, left out of the second summaries' '
+	rm -rf v && mkdir -p v/runs && cp -R x/runs/ring v/runs/ring && cp -R x/runs/ring v/runs/ring3 &&
+	sed -i -e "/^# state: /d" v/runs/ring3/tcp.runs.tsv v/runs/ring/tcp.runs.tsv &&
+	echo "# state: ref_us=10.000 slowed_pct=25 set_aside=- used=2 all_slowed=yes" >>v/runs/ring3/tcp.runs.tsv &&
+	echo "# state: ref_us=10.000 slowed_pct=25 set_aside=- used=2" >>v/runs/ring/tcp.runs.tsv &&
+	sh "$TOP/pipelines/crossnet-table.sh" tsv v/runs shm tcp 2 ring ring3 >v.tsv &&
+	test "$(awk -F"\t" "\$1 == \"ring\" { print \$20 }" v.tsv)" = no &&
+	test "$(awk -F"\t" "\$1 == \"ring3\" { print \$20 }" v.tsv)" = yes &&
+	grep -q "^# default shm->tcp: median_abs_dev_pct=[0-9.]* max_abs_dev_pct=[0-9.]* over 2 apps;" v.tsv &&
+	grep -q "^# tcp runs all slowed (left out below): ring3$" v.tsv &&
+	d=$(awk -F"\t" "\$1 == \"ring\" { print \$9 }" v.tsv) &&
+	grep -q "^# tcp runs not all slowed: default shm->tcp: median_abs_dev_pct=$d max_abs_dev_pct=$d over 1 apps;" v.tsv &&
+	grep -q "^# tcp runs not all slowed: same network tcp sync: median_abs_dev_pct=[0-9.]* max_abs_dev_pct=[0-9.]* over 1 apps$" v.tsv &&
+	sh "$TOP/pipelines/crossnet-table.sh" md shm tcp v.tsv >v.md &&
+	grep -q "^| ring3 | 2 | .* | yes |$" v.md && grep -q "| tcp runs all slowed |$" v.md
 '
 
 # The cross-network numbers are cmp-real's: shm's median run predicted for tcp against both tcp runs.

@@ -140,8 +140,8 @@ test_expect_success 'a program whose B runs were all slowed: b_all_slowed yes, l
 	d=$(awk -F"\t" "\$1 == \"ring\" { print \$9 }" v.tsv) &&
 	grep -q "^# tcp runs not all slowed: default shm->tcp: median_abs_dev_pct=$d max_abs_dev_pct=$d over 1 apps;" v.tsv &&
 	grep -q "^# tcp runs not all slowed: same network tcp sync: median_abs_dev_pct=[0-9.]* max_abs_dev_pct=[0-9.]* over 1 apps$" v.tsv &&
-	sh "$TOP/pipelines/crossnet-table.sh" md shm tcp v.tsv >v.md &&
-	grep -q "^| ring3 | 2 | .* | yes |$" v.md && grep -q "| tcp runs all slowed |$" v.md
+	sh "$TOP/pipelines/crossnet-table.sh" md shm tcp v.tsv >v-table.txt &&
+	grep -q "^| ring3 | 2 | .* | yes |$" v-table.txt && grep -q "| tcp runs all slowed |$" v-table.txt
 '
 
 # The cross-network numbers are cmp-real's: shm's median run predicted for tcp against both tcp runs.
